@@ -1,0 +1,36 @@
+# Two set-up commands do everything on a fresh machine: `make preview` and `make test`.
+# Both create the virtualenv from uv.lock when it is missing or out of date.
+PYTHON ?= python3
+UV_VERSION := 0.13.8
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+STAMP := $(VENV)/.synced-$(UV_VERSION)
+STACKS := $(sort $(wildcard stacks/Pulumi.*.yaml))
+
+.PHONY: setup preview test bench clean
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --all-groups --python $(PYTHON)
+	touch $@
+
+setup: $(STAMP)
+
+preview: setup
+	@set -e; for stack in $(STACKS); do \
+		echo "== gpuplan preview --config $$stack"; \
+		$(VENV)/bin/python -m gpuplan preview --config $$stack; \
+	done
+
+test: setup
+	$(VENV)/bin/python -m pytest
+
+bench: setup
+	$(VENV)/bin/python -m bench
+
+clean:
+	rm -rf build .pytest_cache .hypothesis

@@ -1,0 +1,67 @@
+"""GpuPlatform: the whole GPU platform of one stack. The cluster (with its node pools) yields an explicit
+Kubernetes provider; everything Kubernetes-side uses that provider and nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from components.config import StackConfig
+from components.device_classes import DeviceClasses, DeviceClassesArgs
+from components.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
+from components.maintenance import Maintenance, MaintenanceArgs
+from components.naming import TYPE_PREFIX, child
+from components.tenant_namespace import TenantNamespace, TenantNamespaceArgs
+
+
+@dataclass(frozen=True)
+class GpuPlatformArgs:
+    config: StackConfig
+    # kubeconfig of an existing cluster (secret config value); unused on other platforms
+    kubeconfig: pulumi.Input[str] | None = None
+
+
+def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
+    platform = args.config.platform
+    opts = pulumi.ResourceOptions(parent=parent)
+    # Cloud SDKs are imported only for their platform: importing pulumi_azure_native for a kind stack
+    # would cost seconds for nothing.
+    if platform == "kind":
+        from components.kind_cluster import KindCluster, KindClusterArgs
+
+        return KindCluster(child(name, "kind"), KindClusterArgs(args.config), opts)
+    if platform == "existing":
+        from components.existing_cluster import ExistingCluster, ExistingClusterArgs
+
+        if args.kubeconfig is None:
+            raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
+        return ExistingCluster(child(name, "existing"), ExistingClusterArgs(args.config, args.kubeconfig), opts)
+    raise pulumi.RunError(f"platform {platform} is not available in this version of dra-gpu-platform")
+
+
+class GpuPlatform(pulumi.ComponentResource):
+    def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{TYPE_PREFIX}:index:GpuPlatform", name, None, opts)
+        config = args.config
+        self.cluster = _cluster(name, args, self)
+        provider = self.cluster.provider
+        parent = pulumi.ResourceOptions(parent=self)
+
+        self.device_classes = DeviceClasses(child(name, "device-classes"), DeviceClassesArgs(config, provider), parent)
+        DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(provider), parent)
+        self.namespaces = {
+            ns.name: TenantNamespace(child(name, "ns", ns.name), TenantNamespaceArgs(ns, provider), parent)
+            for ns in sorted(config.namespaces, key=lambda n: n.name)
+        }
+        if config.maintenance.device_taints:
+            Maintenance(child(name, "maintenance"), MaintenanceArgs(config.maintenance, provider), parent)
+
+        self.kubeconfig = self.cluster.kubeconfig
+        self.register_outputs(
+            {
+                "kubeconfig": self.kubeconfig,
+                "deviceClasses": sorted(self.device_classes.classes),
+                "namespaces": sorted(self.namespaces),
+            }
+        )

@@ -1,0 +1,27 @@
+"""YAML output that people read: block style, multi-line strings as literal blocks, no line folding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False, width=4096, allow_unicode=True)
+
+
+def dump_all_yaml(documents: list[Any]) -> str:
+    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=4096, allow_unicode=True)

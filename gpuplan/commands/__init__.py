@@ -1,0 +1,1 @@
+"""gpuplan commands; every module here defines register(app)."""

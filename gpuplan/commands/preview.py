@@ -1,0 +1,81 @@
+"""`gpuplan preview`: run the program offline, print the tree, write plan.json and manifests, validate them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+import yaml
+
+from components import kind_config
+from gpuplan import common
+from gpuplan.kube_validate import validate_document, versions_for
+
+
+def preview_stack(stack_file: Path, out: Path):
+    """Shared by other commands: run + write outputs + validate. Returns (run, manifests, errors)."""
+    from gpuplan.engine import run_program
+    from gpuplan.plan import write_outputs
+
+    run = run_program(stack_file)
+    extra = {}
+    if run.config.platform == "kind":
+        extra["kind-config.yaml"] = kind_config.render_yaml(run.config)
+    out.mkdir(parents=True, exist_ok=True)
+    manifests = write_outputs(run, out, extra)
+    errors = []
+    checked = versions_for(run.config.cluster.kubernetes_version)
+    for path in manifests:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for version in checked:
+            errors.extend(validate_document(doc, version, str(path)))
+    return run, manifests, checked, errors
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def preview(
+        stack: Optional[str] = common.StackOption,
+        config: Optional[Path] = common.ConfigOption,
+        out: Optional[Path] = common.OutOption,
+        format: common.OutputFormat = common.FormatOption,
+    ) -> None:
+        """Run the stack's program offline: resource tree, plan.json, manifests, schema validation."""
+        common.set_format(format)
+
+        def body() -> int:
+            name, stack_file = common.resolve_stack(stack, config)
+            target = common.out_dir(out, name)
+            run, manifests, checked, errors = preview_stack(stack_file, target)
+            notes = [message for severity, message in run.logs]
+            if format == common.OutputFormat.json:
+                common.emit_json(
+                    {
+                        "stack": name,
+                        "resources": len(run.resources),
+                        "plan": str(target / "plan.json"),
+                        "manifests": [str(p) for p in manifests],
+                        "validation": {"kubernetesVersions": list(checked), "errors": [e.__dict__ for e in errors]},
+                        "notes": notes,
+                    }
+                )
+            else:
+                from gpuplan.tree import render_tree
+
+                console = common.console()
+                render_tree(run, console)
+                for note in notes:
+                    console.print(f"[yellow]note:[/] {note}")
+                console.print(f"\nWrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}")
+                if errors:
+                    console.print(f"[bold red]{len(errors)} manifest validation error(s)[/]:")
+                    for error in errors:
+                        console.print("  " + error.render(), markup=False)
+                else:
+                    console.print(
+                        f"[green]✓[/] all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})"
+                    )
+            return common.EXIT_FINDINGS if errors else common.EXIT_OK
+
+        raise typer.Exit(common.guarded(body))

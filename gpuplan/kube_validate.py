@@ -1,0 +1,70 @@
+"""Manifest validation with kubernetes-validate's schemas (`--strict`: unknown fields are errors).
+
+kubernetes_validate.validate() reloads the 10 MB definitions file for every document; this keeps one
+compiled validator per (Kubernetes version, kind, apiVersion) and otherwise follows the library's own
+schema lookup, so results equal `kubernetes-validate --strict -k <version>`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+from kubernetes_validate import utils as kv
+from referencing import Registry, Resource
+
+# Every manifest is checked against the oldest and newest Kubernetes this package supports, plus the
+# stack's own version.
+BASELINE_VERSIONS = ("1.34.0", "1.35.0")
+
+
+@dataclass(frozen=True)
+class ManifestError:
+    file: str
+    version: str
+    path: str
+    message: str
+
+    def render(self) -> str:
+        return f"{self.file}: Kubernetes {self.version}: {self.path or '(root)'}: {self.message}"
+
+
+def _schema_version(desired: str) -> str:
+    minor = kv.major_minor(desired)
+    return [v for v in kv.all_versions() if kv.major_minor(v) <= minor][-1]
+
+
+@lru_cache(maxsize=8)
+def _registry(schema_dir: str) -> Registry:
+    definitions = kv.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", schema_dir)
+    return Resource.from_contents(definitions) @ Registry()
+
+
+@lru_cache(maxsize=256)
+def _validator(version: str, kind: str, api_version: str) -> jsonschema.Validator | None:
+    schema_dir = f"v{_schema_version(version)}-local-strict"
+    group = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    try:
+        schema = kv.schema_contents(f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group}.json", version)
+    except FileNotFoundError:
+        return None
+    registry = Resource.from_contents(schema) @ _registry(schema_dir)
+    return jsonschema.validators.Draft202012Validator(schema, registry=registry)
+
+
+def validate_document(doc: dict[str, Any], version: str, file: str = "") -> list[ManifestError]:
+    validator = _validator(version, doc.get("kind", ""), doc.get("apiVersion", ""))
+    if validator is None:
+        return [ManifestError(file, version, "", f"no schema for {doc.get('apiVersion')} {doc.get('kind')} in Kubernetes {version}")]
+    return [
+        ManifestError(file, version, "/".join(str(p) for p in error.absolute_path), error.message)
+        for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+
+
+def versions_for(kubernetes_version: str) -> tuple[str, ...]:
+    stack = f"{kubernetes_version}.0"
+    return tuple(sorted(set(BASELINE_VERSIONS) | {stack}, key=lambda v: tuple(map(int, v.split(".")))))
