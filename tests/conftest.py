@@ -1,0 +1,73 @@
+"""Shared test helpers: write stack files, run the real program offline, look at what it registered."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+STACKS_DIR = ROOT / "stacks"
+SHARED = ROOT.parent / "shared"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from components.config import PROJECT  # noqa: E402
+
+COMMITTED_STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+
+KIND_BASE: dict[str, Any] = {
+    "cluster": {"platform": "kind", "name": "gpu-test", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "example"}},
+    "nodePools": [
+        {"name": "dra-pool", "gpu": "H100", "maxNodes": 2},
+        {"name": "plugin-pool", "gpu": "T4", "maxNodes": 1, "gpuStack": "device-plugin"},
+    ],
+    "deviceClasses": [{"name": "big", "minMemory": "40Gi"}],
+    "namespaces": [
+        {"name": "team-a", "migration": "dra-only", "quota": {"claims": 4, "devices": {"big": 4}},
+         "claimTemplates": [{"name": "two", "deviceClass": "big", "count": 2}]},
+        {"name": "team-b", "migration": "legacy", "quota": {"legacyGpus": 2}},
+    ],
+}
+
+
+def qualify(config: dict[str, Any]) -> dict[str, Any]:
+    """Project keys get the `dra-gpu-platform:` prefix; keys with a namespace (aws:region) stay."""
+    return {(k if ":" in k else f"{PROJECT}:{k}"): v for k, v in config.items()}
+
+
+def write_stack(directory: Path, config: dict[str, Any], stack: str = "test") -> Path:
+    path = Path(directory) / f"Pulumi.{stack}.yaml"
+    path.write_text(yaml.safe_dump({"config": qualify(config)}, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def run_file(path: Path):
+    from gpuplan.engine import run_program
+
+    return run_program(path)
+
+
+def run_config(directory: Path, config: dict[str, Any], stack: str = "test"):
+    return run_file(write_stack(directory, config, stack))
+
+
+def load_committed(stack: str) -> dict[str, Any]:
+    """A committed stack's config with unqualified project keys (for mutating in tests)."""
+    document = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
+    return {k.split(":", 1)[1] if k.startswith(f"{PROJECT}:") else k: v for k, v in document["config"].items()}
+
+
+def clean_inputs(resource) -> dict[str, Any]:
+    from gpuplan.plan import clean
+
+    return clean(resource.inputs)
+
+
+@pytest.fixture
+def kind_base() -> dict[str, Any]:
+    return copy.deepcopy(KIND_BASE)
