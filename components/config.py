@@ -483,13 +483,16 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
         if namespace in ("", PROJECT):
             project_values[name] = _decode(raw)
         elif key in ("aws:region", "azure-native:location"):
-            region = raw
+            if isinstance(raw, str) and re.match(r"^[a-z0-9-]+$", raw):
+                region = raw
+            else:
+                problems.append(Problem(source, key, raw, "must be a region/location name", "e.g. us-east-1 or eastus"))
     for key in sorted(set(project_values) - set(SECTIONS) - set(SECRET_KEYS)):
         problems.append(
             Problem(source, key, project_values[key], "unknown config key",
                     f"remove it or fix the spelling; known keys: {', '.join([*SECTIONS, *SECRET_KEYS])}")
         )
-    if "cluster" not in project_values:
+    if project_values.get("cluster") is None:
         problems.append(Problem(source, "cluster", MISSING, "required key", f"add `{PROJECT}:cluster` with platform, name, kubernetesVersion"))
 
     parsed: dict[str, Any] = {}
