@@ -153,6 +153,9 @@ class EksSettings(ConfigModel):
     system_nodes: SystemNodesEks = Field(default_factory=SystemNodesEks, description="System node group.")
     vpc_cidr: str = Field("10.0.0.0/16", description="CIDR of the VPC created when subnetIds is omitted.")
     availability_zones: int = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
+    admin_role_arns: list[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")]] = Field(
+        default_factory=list, description="IAM roles given cluster-admin through EKS access entries (besides the creator)."
+    )
 
 
 class SystemNodesAks(ConfigModel):
@@ -188,10 +191,10 @@ class ClusterConfig(ConfigModel):
         description='Kubernetes minor version, "1.34" or newer (DRA v1).'
     )
     protect: bool = Field(False, description="Protect the cluster and GPU node pools from deletion.")
-    eks: Optional[EksSettings] = None
-    aks: Optional[AksSettings] = None
-    kind: Optional[KindSettings] = None
-    existing: Optional[ExistingSettings] = None
+    eks: Optional[EksSettings] = Field(None, description="EKS settings; only with platform: eks.")
+    aks: Optional[AksSettings] = Field(None, description="AKS settings; only with platform: aks.")
+    kind: Optional[KindSettings] = Field(None, description="kind settings; only with platform: kind.")
+    existing: Optional[ExistingSettings] = Field(None, description="Existing-cluster settings; only with platform: existing.")
 
     @property
     def minor(self) -> int:
@@ -301,8 +304,8 @@ class SubRequestConfig(ConfigModel):
     name: Optional[DnsLabel] = Field(None, description="Subrequest name; defaults to the device class name.")
     device_class: str = Field(description="DeviceClass of this alternative.")
     count: Optional[int] = Field(None, ge=1, le=32, description="Devices (ExactCount).")
-    allocation_mode: Optional[Literal["ExactCount", "All"]] = None
-    selectors: list[CelExpression] = Field(default_factory=list, max_length=32)
+    allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
+    selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors.")
 
 
 class ClaimTemplateConfig(ConfigModel):
@@ -310,8 +313,8 @@ class ClaimTemplateConfig(ConfigModel):
     request_name: DnsLabel = Field("gpu", description="Name of the request containers refer to.")
     device_class: Optional[str] = Field(None, description="DeviceClass of an exact request.")
     count: Optional[int] = Field(None, ge=1, le=32, description="Devices (ExactCount, default 1).")
-    allocation_mode: Optional[Literal["ExactCount", "All"]] = None
-    selectors: list[CelExpression] = Field(default_factory=list, max_length=32)
+    allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
+    selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors of the request.")
     admin_access: bool = Field(False, description="Monitoring access to devices in use (namespace needs adminAccess).")
     same_attribute: Optional[QualifiedAttribute] = Field(None, description="constraints[].matchAttribute.")
     first_available: Optional[list[SubRequestConfig]] = Field(
@@ -332,22 +335,22 @@ class NamespaceConfig(ConfigModel):
     migration: Literal["legacy", "dual", "dra-only"] = Field("dra-only", description="Device plugin → DRA state.")
     admin_access: bool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
     labels: Labels = Field(default_factory=dict, description="Extra namespace labels.")
-    quota: Optional[QuotaConfig] = None
-    claim_templates: list[ClaimTemplateConfig] = Field(default_factory=list)
+    quota: Optional[QuotaConfig] = Field(None, description="ResourceQuota of the namespace.")
+    claim_templates: list[ClaimTemplateConfig] = Field(default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces).")
 
 
 class DeviceTaintConfig(ConfigModel):
-    name: DnsLabel
+    name: DnsLabel = Field(description="DeviceTaintRule name.")
     driver: str = Field(description="Driver of the tainted device, e.g. gpu.nvidia.com.")
     pool: str = Field(description="ResourceSlice pool (the node name for node-local drivers).")
     device: str = Field(description="Device name in the pool, e.g. gpu-3.")
     key: str = Field(description="Taint key.")
-    value: Optional[str] = None
-    effect: Literal["NoSchedule", "NoExecute", "None"] = "NoSchedule"
+    value: Optional[str] = Field(None, description="Taint value.")
+    effect: Literal["NoSchedule", "NoExecute", "None"] = Field("NoSchedule", description="None needs Kubernetes 1.35.")
 
 
 class MaintenanceConfig(ConfigModel):
-    device_taints: list[DeviceTaintConfig] = Field(default_factory=list)
+    device_taints: list[DeviceTaintConfig] = Field(default_factory=list, description="DeviceTaintRules (alpha; kind only).")
 
 
 class MonitoringConfig(ConfigModel):
