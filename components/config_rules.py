@@ -167,6 +167,57 @@ class _Rules:
             self.add(f"{at}.instanceType", pool.instance_type, f"{pool.instance_type} carries {shape.gpu}, not {pool.gpu}",
                      f"set gpu: {shape.gpu}, or use one of {', '.join(options) or '(none)'}")
 
+    # ---------------------------------------------------------------- cloud pools (eks_plan.py, aks_plan.py)
+    def cloud_pools(self) -> None:
+        c = self.c
+        if c.platform == "eks":
+            self._eks_pools()
+        elif c.platform == "aks":
+            self._aks_pools()
+
+    def _eks_pools(self) -> None:
+        from components import eks_plan
+
+        region = self.c.region
+        for i, pool in enumerate(self.c.node_pools):
+            at = f"nodePools[{i}]"
+            zone = pool.availability_zone
+            if zone is not None and region and not (zone.startswith(region) and len(zone) > len(region)):
+                self.add(f"{at}.availabilityZone", zone, f"not a zone of the stack's region {region}",
+                         f"use a zone of {region}, e.g. {region}a")
+            shape = catalog.instance_type("eks", pool.instance_type) if pool.instance_type else catalog.default_instance_type("eks", pool.gpu)
+            if shape is not None and shape.gpu == pool.gpu and eks_plan.uses_efa(shape) and zone is None:
+                self.add(f"{at}.availabilityZone", MISSING,
+                         f"{shape.name} gets EFA interfaces and a cluster placement group, which lives in a single zone",
+                         f"add availabilityZone: {region or 'us-east-1'}a (a zone where you have {shape.name} capacity)")
+
+    def _aks_pools(self) -> None:
+        from components import aks_plan
+
+        c = self.c
+        settings = c.cluster.settings()
+        if settings.existing_resource_group and not settings.resource_group:
+            self.add("cluster.aks.resourceGroup", MISSING, "existingResourceGroup needs the group's name",
+                     "add resourceGroup: <name of the existing group>")
+        for i, pool in enumerate(c.node_pools):
+            at = f"nodePools[{i}]"
+            problem = aks_plan.agent_pool_name_problem(pool.name)
+            if problem:
+                self.add(f"{at}.name", pool.name, problem,
+                         "rename the pool so it starts with a letter (AKS pool names: 1-12 lower-case letters and digits)")
+            if pool.mig is not None and catalog.gpu_model(pool.gpu).mig_profile(pool.mig.profile) is not None:
+                if aks_plan.gpu_instance_profile(pool.gpu, pool.mig.profile) is None:
+                    self.add(f"{at}.mig.profile", pool.mig.profile,
+                             "AKS partitions MIG pools by slice count only (gpuInstanceProfile MIG1g…MIG7g) into the smallest profile of that size",
+                             f"use one of {', '.join(aks_plan.aks_mig_profiles(pool.gpu))}")
+        names = [p.name for p in c.node_pools]
+        # duplicates of one name are reported by unique(); here only distinct names that collide
+        for derived, pools in sorted(aks_plan.colliding_pool_names(dict.fromkeys(names)).items()):
+            for name in pools[1:]:
+                self.add(f"nodePools[{names.index(name)}].name", name,
+                         f"pools {', '.join(pools)} all become AKS agent pool {derived!r} (letters and digits of the name, at most 12)",
+                         "rename one of them so the first 12 letters and digits differ")
+
     # ---------------------------------------------------------------- GPU software
     def software(self) -> None:
         c = self.c
@@ -187,7 +238,8 @@ class _Rules:
         elif c.gpu_operator.driver == "operator":
             self.add("gpuOperator.driver", "operator", "driver: operator needs gpuOperator.enabled", "enable the GPU Operator or use driver: host")
         dra = c.dra_driver
-        if dra_pools and not dra.enabled and not c.uses_example_driver:
+        if dra_pools and not dra.enabled:
+            # on kind with gpuDriver: example, draDriver.enabled installs the dra-example-driver
             self.add("draDriver.enabled", False, f"pools {', '.join(p.name for p in dra_pools)} run gpuStack: dra and need the DRA driver",
                      "set draDriver.enabled: true, or gpuStack: device-plugin on those pools")
         if not c.uses_example_driver:
@@ -209,6 +261,30 @@ class _Rules:
             elif dra.version in ("25.3.0", "25.3.1", "25.3.2", "25.8.0", "25.8.1"):
                 self.add("draDriver.version", dra.version, "the gpu.nvidia.com class has extendedResourceName only from 25.12.0",
                          "use 25.12.0 or 0.4.x")
+
+    def software_placement(self) -> None:
+        """What the GPU software values (components/gpu_software_values.py) cannot make safe."""
+        c = self.c
+        for i, pool in enumerate(c.node_pools):
+            if pool.ami_type == "BOTTLEROCKET_x86_64_NVIDIA" and pool.gpu_stack == "dra":
+                self.add(f"nodePools[{i}].gpuStack", "dra",
+                         "the Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin, which cannot share a node with the DRA kubelet plugin",
+                         "use amiType AL2023_x86_64_NVIDIA for DRA pools, or gpuStack: device-plugin on this Bottlerocket pool")
+        if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
+            self.add("gpuOperator.driver", "operator", "kind nodes share the host's kernel and driver; the operator cannot install a driver there",
+                     "use driver: auto or host (nvkind style: the host has the driver and toolkit)")
+        if c.uses_example_driver or not c.dra_driver.enabled:
+            return
+        from components.gpu_software_values import chart_has_feature_gates, required_feature_gates
+
+        gates = c.dra_driver.feature_gates
+        if gates and not chart_has_feature_gates(c.dra_driver.version):
+            self.add("draDriver.featureGates", gates, f"the DRA driver chart {c.dra_driver.version} has no featureGates value (from 25.8.0)",
+                     "remove draDriver.featureGates or use DRA driver 25.8.0 or newer")
+        for gate, classes in required_feature_gates(c).items():
+            if gates.get(gate) is False:
+                self.add(f"draDriver.featureGates.{gate}", False, f"device classes {', '.join(classes)} need the {gate} driver feature gate",
+                         f"remove draDriver.featureGates.{gate} (it is turned on for you) or drop the sharing settings of those classes")
 
     # ---------------------------------------------------------------- device classes
     def device_classes(self) -> None:
@@ -374,7 +450,9 @@ def consistency_problems(config: StackConfig, declared: dict[str, set[str]] | No
     rules = _Rules(config, declared or {})
     rules.cluster()
     rules.node_pools()
+    rules.cloud_pools()
     rules.software()
+    rules.software_placement()
     rules.device_classes()
     rules.namespaces()
     rules.maintenance()

@@ -10,6 +10,10 @@ import pulumi
 from components.config import StackConfig
 from components.device_classes import DeviceClasses, DeviceClassesArgs
 from components.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
+from components.dra_driver import DraDriver, DraDriverArgs
+from components.example_dra_driver import ExampleDraDriver, ExampleDraDriverArgs
+from components.gpu_operator import GpuOperator, GpuOperatorArgs
+from components.gpu_software_values import dra_driver_plan, dra_driver_waits_for_operator, example_driver_plan
 from components.maintenance import Maintenance, MaintenanceArgs
 from components.naming import TYPE_PREFIX, child
 from components.tenant_namespace import TenantNamespace, TenantNamespaceArgs
@@ -37,6 +41,14 @@ def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
         if args.kubeconfig is None:
             raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
         return ExistingCluster(child(name, "existing"), ExistingClusterArgs(args.config, args.kubeconfig), opts)
+    if platform == "eks":
+        from components.eks_cluster import EksCluster, EksClusterArgs
+
+        return EksCluster(child(name, "eks"), EksClusterArgs(args.config), opts)
+    if platform == "aks":
+        from components.aks_cluster import AksCluster, AksClusterArgs
+
+        return AksCluster(child(name, "aks"), AksClusterArgs(args.config), opts)
     raise pulumi.RunError(f"platform {platform} is not available in this version of dra-gpu-platform")
 
 
@@ -47,6 +59,17 @@ class GpuPlatform(pulumi.ComponentResource):
         self.cluster = _cluster(name, args, self)
         provider = self.cluster.provider
         parent = pulumi.ResourceOptions(parent=self)
+
+        # GPU software right after the cluster; the DRA driver waits for the operator only when the
+        # operator installs the driver (components/gpu_software_values.py).
+        self.gpu_operator = self.dra_driver = None
+        if config.gpu_operator_enabled:
+            self.gpu_operator = GpuOperator(child(name, "gpu-operator"), GpuOperatorArgs(config, provider), parent)
+        if example_driver_plan(config) is not None:
+            self.dra_driver = ExampleDraDriver(child(name, "dra-example-driver"), ExampleDraDriverArgs(config, provider), parent)
+        elif dra_driver_plan(config) is not None:
+            after = [self.gpu_operator.release] if self.gpu_operator and dra_driver_waits_for_operator(config) else []
+            self.dra_driver = DraDriver(child(name, "dra-driver"), DraDriverArgs(config, provider, after), parent)
 
         self.device_classes = DeviceClasses(child(name, "device-classes"), DeviceClassesArgs(config, provider), parent)
         DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(provider), parent)
