@@ -1,0 +1,88 @@
+"""`gpuplan preflight`: ask the AWS account, read-only, whether an EKS stack's GPU pools can launch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from components.config import load_stack_file
+from components.problems import MISSING, InputError, Problem
+from gpuplan import common
+from gpuplan import preflight as checks
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def preflight(
+        stack: Optional[str] = common.StackOption,
+        config: Optional[Path] = common.ConfigOption,
+        out: Optional[Path] = common.OutOption,
+        format: common.OutputFormat = common.FormatOption,
+    ) -> None:
+        """EKS stacks: GPU instance types offered in the pools' zones, GPUs per instance, EC2 vCPU quotas,
+        capacity reservations. Calls AWS (read-only) with the standard credential chain."""
+        common.set_format(format)
+
+        def body() -> int:
+            name, stack_file = common.resolve_stack(stack, config)
+            stack_config = load_stack_file(stack_file)
+            if stack_config.platform != "eks":
+                return _not_covered(name, stack_config.platform, format)
+            try:
+                ec2, quotas = checks.aws_clients(stack_config.region)
+                report = checks.run_preflight(stack_config, ec2, quotas)
+            except checks.AwsAccessError as error:
+                where = f"AWS account access (region {stack_config.region})"
+                raise InputError(
+                    [Problem(where, error.action or "credentials", error.code or MISSING, error.reason, error.fix)],
+                    "the AWS access preflight needs",
+                ) from None
+            document = report.as_json()
+            target = common.out_dir(out, name)
+            target.mkdir(parents=True, exist_ok=True)
+            (target / "preflight.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
+                                                   encoding="utf-8")
+            if format == common.OutputFormat.json:
+                common.emit_json(document)
+            else:
+                _render(report, target / "preflight.json")
+            return common.EXIT_OK if report.ok else common.EXIT_FINDINGS
+
+        raise typer.Exit(common.guarded(body))
+
+
+def _not_covered(stack: str, platform: str, format: common.OutputFormat) -> int:
+    message = f"preflight covers EKS stacks only; stack {stack} runs on {platform}, so there is nothing to check"
+    if format == common.OutputFormat.json:
+        common.emit_json({"stack": stack, "platform": platform, "covered": False, "ok": True, "message": message})
+    else:
+        common.console().print(message)
+    return common.EXIT_OK
+
+
+def _render(report: checks.PreflightReport, written: Path) -> None:
+    console = common.console()
+    console.print(f"Preflight of stack [bold]{report.stack}[/] in {report.region}")
+    for pool in report.pools:
+        verdict = "[green]pass[/]" if pool.ok else "[bold red]FAIL[/]"
+        table = Table(
+            title=f"{pool.name}: up to {pool.max_nodes} × {pool.instance_type} ({pool.capacity}) {verdict}",
+            title_justify="left", show_lines=False,
+        )
+        table.add_column("check")
+        table.add_column("result")
+        table.add_column("detail", overflow="fold")
+        for check in pool.checks:
+            table.add_row(check.name, "[green]pass[/]" if check.ok else "[bold red]FAIL[/]", Text(check.message))
+        console.print(table)
+    failed = [p.name for p in report.pools if not p.ok]
+    if failed:
+        console.print(f"[bold red]preflight failed[/] for {len(failed)} of {len(report.pools)} pool(s): {', '.join(failed)}")
+    else:
+        console.print(f"[green]✓[/] all {len(report.pools)} GPU pool(s) pass")
+    console.print(f"Wrote {written}")
