@@ -1,0 +1,73 @@
+"""`gpuplan policy`: run the program offline and feed every resource and the stack through the policy pack."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from gpuplan import common
+
+PolicyConfigOption = typer.Option(
+    None, "--policy-config", help="Policy pack config (JSON); default policies/config/<stack>.json, else each policy's default level."
+)
+
+
+def render_text(report, console) -> None:
+    from policies.pack import POLICIES
+
+    config = report.policy_config or "none (each policy's default level)"
+    console.print(f"Policy pack [bold]dra-gpu-platform[/] on stack [bold]{report.stack}[/]: {len(POLICIES)} policies, "
+                  f"{report.resources} resources, config {config}")
+    by_policy: dict[str, list] = {}
+    for violation in report.violations:
+        by_policy.setdefault(violation.policy, []).append(violation)
+    for name, violations in by_policy.items():
+        level = "mandatory" if any(v.level == "mandatory" for v in violations) else "advisory"
+        colour = "red" if level == "mandatory" else "yellow"
+        console.print(f"\n[bold {colour}]{name}[/] [{colour}]({level})[/]: {len(violations)} violation(s)")
+        for violation in violations:
+            console.print(f"  [{violation.level}] {violation.urn or '(stack)'}", markup=False, soft_wrap=True)
+            for line in violation.message.splitlines():
+                console.print(f"      {line}", markup=False, soft_wrap=True)
+    for remediation in report.remediations:
+        console.print(f"[cyan]remediated[/] by {remediation.policy}: {remediation.urn}", soft_wrap=True)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {note}", soft_wrap=True)
+    mandatory, advisory = len(report.mandatory), len(report.violations) - len(report.mandatory)
+    if report.violations:
+        console.print(f"\n{mandatory} mandatory and {advisory} advisory violation(s)")
+    else:
+        console.print("\n[green]✓[/] no policy violations")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def policy(
+        stack: Optional[str] = common.StackOption,
+        config: Optional[Path] = common.ConfigOption,
+        policy_config: Optional[Path] = PolicyConfigOption,
+        out: Optional[Path] = common.OutOption,
+        format: common.OutputFormat = common.FormatOption,
+    ) -> None:
+        """Check the stack against the CrossGuard policy pack (policies/), offline. Exit 1 on a mandatory violation."""
+        common.set_format(format)
+
+        def body() -> int:
+            from gpuplan.policy_runner import run_policies
+
+            name, stack_file = common.resolve_stack(stack, config)
+            report = run_policies(stack_file, policy_config, name)
+            target = common.out_dir(out, name)
+            target.mkdir(parents=True, exist_ok=True)
+            document = report.as_json()
+            (target / "policy.json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            if format == common.OutputFormat.json:
+                common.emit_json(document)
+            else:
+                render_text(report, common.console())
+            return common.EXIT_FINDINGS if report.mandatory else common.EXIT_OK
+
+        raise typer.Exit(common.guarded(body))

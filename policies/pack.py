@@ -1,0 +1,29 @@
+"""The pack's contents, in report order. Imported by policies/__main__.py (the Pulumi CLI) and by gpuplan."""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel
+
+from policies import cloud_rules, dra_rules, helm_rules, migration_rules
+
+PACK_NAME = "dra-gpu-platform"
+PACK_DESCRIPTION = "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts."
+# Used only for a policy without its own level; every rule here sets one.
+PACK_LEVEL = EnforcementLevel.MANDATORY
+
+POLICIES = [
+    cloud_rules.GPU_NODE_POOL_TAINTED,
+    cloud_rules.GPU_NODE_POOL_NVIDIA_AMI,
+    cloud_rules.PROTECTED_IN_PRODUCTION,
+    cloud_rules.CLUSTER_ENDPOINT_PRIVATE,
+    cloud_rules.IMDS_V2_REQUIRED,
+    dra_rules.DEVICECLASS_SELECTOR_VALID,
+    dra_rules.CLAIM_TEMPLATE_CLASS_EXISTS,
+    dra_rules.DRA_QUOTA_KEYS_VALID,
+    dra_rules.GPU_NAMESPACE_HAS_QUOTA,
+    migration_rules.DRA_ONLY_NAMESPACE_GUARDED,
+    migration_rules.DEVICE_PLUGIN_RETIREMENT_SAFE,
+    migration_rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN,
+    helm_rules.HELM_RELEASE_PINNED,
+    cloud_rules.GPU_BUDGET,
+]
