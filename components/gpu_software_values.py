@@ -63,10 +63,22 @@ class ReleasePlan:
     timeout_s: int
 
 
+# AKS taints every Spot node itself (learn.microsoft.com AKS spot node pools; components/aks_plan.py declares it).
+AKS_SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
+
+
 def gpu_toleration() -> dict[str, str]:
     """Tolerates the taint every GPU node carries, whatever its value (clouds.md 7.1: Exists, not Equal)."""
     key, _, effect = pool_taint()
     return {"key": key, "operator": "Exists", "effect": effect}
+
+
+def gpu_tolerations(config: StackConfig) -> list[dict[str, str]]:
+    """What every GPU DaemonSet needs to reach every GPU node of this stack."""
+    tolerations = [gpu_toleration()]
+    if config.platform == "aks" and any(p.capacity == "spot" for p in config.node_pools):
+        tolerations.append({**AKS_SPOT_TAINT, "operator": "Equal"})
+    return tolerations
 
 
 def ships_device_plugin(pool: NodePool) -> bool:
@@ -114,12 +126,12 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         "migManager": {"enabled": mig_manager_enabled(config)},
         "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
         # Operand DaemonSets tolerate the GPU taint (default in values.yaml, set so it cannot drift).
-        "daemonsets": {"tolerations": [gpu_toleration()]},
+        "daemonsets": {"tolerations": gpu_tolerations(config)},
         # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and
         # kind's control plane, which shares the host kernel, is not mistaken for a GPU node; clouds.md 3).
         # The subchart keys are node-feature-discovery's own (worker.nodeSelector / worker.tolerations).
         "node-feature-discovery": {
-            "worker": {"nodeSelector": {GPU_PRESENT_LABEL: "true"}, "tolerations": [gpu_toleration()]},
+            "worker": {"nodeSelector": {GPU_PRESENT_LABEL: "true"}, "tolerations": gpu_tolerations(config)},
         },
     }
     if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
@@ -226,7 +238,7 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
         "kubeletPlugin": {
             # "GPU Operator with DRA" step 3 (clouds.md 4): the plugin goes only where the label is.
             "nodeSelector": {DRA_KUBELET_PLUGIN_LABEL: "true"},
-            "tolerations": [gpu_toleration()],
+            "tolerations": gpu_tolerations(config),
         },
     }
     if chart_has_resource_api_version(version):

@@ -61,8 +61,10 @@ def nodes_of(config: StackConfig) -> list[Node]:
     nodes = [Node("system-0", None, None, {}, [], has_gpu=False)]
     for pool in config.node_pools:
         os_id = "bottlerocket" if pool.ami_type == gsv.BOTTLEROCKET_AMI else "amzn" if config.platform == "eks" else "ubuntu"
-        nodes.append(Node(f"{pool.name}-0", pool.name, pool.gpu_stack, pool_labels(pool),
-                          [{"key": key, "value": value, "effect": effect}], os_id=os_id))
+        taints = [{"key": key, "value": value, "effect": effect}]
+        if config.platform == "aks" and pool.capacity == "spot":
+            taints.append(dict(gsv.AKS_SPOT_TAINT))  # AKS adds it to every Spot node
+        nodes.append(Node(f"{pool.name}-0", pool.name, pool.gpu_stack, pool_labels(pool), taints, os_id=os_id))
     return nodes
 
 
@@ -189,6 +191,14 @@ def test_the_analysis_catches_a_bottlerocket_dra_pool():
     pool = config.node_pools[0].model_copy(update={"ami_type": gsv.BOTTLEROCKET_AMI})
     config = config.model_copy(update={"node_pools": [pool]})
     assert conflicts(place_rendered(config)) == ["h100-0"]
+
+
+def test_the_analysis_sees_untolerated_spot_taints():
+    config = table_config(next(row[1] for row in TABLE if row[0] == "aks-spot-pool"))
+    operator, dra = gsv.gpu_operator_values(config), gsv.dra_driver_values(config)
+    assert "dra-kubelet-plugin" in {p for n in place(config, operator, dra, None) if n.pool == "a100" for p in n.found}
+    dra["kubeletPlugin"]["tolerations"] = dra["kubeletPlugin"]["tolerations"][:1]
+    assert not [n for n in place(config, operator, dra, None) if n.pool == "a100" and n.found & {"dra-kubelet-plugin"}]
 
 
 def test_the_analysis_catches_dra_nodes_without_the_device_plugin_opt_out_label():

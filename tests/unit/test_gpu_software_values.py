@@ -22,6 +22,8 @@ T4_PLUGIN_BR = {**T4_PLUGIN, "name": "t4-br", "amiType": "BOTTLEROCKET_x86_64_NV
 AKS_A100 = {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2}
 AKS_T4 = {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}
 SHARED_CLASS = {"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+SPOT_TOLERATION = {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal", "value": "spot", "effect": "NoSchedule"}
 MPS_CLASS = {"name": "mps", "gpu": "H100", "sharing": {"strategy": "MPS", "defaultActiveThreadPercentage": 50}}
 
 CLUSTERS = {
@@ -78,6 +80,10 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
       "devicePlugin.enabled": True},
      {"nvidiaDriverRoot": "/", "controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution": {
          "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]}}),
+    ("aks-spot-pool", dict(platform="aks", pools=[{**AKS_A100, "capacity": "spot"}, AKS_T4]),
+     {"daemonsets.tolerations": [GPU_TOLERATION, SPOT_TOLERATION],
+      "node-feature-discovery.worker.tolerations": [GPU_TOLERATION, SPOT_TOLERATION]},
+     {"kubeletPlugin.tolerations": [GPU_TOLERATION, SPOT_TOLERATION]}),
     ("aks-driver-none-pools-operator-driver-with-dra", dict(platform="aks", pools=[AKS_A100, AKS_T4], gpuOperator={"driver": "operator"}),
      {"driver.enabled": True, "toolkit.enabled": True, "operator": ABSENT,
       "driver.manager.env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": "nvidia.com/dra-kubelet-plugin"}]},
@@ -141,16 +147,15 @@ def test_decision_table(case, spec, operator, dra):
 
 
 def test_every_operator_row_keeps_nothing_on_cpu_nodes_and_tolerates_the_gpu_taint():
-    toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
     for case, spec, operator, _ in TABLE:
         if operator is None:
             continue
         spec = dict(spec)
         values = gsv.gpu_operator_values(stack(spec.pop("platform"), spec.pop("pools"), **spec))
-        assert values["daemonsets"]["tolerations"] == [toleration], case
-        assert values["node-feature-discovery"]["worker"] == {**values["node-feature-discovery"]["worker"],
-                                                                "nodeSelector": {"nvidia.com/gpu.present": "true"},
-                                                                "tolerations": [toleration]}, case
+        assert values["daemonsets"]["tolerations"][0] == GPU_TOLERATION, case
+        worker = values["node-feature-discovery"]["worker"]
+        assert worker["nodeSelector"] == {"nvidia.com/gpu.present": "true"}, case
+        assert worker["tolerations"] == values["daemonsets"]["tolerations"], case
         assert values["cdi"] == {"enabled": True}, case
 
 
