@@ -129,7 +129,8 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         "daemonsets": {"tolerations": gpu_tolerations(config)},
         # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and
         # kind's control plane, which shares the host kernel, is not mistaken for a GPU node; clouds.md 3).
-        # The subchart keys are node-feature-discovery's own (worker.nodeSelector / worker.tolerations).
+        # The subchart keys are node-feature-discovery's own (worker.nodeSelector / worker.tolerations in
+        # NVIDIA/gpu-operator deployments/gpu-operator/charts/node-feature-discovery/values.yaml).
         "node-feature-discovery": {
             "worker": {"nodeSelector": {GPU_PRESENT_LABEL: "true"}, "tolerations": gpu_tolerations(config)},
         },
@@ -139,9 +140,11 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
     if operator_driver and config.dra_pools:
         # "GPU Operator with DRA" (clouds.md 4): the driver manager does not know DRA pods; it evicts GPU
-        # pods before a driver reload on nodes carrying this label.
+        # pods before a driver reload on nodes carrying this label. Like the documented
+        # `--set driver.manager.env[0]...`, this list replaces the chart's default env list.
         values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": DRA_KUBELET_PLUGIN_LABEL}]}
     if config.platform == "aks" and not operator_driver:
+        # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
         values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
     if any(ships_device_plugin(p) for p in config.node_pools):
         _bottlerocket_opt_outs(values)
