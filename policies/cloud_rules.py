@@ -289,7 +289,7 @@ def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     if total <= limit:
         return
     breakdown = "; ".join(
-        f"{p.name}: {p.max_nodes} × {p.instance_type} ({p.gpus_per_node} GPUs) = {n}" for p, n in sorted(counted, key=lambda x: -x[1])
+        f"{p.name}: {p.max_nodes} × {p.instance_type} ({p.gpus_per_node} GPU{'s' if p.gpus_per_node != 1 else ''}) = {n}" for p, n in sorted(counted, key=lambda x: -x[1])
     )
     extra = f" Not counted (GPU count unknown): {c.short(p.name for p in unknown)}." if unknown else ""
     report_violation(f"{total} GPUs at max scale exceed maxGpus {limit}: {breakdown}.{extra}")
