@@ -176,8 +176,6 @@ class _Rules:
             self._aks_pools()
 
     def _eks_pools(self) -> None:
-        from components import eks_plan
-
         region = self.c.region
         for i, pool in enumerate(self.c.node_pools):
             at = f"nodePools[{i}]"
@@ -185,11 +183,6 @@ class _Rules:
             if zone is not None and region and not (zone.startswith(region) and len(zone) > len(region)):
                 self.add(f"{at}.availabilityZone", zone, f"not a zone of the stack's region {region}",
                          f"use a zone of {region}, e.g. {region}a")
-            shape = catalog.instance_type("eks", pool.instance_type) if pool.instance_type else catalog.default_instance_type("eks", pool.gpu)
-            if shape is not None and shape.gpu == pool.gpu and eks_plan.uses_efa(shape) and zone is None:
-                self.add(f"{at}.availabilityZone", MISSING,
-                         f"{shape.name} gets EFA interfaces and a cluster placement group, which lives in a single zone",
-                         f"add availabilityZone: {region or 'us-east-1'}a (a zone where you have {shape.name} capacity)")
 
     def _aks_pools(self) -> None:
         from components import aks_plan
