@@ -41,15 +41,10 @@ ALLOWED: dict[str, MetricSource] = {
     # dra_pool_name, dra_device_name, dra_driver_name with KUBERNETES_ENABLE_DRA, same file)
     "DCGM_FI_DEV_GPU_UTIL": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, GPU utilization (in %)"),
     "DCGM_FI_DEV_FB_USED": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, framebuffer memory used (in MiB)"),
-    "DCGM_FI_DEV_FB_FREE": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, framebuffer memory free (in MiB)"),
     "DCGM_FI_DEV_GPU_TEMP": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, GPU temperature (in C)"),
-    "DCGM_FI_DEV_POWER_USAGE": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, power draw (in W)"),
     "DCGM_FI_DEV_XID_ERRORS": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, value of the last XID error"),
     "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS": MetricSource(
         "dcgm-exporter", _DCGM_BOTH, "counter, remapped rows for uncorrectable errors (Ampere and newer)"
-    ),
-    "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS": MetricSource(
-        "dcgm-exporter", _DCGM_BOTH, "counter, remapped rows for correctable errors"
     ),
     "DCGM_FI_DEV_ROW_REMAP_FAILURE": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, whether row remapping failed"),
     "DCGM_FI_DEV_RETIRED_DBE": MetricSource(

@@ -8,11 +8,14 @@ README.md); the anchor is the lower-cased alert name, as GitHub renders the `###
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from components import ksm_resourceclaims as ksm
 from components.config import MonitoringConfig
+from components.monitoring_metrics import unknown
+from components.monitoring_promql import PromQLNameError, metric_names
 from components.node_labels import DRA_KUBELET_PLUGIN_LABEL
 
 RUNBOOK_DOC = "README.md"
@@ -135,7 +138,7 @@ def gpu_alerts(m: MonitoringConfig) -> list[Alert]:
             "0m",
             f"{_GPU} failed to remap a memory row",
             "The GPU could not remap a row with an uncorrectable ECC error; its memory can no longer be trusted. "
-            "Cordon and drain the node, taint the device for DRA (maintenance.deviceTaints) and replace the GPU.",
+            "Cordon and drain the node so no new claim lands on it and have the GPU replaced.",
         ),
         Alert(
             "GpuUncorrectableMemoryErrors",
@@ -174,3 +177,57 @@ def rule_groups(m: MonitoringConfig, runbook: str = RUNBOOK_DOC) -> list[dict[st
 
 def expressions(groups: list[dict[str, Any]]) -> list[str]:
     return [rule["expr"] for group in groups for rule in group["rules"]]
+
+
+# ---------------------------------------------------------------------------------------------------
+# PrometheusRule manifests: a Prometheus Operator CRD, so kubernetes-validate has no schema for it. `gpuplan
+# preview` checks it here against the rule-file format (Prometheus docs, configuration/recording_rules and
+# alerting_rules; the PrometheusRule CRD's spec.groups has the same shape) and the metric allow-list.
+
+PROMETHEUS_RULE_API = "monitoring.coreos.com/v1"
+_RULE_KEYS = {"alert", "record", "expr", "for", "keep_firing_for", "labels", "annotations"}
+_GROUP_KEYS = {"name", "interval", "rules", "limit", "partial_response_strategy", "query_offset", "labels"}
+_DURATION = re.compile(r"^((\d+)(ms|[smhdwy]))+$")
+
+
+def prometheus_rule_errors(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field path, message) for every problem of a PrometheusRule manifest."""
+    errors: list[tuple[str, str]] = []
+    if doc.get("kind") != "PrometheusRule":
+        return [("kind", f"expected PrometheusRule, got {doc.get('kind')!r}")]
+    if not (doc.get("metadata") or {}).get("name"):
+        errors.append(("metadata/name", "required"))
+    spec = doc.get("spec") or {}
+    errors += [(f"spec/{key}", "unknown field") for key in sorted(set(spec) - {"groups"})]
+    seen: set[str] = set()
+    for g, group in enumerate(spec.get("groups") or []):
+        where = f"spec/groups/{g}"
+        errors += [(f"{where}/{key}", "unknown field") for key in sorted(set(group) - _GROUP_KEYS)]
+        if group.get("name") in seen or not group.get("name"):
+            errors.append((f"{where}/name", "group names must be present and unique"))
+        seen.add(group.get("name"))
+        for r, rule in enumerate(group.get("rules") or []):
+            errors += _rule_errors(f"{where}/rules/{r}", rule)
+    return errors
+
+
+def _rule_errors(where: str, rule: dict[str, Any]) -> list[tuple[str, str]]:
+    errors = [(f"{where}/{key}", "unknown field") for key in sorted(set(rule) - _RULE_KEYS)]
+    if ("alert" in rule) == ("record" in rule):
+        errors.append((where, "a rule has exactly one of alert or record"))
+    for key in ("for", "keep_firing_for"):
+        if key in rule and not _DURATION.match(str(rule[key])):
+            errors.append((f"{where}/{key}", f"{rule[key]!r} is not a Prometheus duration"))
+    for key in ("labels", "annotations"):
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in (rule.get(key) or {}).items()):
+            errors.append((f"{where}/{key}", "must map strings to strings"))
+    expr = rule.get("expr")
+    if not isinstance(expr, str) or not expr.strip():
+        return errors + [(f"{where}/expr", "required")]
+    try:
+        missing = unknown(metric_names(expr))
+    except PromQLNameError as exc:
+        return errors + [(f"{where}/expr", str(exc))]
+    if missing:
+        errors.append((f"{where}/expr", f"metrics not in the allow-list (components/monitoring_metrics.py): {missing}"))
+    return errors

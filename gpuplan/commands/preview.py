@@ -9,8 +9,9 @@ import typer
 import yaml
 
 from components import kind_config
+from components.monitoring_rules import PROMETHEUS_RULE_API, prometheus_rule_errors
 from gpuplan import common
-from gpuplan.kube_validate import validate_document, versions_for
+from gpuplan.kube_validate import ManifestError, validate_document, versions_for
 
 
 def preview_stack(stack_file: Path, out: Path):
@@ -28,6 +29,10 @@ def preview_stack(stack_file: Path, out: Path):
     checked = versions_for(run.config.cluster.kubernetes_version)
     for path in manifests:
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if doc.get("apiVersion") == PROMETHEUS_RULE_API:
+            # A Prometheus Operator CRD: not in Kubernetes' schemas, checked against the rule format instead.
+            errors.extend(ManifestError(str(path), "CRD", where, message) for where, message in prometheus_rule_errors(doc))
+            continue
         for version in checked:
             errors.extend(validate_document(doc, version, str(path)))
     return run, manifests, checked, errors
