@@ -256,8 +256,8 @@ def _options(resource: Registration) -> proto.AnalyzerResourceOptions:
     )
 
 
-def _servicer(config: dict[str, PolicySettings] | None) -> _PolicyAnalyzerServicer:
-    servicer = _PolicyAnalyzerServicer(PACK_NAME, PACK_VERSION, list(POLICIES), PACK_LEVEL)
+def _servicer(config: dict[str, PolicySettings] | None, policies: list[Policy]) -> _PolicyAnalyzerServicer:
+    servicer = _PolicyAnalyzerServicer(PACK_NAME, PACK_VERSION, list(policies), PACK_LEVEL)
     if config is not None:
         request = proto.ConfigureAnalyzerRequest()
         for name, entry in config.items():
@@ -270,9 +270,9 @@ def _servicer(config: dict[str, PolicySettings] | None) -> _PolicyAnalyzerServic
 
 def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
              property_dependencies: dict[str, dict[str, list[str]]] | None = None,
-             config_source: str | None = None) -> PolicyReport:
+             config_source: str | None = None, policies: list[Policy] = POLICIES) -> PolicyReport:
     """Remediate, then Analyze every recorded resource; then AnalyzeStack over all of them."""
-    servicer = _servicer(config)
+    servicer = _servicer(config, policies)
     by_urn = run.by_urn()
     props: dict[str, dict[str, Any]] = {r.urn: clean(r.inputs) for r in run.resources}
     report = PolicyReport(run.stack, config_source, [], resources=len(run.resources))
@@ -309,7 +309,7 @@ def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
             )
         )
     _collect(servicer.AnalyzeStack(stack_request, None), report, None)
-    order = {p.name: i for i, p in enumerate(POLICIES)}
+    order = {p.name: i for i, p in enumerate(policies)}
     report.violations.sort(key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message))
     return report
 

@@ -109,7 +109,7 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
     )
     return NodePool(
         urn=urn,
-        name=c.dig(props, "nodeGroupName") or labels.get(POOL_LABEL) or name,
+        name=labels.get(POOL_LABEL) or c.dig(props, "nodeGroupName") or name,
         platform="eks",
         labels=labels,
         taints=taints,
@@ -150,7 +150,9 @@ def _aks_pool(urn: str, name: str, props: Any) -> NodePool:
 
 
 def aks_agent_pool(urn: str, name: str, props: Any) -> NodePool:
-    return _aks_pool(urn, c.dig(props, "agentPoolName") or name, props)
+    # The pool label holds the stack's pool name; AKS pool names are shorter (no dashes).
+    label = c.string_map(c.dig(props, "nodeLabels")).get(POOL_LABEL)
+    return _aks_pool(urn, label or c.dig(props, "agentPoolName") or name, props)
 
 
 def aks_cluster_pools(urn: str, props: Any) -> list[NodePool]:

@@ -1,0 +1,136 @@
+"""The pack as a whole: names, metadata, config schemas and files, the import boundary, and that the pack
+starts the way the Pulumi CLI starts it."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from pulumi_policy import EnforcementLevel
+
+from gpuplan.policy_runner import PACK_VERSION, reconcile
+from policies.pack import POLICIES
+from tests.conftest import COMMITTED_STACKS, ROOT
+
+POLICY_DIR = ROOT / "policies"
+NAMES = [
+    "gpu-node-pool-tainted", "gpu-node-pool-nvidia-ami", "protected-in-production", "cluster-endpoint-private",
+    "imds-v2-required", "deviceclass-selector-valid", "claim-template-class-exists", "dra-quota-keys-valid",
+    "gpu-namespace-has-quota", "dra-only-namespace-guarded", "device-plugin-retirement-safe",
+    "dra-driver-not-beside-device-plugin", "helm-release-pinned", "gpu-budget",
+]
+
+
+def test_the_pack_has_exactly_the_specified_rules():
+    assert [p.name for p in POLICIES] == NAMES
+
+
+@pytest.mark.parametrize("policy", POLICIES, ids=lambda p: p.name)
+def test_every_rule_carries_its_metadata(policy):
+    assert policy.description.endswith(".") and len(policy.description) > 40
+    assert policy.severity is not None and policy.remediation_steps and len(policy.remediation_steps) > 60
+    expected = EnforcementLevel.ADVISORY if policy.name == "gpu-budget" else EnforcementLevel.MANDATORY
+    assert policy.enforcement_level == expected
+
+
+@pytest.mark.parametrize("policy", [p for p in POLICIES if p.config_schema], ids=lambda p: p.name)
+def test_config_schemas_are_json_schema_and_their_defaults_validate(policy):
+    schema = {"type": "object", "properties": policy.config_schema.properties}
+    jsonschema.Draft7Validator.check_schema(schema)
+    defaults = {k: v["default"] for k, v in policy.config_schema.properties.items()}
+    assert set(defaults) == set(policy.config_schema.properties)  # every setting has a default
+    jsonschema.validate(defaults, schema)
+    json.dumps(defaults)  # defaults must survive the trip through the CLI as JSON
+
+
+@pytest.mark.parametrize("path", sorted((POLICY_DIR / "config").glob("*.json")), ids=lambda p: p.name)
+def test_committed_policy_configs_are_valid_and_name_every_policy(path):
+    document = json.loads(path.read_text())
+    assert set(document) == set(NAMES)  # explicit per environment: no silent defaults
+    reconcile(document, str(path))
+
+
+def test_production_marker_only_in_prod():
+    production = {p.stem: json.loads(p.read_text())["protected-in-production"]["production"]
+                  for p in (POLICY_DIR / "config").glob("*.json")}
+    assert production == {"dev": False, "staging": False, "prod": True}
+    assert set(COMMITTED_STACKS) <= set(production)
+
+
+def test_main_holds_only_the_policy_pack():
+    tree = ast.parse((POLICY_DIR / "__main__.py").read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Lambda))]
+    calls = [n.value.func.id for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+             and isinstance(n.value.func, ast.Name)]
+    assert calls == ["PolicyPack"]
+
+
+def test_pack_project_file_and_requirements():
+    project = yaml.safe_load((POLICY_DIR / "PulumiPolicy.yaml").read_text())
+    assert project["runtime"]["name"] == "python" and project["version"] == PACK_VERSION
+    pinned = dict(re.findall(r'"([a-z0-9-]+)==([^"]+)"', (ROOT / "pyproject.toml").read_text()))
+    for line in (POLICY_DIR / "requirements.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            assert pinned[name] == version, f"{name} in policies/requirements.txt differs from pyproject.toml"
+
+
+FORBIDDEN = ("gpuplan", "pulumi_aws", "pulumi_azure_native", "pulumi_kubernetes", "pulumi_command")
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}  # may be submodules
+    return found
+
+
+def _source(module: str) -> Path | None:
+    for candidate in (ROOT / (module.replace(".", "/") + ".py"), ROOT / module.replace(".", "/") / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def test_policies_import_only_pure_component_modules():
+    """The pack runs under the real CLI without gpuplan and declares no resources."""
+    seen: set[str] = set()
+    queue = [m for p in POLICY_DIR.glob("*.py") for m in _imports(p)]
+    for module in queue:
+        top = module.split(".")[0]
+        assert top not in FORBIDDEN and module != "pulumi", f"policies reach {module}"
+        if top == "components" and module not in seen and _source(module):
+            seen.add(module)
+            queue.extend(_imports(_source(module)))
+    assert {"components.cel", "components.catalog"} <= seen
+
+
+def test_pack_starts_like_the_pulumi_cli_starts_it():
+    """`pulumi-analyzer-policy-python` runs `python -u -m pulumi.policy <engine> <pack dir>`: the pack must
+    import from there and start its gRPC server (it prints the port, then serves until stopped)."""
+    process = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(POLICY_DIR)],
+                               cwd=POLICY_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        line = ""
+        while not line and time.monotonic() < deadline and process.poll() is None:
+            ready, _, _ = select.select([process.stdout], [], [], 1)
+            if ready:
+                line = process.stdout.readline().strip()
+        assert line.isdigit(), f"no port printed; stderr: {process.stderr.read() if process.poll() is not None else ''}"
+    finally:
+        process.kill()
+        process.wait()
