@@ -135,6 +135,10 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
             "worker": {"nodeSelector": {GPU_PRESENT_LABEL: "true"}, "tolerations": gpu_tolerations(config)},
         },
     }
+    if monitoring:
+        # dcgm-exporter labels each GPU's series with the pod/namespace using it; without honorLabels Prometheus
+        # renames them exported_pod/exported_namespace (key used by awslabs/ai-on-eks nvidia-gpu-operator.yaml).
+        values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
     if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
         # Cloud VMs need a reboot to change MIG mode (clouds.md 4, gpu-operator MIG docs).
         values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]

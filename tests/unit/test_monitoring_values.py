@@ -57,11 +57,6 @@ def test_gpu_operator_ships_the_dcgm_exporter_service_monitor_when_monitoring_is
     assert _gpu_operator_values({"enabled": False})["dcgmExporter"]["serviceMonitor"]["enabled"] is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="components/gpu_software_values.py (issue 4) must set dcgmExporter.serviceMonitor.honorLabels: true; "
-    "remove this mark when it does",
-)
 def test_dcgm_exporter_service_monitor_keeps_the_pod_labels():
     # With honorLabels false (the chart default) Prometheus renames dcgm-exporter's pod/namespace labels to
     # exported_pod/exported_namespace, and every per-pod query here finds nothing.
