@@ -492,7 +492,7 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
                 problems.append(Problem(source, key, raw, "must be a region/location name", "e.g. us-east-1 or eastus"))
     for key in sorted(set(project_values) - set(SECTIONS) - set(SECRET_KEYS)):
         problems.append(
-            Problem(source, key, project_values[key], "unknown config key",
+            Problem(source, join_path(key), project_values[key], "unknown config key",
                     f"remove it or fix the spelling; known keys: {', '.join([*SECTIONS, *SECRET_KEYS])}")
         )
     if project_values.get("cluster") is None:

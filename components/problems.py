@@ -6,6 +6,8 @@ stack author can correct all of them in one pass.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,11 +76,17 @@ def _path_key(path: str) -> tuple:
     return tuple(parts)
 
 
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_./:-]+$")
+
+
 def join_path(*parts: str | int) -> str:
+    """`nodePools[1].mig.profile`; keys that are not plain words are quoted: `labels["a b"]`."""
     out = ""
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not _PLAIN_KEY.match(str(part)):
+            out += f"[{json.dumps(str(part))}]"
         elif out:
             out += f".{part}"
         else:
