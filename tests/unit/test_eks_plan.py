@@ -124,7 +124,7 @@ def test_kubeconfig_authenticates_with_aws_eks_get_token():
 
 def docs_rows(stack: str) -> dict[str, list[str]]:
     """pool → cells of its row in the docs table of `stack`."""
-    text = (ROOT / "docs" / "readme" / "clouds.md").read_text()
+    text = (ROOT / "README.md").read_text()
     section = text.split(f"`{stack}` (", 2)[2].split("\n\n", 2)[1]
     rows = {}
     for line in section.splitlines()[2:]:

@@ -19,7 +19,7 @@ from components.monitoring_rules import (
 )
 from tests.conftest import ROOT
 
-RUNBOOK = ROOT / "docs" / "readme" / "monitoring.md"
+RUNBOOK = ROOT / "README.md"
 DEFAULTS = MonitoringConfig(enabled=True)
 
 
