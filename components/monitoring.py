@@ -3,7 +3,7 @@ kube-state-metrics, and (with `monitoring.install`) a pinned kube-prometheus-sta
 
 Without `install` the Prometheus Operator CRDs (PrometheusRule) and a kube-state-metrics are assumed to exist:
 the custom-resource-state config for ResourceClaims is then shipped as a ConfigMap for that kube-state-metrics
-to mount (docs/readme/monitoring.md says how). The GPU Operator's dcgm-exporter ServiceMonitor comes from the
+to mount (README.md, "Monitoring", says how). The GPU Operator's dcgm-exporter ServiceMonitor comes from the
 GPU Operator's own values, not from here.
 """
 

@@ -2,8 +2,7 @@
 
 The groups are plain Prometheus rule groups: the PrometheusRule's `spec.groups` and, unchanged, the file that
 `promtool check rules` / `promtool test rules` read (tests/promtool/). Every metric name comes from
-components/monitoring_metrics.py. Each alert links its runbook section in docs/readme/monitoring.md (merged into
-README.md); the anchor is the lower-cased alert name, as GitHub renders the `### <AlertName>` headings.
+components/monitoring_metrics.py. Each alert links its runbook section in README.md ("Monitoring"); the anchor is the lower-cased alert name, as GitHub renders the `### <AlertName>` headings.
 """
 
 from __future__ import annotations
