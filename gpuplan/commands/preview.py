@@ -54,6 +54,9 @@ def register(app: typer.Typer) -> None:
             target = common.out_dir(out, name)
             run, manifests, checked, errors = preview_stack(stack_file, target)
             notes = [message for severity, message in run.logs]
+            from gpuplan import critical_path
+
+            deploy = critical_path.model_run(run)
             if format == common.OutputFormat.json:
                 common.emit_json(
                     {
@@ -63,6 +66,7 @@ def register(app: typer.Typer) -> None:
                         "manifests": [str(p) for p in manifests],
                         "validation": {"kubernetesVersions": list(checked), "errors": [e.__dict__ for e in errors]},
                         "notes": notes,
+                        "criticalPath": critical_path.as_json(deploy),
                     }
                 )
             else:
@@ -81,6 +85,8 @@ def register(app: typer.Typer) -> None:
                     console.print(
                         f"[green]✓[/] all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})"
                     )
+                for line in critical_path.text_lines(deploy):
+                    console.print(line, markup=False, soft_wrap=True)
             return common.EXIT_FINDINGS if errors else common.EXIT_OK
 
         raise typer.Exit(common.guarded(body))
