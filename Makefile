@@ -8,7 +8,7 @@ VENV := .venv
 STAMP := $(VENV)/.synced-$(UV_VERSION)
 STACKS := $(sort $(wildcard stacks/Pulumi.*.yaml))
 
-.PHONY: setup preview test bench clean
+.PHONY: setup preview policy test bench clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -24,6 +24,12 @@ preview: setup
 	@set -e; for stack in $(STACKS); do \
 		echo "== gpuplan preview --config $$stack"; \
 		$(VENV)/bin/python -m gpuplan preview --config $$stack; \
+	done
+
+policy: setup
+	@set -e; for stack in $(STACKS); do \
+		echo "== gpuplan policy --config $$stack"; \
+		$(VENV)/bin/python -m gpuplan policy --config $$stack; \
 	done
 
 test: setup

@@ -1,4 +1,4 @@
-"""The README fragment and the sample CI workflow stay true to the pack and its configs."""
+"""The README policy section and the sample CI workflow stay true to the pack and its configs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from pulumi_policy import StackValidationPolicy
 from policies.pack import POLICIES
 from tests.conftest import COMMITTED_STACKS, ROOT
 
-DOC = (ROOT / "docs" / "readme" / "policies.md").read_text()
+README = (ROOT / "README.md").read_text()
+# the policy section of README: from its heading to the next second-level heading
+DOC = README[README.index("## Policy as code"):]
+DOC = DOC[: DOC.find("\n## ", 1) if "\n## " in DOC[1:] else len(DOC)]
 CONFIGS = {p.stem: json.loads(p.read_text()) for p in (ROOT / "policies" / "config").glob("*.json")}
 
 
