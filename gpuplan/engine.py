@@ -43,6 +43,7 @@ class Registration:
     inputs: dict[str, Any]
     options: dict[str, Any] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)  # input property -> URNs
 
 
 @dataclass
@@ -120,6 +121,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 inputs=inputs,
                 options=_options(request),
                 state=dict(registered.state) if registered else {},
+                property_dependencies={
+                    key: sorted(value.urns) for key, value in request.propertyDependencies.items() if value.urns
+                },
             )
         )
         return response

@@ -269,7 +269,6 @@ def _servicer(config: dict[str, PolicySettings] | None, policies: list[Policy]) 
 
 
 def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
-             property_dependencies: dict[str, dict[str, list[str]]] | None = None,
              config_source: str | None = None, policies: list[Policy] = POLICIES) -> PolicyReport:
     """Remediate, then Analyze every recorded resource; then AnalyzeStack over all of them."""
     servicer = _servicer(config, policies)
@@ -297,7 +296,6 @@ def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
             request.properties.CopyFrom(_struct(props[resource.urn]))
         _collect(servicer.Analyze(request, None), report, resource.urn)
 
-    deps = property_dependencies or {}
     stack_request = proto.AnalyzeStackRequest()
     for resource in run.resources:
         stack_request.resources.append(
@@ -305,7 +303,9 @@ def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
                 type=resource.type, properties=_struct(props[resource.urn]), urn=resource.urn, name=resource.name,
                 options=_options(resource), provider=provider(resource), parent=resource.parent,
                 dependencies=resource.dependencies,
-                propertyDependencies={k: proto.AnalyzerPropertyDependencies(urns=v) for k, v in deps.get(resource.urn, {}).items()},
+                propertyDependencies={
+                    k: proto.AnalyzerPropertyDependencies(urns=v) for k, v in resource.property_dependencies.items()
+                },
             )
         )
     _collect(servicer.AnalyzeStack(stack_request, None), report, None)
@@ -329,33 +329,12 @@ def _collect(response, report: PolicyReport, resource_urn: str | None) -> None:
 # The whole command: stack file + policy config → report
 
 
-class _PropertyDependencies:
-    """The recording engine keeps dependencies merged; stack policies also get them per property."""
-
-    def __init__(self) -> None:
-        self.by_urn: dict[str, dict[str, list[str]]] = {}
-
-    def install(self) -> None:
-        monitor = settings.get_monitor()
-        register = monitor.RegisterResource
-
-        def recording(request):
-            response = register(request)
-            self.by_urn[response.urn] = {
-                key: sorted(value.urns) for key, value in request.propertyDependencies.items() if value.urns
-            }
-            return response
-
-        monitor.RegisterResource = recording
-
-
 def run_policies(stack_file: Path | str, policy_config: Path | str | None, stack: str) -> PolicyReport:
     """Validate the policy config first (cheap), then run the program and the pack."""
     source = policy_config if policy_config is not None else default_config_path(stack)
     config = reconcile(read_policy_config(source), str(source)) if source is not None else reconcile({}, "(defaults)")
-    capture = _PropertyDependencies()
-    run = run_program(stack_file, before_run=capture.install)
-    return evaluate(run, config, property_dependencies=capture.by_urn, config_source=_display(source) if source else None)
+    run = run_program(stack_file)
+    return evaluate(run, config, config_source=_display(source) if source else None)
 
 
 def _display(path: Path | str) -> str:

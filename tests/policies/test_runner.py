@@ -17,9 +17,11 @@ from tests.policies import builders as b
 PROVIDER = "pulumi:providers:kubernetes"
 
 
-def reg(type_, name, inputs, *, parent="", provider="", deps=(), protect=False, options=None, custom=True):
+def reg(type_, name, inputs, *, parent="", provider="", deps=(), protect=False, options=None, custom=True,
+        property_deps=None):
     return Registration(urn=b.urn(type_, name), type=type_, name=name, custom=custom, parent=parent, provider=provider,
-                        dependencies=list(deps), protect=protect, inputs=inputs, options=options or {})
+                        dependencies=list(deps), protect=protect, inputs=inputs, options=options or {},
+                        property_dependencies=property_deps or {})
 
 
 def program(*registrations):
@@ -134,9 +136,9 @@ def test_resources_get_options_provider_parent_and_dependencies():
     provider = reg(PROVIDER, "k8s", {"kubeconfig": "[secret]"}, parent=component.urn)
     ns = reg(b.NAMESPACE, "ns", b.namespace("team-a"), parent=component.urn, provider=provider.urn, protect=True,
              options={"customTimeouts": {"create": "1h30m"}, "ignoreChanges": ["metadata"]})
-    quota = reg(b.QUOTA, "quota", b.quota("team-a", {}), parent=component.urn, provider=provider.urn, deps=[ns.urn])
-    run([component, provider, ns, quota], policies=[probe, _probe_stack_policy(seen_stack)],
-        property_dependencies={quota.urn: {"metadata": [ns.urn]}})
+    quota = reg(b.QUOTA, "quota", b.quota("team-a", {}), parent=component.urn, provider=provider.urn, deps=[ns.urn],
+                property_deps={"metadata": [ns.urn]})
+    run([component, provider, ns, quota], policies=[probe, _probe_stack_policy(seen_stack)])
     args = seen_resource[ns.urn]
     assert (args.opts.protect, args.opts.parent, list(args.opts.ignore_changes)) == (True, component.urn, ["metadata"])
     assert args.opts.custom_timeouts.create_seconds == 5400
