@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from components import catalog
+from components import catalog, eks_plan
 from components.config import NodePool, StackConfig
 
 # vCPU quotas under service code `ec2`, per instance family bucket and purchase option (clouds.md 1.5).
@@ -341,17 +341,11 @@ def _zone_plan(config: StackConfig, ec2):
 
         return plan
 
-    # A created VPC spans every zone a pool is pinned to, then the region's first zones up to
-    # availabilityZones; unpinned pools use all of its subnets (as components/eks_cluster.py builds it).
+    # A created VPC spans the zones components/eks_cluster.py chooses (eks_plan.vpc_zones); a pinned zone
+    # the region lacks is reported per pool below instead of failing the whole check.
     zones = _region_zones(ec2)
-    pinned = sorted({p.availability_zone for p in config.node_pools if p.availability_zone})
-    vpc_zones = [z for z in pinned if z in zones]
-    for zone in zones:
-        if len(vpc_zones) >= max(settings.availability_zones, len(pinned)):
-            break
-        if zone not in vpc_zones:
-            vpc_zones.append(zone)
-    vpc_zones.sort()
+    pinned = {p.availability_zone for p in config.node_pools if p.availability_zone}
+    vpc_zones = eks_plan.vpc_zones(zones, settings.availability_zones, pinned & set(zones))
 
     def plan_vpc(pool: NodePool) -> tuple[list[str], list[str]]:
         if pool.availability_zone is None:
