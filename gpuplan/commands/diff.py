@@ -1,0 +1,187 @@
+"""`gpuplan diff`: what a stack-file change will create, update, replace or delete, before `pulumi up`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from components.config import stack_file_path
+from components.problems import MISSING, InputError, Problem
+from gpuplan import common
+
+AgainstOption = typer.Option(
+    None, "--against", help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main."
+)
+AgainstConfigOption = typer.Option(None, "--against-config", help="Another stack file to compare with (what is deployed).")
+AllowReplaceOption = typer.Option(
+    None, "--allow-replace", help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable."
+)
+
+_SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
+_COLOUR = {"create": "green", "update": "yellow", "replace": "magenta", "delete": "red"}
+_MAX_PATHS = 8
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(common.PROJECT_ROOT), *args], capture_output=True, text=True, check=False)
+
+
+def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
+    """(text of the stack file at a git revision, a label `REV:path`). A stack file outside the checkout
+    (--config /tmp/Pulumi.prod.yaml) is compared with the committed stacks/Pulumi.<stack>.yaml. Raises InputError."""
+    problem = lambda rule, fix: InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")  # noqa: E731
+    try:
+        top = _git("rev-parse", "--show-toplevel")
+    except FileNotFoundError:
+        raise problem("git is not installed", "install git, or compare with --against-config FILE") from None
+    if top.returncode != 0:
+        raise problem("the project is not in a git checkout", "compare with --against-config FILE instead")
+    root = Path(top.stdout.strip())
+    try:
+        relative = stack_file.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        committed = stack_file_path(stack, common.PROJECT_ROOT).resolve()
+        relative = committed.relative_to(root.resolve()).as_posix()
+    if _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
+        raise problem("not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)")
+    shown = _git("show", f"{revision}:{relative}")
+    if shown.returncode != 0:
+        raise problem(f"{relative} does not exist at {revision}", "pick a revision where the stack file exists, or use --against-config")
+    return shown.stdout, f"{revision}:{relative}"
+
+
+def _relabel(error: InputError, temp: Path, label: str) -> InputError:
+    problems = [Problem(label if p.file == str(temp) else p.file, p.path, p.value, p.rule, p.fix) for p in error.problems]
+    return InputError(problems, label)
+
+
+def _run(path: Path, label: str):
+    from gpuplan.engine import ProgramError, run_program
+
+    try:
+        return run_program(path)
+    except InputError as error:
+        raise _relabel(error, path, label) from None
+    except ProgramError as error:
+        raise InputError([Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label) from None
+
+
+def _short(value: Any) -> str:
+    from gpuplan.diff import _MISSING
+
+    if value is _MISSING:
+        return "(none)"
+    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def render_text(report, console) -> None:
+    console.print(f"Diff of stack [bold]{report.stack}[/] against {report.against}", highlight=False)
+    changed = [c for c in report.changes if c.op != "same"]
+    if not changed:
+        console.print("\n[green]✓[/] no changes: every resource stays the same")
+    for change in changed:
+        colour = _COLOUR[change.op]
+        mark = " [bold red]REFUSED[/]" if change.refused else " [cyan]allowed[/]" if change.allowed else ""
+        console.print(f"\n[{colour}]{_SYMBOL[change.op]:>2} {change.op:<8}[/] {change.type}  [bold]{change.name}[/]{mark}",
+                      highlight=False, soft_wrap=True)
+        for path in change.paths[:_MAX_PATHS]:
+            if path in change.values:
+                old, new = change.values[path]
+                value = f": {_short(old)} → {_short(new)}"
+            else:
+                value = " (known after apply)"
+            forces = " (forces replacement)" if path in change.replace_reasons else ""
+            rolls = " (rolls every node)" if path in change.rolling else ""
+            console.print(f"       {path}{value}{forces}{rolls}", markup=False, soft_wrap=True)
+        if len(change.paths) > _MAX_PATHS:
+            console.print(f"       … and {len(change.paths) - _MAX_PATHS} more (see --format json)")
+        if "provider" in change.replace_reasons:
+            console.print("       provider (forces replacement)", markup=False)
+        if change.may_replace:
+            console.print(f"       may replace: {', '.join(change.may_replace)} (not in the replacement rules)", markup=False, soft_wrap=True)
+        for consequence in change.consequences:
+            console.print(f"       note: {consequence}", markup=False, soft_wrap=True)
+    counts = report.summary()
+    console.print("\nResources:")
+    for op, word in (("create", "to create"), ("update", "to update"), ("replace", "to replace"), ("delete", "to delete")):
+        if counts[op]:
+            console.print(f"    [{_COLOUR[op]}]{_SYMBOL[op]:>2} {counts[op]} {word}[/]")
+    console.print(f"    {counts['same']} unchanged")
+    if report.refused:
+        console.print(f"\n[bold red]{len(report.refused)} change(s) refused[/]: they would destroy running capacity or data.")
+        for change in report.refused:
+            console.print(f"\n  x {change.urn}", markup=False, soft_wrap=True)
+            console.print(f"    what would be lost: {change.why}", markup=False, soft_wrap=True)
+            if change.how:
+                console.print(f"    how to do it safely: {change.how}", markup=False, soft_wrap=True)
+        console.print("\nTo accept one on purpose: --allow-replace URN (repeatable).")
+    elif any(c.allowed for c in report.changes):
+        console.print("\n[cyan]refused changes accepted on purpose with --allow-replace[/]")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def diff(
+        stack: Optional[str] = common.StackOption,
+        config: Optional[Path] = common.ConfigOption,
+        against: Optional[str] = AgainstOption,
+        against_config: Optional[Path] = AgainstConfigOption,
+        allow_replace: Optional[List[str]] = AllowReplaceOption,
+        out: Optional[Path] = common.OutOption,
+        format: common.OutputFormat = common.FormatOption,
+    ) -> None:
+        """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
+        delete per resource. Exit 1 when a change would replace or delete a node pool, cluster, protected resource
+        or a namespace with claim templates (unless --allow-replace names it)."""
+        common.set_format(format)
+
+        def body() -> int:
+            from gpuplan.diff import allow, diff_runs
+
+            name, stack_file = common.resolve_stack(stack, config)
+            if (against is None) == (against_config is None):
+                common.fail_input([Problem(
+                    "(command line)", "--against/--against-config", against or against_config or MISSING,
+                    "give exactly one thing to compare with", "pass --against REV (git) or --against-config FILE",
+                )])
+            if not stack_file.is_file():
+                common.fail_input([Problem(str(stack_file), "", MISSING, "the stack file does not exist", "check --stack/--config")])
+            if against is not None:
+                text, label = read_revision(stack_file, name, against)
+            else:
+                if not against_config.is_file():
+                    common.fail_input([Problem(str(against_config), "--against-config", MISSING,
+                                               "the stack file to compare with does not exist", "check the path")])
+                text, label = against_config.read_text(encoding="utf-8"), str(against_config)
+            with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
+                # Same file name as the stack file: same stack name, so the URNs of both runs match.
+                before_path = Path(tmp) / stack_file.name
+                before_path.write_text(text, encoding="utf-8")
+                before = _run(before_path, label)
+            after = _run(stack_file, str(stack_file))
+            report = diff_runs(before, after, against=label)
+            unmatched = allow(report, allow_replace or [])
+            if unmatched:
+                common.fail_input([
+                    Problem("(command line)", "--allow-replace", value, "names no change in this diff (or more than one)",
+                            "pass the URN of a refused change as printed by gpuplan diff")
+                    for value in unmatched
+                ])
+            target = common.out_dir(out, name)
+            target.mkdir(parents=True, exist_ok=True)
+            document = report.as_json()
+            (target / "diff.json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            if format == common.OutputFormat.json:
+                common.emit_json(document)
+            else:
+                render_text(report, common.console())
+            return common.EXIT_FINDINGS if report.refused else common.EXIT_OK
+
+        raise typer.Exit(common.guarded(body))
