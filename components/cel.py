@@ -1079,6 +1079,10 @@ def _to_cel(value: Any) -> Any:
     return value
 
 
+_PROJECTED_KEY_IDS: dict[Hashable, int] = {}  # projected device -> small int (DeviceSelector.device_key)
+_PROJECTION_IDS: dict[Any, int] = {}  # what a selector reads -> small int
+
+
 @dataclass(frozen=True)
 class Device:
     """One device as published in a ResourceSlice (resource.k8s.io/v1), grouped by qualified-name domain.
@@ -1122,6 +1126,7 @@ class Device:
         }
         object.__setattr__(self, "_selector_input", selector_input)
         object.__setattr__(self, "_projected_inputs", {})
+        object.__setattr__(self, "_projected_keys", {})
 
     @classmethod
     def from_slice_device(cls, driver: str, device: Mapping[str, Any]) -> "Device":
@@ -1163,6 +1168,27 @@ class Device:
             self._projected_inputs[projection] = projected
         return projected
 
+    def _key_for(self, projection: _Projection, projection_id: int) -> int:
+        key = self._projected_keys.get(projection_id)
+        if key is None:
+            if any(domains is None for _, domains in projection):
+                key = ("full", self._key)
+            else:
+                parts: list[Any] = [self.driver, self.allow_multiple_allocations]
+                for map_name, domains in projection:
+                    maps = self.attributes if map_name == "device.attributes" else self.capacity
+                    for domain, names in domains:
+                        values = maps.get(domain, {})
+                        parts.append((map_name, domain, tuple(
+                            (name, type(values[name]).__name__, values[name]) if name in values else (name,)
+                            for name in names
+                        )))
+                key = ("projected", tuple(parts))
+            # A small int: cache lookups would otherwise re-hash the nested tuple every time.
+            key = _PROJECTED_KEY_IDS.setdefault(key, len(_PROJECTED_KEY_IDS))
+            self._projected_keys[projection_id] = key
+        return key
+
     def __hash__(self) -> int:
         return hash((self.name, self._key))
 
@@ -1176,12 +1202,13 @@ _BOOL_OR_UNKNOWN = (_T.BOOL, _T.DYN)
 class DeviceSelector:
     """A compiled CEL device selector; `matches(device)` evaluates it as the scheduler would."""
 
-    __slots__ = ("expression", "_program", "_projection")
+    __slots__ = ("expression", "_program", "_projection", "_projection_id")
 
     def __init__(self, expression: str, program: cel.Expression, projection: _Projection) -> None:
         self.expression = expression
         self._program = program
         self._projection = projection
+        self._projection_id = _PROJECTION_IDS.setdefault(projection, len(_PROJECTION_IDS))
 
     def matches(self, device: Device) -> bool:
         result = self._program.eval(data=device._input_for(self._projection))
@@ -1197,6 +1224,25 @@ class DeviceSelector:
             f"selector {_shorten(self.expression)} returned {_type_name(result_type)}, not bool, "
             f"on device {device.driver}/{device.name} (Kubernetes aborts the allocation)"
         )
+
+    def reads(self) -> tuple[tuple[str, str, str], ...] | None:
+        """("attributes" | "capacity", domain, name) of every entry the expression reads (besides
+        device.driver), or None when that is not statically known (a map is iterated, tested with `in`,
+        bound, or indexed by a computed key)."""
+        if any(domains is None for _, domains in self._projection):
+            return None
+        return tuple(
+            (map_name.removeprefix("device."), domain, name)
+            for map_name, domains in self._projection
+            for domain, names in domains
+            for name in names
+        )
+
+    def device_key(self, device: Device) -> Hashable:
+        """Equal for two devices this selector cannot tell apart: the device projected onto its driver and
+        the attributes/capacities the expression reads, or the whole Device.key() when `reads()` is None.
+        A cache keyed on it evaluates devices that differ only in, say, uuid or pcieRoot once."""
+        return device._key_for(self._projection, self._projection_id)
 
     def __repr__(self) -> str:
         return f"DeviceSelector({self.expression!r})"
