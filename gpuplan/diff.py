@@ -99,22 +99,32 @@ def leaves(value: Any, prefix: Path = ()) -> dict[Path, Any]:
     return out
 
 
+def _get(tree: Any, path: Path) -> Any:
+    for token in path:
+        if isinstance(tree, dict) and token in tree:
+            tree = tree[token]
+        elif isinstance(tree, list) and isinstance(token, int) and token < len(tree):
+            tree = tree[token]
+        else:
+            return _MISSING
+    return tree
+
+
 def _has_prefix(paths: Iterable[Path], prefix: Path) -> bool:
     return any(p[: len(prefix)] == prefix for p in paths)
 
 
-def compress(changed: list[Path], old: dict[Path, Any], new: dict[Path, Any]) -> list[Path]:
-    """Report a wholly added or removed block once (`launchTemplate`), not leaf by leaf."""
-    out: list[Path] = []
+def compress(changed: Iterable[Path], old: dict[Path, Any], new: dict[Path, Any]) -> dict[Path, Path]:
+    """Changed leaf → the path reported for it: a wholly added or removed block once (`launchTemplate`),
+    not leaf by leaf."""
+    out: dict[Path, Path] = {}
     for path in changed:
-        shortest = path
+        out[path] = path
         for cut in range(1, len(path)):
             ancestor = path[:cut]
             if not _has_prefix(old, ancestor) or not _has_prefix(new, ancestor):
-                shortest = ancestor
+                out[path] = ancestor
                 break
-        if shortest not in out:
-            out.append(shortest)
     return out
 
 
@@ -252,20 +262,28 @@ def _classify(pair: _Pair, change: Change) -> None:
             "new provider (in the new cluster when the cluster itself is replaced)"
         )
     shown = compress([p for p in paths if p not in pair.unknown], pair.old_leaves, pair.new_leaves)
-    change.paths = [render_path(p) for p in shown] + [render_path(p) for p in sorted(pair.unknown, key=render_path)
-                                                     if not _ignored(p, ignore)]
-    change.unknown = [f"{render_path(p)} (from {src})" for p, src in sorted(pair.unknown.items(), key=lambda i: render_path(i[0]))]
-    change.values = {render_path(p): (pair.old_leaves.get(p, _MISSING), pair.new_leaves.get(p, _MISSING)) for p in shown}
+    reported = {render_path(p): render_path(shown.get(p, p)) for p in paths}
+    replace = _unique(reported.get(p, p) for p in replace)
+    may = _unique(reported[p] for p in may)
+    blocks = _unique(shown.values())
+    change.paths = [render_path(p) for p in blocks] + [render_path(p) for p in paths if p in pair.unknown]
+    change.unknown = [f"{render_path(p)} (from {pair.unknown[p]})" for p in paths if p in pair.unknown]
+    change.values = {render_path(p): (_get(clean(pair.old.inputs), p), _get(clean(pair.new.inputs), p)) for p in blocks}
     change.replace_reasons = replace
     change.may_replace = [] if replace else may
     rolling = rule.rolling_update if rule else ()
-    change.rolling = [] if replace else [render_path(p) for p in paths if any(_covers(parse_path(r), p) for r in rolling)]
+    change.rolling = [] if replace else _unique(
+        reported[render_path(p)] for p in paths if any(_covers(parse_path(r), p) for r in rolling))
     if replace:
         change.op = "replace"
     elif paths:
         change.op = "update"
     else:
         change.op = "same"
+
+
+def _unique(items: Iterable[Any]) -> list[Any]:
+    return list(dict.fromkeys(items))
 
 
 def _is_replace(rule: rules.TypeRule, path: Path, pair: _Pair) -> bool:
@@ -306,13 +324,16 @@ def _recomputed_on_update(resource: Registration, changed: Iterable[Path]) -> li
     return [str(state[key]) for key in rule.outputs_changed_by_update if state.get(key) not in (None, "")]
 
 
-def _traced_paths(dependent: Registration, values: list[str], exact: list[str]) -> list[Path]:
+def _traced_paths(dependent: Registration, source_urn: str, values: list[str], exact: list[str]) -> list[Path]:
+    """Input paths of `dependent` that carry one of the source's unknown values. When the engine recorded
+    per-property dependencies, only properties that depend on the source count."""
+    deps = getattr(dependent, "property_dependencies", None) or {}
+    fed = {prop for prop, urns in deps.items() if source_urn in urns}
     hits = []
     for path, value in leaves(_unwrap(dependent.inputs)).items():
-        text = value if isinstance(value, str) else None
-        if text is None:
+        if not isinstance(value, str) or (deps and path[0] not in fed):
             continue
-        if any(v in text for v in values) or text in exact:
+        if any(v in value for v in values) or value in exact:
             hits.append(path)
     return hits
 
@@ -522,7 +543,7 @@ def _propagate(after: ProgramRun, pairs: dict[str, _Pair], changes: dict[str, Ch
                 values = _computed_strings(registration) if source.op == "replace" else []
                 source_pair = pairs.get(source_urn)
                 changed = (source_pair.changed | set(source_pair.unknown)) if source_pair else set()
-                hits = _traced_paths(pair.new, values, _recomputed_on_update(registration, changed))
+                hits = _traced_paths(pair.new, source_urn, values, _recomputed_on_update(registration, changed))
                 for path in hits:
                     if path not in pair.unknown:
                         pair.unknown[path] = f"{source.op}d {registration.type} {registration.name}"

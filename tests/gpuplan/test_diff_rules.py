@@ -167,3 +167,33 @@ def test_growing_a_kind_pool_recreates_the_kind_cluster_and_is_refused(dev_repor
     assert objects and all(c.op == "replace" and "provider" in c.replace_reasons for c in objects)
     namespaces_with_templates = [c for c in objects if c.type == "kubernetes:core/v1:Namespace" and c.refused]
     assert namespaces_with_templates and all("ResourceClaims" in c.why for c in namespaces_with_templates)
+
+
+@pytest.mark.parametrize("template_change, rolls", [({"description": "pool b"}, False), ({"instanceType": "p5.4xlarge"}, True)])
+def test_only_a_template_data_change_makes_a_new_version_that_rolls_the_node_group(template_change, rolls):
+    lt_type, ng_type = "aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup"
+
+    def run(extra):
+        inputs = {"description": "pool a", "instanceType": "p5.48xlarge", **extra}
+        template = _reg(lt_type, "lt", inputs, state={**inputs, "latestVersion": 1})
+        nodes = _reg(ng_type, "ng", {"launchTemplate": {"id": "lt-id", "version": "1"}, "scalingConfig": {"maxSize": 2}},
+                     deps=[template.urn])
+        nodes.property_dependencies = {"launchTemplate": [template.urn]}
+        return _run(template, nodes)
+
+    changes = {c.name: c for c in diff_runs(run({}), run(template_change)).changes}
+    assert changes["lt"].op == "update" and changes["lt"].paths == list(template_change)
+    if rolls:
+        assert changes["ng"].op == "update" and changes["ng"].rolling == ["launchTemplate.version"]
+        assert changes["ng"].paths == ["launchTemplate.version"] and changes["ng"].values == {}
+    else:
+        assert changes["ng"].op == "same"
+
+
+def test_a_wholly_added_block_is_reported_once_with_its_value():
+    type_ = "aws:ec2/launchTemplate:LaunchTemplate"
+    old = _reg(type_, "lt", {"description": "x"})
+    new = _reg(type_, "lt", {"description": "x", "placement": {"groupName": "pg-1", "tenancy": "default"}})
+    change = diff_runs(_run(old), _run(new)).changes[0]
+    assert change.op == "update" and change.paths == ["placement"]
+    assert change.values["placement"][1] == {"groupName": "pg-1", "tenancy": "default"}
