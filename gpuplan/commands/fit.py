@@ -133,7 +133,8 @@ def render_text(name: str, report: dict[str, Any]) -> None:
                 pools[allocation["pool"]].add(f"{allocation['request']}/{allocation['subrequest']}")
         shown = ", ".join(f"{p} ({', '.join(sorted(s))})" if s else p for p, s in pools.items()) or "-"
         quota = "-" if claim["quotaLimit"] is None else str(claim["quotaLimit"])
-        table.add_row(f"{claim['namespace']}/{claim['name']}", claim["source"], status, shown, str(claim["maxConcurrent"]), quota, binds(claim))
+        source = claim["source"] if claim["source"].startswith("stack:") else Path(claim["source"]).name
+        table.add_row(f"{claim['namespace']}/{claim['name']}", source, status, shown, str(claim["maxConcurrent"]), quota, binds(claim))
     console.print(table)
     for claim in report["claims"]:
         for line in claim["errors"]:
