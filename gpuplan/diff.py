@@ -395,8 +395,8 @@ def _verdict(resource: Registration, op: str, before: ProgramRun) -> _Verdict | 
         reservation = _capacity_reservation(resource, before) if gpu else None
         if reservation:
             reasons.append(
-                f"capacity reservation {reservation} is bound to this pool through its launch template: new nodes "
-                "only start on it while the reservation is active, for its instance type, in its zone"
+                f"capacity reservation {reservation} is bound to this pool: new nodes only start on it while the "
+                "reservation is active, for its instance type, in its zone"
             )
         label = pool or "<pool>"
         how.append(
