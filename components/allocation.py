@@ -455,9 +455,6 @@ class Simulator:
                 return step
         return None
 
-    def selectable(self, sub: SubRequest, device: SliceDevice) -> bool:
-        return self.first_failure(sub, device) is None
-
     # -- one claim on one node -------------------------------------------------------------------------
     def _mask(self, sub: SubRequest, node: NodeInventory) -> list[Any]:
         """Per device of the node: None (not evaluated yet), True/False, or the AllocationError it raised.

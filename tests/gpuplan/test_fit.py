@@ -257,3 +257,21 @@ def test_invalid_claim_files_exit_2_with_every_problem(tmp_path):
     inventory = CliRunner().invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
                                          "--inventory", str(bad_inventory)])
     assert inventory.exit_code == 2 and "not a ResourceSlice" in inventory.output
+
+
+def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(dev_run, tmp_path):
+    pods = tmp_path / "pods.yaml"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer", "namespace": "ml-research"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                    "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "two-gpus"},
+                                       {"name": "typo", "resourceClaimTemplateName": "two-gpu"}]}}
+    admin = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "watch", "namespace": "ml-research"},
+             "spec": {"devices": {"requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.example.com",
+                                                                          "allocationMode": "All", "adminAccess": True}}]}}}
+    pods.write_text(yaml.safe_dump_all([pod, admin]))
+    claims = by_name(fit_report(dev_run, [pods]))
+    assert claims["ml-research/two-gpus"]["source"] == "stack:dev"  # resolved to the stack's template, no new row
+    typo = claims["ml-research/two-gpu"]
+    assert not typo["satisfiable"] and "Pod ml-research/trainer spec.resourceClaims[1] (typo)" in typo["errors"][0]
+    watch = claims["ml-research/watch"]
+    assert not watch["satisfiable"] and "resource.kubernetes.io/admin-access" in watch["reasons"][0]

@@ -271,3 +271,12 @@ def test_device_key_projects_onto_what_the_selector_reads():
     assert whole.reads() is None and whole.device_key(first) != whole.device_key(second)  # falls back to Device.key()
     other_driver = Device.from_slice_device("other.example.com", {"name": "gpu-0", "attributes": {"model": {"string": "LATEST-GPU-MODEL"}}})
     assert model.device_key(other_driver) != model.device_key(first)  # the driver is always part of the key
+
+
+def test_without_the_cache_results_are_the_same_and_cost_more():
+    nodes = (example_node("a", 4), example_node("b", 4))
+    spec = claim(exact(count=2, selectors=("device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0",)))
+    cached, uncached = simulator(*nodes), Simulator(list(nodes), {EX: ANY_EXAMPLE}, cache=False)
+    first, second = cached.evaluate_claim(spec), uncached.evaluate_claim(spec)
+    assert (first.satisfiable, first.allocations, first.max_concurrent) == (second.satisfiable, second.allocations, second.max_concurrent)
+    assert cached.stats.evaluations == 2 and uncached.stats.evaluations > 16
