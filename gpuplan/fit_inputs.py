@@ -69,6 +69,8 @@ class FitInputs:
     taint_rules: list[dict[str, Any]] = field(default_factory=list)
     entries: list[ClaimEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    extended_gate: bool = False  # DRAExtendedResource on (draDriver.extendedResourceBridge)
+    plugin_pools: tuple[str, ...] = ()  # node pools whose device plugin advertises nvidia.com/gpu
 
     def add_class(self, spec: DeviceClassSpec, source: str, *, override: bool = True) -> None:
         if override or spec.name not in self.classes:
@@ -272,22 +274,21 @@ def _resolve_pod(inputs: FitInputs, file: str, kind: str, name: str, pod: Mappin
             device_class = resource[len(IMPLICIT_EXTENDED_PREFIX):]
         else:
             device_class = next((c.name for c in inputs.classes.values() if c.extended_resource_name == resource), None)
+        if resource == DEVICE_PLUGIN_RESOURCE and inputs.plugin_pools and (device_class is None or not inputs.extended_gate):
+            inputs.notes.append(f"{kind} {name}: {resource} is served by the device plugin on pool(s) "
+                                f"{', '.join(inputs.plugin_pools)} (not a DRA claim)")
+            continue
         if device_class is None:
             unmapped.append(resource)
             continue
         # The scheduler names the requests container-<index>-request-<index> (KEP-5004, upstream examples).
         request_name = f"container-{container}-request-{sum(1 for e in extended[:position] if e[0] == container)}"
         requests.append(Request(request_name, (SubRequest(request_name, None, device_class, (), "ExactCount", max(1, count)),)))
-    served_by_plugin = [r for r in unmapped if r == DEVICE_PLUGIN_RESOURCE]
-    for resource in served_by_plugin:
-        inputs.notes.append(f"{kind} {name}: {resource} is not mapped to a DeviceClass, so the device plugin serves it "
-                            "(not a DRA claim)")
-    others = [r for r in unmapped if r != DEVICE_PLUGIN_RESOURCE]
-    if not requests and not others:
+    if not requests and not unmapped:
         return
     entry = ClaimEntry(file, namespace, f"{pod_name}-extended-resources", "extended-resources",
                        ClaimSpec(tuple(requests)) if requests else None, extended_resources=tuple(r for _, r, _, _ in extended))
-    for resource in others:
+    for resource in unmapped:
         entry.reasons.append(f"{kind} {name} asks for extended resource {resource}: no DeviceClass has "
                              f"extendedResourceName {resource} and no device plugin here advertises it, so the pod stays Pending")
     inputs.entries.append(entry)

@@ -49,7 +49,8 @@ def fit_report(run, claim_files: list[Path] | None = None, inventory_file: Optio
     Raises InputError for unreadable or invalid claim files and inventories."""
     config: StackConfig = run.config
     source = f"stack:{run.stack}"
-    inputs = FitInputs()
+    inputs = FitInputs(extended_gate=config.dra_driver.extended_resource_bridge,
+                       plugin_pools=tuple(p.name for p in config.device_plugin_pools))
     add_stack_objects(inputs, stack_manifests(run), chart_classes(config), source)
     problems = add_claim_files(inputs, list(claim_files or []), config.cluster.kubernetes_version, source)
     if problems:
@@ -57,7 +58,7 @@ def fit_report(run, claim_files: list[Path] | None = None, inventory_file: Optio
     inventory = load_inventory(config, inventory_file)
     nodes = inventory.nodes(inputs.taint_rules)
     simulator = Simulator(nodes, inputs.classes)
-    claims = [evaluate_entry(simulator, entry, inputs, config) for entry in inputs.entries]
+    claims = [evaluate_entry(simulator, entry, inputs) for entry in inputs.entries]
     drivers = sorted({d.driver for n in nodes for d in n.devices})
     return {
         "claims": claims,
@@ -68,7 +69,7 @@ def fit_report(run, claim_files: list[Path] | None = None, inventory_file: Optio
     }
 
 
-def evaluate_entry(simulator: Simulator, entry: ClaimEntry, inputs: FitInputs, config: StackConfig) -> dict[str, Any]:
+def evaluate_entry(simulator: Simulator, entry: ClaimEntry, inputs: FitInputs) -> dict[str, Any]:
     result: dict[str, Any] = {
         "source": entry.source, "namespace": entry.namespace, "name": entry.name, "satisfiable": False,
         "allocations": [], "maxConcurrent": 0, "quotaLimit": None, "reasons": list(entry.reasons), "errors": list(entry.errors),
@@ -83,7 +84,7 @@ def evaluate_entry(simulator: Simulator, entry: ClaimEntry, inputs: FitInputs, c
     if spec.admin_access and entry.namespace in inputs.namespaces and inputs.namespaces[entry.namespace].get(ADMIN_ACCESS_LABEL) != "true":
         blockers.append(f"adminAccess needs the namespace label {ADMIN_ACCESS_LABEL}: \"true\"; namespace {entry.namespace} "
                         "lacks it, so the API server rejects the claim")
-    if entry.kind == "extended-resources" and spec.requests and not config.dra_driver.extended_resource_bridge:
+    if entry.kind == "extended-resources" and spec.requests and not inputs.extended_gate:
         resources = ", ".join(dict.fromkeys(entry.extended_resources))
         fits = f"; with the gate the claim would fit on pool(s) {', '.join(outcome.pools)}" if outcome.pools else ""
         blockers.append(f"DRA serves extended resources ({resources}) only with the DRAExtendedResource feature gate (alpha in "

@@ -275,3 +275,9 @@ def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(d
     assert not typo["satisfiable"] and "Pod ml-research/trainer spec.resourceClaims[1] (typo)" in typo["errors"][0]
     watch = claims["ml-research/watch"]
     assert not watch["satisfiable"] and "resource.kubernetes.io/admin-access" in watch["reasons"][0]
+
+
+def test_nvidia_gpu_limits_go_to_device_plugin_pools_when_dra_cannot_serve_them(dev_run):
+    report = fit_report(dev_run, [SPECS / "nvidia-extended-resources-gpu-full.yaml"])
+    assert "extended-resource-gpu-full/gpu-full-pod-extended-resources" not in by_name(report)
+    assert any("nvidia.com/gpu is served by the device plugin on pool(s) legacy-workers" in n for n in report["notes"])
