@@ -7,7 +7,9 @@ from typing import Any
 import yaml
 
 
-class _Dumper(yaml.SafeDumper):
+# libyaml's emitter writes the same bytes as PyYAML's pure-Python one for these documents (checked on every
+# committed stack's manifests and values) and is about 5x faster: it matters for stacks with thousands of objects.
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
     pass
 
 
