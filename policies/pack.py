@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel
 
-from policies import cloud_rules, dra_rules, helm_rules, migration_rules
+from policies import cloud_rules, dra_rules, fit_rules, helm_rules, migration_rules
 
 PACK_NAME = "dra-gpu-platform"
 PACK_DESCRIPTION = "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts."
@@ -26,4 +26,5 @@ POLICIES = [
     migration_rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN,
     helm_rules.HELM_RELEASE_PINNED,
     cloud_rules.GPU_BUDGET,
+    fit_rules.CLAIMS_SATISFIABLE,
 ]

@@ -26,7 +26,7 @@ NAMES = [
     "gpu-node-pool-tainted", "gpu-node-pool-nvidia-ami", "protected-in-production", "cluster-endpoint-private",
     "imds-v2-required", "deviceclass-selector-valid", "claim-template-class-exists", "dra-quota-keys-valid",
     "gpu-namespace-has-quota", "dra-only-namespace-guarded", "device-plugin-retirement-safe",
-    "dra-driver-not-beside-device-plugin", "helm-release-pinned", "gpu-budget",
+    "dra-driver-not-beside-device-plugin", "helm-release-pinned", "gpu-budget", "claims-satisfiable",
 ]
 
 

@@ -36,6 +36,7 @@ EXPECTED = {
     "Pulumi.quota-misses-a-class.yaml": (None, "gpu-namespace-has-quota", "mandatory"),
     "Pulumi.production-unprotected.yaml": (PROD_CONFIG, "protected-in-production", "mandatory"),
     "Pulumi.over-gpu-budget.yaml": (PROD_CONFIG, "gpu-budget", "advisory"),
+    "Pulumi.claim-cannot-fit.yaml": (None, "claims-satisfiable", "mandatory"),
 }
 
 
