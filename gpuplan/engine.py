@@ -21,7 +21,7 @@ import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 
-from components.config import PROJECT, StackConfig, load_stack_file, read_stack_file, stack_name_from_path
+from components.config import PROJECT, StackConfig, parse_config_map, read_stack_file, stack_name_from_path
 from components.problems import InputError, Problem
 from gpuplan import mock_outputs
 
@@ -197,9 +197,12 @@ def run_program(
 ) -> ProgramRun:
     """Validate the stack file, then run the program under mocks. Raises InputError (invalid stack file)
     or ProgramError (the program refused the config)."""
-    config = load_stack_file(config_file)
     stack = stack_name_from_path(config_file)
-    runtime, secret_keys = runtime_config_from_file(read_stack_file(config_file))
+    # Parsed once (what load_stack_file does, keeping the map): a stack file with thousands of objects takes
+    # PyYAML's pure-Python loader about half a second.
+    values = read_stack_file(config_file)
+    config = parse_config_map(values, stack=stack, source=str(config_file))
+    runtime, secret_keys = runtime_config_from_file(values)
     mocks = _Mocks(config)
     monitor = RecordingMonitor(mocks)
     collector = _LogCollector()
