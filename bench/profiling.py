@@ -1,0 +1,60 @@
+"""cProfile of one child command: the top entries that explain a missed target."""
+
+from __future__ import annotations
+
+import io
+import pstats
+from typing import Sequence
+
+from bench import measure
+
+TOP = 15
+
+
+def profile(command: Sequence[str], label: str, top: int = TOP) -> dict:
+    """Run `command` (a `python ...` command line) under cProfile; top entries by cumulative and own time."""
+    output = measure.WORK / "profiles" / f"{label}.prof"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    python, *rest = command
+    measure.run([python, "-m", "cProfile", "-o", str(output), *rest])
+    stats = pstats.Stats(str(output), stream=io.StringIO())
+    total = max((entry[3] for entry in stats.stats.values()), default=0.0)  # the outermost call's cumulative time
+
+    def rows(sort_index: int) -> list[dict]:
+        ranked = sorted(stats.stats.items(), key=lambda item: item[1][sort_index], reverse=True)
+        return [
+            {
+                "function": f"{_short(file)}:{line}({name})",
+                "calls": calls,
+                "own_s": round(own, 3),
+                "cumulative_s": round(cumulative, 3),
+            }
+            for (file, line, name), (_, calls, own, cumulative, _) in ranked[:top]
+        ]
+
+    phases = {}
+    for label, (suffix, function) in PHASES.items():
+        matches = [entry[3] for (file, _, name), entry in stats.stats.items() if file.endswith(suffix) and name == function]
+        if matches:
+            phases[label] = round(max(matches), 3)
+    return {"total_s": round(total, 3), "phases": phases, "by_cumulative": rows(3), "by_own_time": rows(2), "file": str(output)}
+
+
+# Where a preview spends its time (cumulative seconds under the profiler, which inflates pure-Python code).
+PHASES = {
+    "run_program (config, program, mock engine)": ("gpuplan/engine.py", "run_program"),
+    "  the program's components (GpuPlatform)": ("components/platform.py", "__init__"),
+    "  stack file YAML parse": ("components/config.py", "read_stack_file"),
+    "write_outputs (plan.json, manifests)": ("gpuplan/plan.py", "write_outputs"),
+    "  YAML dump": ("components/yamlio.py", "dump_yaml"),
+    "manifest read-back (YAML parse)": ("yaml/__init__.py", "load"),
+    "kubernetes-validate (jsonschema)": ("gpuplan/kube_validate.py", "validate_document"),
+    "deploy model": ("gpuplan/critical_path.py", "model_run"),
+}
+
+
+def _short(path: str) -> str:
+    for marker in ("site-packages/", "/lib/python3", str(measure.ROOT) + "/"):
+        if marker in path:
+            return path.split(marker, 1)[1]
+    return path
