@@ -28,6 +28,8 @@ from gpuplan import mock_outputs
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SECRET = "[secret]"
+# Garbage-collector thresholds while a program runs (defaults 700/10/10); see run_program.
+GC_THRESHOLDS = (10_000, 50, 100)
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 
@@ -236,7 +238,7 @@ def run_program(
     # default thresholds the collector runs thousands of times and its full passes walk every loaded SDK class
     # (a third of a 2,000-object preview, bench/RESULTS.md). Fewer collections; the memory peak is unchanged.
     thresholds = gc.get_threshold()
-    gc.set_threshold(10_000, 50, 100)
+    gc.set_threshold(*GC_THRESHOLDS)
     try:
         _run()
     except pulumi.RunError as error:
