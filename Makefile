@@ -15,7 +15,7 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --all-groups --python $(PYTHON)
+	$(UV) sync --frozen --all-groups --compile-bytecode --python $(PYTHON)
 	touch $@
 
 setup: $(STAMP)
