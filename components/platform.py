@@ -15,7 +15,6 @@ from components.example_dra_driver import ExampleDraDriver, ExampleDraDriverArgs
 from components.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.gpu_software_values import dra_driver_plan, dra_driver_waits_for_operator, example_driver_plan
 from components.maintenance import Maintenance, MaintenanceArgs
-from components.monitoring import Monitoring, MonitoringArgs
 from components.naming import TYPE_PREFIX, child
 from components.tenant_namespace import TenantNamespace, TenantNamespaceArgs
 
@@ -81,6 +80,9 @@ class GpuPlatform(pulumi.ComponentResource):
         if config.maintenance.device_taints:
             Maintenance(child(name, "maintenance"), MaintenanceArgs(config.maintenance, provider), parent)
         if config.monitoring.enabled:
+            # imported only when used: the Grafana dashboard builder costs half a second to import
+            from components.monitoring import Monitoring, MonitoringArgs
+
             Monitoring(child(name, "monitoring"), MonitoringArgs(config, provider), parent)
 
         self.kubeconfig = self.cluster.kubeconfig
