@@ -56,10 +56,7 @@ def colliding_pool_names(pool_names: Iterable[str]) -> dict[str, list[str]]:
 
 
 def vm_shape(pool: NodePool) -> InstanceType:
-    if pool.instance_type is not None:
-        shape = catalog.instance_type("aks", pool.instance_type)
-    else:
-        shape = catalog.default_instance_type("aks", pool.gpu)
+    shape = catalog.pool_shape("aks", pool.gpu, pool.instance_type)
     if shape is None:
         raise ValueError(f"pool {pool.name}: no Azure VM size for {pool.gpu} (config rules should have caught this)")
     return shape

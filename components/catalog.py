@@ -232,6 +232,18 @@ def default_instance_type(platform: str, gpu: str) -> InstanceType | None:
     return candidates[0] if candidates else None
 
 
+def pool_shape(platform: str, gpu: str, instance_type: str | None) -> InstanceType | None:
+    """A pool's machine shape: its own instance type / VM size, else the catalog default for its GPU."""
+    return instance_type_named(instance_type, platform) if instance_type else default_instance_type(platform, gpu)
+
+
+def instance_type_named(name: str | None, platform: str | None = None) -> InstanceType | None:
+    """Look a shape up by name, on one platform or (for kind/existing and foreign programs) on any."""
+    if platform in ("eks", "aks"):
+        return INSTANCE_TYPES.get((platform, name or ""))
+    return next((t for t in INSTANCE_TYPES.values() if t.name == name), None)
+
+
 def all_mig_profile_names() -> set[str]:
     return {p.name for m in GPU_MODELS.values() for p in m.mig_profiles}
 

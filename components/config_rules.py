@@ -108,13 +108,13 @@ class _Rules:
             elif pool.instance_type is not None and platform == "kind":
                 self.add(f"{at}.instanceType", pool.instance_type, "kind workers have no instance type", "remove instanceType")
             elif pool.instance_type is not None:
-                known = [t for t in catalog.INSTANCE_TYPES.values() if t.name == pool.instance_type]
-                if not known:
+                known = catalog.instance_type_named(pool.instance_type)
+                if known is None:
                     self.add(f"{at}.instanceType", pool.instance_type, "unknown instance type (used to count GPUs per node)",
                              "set gpusPerNode instead, or use a catalog type")
-                elif known[0].gpu != pool.gpu:
-                    self.add(f"{at}.instanceType", pool.instance_type, f"{pool.instance_type} carries {known[0].gpu}, not {pool.gpu}",
-                             f"set gpu: {known[0].gpu} or pick another type")
+                elif known.gpu != pool.gpu:
+                    self.add(f"{at}.instanceType", pool.instance_type, f"{pool.instance_type} carries {known.gpu}, not {pool.gpu}",
+                             f"set gpu: {known.gpu} or pick another type")
             if pool.capacity != "on-demand" and platform in ("kind", "existing"):
                 self.add(f"{at}.capacity", pool.capacity, f"capacity applies to cloud pools, not platform {platform}", "remove capacity")
             if pool.capacity == "capacity-block":

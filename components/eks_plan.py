@@ -77,10 +77,7 @@ def role_name_of(arn: str) -> str:
 
 def instance_shape(pool: NodePool) -> InstanceType:
     """The EC2 type of a pool: its own, else the catalog default for its GPU (config rules guarantee one)."""
-    if pool.instance_type is not None:
-        shape = catalog.instance_type("eks", pool.instance_type)
-    else:
-        shape = catalog.default_instance_type("eks", pool.gpu)
+    shape = catalog.pool_shape("eks", pool.gpu, pool.instance_type)
     if shape is None:
         raise ValueError(f"pool {pool.name}: no EC2 instance type for {pool.gpu} (config rules should have caught this)")
     return shape

@@ -393,15 +393,14 @@ def stack_inventory(config: StackConfig) -> Inventory:
 def _gpus_per_node(config: StackConfig, pool: NodePool) -> tuple[int, int, str | None]:
     """(GPUs per node, GPUs per pcieRoot, note) for a pool."""
     if config.platform in ("eks", "aks"):
-        shape = (catalog.instance_type(config.platform, pool.instance_type) if pool.instance_type
-                 else catalog.default_instance_type(config.platform, pool.gpu))
+        shape = catalog.pool_shape(config.platform, pool.gpu, pool.instance_type)
         if shape is not None:
             return shape.gpus, shape.gpus_per_pcie_root, None
     if pool.gpus_per_node is not None:
         return pool.gpus_per_node, 1, None
-    known = [t for t in catalog.INSTANCE_TYPES.values() if t.name == pool.instance_type]
-    if known:
-        return known[0].gpus, known[0].gpus_per_pcie_root, None
+    known = catalog.instance_type_named(pool.instance_type)
+    if known is not None:
+        return known.gpus, known.gpus_per_pcie_root, None
     return 1, 1, f"pool {pool.name}: GPUs per node unknown (set gpusPerNode); simulated with 1"
 
 

@@ -233,8 +233,8 @@ def _error_code(error) -> str:
 
 def pool_instance_type(pool: NodePool) -> str:
     if pool.instance_type:
-        return pool.instance_type
-    default = catalog.default_instance_type("eks", pool.gpu)
+        return pool.instance_type  # kept as written: preflight reports unknown types instead of failing
+    default = catalog.pool_shape("eks", pool.gpu, None)
     assert default is not None  # config_rules rejects EKS pools whose GPU has no EC2 type
     return default.name
 

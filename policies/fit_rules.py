@@ -50,12 +50,12 @@ def _integral(value: Any) -> Any:
 def _gpu_model(pool: inv.NodePool):
     if pool.labels.get(GPU_LABEL) in catalog.GPU_MODELS:
         return catalog.gpu_model(pool.labels[GPU_LABEL])
-    shape = next((t for t in catalog.INSTANCE_TYPES.values() if t.name == pool.instance_type), None)
+    shape = catalog.instance_type_named(pool.instance_type)
     return catalog.gpu_model(shape.gpu) if shape else None
 
 
 def _per_root(pool: inv.NodePool) -> int:
-    shape = next((t for t in catalog.INSTANCE_TYPES.values() if t.name == pool.instance_type), None)
+    shape = catalog.instance_type_named(pool.instance_type)
     return shape.gpus_per_pcie_root if shape else 1
 
 

@@ -34,7 +34,7 @@ def _catalog(gpu: str, count: Optional[int], instance: Optional[str], mig: Optio
         _fail("--gpu", gpu, "not a GPU of the catalog", f"use one of {', '.join(catalog.GPU_MODELS)}")
     per_root = 1
     if instance is not None:
-        shape = next((t for t in catalog.INSTANCE_TYPES.values() if t.name == instance), None)
+        shape = catalog.instance_type_named(instance)
         if shape is None or shape.gpu != gpu:
             options = ", ".join(t.name for t in catalog.INSTANCE_TYPES.values() if t.gpu == gpu)
             _fail("--instance-type", instance, f"not a catalog instance type with {gpu}", f"use one of {options or '(none)'}")
