@@ -12,7 +12,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
-SHARED = ROOT.parent / "shared"
+# Shared inputs (H200 NVML dump, upstream DRA manifests) are vendored so a clean clone tests on its own.
+SHARED = ROOT / "tests" / "fixtures" / "shared"
+SHARED_REFERENCE = ROOT.parent / "shared" / "reference"  # the team's fact sheets, next to the checkout
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

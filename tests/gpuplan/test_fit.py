@@ -1,4 +1,4 @@
-"""`gpuplan fit`: the stacks' own templates and every upstream example manifest (../shared/upstream-specs),
+"""`gpuplan fit`: the stacks' own templates and every upstream example manifest (tests/fixtures/shared/upstream-specs),
 evaluated against the simulated inventory the stack would get, with each result asserted."""
 
 from __future__ import annotations

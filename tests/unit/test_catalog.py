@@ -1,4 +1,4 @@
-"""The GPU catalog agrees with a real H200 (../shared/fixtures/nvml/h200) and with itself."""
+"""The GPU catalog agrees with a real H200 (tests/fixtures/shared/fixtures/nvml/h200) and with itself."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import pytest
 
 from components import deploy_model
 from components.deploy_model import DURATIONS, MINUTE, CycleError, Node, classify, model
-from tests.conftest import SHARED
+from tests.conftest import SHARED_REFERENCE
 
 
 def node(id_: str, key: str, *, role: str = "", parent: str = "", deps: tuple[str, ...] = (), provider: str = "",
@@ -151,7 +151,7 @@ def test_classify(type_, custom, parent_type, inputs, expected):
 
 def test_every_duration_names_its_source_and_clouds_md_numbers_are_quoted_as_given():
     assert all(d.source and d.seconds >= 0 and (d.p90_seconds is None or d.p90_seconds >= d.seconds) for d in DURATIONS.values())
-    clouds = SHARED / "reference" / "clouds.md"
+    clouds = SHARED_REFERENCE / "clouds.md"
     if not clouds.exists():
         pytest.skip("shared reference not available")
     suggestion = next(line for line in clouds.read_text().splitlines() if line.startswith("Model suggestion"))
