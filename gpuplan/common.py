@@ -59,6 +59,18 @@ def emit_json(document: Any) -> None:
     sys.stdout.write(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n")
 
 
+def write_and_emit(target: Path, filename: str, document: Any, fmt: "OutputFormat", render_text: Callable[[], None]) -> Path:
+    """Every command's result: `<out>/<filename>` as JSON, then the same JSON on stdout or the text view."""
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / filename
+    path.write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    if fmt == OutputFormat.json:
+        emit_json(document)
+    else:
+        render_text()
+    return path
+
+
 _FORMAT = {"value": OutputFormat.text}
 
 

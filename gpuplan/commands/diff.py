@@ -174,14 +174,8 @@ def register(app: typer.Typer) -> None:
                             "pass the URN of a refused change as printed by gpuplan diff")
                     for value in unmatched
                 ])
-            target = common.out_dir(out, name)
-            target.mkdir(parents=True, exist_ok=True)
-            document = report.as_json()
-            (target / "diff.json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            if format == common.OutputFormat.json:
-                common.emit_json(document)
-            else:
-                render_text(report, common.console())
+            common.write_and_emit(common.out_dir(out, name), "diff.json", report.as_json(), format,
+                                  lambda: render_text(report, common.console()))
             return common.EXIT_FINDINGS if report.refused else common.EXIT_OK
 
         raise typer.Exit(common.guarded(body))

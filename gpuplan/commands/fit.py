@@ -3,7 +3,6 @@ the stack's simulated DRA inventory (or a cluster dump), with the scheduler's al
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 
@@ -174,13 +173,8 @@ def register(app: typer.Typer) -> None:
             run = run_program(stack_file)
             report = fit_report(run, [*(claims or []), *(more_claims or [])], inventory)
             target = common.out_dir(out, name)
-            target.mkdir(parents=True, exist_ok=True)
             document = {"claims": [{key: claim[key] for key in RESULT_KEYS} for claim in report["claims"]]}
-            (target / "fit.json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            if format == common.OutputFormat.json:
-                common.emit_json(document)
-            else:
-                render_text(name, report)
+            common.write_and_emit(target, "fit.json", document, format, lambda: render_text(name, report))
             return common.EXIT_FINDINGS if failing(report["claims"]) else common.EXIT_OK
 
         raise typer.Exit(common.guarded(body))

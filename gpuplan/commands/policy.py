@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -60,14 +59,8 @@ def register(app: typer.Typer) -> None:
 
             name, stack_file = common.resolve_stack(stack, config)
             report = run_policies(stack_file, policy_config, name)
-            target = common.out_dir(out, name)
-            target.mkdir(parents=True, exist_ok=True)
-            document = report.as_json()
-            (target / "policy.json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            if format == common.OutputFormat.json:
-                common.emit_json(document)
-            else:
-                render_text(report, common.console())
+            common.write_and_emit(common.out_dir(out, name), "policy.json", report.as_json(), format,
+                                  lambda: render_text(report, common.console()))
             return common.EXIT_FINDINGS if report.mandatory else common.EXIT_OK
 
         raise typer.Exit(common.guarded(body))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -44,13 +43,8 @@ def register(app: typer.Typer) -> None:
                 ) from None
             document = report.as_json()
             target = common.out_dir(out, name)
-            target.mkdir(parents=True, exist_ok=True)
-            (target / "preflight.json").write_text(json.dumps(document, indent=2, sort_keys=True, default=str) + "\n",
-                                                   encoding="utf-8")
-            if format == common.OutputFormat.json:
-                common.emit_json(document)
-            else:
-                _render(report, target / "preflight.json")
+            common.write_and_emit(target, "preflight.json", document, format,
+                                  lambda: _render(report, target / "preflight.json"))
             return common.EXIT_OK if report.ok else common.EXIT_FINDINGS
 
         raise typer.Exit(common.guarded(body))
