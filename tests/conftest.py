@@ -18,7 +18,7 @@ SHARED_REFERENCE = ROOT.parent / "shared" / "reference"  # the team's fact sheet
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.config import PROJECT  # noqa: E402
+from components.config.models import PROJECT  # noqa: E402
 
 COMMITTED_STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
@@ -49,7 +49,7 @@ def write_stack(directory: Path, config: dict[str, Any], stack: str = "test") ->
 
 
 def run_file(path: Path):
-    from gpuplan.engine import run_program
+    from gpuplan.engine.runtime import run_program
 
     return run_program(path)
 
@@ -65,7 +65,7 @@ def load_committed(stack: str) -> dict[str, Any]:
 
 
 def clean_inputs(resource) -> dict[str, Any]:
-    from gpuplan.plan import clean
+    from gpuplan.engine.plan import clean
 
     return clean(resource.inputs)
 

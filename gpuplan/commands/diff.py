@@ -10,9 +10,9 @@ from typing import Any, List, Optional
 
 import typer
 
-from components.config import stack_file_path
-from components.problems import MISSING, InputError, Problem
-from gpuplan import common
+from components.config.models import stack_file_path
+from components.config.problems import MISSING, InputError, Problem
+from gpuplan.cli import output as common
 
 AgainstOption = typer.Option(
     None, "--against", help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main."
@@ -61,7 +61,7 @@ def _relabel(error: InputError, temp: Path, label: str) -> InputError:
 
 
 def _run(path: Path, label: str):
-    from gpuplan.engine import ProgramError, run_program
+    from gpuplan.engine.runtime import ProgramError, run_program
 
     try:
         return run_program(path)
@@ -72,7 +72,7 @@ def _run(path: Path, label: str):
 
 
 def _short(value: Any) -> str:
-    from gpuplan.diff import _MISSING
+    from gpuplan.diff.compare import _MISSING
 
     if value is _MISSING:
         return "(none)"
@@ -143,7 +143,7 @@ def register(app: typer.Typer) -> None:
         common.set_format(format)
 
         def body() -> int:
-            from gpuplan.diff import allow, diff_runs
+            from gpuplan.diff.compare import allow, diff_runs
 
             name, stack_file = common.resolve_stack(stack, config)
             if (against is None) == (against_config is None):

@@ -8,13 +8,13 @@ from typing import Any, Optional
 
 import typer
 
-from components.allocation import Simulator, quota_limit
-from components.config import StackConfig
-from components.config_rules import driver_device_classes
-from components.inventory import Inventory, chart_device_classes, dump_inventory, stack_inventory
-from components.problems import InputError
-from gpuplan import common
-from gpuplan.fit_inputs import ADMIN_ACCESS_LABEL, ClaimEntry, FitInputs, add_claim_files, add_stack_objects, read_documents
+from components.dra.allocator import Simulator, quota_limit
+from components.config.models import StackConfig
+from components.config.rules import driver_device_classes
+from components.dra.slices import Inventory, chart_device_classes, dump_inventory, stack_inventory
+from components.config.problems import InputError
+from gpuplan.cli import output as common
+from gpuplan.fit.inputs import ADMIN_ACCESS_LABEL, ClaimEntry, FitInputs, add_claim_files, add_stack_objects, read_documents
 
 STACK_KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceQuota", "Namespace", "DeviceTaintRule")
 RESULT_KEYS = ("source", "namespace", "name", "satisfiable", "allocations", "maxConcurrent", "quotaLimit", "reasons", "errors")
@@ -22,7 +22,7 @@ RESULT_KEYS = ("source", "namespace", "name", "satisfiable", "allocations", "max
 
 def stack_manifests(run) -> list[dict[str, Any]]:
     """The DRA objects the stack would deploy, exactly as recorded by the offline program run."""
-    from gpuplan.plan import is_kubernetes_object, manifest
+    from gpuplan.engine.plan import is_kubernetes_object, manifest
 
     return [manifest(r) for r in run.resources if is_kubernetes_object(r) and r.inputs.get("kind") in STACK_KINDS]
 
@@ -167,7 +167,7 @@ def register(app: typer.Typer) -> None:
         common.set_format(format)
 
         def body() -> int:
-            from gpuplan.engine import run_program
+            from gpuplan.engine.runtime import run_program
 
             name, stack_file = common.resolve_stack(stack, config)
             run = run_program(stack_file)

@@ -10,12 +10,12 @@ from typing import Optional
 
 import typer
 
-from components import catalog, versions
-from components.inventory import ALL_BALANCED, Inventory, catalog_inventory, nvidia_naming, nvml_inventory, stack_inventory
-from components.nvml_snapshot import parse_snapshot, snapshot_document
-from components.problems import MISSING, InputError, Problem
-from components.yamlio import dump_all_yaml
-from gpuplan import common
+from components.facts import catalog, versions
+from components.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvidia_naming, nvml_inventory, stack_inventory
+from components.dra.nvml import parse_snapshot, snapshot_document
+from components.config.problems import MISSING, InputError, Problem
+from components.config.yamlio import dump_all_yaml
+from gpuplan.cli import output as common
 
 CLI = "(command line)"
 
@@ -51,7 +51,7 @@ def _catalog(gpu: str, count: Optional[int], instance: Optional[str], mig: Optio
 
 
 def _from_nvml(file: Path, mig: Optional[str], node: str, naming: str) -> Inventory:
-    from gpuplan.fit_inputs import read_documents
+    from gpuplan.fit.inputs import read_documents
 
     documents, problems = read_documents(file)
     if problems:
@@ -95,7 +95,7 @@ def register(app: typer.Typer) -> None:
                 _fail("--save-nvml", str(save_nvml), "only a live read produces a snapshot", "add --live")
             naming = nvidia_naming(driver_version)
             if stack or config:
-                from components.config import load_stack_file
+                from components.config.models import load_stack_file
 
                 _, stack_file = common.resolve_stack(stack, config)
                 if mig is not None:
@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
             elif from_nvml is not None:
                 result = _from_nvml(from_nvml, mig, node or "node-0", naming)
             else:
-                from gpuplan.nvml_live import NvmlUnavailable, read_live
+                from gpuplan.inventory.nvml_live import NvmlUnavailable, read_live
 
                 try:
                     snapshot = read_live()

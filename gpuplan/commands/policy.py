@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from gpuplan import common
+from gpuplan.cli import output as common
 
 PolicyConfigOption = typer.Option(
     None, "--policy-config", help="Policy pack config (JSON); default policies/config/<stack>.json, else each policy's default level."
@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
         common.set_format(format)
 
         def body() -> int:
-            from gpuplan.policy_runner import run_policies
+            from gpuplan.checks.policy_runner import run_policies
 
             name, stack_file = common.resolve_stack(stack, config)
             report = run_policies(stack_file, policy_config, name)

@@ -9,10 +9,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from components.config import load_stack_file
-from components.problems import MISSING, InputError, Problem
-from gpuplan import common
-from gpuplan import preflight as checks
+from components.config.models import load_stack_file
+from components.config.problems import MISSING, InputError, Problem
+from gpuplan.cli import output as common
+from gpuplan.preflight import checks
 
 
 def register(app: typer.Typer) -> None:

@@ -8,16 +8,16 @@ from typing import Optional
 import typer
 import yaml
 
-from components import kind_config
-from components.monitoring_rules import PROMETHEUS_RULE_API, prometheus_rule_errors
-from gpuplan import common
-from gpuplan.kube_validate import ManifestError, validate_document, versions_for
+from components.plans import kind as kind_config
+from components.plans.monitoring.rules import PROMETHEUS_RULE_API, prometheus_rule_errors
+from gpuplan.cli import output as common
+from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
 
 
 def preview_stack(stack_file: Path, out: Path):
     """Shared by other commands: run + write outputs + validate. Returns (run, manifests, errors)."""
-    from gpuplan.engine import run_program
-    from gpuplan.plan import write_outputs
+    from gpuplan.engine.runtime import run_program
+    from gpuplan.engine.plan import write_outputs
 
     run = run_program(stack_file)
     extra = {}
@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
             target = common.out_dir(out, name)
             run, manifests, checked, errors = preview_stack(stack_file, target)
             notes = [message for severity, message in run.logs]
-            from gpuplan import critical_path
+            from gpuplan.timing import critical_path
 
             deploy = critical_path.model_run(run)
             if format == common.OutputFormat.json:
@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
                     }
                 )
             else:
-                from gpuplan.tree import render_tree
+                from gpuplan.engine.tree import render_tree
 
                 console = common.console()
                 render_tree(run, console)

@@ -9,9 +9,9 @@ import copy
 import pytest
 import yaml
 
-from components.config import NodePool
-from components.node_labels import pool_labels
-from gpuplan.plan import clean
+from components.config.models import NodePool
+from components.facts.node_labels import pool_labels
+from gpuplan.engine.plan import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"

@@ -133,7 +133,7 @@ def _pod(containers, init=None, priority=None):
 
 def _admit(policy: dict, pod: dict) -> tuple[bool, str | None]:
     """Evaluate the policy as the API server does: matchConditions, variables, validations, message."""
-    from components.cel import evaluate
+    from components.dra.cel import evaluate
 
     spec = policy["spec"]
     context = {"object": pod, "namespaceObject": {"metadata": {"name": pod["metadata"]["namespace"]}}}

@@ -9,11 +9,11 @@ import copy
 import pytest
 import yaml
 
-from components import eks_plan
-from components.config import NodePool
-from components.node_labels import pool_labels
-from gpuplan.mock_outputs import FAKE_ACCOUNT
-from gpuplan.plan import clean
+from components.plans import eks as eks_plan
+from components.config.models import NodePool
+from components.facts.node_labels import pool_labels
+from gpuplan.engine.mock_outputs import FAKE_ACCOUNT
+from gpuplan.engine.plan import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 
 CLUSTER = "aws:eks/cluster:Cluster"

@@ -1,7 +1,7 @@
 """The GPU software releases as the program registers them (Pulumi mocks): which releases exist per platform,
 their chart/version/namespace/options, the privileged namespaces, the explicit provider, the critical path
 (the DRA driver waits for the operator only when the operator installs the driver), and values identical to
-the pure plan of components/gpu_software_values.py."""
+the pure plan of components/plans/gpu_software.py."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import copy
 
 import pytest
 
-from components import gpu_software_values as gsv
-from gpuplan.plan import HELM_RELEASE, helm_values
+from components.plans import gpu_software as gsv
+from gpuplan.engine.plan import HELM_RELEASE, helm_values
 from tests.conftest import STACKS_DIR, clean_inputs, run_config, run_file
 
 POOLS = [

@@ -9,9 +9,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from components.config import parse_config_map
-from components.problems import InputError
-from gpuplan.cli import app
+from components.config.models import parse_config_map
+from components.config.problems import InputError
+from gpuplan.cli.app import app
 from tests.conftest import KIND_BASE, qualify, write_stack
 
 EXISTING = {
@@ -131,7 +131,7 @@ def phase(name: str, **changes) -> dict:
     ("0-legacy", True, False), ("1-dual-stack", True, True), ("2-dra-only", True, True), ("3-no-device-plugin-pool", False, True),
 ])
 def test_runbook_phases_are_valid_and_switch_the_plugins(name, device_plugin, dra_driver):
-    from components import gpu_software_values as gsv
+    from components.plans import gpu_software as gsv
 
     config = parse_config_map(qualify(phase(name)), stack="test", source="Pulumi.test.yaml")
     assert gsv.gpu_operator_values(config)["devicePlugin"]["enabled"] is device_plugin

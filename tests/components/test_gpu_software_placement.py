@@ -2,7 +2,7 @@
 
 A small scheduler model reads the rendered Helm values (nodeSelectors, tolerations, the NVIDIA chart's
 default affinity, NFD's custom label rules) and the labels and taints each node of each pool really carries
-(components/node_labels.py; on kind the rendered kind config), then decides per node which plugins land
+(components/facts/node_labels.py; on kind the rendered kind config), then decides per node which plugins land
 there. The device plugin comes from the GPU Operator (its DaemonSet runs where the operator's
 nvidia.com/gpu.deploy.device-plugin label is "true") or from the Bottlerocket AMI itself."""
 
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import pytest
 import yaml
 
-from components import gpu_software_values as gsv
-from components import kind_config
-from components.config import StackConfig, load_stack_file
-from components.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_labels, pool_taint
+from components.plans import gpu_software as gsv
+from components.plans import kind as kind_config
+from components.config.models import StackConfig, load_stack_file
+from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_labels, pool_taint
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR
 from tests.unit.test_gpu_software_values import TABLE, stack
 

@@ -9,10 +9,10 @@ import json
 import pytest
 import yaml
 
-from components import dashboard, ksm_resourceclaims, monitoring_values
-from components.monitoring_rules import rule_groups
+from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, values as monitoring_values
+from components.plans.monitoring.rules import rule_groups
 from gpuplan.commands.preview import preview_stack
-from gpuplan.plan import clean
+from gpuplan.engine.plan import clean
 from tests.conftest import KIND_BASE, run_config, write_stack
 from tests.monitoring_support import promtool, write_rules
 

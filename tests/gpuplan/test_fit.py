@@ -9,9 +9,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.config import load_stack_file
-from components.quota import claims_allowed_by_quota
-from gpuplan.cli import app
+from components.config.models import load_stack_file
+from components.plans.quota import claims_allowed_by_quota
+from gpuplan.cli.app import app
 from gpuplan.commands.fit import RESULT_KEYS, binds, fit_report
 from tests.conftest import COMMITTED_STACKS, ROOT, SHARED, run_file, write_stack
 

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.inventory import dump_inventory
-from gpuplan.cli import app
+from components.dra.slices import dump_inventory
+from gpuplan.cli.app import app
 from tests.conftest import SHARED
 from tests.fixtures import fake_pynvml
 

@@ -1,4 +1,4 @@
-"""AKS planning decisions (components/aks_plan.py), without Pulumi: agent pool names, MIG instance
+"""AKS planning decisions (components/plans/aks.py), without Pulumi: agent pool names, MIG instance
 profiles, the GPU driver choice, taints, and the non-interactive kubeconfig."""
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components import aks_plan, catalog
-from components.config import NodePool, load_stack_file, parse_config_map
-from gpuplan.mock_outputs import fake_aks_kubeconfig
+from components.plans import aks as aks_plan
+
+from components.facts import catalog
+from components.config.models import NodePool, load_stack_file, parse_config_map
+from gpuplan.engine.mock_outputs import fake_aks_kubeconfig
 from tests.conftest import STACKS_DIR, qualify
 
 DNS_LABEL = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")

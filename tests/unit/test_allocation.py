@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.allocation import (
+from components.dra.allocator import (
     ClaimSpec,
     Constraint,
     DeviceClassSpec,
@@ -17,8 +17,8 @@ from components.allocation import (
     parse_claim_spec,
     quota_limit,
 )
-from components.cel import Device
-from components.inventory import DeviceTaint, NodeInventory, SliceDevice, catalog_inventory
+from components.dra.cel import Device
+from components.dra.slices import DeviceTaint, NodeInventory, SliceDevice, catalog_inventory
 
 EX = "gpu.example.com"
 NV = "gpu.nvidia.com"
@@ -258,7 +258,7 @@ def test_quota_charge_and_limit_follow_the_evaluator():
 
 
 def test_device_key_projects_onto_what_the_selector_reads():
-    from components.cel import compile_selector
+    from components.dra.cel import compile_selector
 
     node = example_node("a", 2)
     first, second = (d.device for d in node.devices)  # differ only in index and uuid

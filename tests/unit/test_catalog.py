@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from components import catalog
-from components.quantity import Quantity, parse_quantity
+from components.facts import catalog
+from components.facts.quantity import Quantity, parse_quantity
 from tests.conftest import SHARED
 
 H200_DIR = SHARED / "fixtures" / "nvml" / "h200"

@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.cel import (
+from components.dra.cel import (
     MAX_SELECTOR_BYTES,
     CelCompileError,
     CelEvaluationError,
@@ -19,7 +19,7 @@ from components.cel import (
     compile_selector,
     evaluate,
 )
-from components.quantity import Quantity, parse_quantity
+from components.facts.quantity import Quantity, parse_quantity
 from tests.conftest import SHARED
 
 NV = "device.attributes['gpu.nvidia.com']"

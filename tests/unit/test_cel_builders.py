@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.cel_builders import plan_device_class
-from components.config import DeviceClassConfig
+from components.plans.device_classes import plan_device_class
+from components.config.models import DeviceClassConfig
 
 N = "device.attributes['gpu.nvidia.com']"
 

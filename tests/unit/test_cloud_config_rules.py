@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.cli import app
+from gpuplan.cli.app import app
 from tests.conftest import write_stack
 
 EKS = {

@@ -6,8 +6,8 @@ import copy
 
 import pytest
 
-from components.config import StackConfig, load_stack_file, parse_config_map
-from components.problems import InputError
+from components.config.models import StackConfig, load_stack_file, parse_config_map
+from components.config.problems import InputError
 from tests.conftest import COMMITTED_STACKS, KIND_BASE, STACKS_DIR, qualify
 
 EKS_BASE = {

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from components.config import parse_config_map
-from components.problems import InputError
+from components.config.models import parse_config_map
+from components.config.problems import InputError
 from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
 from tests.unit.test_config import EKS_BASE
 
@@ -98,7 +98,7 @@ def test_cli_exits_2_with_paths_and_no_traceback(tmp_path, config):
         expected_paths = [p.path for p in error.problems]
     else:
         assume(False)  # still valid: nothing to check here (running the program is covered elsewhere)
-    from gpuplan.cli import app
+    from gpuplan.cli.app import app
 
     stack_file = write_stack(tmp_path, config, stack="fuzz")
     result = CliRunner().invoke(app, ["preview", "--config", str(stack_file), "--out", str(tmp_path / "out")])

@@ -7,10 +7,10 @@ import pulumi
 import pytest
 from pulumi.runtime import mocks
 
-from components.config import load_stack_file, read_stack_file
-from components.problems import InputError
-from components.pulumi_config import load_stack_config
-from gpuplan.engine import runtime_config_from_file
+from components.config.models import load_stack_file, read_stack_file
+from components.config.problems import InputError
+from components.resources.stack_config import load_stack_config
+from gpuplan.engine.runtime import runtime_config_from_file
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, write_stack
 
 

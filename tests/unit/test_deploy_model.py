@@ -1,4 +1,4 @@
-"""The deploy critical-path model (components/deploy_model.py) on hand-built graphs: scheduling rules
+"""The deploy critical-path model (gpuplan/timing/deploy_model.py) on hand-built graphs: scheduling rules
 (dependencies, providers, parents, components), the critical path, the lower bound, the duration table."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from components import deploy_model
-from components.deploy_model import DURATIONS, MINUTE, CycleError, Node, classify, model
+from gpuplan.timing import deploy_model
+from gpuplan.timing.deploy_model import DURATIONS, MINUTE, CycleError, Node, classify, model
 from tests.conftest import SHARED_REFERENCE
 
 

@@ -1,4 +1,4 @@
-"""EKS planning decisions (components/eks_plan.py), without Pulumi: AMI and capacity types, EFA interfaces,
+"""EKS planning decisions (components/plans/eks.py), without Pulumi: AMI and capacity types, EFA interfaces,
 autoscaler node templates, VPC zones and subnets, IAM ARNs, the kubeconfig."""
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components import catalog, eks_plan
-from components.config import NodePool, load_stack_file
-from components.node_labels import pool_labels
+from components.facts import catalog
+
+from components.plans import eks as eks_plan
+from components.config.models import NodePool, load_stack_file
+from components.facts.node_labels import pool_labels
 from tests.conftest import ROOT, STACKS_DIR
 
 

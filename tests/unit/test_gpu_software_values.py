@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from components import gpu_software_values as gsv
-from components.config import StackConfig, parse_config_map
+from components.plans import gpu_software as gsv
+from components.config.models import StackConfig, parse_config_map
 from tests.conftest import qualify
 
 ABSENT = object()  # the key must not be set (the chart default applies)

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from components import catalog
-from components.cel import Version
-from components.config import load_stack_file, parse_config_map
-from components.inventory import (
+from components.facts import catalog
+from components.dra.cel import Version
+from components.config.models import load_stack_file, parse_config_map
+from components.dra.slices import (
     ALL_BALANCED,
     PCI_BUS_ID,
     PCIE_ROOT,
@@ -25,10 +25,10 @@ from components.inventory import (
     nvml_inventory,
     stack_inventory,
 )
-from components.nvml_snapshot import parse_snapshot
-from components.problems import InputError
-from components.quantity import parse_quantity
-from gpuplan.kube_validate import validate_document
+from components.dra.nvml import parse_snapshot
+from components.config.problems import InputError
+from components.facts.quantity import parse_quantity
+from gpuplan.checks.kube_validate import validate_document
 from tests.conftest import KIND_BASE, ROOT, SHARED, qualify
 
 H200_DIR = SHARED / "fixtures" / "nvml" / "h200"

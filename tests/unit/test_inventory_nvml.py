@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from components.inventory import nvml_inventory
-from components.nvml_snapshot import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
-from components.problems import InputError
-from gpuplan.nvml_live import NvmlUnavailable, pcie_root, read_live
+from components.dra.slices import nvml_inventory
+from components.dra.nvml import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
+from components.config.problems import InputError
+from gpuplan.inventory.nvml_live import NvmlUnavailable, pcie_root, read_live
 from tests.conftest import SHARED
 from tests.fixtures import fake_pynvml
 

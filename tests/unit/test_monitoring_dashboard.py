@@ -8,8 +8,8 @@ import json
 import pytest
 from grafana_foundation_sdk.models import dashboard as model
 
-from components import dashboard
-from components.config import MonitoringConfig
+from components.plans.monitoring import dashboard
+from components.config.models import MonitoringConfig
 
 DEFAULTS = MonitoringConfig(enabled=True)
 

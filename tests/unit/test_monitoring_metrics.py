@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from components import dashboard, ksm_resourceclaims
-from components.config import MonitoringConfig
-from components.monitoring_metrics import ALLOWED, INVENTED, unknown
-from components.monitoring_promql import PromQLNameError, metric_names, names
-from components.monitoring_rules import expressions, rule_groups
+from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims
+from components.config.models import MonitoringConfig
+from components.plans.monitoring.metrics import ALLOWED, INVENTED, unknown
+from components.plans.monitoring.promql import PromQLNameError, metric_names, names
+from components.plans.monitoring.rules import expressions, rule_groups
 
 CONFIGS = [
     MonitoringConfig(enabled=True),
@@ -63,7 +63,7 @@ def test_every_entry_names_its_exporter_and_upstream_file():
         elif name.startswith("scheduler_"):
             assert "pkg/scheduler/metrics/metrics.go" in source.reference
         elif name.startswith("kube_customresource_"):
-            assert "ksm_resourceclaims.py" in source.reference
+            assert "monitoring/ksm.py" in source.reference
         else:
             assert name.startswith("kube_") and "kubernetes/kube-state-metrics docs/" in source.reference, name
 
@@ -78,7 +78,7 @@ def test_our_kube_state_metrics_names_are_what_its_config_generates():
     document = ksm_resourceclaims.config()
     (resource,) = document["spec"]["resources"]
     generated = {f"{resource['metricNamePrefix']}_{m['name']}" for m in resource["metrics"]}
-    ours = {n for n, s in ALLOWED.items() if "ksm_resourceclaims.py" in s.reference}
+    ours = {n for n, s in ALLOWED.items() if "monitoring/ksm.py" in s.reference}
     assert ours == generated == set(ksm_resourceclaims.METRIC_NAMES)
     for constant in (ksm_resourceclaims.CREATED, ksm_resourceclaims.ALLOCATED_DEVICE_INFO,
                      ksm_resourceclaims.REQUEST_INFO, ksm_resourceclaims.SUBREQUEST_INFO):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import MonitoringConfig
-from components.monitoring_rules import alerts, rule_groups
+from components.config.models import MonitoringConfig
+from components.plans.monitoring.rules import alerts, rule_groups
 from tests.monitoring_support import (
     PROMTOOL_TESTS,
     dashboard_recording_rules,

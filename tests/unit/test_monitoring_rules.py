@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from components.config import MonitoringConfig
-from components.monitoring_rules import (
+from components.config.models import MonitoringConfig
+from components.plans.monitoring.rules import (
     DRA_NODE_LABEL,
     PROMETHEUS_RULE_API,
     alerts,
@@ -53,7 +53,7 @@ def test_thresholds_come_from_the_stack():
 def test_dra_rules_use_the_scheduler_plugin_and_node_label_that_exist():
     groups = rule_groups(DEFAULTS)
     assert 'plugin="DynamicResources"' in _rule(groups, "DraPodsUnschedulable")["expr"]
-    # components/node_labels.py puts nvidia.com/dra-kubelet-plugin=true on every DRA pool's nodes
+    # components/facts/node_labels.py puts nvidia.com/dra-kubelet-plugin=true on every DRA pool's nodes
     assert DRA_NODE_LABEL == "label_nvidia_com_dra_kubelet_plugin"
     assert f'{DRA_NODE_LABEL}="true"' in _rule(groups, "DraKubeletPluginNotRunning")["expr"]
     assert prometheus_label("dra-gpu-platform.io/pool") == "label_dra_gpu_platform_io_pool"

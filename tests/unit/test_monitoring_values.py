@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components import ksm_resourceclaims, monitoring_values
-from components.node_labels import DRA_KUBELET_PLUGIN_LABEL, POOL_LABEL
+from components.plans.monitoring import ksm as ksm_resourceclaims, values as monitoring_values
+from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, POOL_LABEL
 
 
 def test_chart_is_pinned():
@@ -39,8 +39,8 @@ def test_control_plane_scrapes_only_where_reachable(platform, scraped):
 
 
 def _gpu_operator_values(monitoring: dict):
-    from components.config import parse_config_map
-    from components.gpu_software_values import gpu_operator_values
+    from components.config.models import parse_config_map
+    from components.plans.gpu_software import gpu_operator_values
     from tests.conftest import qualify
 
     config = {

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import re
 
-from components.config_docs import config_reference
-from gpuplan.cli import app
+from components.config.reference import config_reference
+from gpuplan.cli.app import app
 from tests.conftest import COMMITTED_STACKS, ROOT
 
 README = ROOT / "README.md"

@@ -1,0 +1,669 @@
+"""The stack file contract (../shared/design/stack-config.md) as pydantic v2 models. Pure: no Pulumi imports.
+
+One loader, `parse_config_map`, turns the project's config keys into a validated `StackConfig`. The Pulumi
+program feeds it from the runtime config (`__main__.py`), `gpuplan` from the stack file itself
+(`load_stack_file`), so both always agree. Structural errors come from pydantic; the cross-field rules of
+"Meaning that code must enforce" live in `components/config/rules.py`. Every problem is reported at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Mapping, Optional
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+from components.facts import versions
+from components.facts.catalog import GPU_MODELS
+from components.config.problems import MISSING, InputError, Problem, join_path
+from components.facts.quantity import QuantityError, parse_quantity
+
+PROJECT = "dra-gpu-platform"
+STACK_CONFIG_DIR = "stacks"
+
+GpuKey = Literal["H100", "H200", "A100-40GB", "A100-80GB", "T4", "L4", "L40S"]
+assert set(GpuKey.__args__) == set(GPU_MODELS)  # the stack contract and the catalog list the same GPUs
+
+# ---------------------------------------------------------------------------------------------------
+# Field types with their own rules
+
+
+def _rule(rule: str, fix: str) -> PydanticCustomError:
+    return PydanticCustomError("dra_rule", "{rule}", {"rule": rule, "fix": fix})
+
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def _dns_label(value: str) -> str:
+    if len(value) > 63 or not _DNS_LABEL.match(value):
+        raise _rule(
+            "must be a DNS label (RFC 1123): lower-case letters, digits and '-', starting and ending with a "
+            "letter or digit, at most 63 characters",
+            f"rename it, e.g. {_suggest_label(value)!r}",
+        )
+    return value
+
+
+def _suggest_label(value: str) -> str:
+    label = re.sub(r"[^a-z0-9-]+", "-", value.lower()).strip("-")[:63].strip("-")
+    return label or "name"
+
+
+def _quantity(value: str | int) -> str:
+    try:
+        parse_quantity(value)
+    except QuantityError as exc:
+        raise _rule(str(exc), "write a Kubernetes quantity such as '79Gi', '81559Mi' or '40G'") from None
+    return str(value)
+
+
+_QUALIFIED_ATTRIBUTE = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z_][A-Za-z0-9_]{0,31}$")
+
+
+def _qualified_attribute(value: str) -> str:
+    if len(value.split("/", 1)[0]) > 253 or not _QUALIFIED_ATTRIBUTE.match(value):
+        raise _rule(
+            "must be a fully qualified device attribute `<domain>/<name>` whose name is a C identifier "
+            "(letters, digits, '_'; at most 32 characters); hyphens are not allowed in the name",
+            "use an attribute the driver publishes, e.g. resource.kubernetes.io/pcieRoot or gpu.nvidia.com/parentUUID",
+        )
+    return value
+
+
+_CC = re.compile(r"^\d+\.\d+(\.\d+)?$")
+
+
+def _compute_capability(value: str | float) -> str:
+    text = str(value)
+    if not _CC.match(text):
+        raise _rule("must be a CUDA compute capability like \"8.0\" or \"9.0\"", 'quote it: minComputeCapability: "8.0"')
+    return text
+
+
+def _kubernetes_version(value: Any) -> str:
+    # YAML reads an unquoted 1.35 as a float; accept it when it reads back unambiguously.
+    text = value if isinstance(value, str) else (repr(value) if isinstance(value, float) else None)
+    if text is None or not re.match(r"^1\.\d{2}$", text):
+        raise _rule('must be a Kubernetes minor version string like "1.35"', 'write it quoted: kubernetesVersion: "1.35"')
+    minor = int(text.split(".")[1])
+    if (1, minor) < versions.MIN_KUBERNETES:
+        raise _rule(
+            "DRA's resource.k8s.io/v1 API is GA from Kubernetes 1.34; older versions are not supported",
+            'use "1.34" or newer',
+        )
+    if text not in versions.SUPPORTED_KUBERNETES:
+        raise _rule(
+            f"this package renders and validates for Kubernetes {', '.join(versions.SUPPORTED_KUBERNETES)}",
+            f"use one of {', '.join(versions.SUPPORTED_KUBERNETES)}",
+        )
+    return text
+
+
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _labels(value: dict[str, str]) -> dict[str, str]:
+    for key, val in value.items():
+        prefix, _, name = key.rpartition("/")
+        if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or len(name) > 63 or not _LABEL_NAME.match(name):
+            raise _rule(f"label key {key!r} is not a valid Kubernetes label key", "use [prefix/]name with name ≤ 63 characters of [A-Za-z0-9_.-]")
+        if val and (len(val) > 63 or not _LABEL_NAME.match(val)):
+            raise _rule(f"label value {val!r} of {key!r} is not a valid Kubernetes label value", "use ≤ 63 characters of [A-Za-z0-9_.-], starting and ending alphanumeric")
+    return value
+
+
+DnsLabel = Annotated[str, AfterValidator(_dns_label)]
+QuantityText = Annotated[str, AfterValidator(_quantity)]
+QualifiedAttribute = Annotated[str, AfterValidator(_qualified_attribute)]
+ComputeCapability = Annotated[str, AfterValidator(_compute_capability)]
+Labels = Annotated[dict[str, str], AfterValidator(_labels)]
+CelExpression = Annotated[str, Field(min_length=1, max_length=10 * 1024)]
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True, strict=False,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# cluster
+
+
+class SystemNodesEks(ConfigModel):
+    instance_type: str = Field("m7i.large", description="EC2 type of the system (CPU) node group.")
+    count: int = Field(2, ge=1, le=100, description="Nodes in the system node group.")
+
+
+class EksSettings(ConfigModel):
+    subnet_ids: Optional[list[Annotated[str, Field(pattern=r"^subnet-[0-9a-f]{1,17}$")]]] = Field(
+        None, description="Existing private subnets for the cluster and node groups; omit to create a VPC."
+    )
+    endpoint_public_access: bool = Field(False, description="Expose the API endpoint publicly (private by default).")
+    public_access_cidrs: list[str] = Field(
+        default_factory=list, description="CIDRs allowed to reach a public endpoint; required when it is public."
+    )
+    system_nodes: SystemNodesEks = Field(default_factory=SystemNodesEks, description="System node group.")
+    vpc_cidr: str = Field("10.0.0.0/16", description="CIDR of the VPC created when subnetIds is omitted.")
+    availability_zones: int = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
+    admin_role_arns: list[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")]] = Field(
+        default_factory=list, description="IAM roles given cluster-admin through EKS access entries (besides the creator)."
+    )
+
+
+class SystemNodesAks(ConfigModel):
+    vm_size: str = Field("Standard_D4s_v5", description="Azure VM size of the system pool.")
+    count: int = Field(2, ge=1, le=100, description="Nodes in the system pool.")
+
+
+class AksSettings(ConfigModel):
+    resource_group: Optional[str] = Field(None, description="Resource group; created unless existingResourceGroup.")
+    existing_resource_group: bool = Field(False, description="Use resourceGroup as it is instead of creating it.")
+    system_nodes: SystemNodesAks = Field(default_factory=SystemNodesAks, description="System agent pool.")
+    admin_group_object_ids: list[str] = Field(
+        default_factory=list, description="Entra ID groups that become cluster admins (Azure AD RBAC)."
+    )
+
+
+class KindSettings(ConfigModel):
+    node_image: Optional[str] = Field(None, description="kindest/node image; default follows kubernetesVersion.")
+    gpu_driver: Literal["example", "nvidia"] = Field(
+        "example", description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."
+    )
+    example_driver_version: str = Field(versions.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
+
+
+class ExistingSettings(ConfigModel):
+    context: Optional[str] = Field(None, description="kubeconfig context; the secret config value `kubeconfig` holds the file.")
+
+
+class ClusterConfig(ConfigModel):
+    platform: Literal["eks", "aks", "kind", "existing"] = Field(description="Where the cluster runs.")
+    name: DnsLabel = Field(description="Cluster name; also the name of the top-level component.")
+    kubernetes_version: Annotated[Any, AfterValidator(_kubernetes_version)] = Field(
+        description='Kubernetes minor version, "1.34" or newer (DRA v1).'
+    )
+    protect: bool = Field(False, description="Protect the cluster and GPU node pools from deletion.")
+    eks: Optional[EksSettings] = Field(None, description="EKS settings; only with platform: eks.")
+    aks: Optional[AksSettings] = Field(None, description="AKS settings; only with platform: aks.")
+    kind: Optional[KindSettings] = Field(None, description="kind settings; only with platform: kind.")
+    existing: Optional[ExistingSettings] = Field(None, description="Existing-cluster settings; only with platform: existing.")
+
+    @property
+    def minor(self) -> int:
+        return int(self.kubernetes_version.split(".")[1])
+
+    def settings(self):
+        """The block of the chosen platform, with defaults when it was left out."""
+        defaults = {"eks": EksSettings, "aks": AksSettings, "kind": KindSettings, "existing": ExistingSettings}
+        return getattr(self, self.platform) or defaults[self.platform]()
+
+
+# ---------------------------------------------------------------------------------------------------
+# node pools
+
+
+class MigSettings(ConfigModel):
+    profile: str = Field(description="MIG profile every GPU of the pool is split into, e.g. 3g.40gb.")
+
+
+class NodePool(ConfigModel):
+    name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
+    gpu: GpuKey = Field(description="GPU model of the pool.")
+    instance_type: Optional[str] = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
+    min_nodes: int = Field(0, ge=0, le=1000, description="Autoscaling minimum.")
+    max_nodes: int = Field(ge=1, le=1000, description="Autoscaling maximum.")
+    desired_nodes: Optional[int] = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
+    capacity: Literal["on-demand", "spot", "capacity-block"] = Field("on-demand", description="Purchase option.")
+    capacity_reservation_id: Optional[Annotated[str, Field(pattern=r"^cr-[0-9a-f]{8,17}$")]] = Field(
+        None, description="EC2 capacity reservation (cr-...); required with capacity-block."
+    )
+    availability_zone: Optional[str] = Field(
+        None, description="Zone the pool is limited to (a capacity block's zone)."
+    )
+    gpu_stack: Literal["dra", "device-plugin"] = Field(
+        "dra", description="Which NVIDIA stack runs on these nodes: the DRA kubelet plugin or the device plugin."
+    )
+    mig: Optional[MigSettings] = Field(None, description="MIG partitioning of every GPU in the pool.")
+    labels: Labels = Field(default_factory=dict, description="Extra node labels.")
+    ami_type: Optional[Literal["AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA"]] = Field(
+        None, description="EKS only: NVIDIA AMI family (AL2023 by default)."
+    )
+    disk_size_gb: int = Field(200, ge=20, le=16384, description="Root volume size per node.")
+    gpus_per_node: Optional[int] = Field(
+        None, ge=1, le=64, description="GPUs per node on kind/existing clusters (clouds: from the instance type)."
+    )
+
+    @property
+    def initial_nodes(self) -> int:
+        return self.desired_nodes if self.desired_nodes is not None else self.min_nodes
+
+
+# ---------------------------------------------------------------------------------------------------
+# GPU software
+
+
+class GpuOperatorConfig(ConfigModel):
+    enabled: Optional[bool] = Field(None, description="Install the NVIDIA GPU Operator (default: on, off on kind).")
+    version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = Field(
+        versions.GPU_OPERATOR_DEFAULT, description="Pinned gpu-operator chart version."
+    )
+    driver: Literal["auto", "host", "operator"] = Field(
+        "auto", description="Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator."
+    )
+
+
+DRA_DRIVER_FEATURE_GATES = (
+    "TimeSlicingSettings", "MPSSupport", "IMEXDaemonsWithDNSNames", "PassthroughSupport", "DynamicMIG",
+    "NVMLDeviceHealthCheck", "ComputeDomainCliques", "CrashOnNVLinkFabricErrors", "DeviceMetadata",
+)
+
+
+class DraDriverConfig(ConfigModel):
+    enabled: bool = Field(True, description="Install the NVIDIA DRA driver.")
+    version: str = Field(versions.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
+    feature_gates: dict[str, bool] = Field(
+        default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
+    )
+    compute_domains: bool = Field(False, description="Enable ComputeDomains (multi-node NVLink / IMEX).")
+    extended_resource_bridge: bool = Field(
+        False,
+        description="Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource).",
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# DRA objects
+
+
+class SharingConfig(ConfigModel):
+    strategy: Literal["TimeSlicing", "MPS"] = Field(description="GPU sharing strategy of the NVIDIA driver.")
+    interval: Optional[Literal["Default", "Short", "Medium", "Long"]] = Field(None, description="TimeSlicing interval.")
+    default_active_thread_percentage: Optional[int] = Field(None, ge=1, le=100, description="MPS thread share.")
+    default_pinned_device_memory_limit: Optional[QuantityText] = Field(None, description="MPS pinned memory limit.")
+
+
+class DeviceClassConfig(ConfigModel):
+    name: DnsLabel = Field(description="DeviceClass name, used by claim templates and quotas.")
+    gpu: Optional[GpuKey] = Field(None, description="Match this GPU model (NVML productName).")
+    min_memory: Optional[QuantityText] = Field(None, description="Minimum `memory` capacity, e.g. 79Gi.")
+    mig_profile: Optional[str] = Field(None, description="Match MIG devices of this profile.")
+    min_compute_capability: Optional[ComputeCapability] = Field(None, description='Minimum compute capability, "8.0".')
+    sharing: Optional[SharingConfig] = Field(None, description="Opaque sharing config passed to the driver.")
+    selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Raw CEL selectors.")
+
+
+class SubRequestConfig(ConfigModel):
+    name: Optional[DnsLabel] = Field(None, description="Subrequest name; defaults to the device class name.")
+    device_class: str = Field(description="DeviceClass of this alternative.")
+    count: Optional[int] = Field(None, ge=1, le=32, description="Devices (ExactCount).")
+    allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
+    selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors.")
+
+
+class ClaimTemplateConfig(ConfigModel):
+    name: DnsLabel = Field(description="ResourceClaimTemplate name.")
+    request_name: DnsLabel = Field("gpu", description="Name of the request containers refer to.")
+    device_class: Optional[str] = Field(None, description="DeviceClass of an exact request.")
+    count: Optional[int] = Field(None, ge=1, le=32, description="Devices (ExactCount, default 1).")
+    allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
+    selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors of the request.")
+    admin_access: bool = Field(False, description="Monitoring access to devices in use (namespace needs adminAccess).")
+    same_attribute: Optional[QualifiedAttribute] = Field(None, description="constraints[].matchAttribute.")
+    first_available: Optional[list[SubRequestConfig]] = Field(
+        None, min_length=1, max_length=8, description="Ordered alternatives; the first that fits wins."
+    )
+
+
+class QuotaConfig(ConfigModel):
+    claims: Optional[int] = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
+    devices: dict[str, Annotated[int, Field(ge=0)]] = Field(
+        default_factory=dict, description="<class>.deviceclass.resource.k8s.io/devices per device class."
+    )
+    legacy_gpus: Optional[int] = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
+
+
+class NamespaceConfig(ConfigModel):
+    name: DnsLabel = Field(description="Namespace name.")
+    migration: Literal["legacy", "dual", "dra-only"] = Field("dra-only", description="Device plugin → DRA state.")
+    admin_access: bool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
+    labels: Labels = Field(default_factory=dict, description="Extra namespace labels.")
+    quota: Optional[QuotaConfig] = Field(None, description="ResourceQuota of the namespace.")
+    claim_templates: list[ClaimTemplateConfig] = Field(default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces).")
+
+
+class DeviceTaintConfig(ConfigModel):
+    name: DnsLabel = Field(description="DeviceTaintRule name.")
+    driver: str = Field(description="Driver of the tainted device, e.g. gpu.nvidia.com.")
+    pool: str = Field(description="ResourceSlice pool (the node name for node-local drivers).")
+    device: str = Field(description="Device name in the pool, e.g. gpu-3.")
+    key: str = Field(description="Taint key.")
+    value: Optional[str] = Field(None, description="Taint value.")
+    effect: Literal["NoSchedule", "NoExecute", "None"] = Field("NoSchedule", description="None needs Kubernetes 1.35.")
+
+
+class MaintenanceConfig(ConfigModel):
+    device_taints: list[DeviceTaintConfig] = Field(default_factory=list, description="DeviceTaintRules (alpha; kind only).")
+
+
+class MonitoringConfig(ConfigModel):
+    enabled: bool = Field(False, description="ServiceMonitor, alert rules and dashboard.")
+    install: bool = Field(False, description="Also install a pinned kube-prometheus-stack.")
+    claim_pending_minutes: int = Field(5, ge=1, le=1440, description="Alert when a claim stays unallocated longer.")
+    dashboard: bool = Field(True, description="Ship the Grafana dashboard ConfigMap.")
+    gpu_temperature_celsius: int = Field(85, ge=40, le=120, description="GPU temperature alert threshold.")
+    idle_gpu_utilization_percent: int = Field(5, ge=0, le=100, description="Below this an allocated GPU is idle.")
+    idle_gpu_minutes: int = Field(60, ge=5, le=10080, description="How long an allocated GPU may idle.")
+
+
+# ---------------------------------------------------------------------------------------------------
+# the whole stack
+
+
+class StackConfig(ConfigModel):
+    stack: str
+    source: str = Field(description="Stack file the config came from.")
+    region: Optional[str] = None
+    cluster: ClusterConfig
+    node_pools: list[NodePool] = Field(default_factory=list)
+    gpu_operator: GpuOperatorConfig = Field(default_factory=GpuOperatorConfig)
+    dra_driver: DraDriverConfig = Field(default_factory=DraDriverConfig)
+    device_classes: list[DeviceClassConfig] = Field(default_factory=list)
+    namespaces: list[NamespaceConfig] = Field(default_factory=list)
+    maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig)
+    monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
+    has_kubeconfig: bool = False
+
+    # ---- derived facts used across components (pure)
+    @property
+    def platform(self) -> str:
+        return self.cluster.platform
+
+    @property
+    def uses_example_driver(self) -> bool:
+        return self.platform == "kind" and self.cluster.settings().gpu_driver == "example"
+
+    @property
+    def gpu_operator_enabled(self) -> bool:
+        if self.gpu_operator.enabled is not None:
+            return self.gpu_operator.enabled
+        return self.platform != "kind"
+
+    @property
+    def dra_pools(self) -> list[NodePool]:
+        return [p for p in self.node_pools if p.gpu_stack == "dra"]
+
+    @property
+    def device_plugin_pools(self) -> list[NodePool]:
+        return [p for p in self.node_pools if p.gpu_stack == "device-plugin"]
+
+    def pool(self, name: str) -> NodePool | None:
+        return next((p for p in self.node_pools if p.name == name), None)
+
+    def device_class(self, name: str) -> DeviceClassConfig | None:
+        return next((c for c in self.device_classes if c.name == name), None)
+
+
+# Top-level keys of the project namespace and the model field each maps to.
+SECTIONS: dict[str, tuple[str, Any]] = {
+    "cluster": ("cluster", ClusterConfig),
+    "nodePools": ("node_pools", list[NodePool]),
+    "gpuOperator": ("gpu_operator", GpuOperatorConfig),
+    "draDriver": ("dra_driver", DraDriverConfig),
+    "deviceClasses": ("device_classes", list[DeviceClassConfig]),
+    "namespaces": ("namespaces", list[NamespaceConfig]),
+    "maintenance": ("maintenance", MaintenanceConfig),
+    "monitoring": ("monitoring", MonitoringConfig),
+}
+SECRET_KEYS = ("kubeconfig",)
+_ADAPTERS = {key: TypeAdapter(model) for key, (_, model) in SECTIONS.items()}
+
+
+# ---------------------------------------------------------------------------------------------------
+# loading
+
+
+def stack_file_path(stack: str, root: Path | str = ".") -> Path:
+    return Path(root) / STACK_CONFIG_DIR / f"Pulumi.{stack.replace('/', '-')}.yaml"
+
+
+def stack_name_from_path(path: Path | str) -> str:
+    name = Path(path).name
+    for suffix in (".yaml", ".yml"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name[len("Pulumi."):] if name.startswith("Pulumi.") else name
+
+
+def read_stack_file(path: Path | str) -> dict[str, Any]:
+    """The `config:` map of a stack file (key → YAML value). Raises InputError for unreadable files."""
+    file = str(path)
+    try:
+        document = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError([Problem(file, "", MISSING, "the stack file does not exist", "check --stack/--config")], file) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
+        raise InputError(
+            [Problem(file, "", MISSING, f"not valid YAML ({where}): {getattr(exc, 'problem', exc)}", "fix the YAML syntax")], file
+        ) from None
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise InputError([Problem(file, "", document, "a stack file is a YAML mapping", "start with `config:`")], file)
+    unknown = sorted(set(document) - {"config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"})
+    if unknown:
+        raise InputError(
+            [Problem(file, k, document[k], "not a Pulumi stack file key", "put settings under `config:`") for k in unknown], file
+        )
+    config = document.get("config") or {}
+    if not isinstance(config, dict):
+        raise InputError([Problem(file, "config", config, "config must be a mapping", "use `key: value` entries")], file)
+    return config
+
+
+def load_stack_file(path: Path | str) -> StackConfig:
+    """Validate a stack file directly (gpuplan). Raises InputError with every problem."""
+    return parse_config_map(read_stack_file(path), stack=stack_name_from_path(path), source=str(path))
+
+
+def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> StackConfig:
+    """The single door for input: qualified config keys (`dra-gpu-platform:cluster`, `aws:region`, ...)
+    mapped to decoded values. JSON strings (as the Pulumi runtime stores objects) are decoded first."""
+    problems: list[Problem] = []
+    project_values: dict[str, Any] = {}
+    region = None
+    for key, raw in values.items():
+        namespace, _, name = key.rpartition(":")
+        if namespace in ("", PROJECT):
+            project_values[name] = _decode(raw)
+        elif key in ("aws:region", "azure-native:location"):
+            if isinstance(raw, str) and re.match(r"^[a-z0-9-]+$", raw):
+                region = raw
+            else:
+                problems.append(Problem(source, key, raw, "must be a region/location name", "e.g. us-east-1 or eastus"))
+    for key in sorted(set(project_values) - set(SECTIONS) - set(SECRET_KEYS)):
+        problems.append(
+            Problem(source, join_path(key), project_values[key], "unknown config key",
+                    f"remove it or fix the spelling; known keys: {', '.join([*SECTIONS, *SECRET_KEYS])}")
+        )
+    if project_values.get("cluster") is None:
+        problems.append(Problem(source, "cluster", MISSING, "required key", f"add `{PROJECT}:cluster` with platform, name, kubernetesVersion"))
+
+    parsed: dict[str, Any] = {}
+    for key, (field, model) in SECTIONS.items():
+        if key not in project_values:
+            continue
+        value = project_values[key]
+        if value is None:
+            continue
+        try:
+            parsed[field] = _ADAPTERS[key].validate_python(value)
+        except ValidationError as exc:
+            problems.extend(_pydantic_problems(exc, key, value, source, model))
+            if getattr(model, "__origin__", None) is list:
+                parsed[field] = _valid_items(value, model.__args__[0])
+    secret = project_values.get("kubeconfig")
+    has_kubeconfig = secret is not None and secret != ""
+
+    if "cluster" not in parsed and isinstance(project_values.get("cluster"), dict):
+        fallback = _fallback_cluster(project_values["cluster"])
+        if fallback is not None:
+            parsed["cluster"] = fallback
+    config = None
+    if "cluster" in parsed:
+        config = StackConfig(stack=stack, source=source, region=region, has_kubeconfig=has_kubeconfig, **parsed)
+        from components.config.rules import consistency_problems  # rules import the models above
+
+        problems.extend(consistency_problems(config, _declared_names(project_values)))
+    if problems:
+        raise InputError(problems, source)
+    assert config is not None
+    return config
+
+
+def _fallback_cluster(raw: dict[str, Any]) -> ClusterConfig | None:
+    """A stand-in cluster built from the parts of an invalid `cluster` block that are valid, so the
+    cross-field rules of the other sections still run and every problem shows up in one pass."""
+    platform = raw.get("platform")
+    if platform not in ("eks", "aks", "kind", "existing"):
+        return None
+    fields: dict[str, Any] = {"platform": platform, "name": "invalid", "kubernetes_version": versions.SUPPORTED_KUBERNETES[-1]}
+    for alias, field, adapter in (
+        ("name", "name", TypeAdapter(DnsLabel)),
+        ("kubernetesVersion", "kubernetes_version", TypeAdapter(Annotated[Any, AfterValidator(_kubernetes_version)])),
+        ("protect", "protect", TypeAdapter(bool)),
+        *((block, block, TypeAdapter(ClusterConfig.model_fields[block].annotation)) for block in ("eks", "aks", "kind", "existing")),
+    ):
+        try:
+            if alias in raw:
+                fields[field] = adapter.validate_python(raw[alias])
+        except ValidationError:
+            continue
+    return ClusterConfig.model_construct(**fields)
+
+
+def _declared_names(project_values: dict[str, Any]) -> dict[str, set[str]]:
+    """Names written in list sections, valid or not: a reference to an item that failed validation is
+    not reported a second time as a dangling reference."""
+    names: dict[str, set[str]] = {}
+    for key in ("nodePools", "deviceClasses", "namespaces"):
+        items = project_values.get(key)
+        names[key] = {i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)} if isinstance(items, list) else set()
+    return names
+
+
+def _decode(raw: Any) -> Any:
+    if isinstance(raw, str):
+        stripped = raw.strip()
+        if stripped[:1] in ("{", "[") or stripped in ("true", "false", "null"):
+            try:
+                return json.loads(stripped)
+            except json.JSONDecodeError:
+                return raw
+    return raw
+
+
+def _valid_items(items: Any, model: type[BaseModel]) -> list[BaseModel]:
+    """Items of a list section that validate on their own, so cross-field rules still run on them."""
+    if not isinstance(items, list):
+        return []
+    good = []
+    for item in items:
+        try:
+            good.append(model.model_validate(item))
+        except ValidationError:
+            continue
+    return good
+
+
+def _pydantic_problems(exc: ValidationError, section: str, value: Any, source: str, model: Any) -> list[Problem]:
+    problems = []
+    for error in exc.errors():
+        loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+        path = join_path(section, *loc)
+        bad = _lookup(value, loc)
+        rule, fix = _explain(error, model, loc)
+        problems.append(Problem(source, path, bad, rule, fix))
+    return problems
+
+
+def _lookup(value: Any, loc: list) -> Any:
+    for part in loc:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+            value = value[part]
+        else:
+            return MISSING
+    return value
+
+
+def _explain(error: dict, model: Any, loc: list) -> tuple[str, str]:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind == "dra_rule":
+        return ctx["rule"], ctx["fix"]
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(model, loc[:-1])
+        return "unknown key", f"remove it or fix the spelling; allowed here: {', '.join(allowed)}"
+    if kind == "missing":
+        return "required key is missing", f"add `{loc[-1]}`"
+    if kind in ("literal_error", "enum"):
+        return f"must be one of {ctx.get('expected', '')}", f"use one of {ctx.get('expected', '')}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return "must be a whole number", "write an integer without quotes, e.g. 4"
+    if kind in ("bool_type", "bool_parsing"):
+        return "must be true or false", "write true or false"
+    if kind in ("string_type",):
+        return "must be a string", "quote the value"
+    if kind in ("list_type",):
+        return "must be a list", "write a YAML list (`- item` or `[a, b]`)"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return "must be a mapping", "write `key: value` entries"
+    if kind == "string_pattern_mismatch":
+        return f"must match {ctx.get('pattern')}", "check the identifier's format"
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        return error["msg"].lower(), "use a number within the allowed range"
+    if kind in ("too_short", "too_long", "string_too_long", "string_too_short"):
+        return error["msg"], "shorten or lengthen the value to the allowed size"
+    return error["msg"], "see the config reference in README.md"
+
+
+def _allowed_keys(model: Any, loc: list) -> list[str]:
+    current = model
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(part, int):
+            continue
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = next((f for f in current.model_fields.values() if f.alias == part), None)
+            if field is None:
+                return []
+            current = field.annotation
+        else:
+            continue  # dict key
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return [f.alias or n for n, f in current.model_fields.items()]
+    return []
+
+
+def _unwrap(annotation: Any) -> Any:
+    """list[X] / Optional[X] / dict[str, X] / Annotated[X, ...] → X."""
+    for _ in range(5):
+        args = getattr(annotation, "__args__", None)
+        origin = getattr(annotation, "__origin__", None)
+        if origin is None or not args:
+            return annotation
+        non_none = [a for a in args if a is not type(None)]
+        annotation = non_none[-1]
+    return annotation

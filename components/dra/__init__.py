@@ -1,0 +1,5 @@
+"""DRA semantics with no stack knowledge: the CEL adapter, ResourceSlice documents and NVML snapshots, the claim
+parser, the allocator and quota charges.
+
+Who may import: plans, resources, policies, gpuplan. Imports only `components.facts` and `components.config`.
+"""

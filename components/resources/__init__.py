@@ -1,0 +1,4 @@
+"""Pulumi ComponentResources, one per file, each taking a plan (plain data), never the whole StackConfig.
+
+Who may import: `__main__.py`, gpuplan and tests; never `policies` (the pack runs without the resource SDKs).
+"""

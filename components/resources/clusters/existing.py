@@ -1,0 +1,35 @@
+"""ExistingCluster: a cluster someone else runs; the kubeconfig arrives as a secret config value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.config.models import StackConfig
+from components.facts.naming import TYPE_PREFIX, child
+
+
+@dataclass(frozen=True)
+class ExistingClusterArgs:
+    config: StackConfig
+    kubeconfig: pulumi.Input[str]
+
+
+class ExistingCluster(pulumi.ComponentResource):
+    provider: k8s.Provider
+    kubeconfig: pulumi.Output[str]
+
+    def __init__(self, name: str, args: ExistingClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(f"{TYPE_PREFIX}:cluster:ExistingCluster", name, None, opts)
+        settings = args.config.cluster.settings()
+        self.kubeconfig = pulumi.Output.secret(args.kubeconfig)
+        self.provider = k8s.Provider(
+            child(name, "k8s"),
+            kubeconfig=self.kubeconfig,
+            context=settings.context,
+            enable_server_side_apply=True,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({"context": settings.context})

@@ -1,0 +1,4 @@
+"""`gpuplan inventory`: reading a live machine's NVML.
+
+Who may import: gpuplan commands.
+"""

@@ -1,0 +1,4 @@
+"""`gpuplan preflight`: read-only AWS checks of an EKS stack.
+
+Who may import: gpuplan commands.
+"""

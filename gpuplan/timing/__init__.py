@@ -1,0 +1,4 @@
+"""Modelled `pulumi up` duration: the deploy model and the critical path of a recorded plan.
+
+Who may import: gpuplan commands.
+"""

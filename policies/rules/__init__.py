@@ -1,0 +1,4 @@
+"""Policy rules, one module per area; each rule is a plain function plus its pulumi_policy Policy object.
+
+Who may import: policies.pack, gpuplan.checks, tests.
+"""
