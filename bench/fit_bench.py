@@ -25,15 +25,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from components.facts import catalog  # noqa: E402
-from components.dra.allocator import (  # noqa: E402
-    ClaimSpec,
-    Constraint,
-    DeviceClassSpec,
-    Request,
-    Simulator,
-    SubRequest,
-    parse_device_class,
-)
+from components.dra.allocator import Simulator  # noqa: E402
+from components.dra.claims import ClaimSpec, Constraint, DeviceClassSpec, Request, SubRequest, parse_device_class  # noqa: E402
 from components.dra.cel import compile_selector  # noqa: E402
 from components.dra.slices import Inventory, catalog_inventory, chart_device_classes  # noqa: E402
 

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from components.facts import catalog, versions
+from components.facts import catalog, driver_charts, eks_amis
 from components.plans.migration import GPU_MODE_LABEL
 from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, GPU_PRESENT_LABEL, POOL_LABEL
 from policies.rules import common as c
@@ -21,14 +21,6 @@ from policies.rules import common as c
 # ---------------------------------------------------------------------------------------------------
 # GPU hardware facts (clouds.md 1.2, 1.4, 1.6)
 
-NVIDIA_AMI_TYPES = (
-    "AL2023_x86_64_NVIDIA",
-    "AL2023_ARM_64_NVIDIA",
-    "BOTTLEROCKET_x86_64_NVIDIA",
-    "BOTTLEROCKET_ARM_64_NVIDIA",
-    "BOTTLEROCKET_x86_64_NVIDIA_FIPS",
-)
-LEGACY_GPU_AMI_TYPES = ("AL2_x86_64_GPU",)  # AL2: EKS stopped publishing these AMIs on 2025-11-26
 # EC2 families the EKS NVIDIA AMIs cover; the catalog knows GPU counts for the common sizes.
 NVIDIA_EC2_FAMILIES = frozenset(
     {"p6-b200", "p6-b300", "p5", "p5e", "p5en", "p4d", "p4de", "g7e", "g6", "g6e", "g6f", "g5", "g4dn"}
@@ -81,7 +73,7 @@ class NodePool:
     @property
     def ships_device_plugin(self) -> bool:
         """Bottlerocket NVIDIA AMIs ship the device plugin in the image (clouds.md 1.6)."""
-        return bool(self.ami_type and self.ami_type.startswith("BOTTLEROCKET") and "NVIDIA" in self.ami_type)
+        return eks_amis.ships_device_plugin(self.ami_type)
 
     @property
     def device_plugin_label_off(self) -> bool:
@@ -100,7 +92,7 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
     instance_type = instance_types[0] if instance_types else None
     gpu, gpus = ec2_gpus(instance_type)
     ami = c.dig(props, "amiType")
-    if ami in NVIDIA_AMI_TYPES or ami in LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels):
+    if ami in eks_amis.NVIDIA_AMI_TYPES or ami in eks_amis.LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels):
         gpu = True
     taints = tuple(
         (str(c.dig(t, "key", default="")), str(c.dig(t, "value", default="")),
@@ -251,8 +243,8 @@ def stack_pools(resources: Iterable[Any]) -> list[NodePool]:
 # ---------------------------------------------------------------------------------------------------
 # Helm releases
 
-NVIDIA_DRA_CHARTS = frozenset({"nvidia-dra-driver-gpu", "dra-driver-nvidia-gpu", "k8s-dra-driver"})
-EXAMPLE_DRA_CHARTS = frozenset({"dra-example-driver"})
+NVIDIA_DRA_CHARTS = driver_charts.NVIDIA_DRA_CHART_NAMES
+EXAMPLE_DRA_CHARTS = frozenset({driver_charts.EXAMPLE_CHART})
 GPU_OPERATOR_CHARTS = frozenset({"gpu-operator"})
 DEVICE_PLUGIN_CHARTS = frozenset({"nvidia-device-plugin"})  # NVIDIA/k8s-device-plugin's chart
 
@@ -271,8 +263,9 @@ class HelmRelease:
         return c.dig(self.values, *path, default=default)
 
     @property
-    def version_tuple(self) -> tuple[int, int, int] | None:
-        return versions.version_tuple(self.version or "")
+    def dra_driver_release(self) -> driver_charts.DraDriverRelease | None:
+        """The driver chart table's facts for this release's version (None: no or an unknown version)."""
+        return driver_charts.dra_driver_release(self.version) if self.version else None
 
 
 def helm_release(resource_type: str, urn: str, name: str, props: Any) -> HelmRelease | None:
@@ -304,16 +297,13 @@ def stack_releases(resources: Iterable[Any]) -> list[HelmRelease]:
 
 
 def nvidia_dra_classes(release: HelmRelease) -> set[str]:
-    """DeviceClasses the NVIDIA DRA driver chart creates (dra.md 4.3)."""
-    classes: set[str] = set()
-    if release.value("resources", "gpus", "enabled", default=True) is not False:
-        classes |= {"gpu.nvidia.com", "mig.nvidia.com"}
-        version = release.version_tuple
-        if version is None or version >= (25, 12, 0) or version[0] == 0:  # vfio class from 25.12.0, and in 0.4+
-            classes.add("vfio.gpu.nvidia.com")
-    if release.value("resources", "computeDomains", "enabled", default=True) is not False:
-        classes |= {"compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com"}
-    return classes
+    """DeviceClasses the NVIDIA DRA driver chart creates with this release's values (chart defaults: both
+    resources.*.enabled true). An unpinned or unknown version is taken as the default chart's."""
+    facts = release.dra_driver_release or driver_charts.DRA_DRIVER_RELEASES[driver_charts.DRA_DRIVER_DEFAULT]
+    return set(facts.device_classes(
+        gpus=release.value("resources", "gpus", "enabled", default=True) is not False,
+        compute_domains=release.value("resources", "computeDomains", "enabled", default=True) is not False,
+    ))
 
 
 def chart_device_classes(releases: Iterable[HelmRelease]) -> dict[str, str]:

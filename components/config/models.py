@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from components.facts import versions
+from components.facts import driver_charts, eks_amis, versions
 from components.facts.catalog import GPU_MODELS
 from components.config.problems import MISSING, InputError, Problem, join_path
 from components.facts.quantity import QuantityError, parse_quantity
@@ -177,7 +177,7 @@ class KindSettings(ConfigModel):
     gpu_driver: Literal["example", "nvidia"] = Field(
         "example", description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."
     )
-    example_driver_version: str = Field(versions.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
+    example_driver_version: str = Field(driver_charts.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
 
 
 class ExistingSettings(ConfigModel):
@@ -233,7 +233,7 @@ class NodePool(ConfigModel):
     )
     mig: Optional[MigSettings] = Field(None, description="MIG partitioning of every GPU in the pool.")
     labels: Labels = Field(default_factory=dict, description="Extra node labels.")
-    ami_type: Optional[Literal["AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA"]] = Field(
+    ami_type: Optional[Literal[eks_amis.GPU_POOL_AMI_TYPES]] = Field(
         None, description="EKS only: NVIDIA AMI family (AL2023 by default)."
     )
     disk_size_gb: int = Field(200, ge=20, le=16384, description="Root volume size per node.")
@@ -260,15 +260,9 @@ class GpuOperatorConfig(ConfigModel):
     )
 
 
-DRA_DRIVER_FEATURE_GATES = (
-    "TimeSlicingSettings", "MPSSupport", "IMEXDaemonsWithDNSNames", "PassthroughSupport", "DynamicMIG",
-    "NVMLDeviceHealthCheck", "ComputeDomainCliques", "CrashOnNVLinkFabricErrors", "DeviceMetadata",
-)
-
-
 class DraDriverConfig(ConfigModel):
     enabled: bool = Field(True, description="Install the NVIDIA DRA driver.")
-    version: str = Field(versions.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
+    version: str = Field(driver_charts.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
     feature_gates: dict[str, bool] = Field(
         default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
     )
@@ -409,6 +403,31 @@ class StackConfig(ConfigModel):
 
     def device_class(self, name: str) -> DeviceClassConfig | None:
         return next((c for c in self.device_classes if c.name == name), None)
+
+    def driver_device_classes(self) -> tuple[str, ...]:
+        """DeviceClasses the installed driver chart creates by itself (components/facts/driver_charts.py)."""
+        if self.uses_example_driver:
+            return driver_charts.EXAMPLE_DRIVER_CLASSES
+        if not self.dra_driver.enabled:
+            return ()
+        release = driver_charts.dra_driver_release(self.dra_driver.version)
+        if release is None:  # an unknown version is its own config problem; assume the default chart's classes
+            release = driver_charts.DRA_DRIVER_RELEASES[driver_charts.DRA_DRIVER_DEFAULT]
+        return release.device_classes(gpus=True, compute_domains=self.dra_driver.compute_domains)
+
+    def usable_device_classes(self) -> set[str]:
+        """Classes a claim template may name: the stack's own and the driver chart's."""
+        return {c.name for c in self.device_classes} | set(self.driver_device_classes())
+
+    def required_dra_feature_gates(self) -> dict[str, list[str]]:
+        """NVIDIA DRA driver feature gate -> the device classes whose sharing settings need it."""
+        needed: dict[str, list[str]] = {}
+        if self.uses_example_driver:
+            return needed
+        for dc in self.device_classes:
+            if dc.sharing is not None:
+                needed.setdefault(driver_charts.SHARING_FEATURE_GATES[dc.sharing.strategy], []).append(dc.name)
+        return needed
 
 
 # Top-level keys of the project namespace and the model field each maps to.

@@ -33,10 +33,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from components.facts import catalog, versions
-from components.facts.catalog import EXAMPLE_DEVICE, EXAMPLE_DRIVER, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
+from components.facts import catalog, driver_charts
+from components.facts.catalog import EXAMPLE_DEVICE, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
 from components.dra.cel import Device
-from components.config.models import NodePool, StackConfig
 from components.dra.nvml import GpuInfo, NvmlSnapshot
 from components.config.problems import MISSING, InputError, Problem
 from components.facts.quantity import format_binary_si, parse_quantity
@@ -62,11 +61,8 @@ ALL_BALANCED = "all-balanced"  # mig-parted: 2x 1g + 1x 2g + 1x 3g of one family
 
 
 def nvidia_naming(driver_version: str) -> str:
-    """"current" for v25.12.0+ and the 0.x kubernetes-sigs releases, "legacy" for v25.8.x and older."""
-    parsed = versions.version_tuple(driver_version)
-    if parsed is None or parsed[0] < 25 or parsed >= (25, 12, 0):
-        return "current"
-    return "legacy"
+    """"current" or "legacy" device naming of an NVIDIA DRA driver version (components/facts/driver_charts.py)."""
+    return driver_charts.attribute_naming(driver_version)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -361,49 +357,6 @@ class Inventory:
         return sum(len(s["spec"].get("devices") or []) for s in self.slices)
 
 
-def stack_inventory(config: StackConfig) -> Inventory:
-    """Every DRA node pool of the stack at maxNodes, as its driver would publish it."""
-    from components.plans.kind import worker_names  # kind's node names are part of its config
-
-    kind_names = worker_names(config) if config.platform == "kind" else {}
-    naming = nvidia_naming(config.dra_driver.version)
-    slices: list[dict[str, Any]] = []
-    node_pools: dict[str, str] = {}
-    notes: list[str] = []
-    for pool in config.dra_pools:
-        nodes = kind_names.get(pool.name) or [f"{pool.name}-{i}" for i in range(pool.max_nodes)]
-        count, per_root, note = (0, 1, None) if config.uses_example_driver else _gpus_per_node(config, pool)
-        if note:
-            notes.append(note)
-        for node in nodes:
-            node_pools[node] = pool.name
-            if config.uses_example_driver:
-                devices = [example_device(i, f"gpu-{stable_uuid(node, 'example', i)}") for i in range(EXAMPLE_DEVICE.count_per_node)]
-                slices += resource_slices(node, EXAMPLE_DRIVER, devices)
-                continue
-            model = catalog.gpu_model(pool.gpu)
-            gpus = catalog_gpus(model, count, node, per_root)
-            mig = pool.mig.profile if pool.mig is not None else None
-            slices += resource_slices(node, NVIDIA_DRIVER, nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming))
-    if config.uses_example_driver:
-        notes.append(f"kind with the dra-example-driver: {EXAMPLE_DEVICE.count_per_node} fake GPUs per worker of every DRA pool")
-    return Inventory(f"stack:{config.stack}", tuple(slices), node_pools, tuple(notes))
-
-
-def _gpus_per_node(config: StackConfig, pool: NodePool) -> tuple[int, int, str | None]:
-    """(GPUs per node, GPUs per pcieRoot, note) for a pool."""
-    if config.platform in ("eks", "aks"):
-        shape = catalog.pool_shape(config.platform, pool.gpu, pool.instance_type)
-        if shape is not None:
-            return shape.gpus, shape.gpus_per_pcie_root, None
-    if pool.gpus_per_node is not None:
-        return pool.gpus_per_node, 1, None
-    known = catalog.instance_type_named(pool.instance_type)
-    if known is not None:
-        return known.gpus, known.gpus_per_pcie_root, None
-    return 1, 1, f"pool {pool.name}: GPUs per node unknown (set gpusPerNode); simulated with 1"
-
-
 def catalog_inventory(gpu: str, count: int, node: str, *, mig: str | None = None, per_root: int = 1,
                       naming: str = "current") -> Inventory:
     """One node with `count` GPUs of a catalog model (raises KeyError/ValueError for unknown GPU or layout)."""
@@ -597,28 +550,13 @@ def _nodes(inventory: Inventory, taint_rules: list[Mapping[str, Any]]) -> list[N
 # ---------------------------------------------------------------------------------------------------
 # DeviceClasses the driver charts create (dra.md 4.3 and 5)
 
-_CHART_CLASS_SELECTORS = {
-    "gpu.nvidia.com": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
-    "mig.nvidia.com": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'",
-    "vfio.gpu.nvidia.com": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'vfio'",
-    "compute-domain-daemon.nvidia.com": (
-        "device.driver == 'compute-domain.nvidia.com' && device.attributes['compute-domain.nvidia.com'].type == 'daemon'"
-    ),
-    "compute-domain-default-channel.nvidia.com": (
-        "device.driver == 'compute-domain.nvidia.com' && device.attributes['compute-domain.nvidia.com'].type == 'channel' "
-        "&& device.attributes['compute-domain.nvidia.com'].id == 0"
-    ),
-    "gpu.example.com": "device.driver == 'gpu.example.com'",
-}
-
-
 def chart_device_classes(names: Iterable[str], dra_driver_version: str | None = None) -> list[dict[str, Any]]:
-    """DeviceClass objects of the installed driver chart. gpu.nvidia.com carries extendedResourceName
-    nvidia.com/gpu from v25.12.0 on (and in the 0.x releases)."""
+    """DeviceClass objects of the installed driver chart, as its templates render them for resource.k8s.io/v1."""
     classes = []
     for name in names:
-        spec: dict[str, Any] = {"selectors": [{"cel": {"expression": _CHART_CLASS_SELECTORS[name]}}]}
-        if name == "gpu.nvidia.com" and dra_driver_version and nvidia_naming(dra_driver_version) == "current":
-            spec["extendedResourceName"] = "nvidia.com/gpu"
+        spec: dict[str, Any] = {"selectors": [{"cel": {"expression": driver_charts.DEVICE_CLASS_SELECTORS[name]}}]}
+        release = driver_charts.dra_driver_release(dra_driver_version) if dra_driver_version else None
+        if name == "gpu.nvidia.com" and release is not None and release.gpu_class_extended_resource:
+            spec["extendedResourceName"] = driver_charts.GPU_CLASS_EXTENDED_RESOURCE
         classes.append({"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec})
     return classes

@@ -12,13 +12,12 @@ from typing import Iterable
 
 import yaml
 
-from components.facts import catalog
+from components.facts import catalog, eks_amis
 from components.facts.catalog import InstanceType
 from components.config.models import NodePool
-from components.facts.node_labels import pool_labels, pool_taint
+from components.facts.node_labels import pool_taint
+from components.plans.node_pools import pool_labels
 
-DEFAULT_GPU_AMI = "AL2023_x86_64_NVIDIA"
-GPU_AMI_TYPES = ("AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA")  # never AL2 (no AMIs since 2025-11-26)
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 
 CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "capacity-block": "CAPACITY_BLOCK"}
@@ -84,7 +83,7 @@ def instance_shape(pool: NodePool) -> InstanceType:
 
 
 def gpu_ami_type(pool: NodePool) -> str:
-    return pool.ami_type or DEFAULT_GPU_AMI
+    return pool.ami_type or eks_amis.DEFAULT_GPU_AMI
 
 
 def capacity_type(pool: NodePool) -> str:
@@ -113,11 +112,6 @@ def uses_placement_group(pool: NodePool, shape: InstanceType) -> bool:
     is already placed together in an EC2 UltraCluster, and a placement group on top cuts how many of the
     reserved instances can launch (eksctl#7949; AWS ParallelCluster rejects the combination, #6311)."""
     return uses_efa(shape) and pool.capacity_reservation_id is None
-
-
-def root_device_name(ami_type: str) -> str:
-    # Bottlerocket keeps images and containers on its second (data) volume; AL2023 on the root volume.
-    return "/dev/xvdb" if ami_type.startswith("BOTTLEROCKET") else "/dev/xvda"
 
 
 def gpus_per_node_resource(pool: NodePool, shape: InstanceType) -> int:

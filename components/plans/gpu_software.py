@@ -14,8 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
-from components.facts import versions
-from components.plans.device_classes import plan_device_class
+from components.facts import driver_charts, eks_amis, versions
 from components.config.models import NodePool, StackConfig
 from components.plans.driver_ownership import dra_driver_root, operator_installs_driver
 from components.facts.node_labels import (
@@ -32,7 +31,6 @@ DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
 DRA_DRIVER_NAMESPACE = "dra-driver-nvidia-gpu"
 EXAMPLE_DRIVER_RELEASE = "dra-example-driver"
 EXAMPLE_DRIVER_NAMESPACE = "dra-example-driver"
-EXAMPLE_DRIVER_CHART = "dra-example-driver"
 
 # Helm --timeout per release (clouds.md 6): the operator is ready in ~5 min with a host driver (p90 15) and
 # needs up to ~30 min when its driver container compiles the kernel module; the DRA chart takes ~1-3 min.
@@ -41,11 +39,8 @@ OPERATOR_TIMEOUT_DRIVER_BUILD_S = 1800
 DRA_DRIVER_TIMEOUT_S = 600
 EXAMPLE_DRIVER_TIMEOUT_S = 300
 
-BOTTLEROCKET_AMI = "BOTTLEROCKET_x86_64_NVIDIA"
 # AKS GPU images ship driver and toolkit with this runtime class (clouds.md 2, NVIDIA microsoft-aks.rst).
 AKS_RUNTIME_CLASS = "nvidia-container-runtime"
-# Operands the Bottlerocket NVIDIA AMI provides itself (clouds.md 1.6: it ships the device plugin).
-BOTTLEROCKET_OPT_OUTS = ("device-plugin", "driver", "container-toolkit", "mig-manager")
 
 MigStrategy = Literal["none", "single", "mixed"]
 
@@ -83,7 +78,7 @@ def gpu_tolerations(config: StackConfig) -> list[dict[str, str]]:
 
 def ships_device_plugin(pool: NodePool) -> bool:
     """The Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin (clouds.md 1.6)."""
-    return pool.ami_type == BOTTLEROCKET_AMI
+    return eks_amis.ships_device_plugin(pool.ami_type)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -166,7 +161,7 @@ def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
             "custom": [
                 {
                     "name": "bottlerocket-nvidia-operands-off",
-                    "labels": {f"nvidia.com/gpu.deploy.{operand}": "false" for operand in BOTTLEROCKET_OPT_OUTS},
+                    "labels": {f"nvidia.com/gpu.deploy.{operand}": "false" for operand in eks_amis.BOTTLEROCKET_OPERANDS},
                     "matchFeatures": [
                         {"feature": "system.osRelease", "matchExpressions": {"ID": {"op": "In", "value": ["bottlerocket"]}}},
                         {"feature": "pci.device", "matchExpressions": {"vendor": {"op": "In", "value": ["10de"]}}},
@@ -195,45 +190,21 @@ def gpu_operator_plan(config: StackConfig) -> Optional[ReleasePlan]:
 # ---------------------------------------------------------------------------------------------------
 # NVIDIA DRA driver
 
-# featureGates is a chart value from 25.8.0 on; resourceApiVersion from 25.12.0 on (dra.md 4.2).
-_FEATURE_GATES_FROM = (25, 8, 0)
-_RESOURCE_API_VERSION_FROM = (25, 12, 0)
-
-
-def _chart_generation(version: str) -> tuple[int, int, int]:
-    """Orders both numbering schemes: CalVer 25.x came first, the kubernetes-sigs SemVer 0.4+ after it."""
-    parsed = versions.version_tuple(version) or (0, 0, 0)
-    return parsed if parsed[0] >= 25 else (100 + parsed[0], parsed[1], parsed[2])
-
-
-def chart_has_feature_gates(version: str) -> bool:
-    return _chart_generation(version) >= _FEATURE_GATES_FROM
-
-
-def chart_has_resource_api_version(version: str) -> bool:
-    return _chart_generation(version) >= _RESOURCE_API_VERSION_FROM
-
-
-def required_feature_gates(config: StackConfig) -> dict[str, list[str]]:
-    """Driver feature gate -> the device classes that need it (custom time-slicing, MPS)."""
-    needed: dict[str, list[str]] = {}
-    if config.uses_example_driver:
-        return needed
-    for dc in config.device_classes:
-        for gate in plan_device_class(dc, example_driver=False).feature_gates:
-            needed.setdefault(gate, []).append(dc.name)
-    return needed
+def _dra_release(config: StackConfig) -> driver_charts.DraDriverRelease:
+    """The chart facts of the pinned DRA driver (config rules reject versions the table cannot place)."""
+    release = driver_charts.dra_driver_release(config.dra_driver.version)
+    return release if release is not None else driver_charts.DRA_DRIVER_RELEASES[driver_charts.DRA_DRIVER_DEFAULT]
 
 
 def dra_feature_gates(config: StackConfig) -> dict[str, bool]:
     """Gates the classes need, turned on, merged with draDriver.featureGates (a conflict is a config error)."""
-    gates = {gate: True for gate in required_feature_gates(config)}
+    gates = {gate: True for gate in config.required_dra_feature_gates()}
     gates.update(config.dra_driver.feature_gates)
     return dict(sorted(gates.items()))
 
 
 def dra_driver_values(config: StackConfig) -> dict[str, Any]:
-    version = config.dra_driver.version
+    release = _dra_release(config)
     values: dict[str, Any] = {
         # Where the driver's files are on the node: / for host drivers, /run/nvidia/driver when the
         # operator's driver container installs it (dra.md 4.2).
@@ -248,11 +219,11 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
             "tolerations": gpu_tolerations(config),
         },
     }
-    if chart_has_resource_api_version(version):
+    if release.resource_api_version_value:
         # Pin the API instead of trusting capability detection (dra.md 4.2).
         values["resourceApiVersion"] = "resource.k8s.io/v1"
     gates = dra_feature_gates(config)
-    if gates and chart_has_feature_gates(version):
+    if gates and release.feature_gates_value:
         values["featureGates"] = gates
     if config.platform in ("eks", "aks"):
         values["controller"] = {"affinity": _controller_affinity_any_node()}
@@ -275,7 +246,7 @@ def _controller_affinity_any_node() -> dict[str, Any]:
 
 def dra_driver_chart_ref(version: str) -> tuple[str, Optional[str]]:
     """(chart, repository) as helm.v3.Release takes them: an OCI chart is its full reference, no repo."""
-    chart, repository = versions.dra_driver_chart(version)
+    chart, repository = driver_charts.chart_reference(version)
     if repository.startswith("oci://"):
         return f"{repository}/{chart}", None
     return chart, repository
@@ -316,7 +287,7 @@ def example_driver_plan(config: StackConfig) -> Optional[ReleasePlan]:
         return None
     return ReleasePlan(
         release=EXAMPLE_DRIVER_RELEASE,
-        chart=f"{versions.EXAMPLE_DRIVER_REPO}/{EXAMPLE_DRIVER_CHART}",
+        chart=f"{driver_charts.EXAMPLE_DRIVER_OCI_REPO}/{driver_charts.EXAMPLE_CHART}",
         version=config.cluster.settings().example_driver_version,
         repository=None,
         namespace=EXAMPLE_DRIVER_NAMESPACE,

@@ -13,7 +13,8 @@ import yaml
 from components.facts import versions
 from components.config.yamlio import dump_yaml
 from components.config.models import StackConfig
-from components.facts.node_labels import pool_labels, pool_taint
+from components.facts.node_labels import pool_taint
+from components.plans.node_pools import pool_labels
 
 # containerd 2.x has CDI on by default; the upstream DRA kind configs still set it explicitly.
 CDI_PATCH = '[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n'

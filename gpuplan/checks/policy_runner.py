@@ -27,7 +27,7 @@ from typing import Any
 
 import jsonschema
 from google.protobuf import json_format, struct_pb2
-from pulumi.runtime import proto, settings
+from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel, Policy
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _PolicyAnalyzerServicer

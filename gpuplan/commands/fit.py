@@ -8,10 +8,11 @@ from typing import Any, Optional
 
 import typer
 
-from components.dra.allocator import Simulator, quota_limit
+from components.dra.allocator import Simulator
+from components.dra.quota import quota_limit
 from components.config.models import StackConfig
-from components.config.rules import driver_device_classes
-from components.dra.slices import Inventory, chart_device_classes, dump_inventory, stack_inventory
+from components.dra.slices import Inventory, chart_device_classes, dump_inventory
+from components.plans.stack_inventory import stack_inventory
 from components.config.problems import InputError
 from gpuplan.cli import output as common
 from gpuplan.fit.inputs import ADMIN_ACCESS_LABEL, ClaimEntry, FitInputs, add_claim_files, add_stack_objects, read_documents
@@ -29,7 +30,7 @@ def stack_manifests(run) -> list[dict[str, Any]]:
 
 def chart_classes(config: StackConfig) -> list[dict[str, Any]]:
     version = None if config.uses_example_driver else config.dra_driver.version
-    return chart_device_classes(driver_device_classes(config), version)
+    return chart_device_classes(config.driver_device_classes(), version)
 
 
 def load_inventory(config: StackConfig, inventory_file: Optional[Path]) -> Inventory:

@@ -10,8 +10,9 @@ from typing import Optional
 
 import typer
 
-from components.facts import catalog, versions
-from components.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvidia_naming, nvml_inventory, stack_inventory
+from components.facts import catalog, driver_charts
+from components.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvidia_naming, nvml_inventory
+from components.plans.stack_inventory import stack_inventory
 from components.dra.nvml import parse_snapshot, snapshot_document
 from components.config.problems import MISSING, InputError, Problem
 from components.config.yamlio import dump_all_yaml
@@ -79,7 +80,7 @@ def register(app: typer.Typer) -> None:
         live: bool = typer.Option(False, "--live", help="Read this machine's GPUs through NVML."),
         mig: Optional[str] = typer.Option(None, "--mig", help=f"Partition every GPU: a MIG profile, {ALL_BALANCED}, or PROFILE=COUNT,..."),
         node: Optional[str] = typer.Option(None, "--node", help="Node name (default node-0; the host name with --live)."),
-        driver_version: str = typer.Option(versions.DRA_DRIVER_DEFAULT, "--driver-version", help="NVIDIA DRA driver release whose naming to use."),
+        driver_version: str = typer.Option(driver_charts.DRA_DRIVER_DEFAULT, "--driver-version", help="NVIDIA DRA driver release whose naming to use."),
         save_nvml: Optional[Path] = typer.Option(None, "--save-nvml", help="With --live: also write the NVML snapshot to this file."),
     ) -> None:
         """Print the ResourceSlices a DRA driver would publish (YAML; --format json prints a List)."""

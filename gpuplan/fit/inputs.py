@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from components.dra.allocator import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
+from components.dra.claims import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
 from components.dra.cel import CelCompileError, compile_selector
 from components.config.problems import MISSING, Problem
 from components.facts.quantity import QuantityError, parse_quantity

@@ -7,7 +7,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
 
-from components.facts import node_labels
+from components.facts import eks_amis, node_labels
 from policies.rules import common as c
 from policies import stack_resources as inv
 
@@ -93,14 +93,14 @@ def _validate_nvidia_ami(args: ResourceValidationArgs, report_violation) -> None
     if args.resource_type != c.EKS_NODE_GROUP:
         return
     pool = inv.eks_node_group_pool(args.urn, args.name, args.props)
-    if not pool.gpu or pool.ami_type in inv.NVIDIA_AMI_TYPES:
+    if not pool.gpu or pool.ami_type in eks_amis.NVIDIA_AMI_TYPES:
         return
     ami = pool.ami_type
     if ami == "CUSTOM" and c.setting(args, AMI_SCHEMA, "allowCustomAmi"):
         return
     if ami is None:
         why = "amiType is not set, so EKS picks its default CPU AMI: no NVIDIA driver, no container toolkit"
-    elif ami in inv.LEGACY_GPU_AMI_TYPES:
+    elif ami in eks_amis.LEGACY_GPU_AMI_TYPES:
         why = f"amiType {ami} is Amazon Linux 2, which EKS stopped publishing AMIs for on 2025-11-26"
     elif ami == "CUSTOM":
         why = "amiType CUSTOM takes an unchecked AMI from the launch template"
@@ -108,7 +108,7 @@ def _validate_nvidia_ami(args: ResourceValidationArgs, report_violation) -> None
         why = f"amiType {ami} is a CPU AMI: no NVIDIA driver, no container toolkit"
     report_violation(
         f"GPU node group {pool.name} ({pool.instance_type or 'GPU instances'}): {why}. "
-        f"Use one of {', '.join(inv.NVIDIA_AMI_TYPES)}."
+        f"Use one of {', '.join(eks_amis.NVIDIA_AMI_TYPES)}."
     )
 
 

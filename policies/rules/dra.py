@@ -9,7 +9,7 @@ from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity, 
 
 from components.dra import cel
 
-from components.plans import quota
+from components.dra import quota
 from policies.rules import common as c
 from policies import stack_resources as inv
 

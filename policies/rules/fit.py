@@ -14,7 +14,8 @@ from typing import Any, Iterable
 from pulumi_policy import Severity, StackValidationArgs
 
 from components.facts import catalog
-from components.dra.allocator import Simulator, parse_claim_spec, parse_device_class
+from components.dra.allocator import Simulator
+from components.dra.claims import parse_claim_spec, parse_device_class
 from components.dra.slices import (
     EXAMPLE_DEVICE,
     Inventory,

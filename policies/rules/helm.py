@@ -6,7 +6,7 @@ import re
 
 from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
 
-from components.facts import versions
+from components.facts import driver_charts, versions
 from policies.rules import common as c
 from policies import stack_resources as inv
 
@@ -15,9 +15,9 @@ from policies import stack_resources as inv
 DEFAULT_REPOSITORIES = sorted(
     {
         versions.GPU_OPERATOR_REPO,
-        versions.DRA_DRIVER_NGC_REPO,
-        versions.DRA_DRIVER_OCI_REPO,
-        versions.EXAMPLE_DRIVER_REPO,
+        driver_charts.NGC_REPO,
+        driver_charts.DRA_DRIVER_OCI_REPO,
+        driver_charts.EXAMPLE_DRIVER_OCI_REPO,
         "https://nvidia.github.io/k8s-device-plugin",
         "https://prometheus-community.github.io/helm-charts",
     }

@@ -116,8 +116,7 @@ def _extended_resource_bridge(resources: list[Any], releases: list[inv.HelmRelea
         if c.DEVICE_CLASS_RE.match(r.resource_type) and c.dig(r.props, "spec", "extendedResourceName") == LEGACY_RESOURCE:
             return True
     chart_class = any(
-        r.chart in inv.NVIDIA_DRA_CHARTS and r.version_tuple is not None
-        and (r.version_tuple >= (25, 12, 0) or r.version_tuple[0] == 0)
+        r.chart in inv.NVIDIA_DRA_CHARTS and r.dra_driver_release is not None and r.dra_driver_release.gpu_class_extended_resource
         for r in releases
     )
     return chart_class and _extended_resource_gate_on(resources)

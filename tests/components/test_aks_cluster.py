@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from components.config.models import NodePool
-from components.facts.node_labels import pool_labels
+from components.plans.node_pools import pool_labels
 from gpuplan.engine.plan import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 import pytest
 import yaml
 
+from components.facts import eks_amis
 from components.plans import gpu_software as gsv
 from components.plans import kind as kind_config
 from components.config.models import StackConfig, load_stack_file
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_labels, pool_taint
+from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_taint
+from components.plans.node_pools import pool_labels
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR
 from tests.unit.test_gpu_software_values import TABLE, stack
 
@@ -60,7 +62,7 @@ def nodes_of(config: StackConfig) -> list[Node]:
         return nodes
     nodes = [Node("system-0", None, None, {}, [], has_gpu=False)]
     for pool in config.node_pools:
-        os_id = "bottlerocket" if pool.ami_type == gsv.BOTTLEROCKET_AMI else "amzn" if config.platform == "eks" else "ubuntu"
+        os_id = "bottlerocket" if pool.ami_type == eks_amis.BOTTLEROCKET_NVIDIA else "amzn" if config.platform == "eks" else "ubuntu"
         taints = [{"key": key, "value": value, "effect": effect}]
         if config.platform == "aks" and pool.capacity == "spot":
             taints.append(dict(gsv.AKS_SPOT_TAINT))  # AKS adds it to every Spot node
@@ -188,7 +190,7 @@ def test_the_analysis_catches_a_kubelet_plugin_without_its_node_selector():
 
 def test_the_analysis_catches_a_bottlerocket_dra_pool():
     config = table_config(TABLE[0][1])  # eks, one DRA pool; Bottlerocket DRA pools are a config error
-    pool = config.node_pools[0].model_copy(update={"ami_type": gsv.BOTTLEROCKET_AMI})
+    pool = config.node_pools[0].model_copy(update={"ami_type": eks_amis.BOTTLEROCKET_NVIDIA})
     config = config.model_copy(update={"node_pools": [pool]})
     assert conflicts(place_rendered(config)) == ["h100-0"]
 

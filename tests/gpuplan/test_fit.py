@@ -10,7 +10,6 @@ import yaml
 from typer.testing import CliRunner
 
 from components.config.models import load_stack_file
-from components.plans.quota import claims_allowed_by_quota
 from gpuplan.cli.app import app
 from gpuplan.commands.fit import RESULT_KEYS, binds, fit_report
 from tests.conftest import COMMITTED_STACKS, ROOT, SHARED, run_file, write_stack
@@ -59,6 +58,21 @@ def dev_examples(dev_run):
 def nvidia_examples(nvidia_run):
     return by_name(fit_report(nvidia_run, sorted(SPECS.glob("nvidia-*.yaml"))))
 
+
+
+def expected_quota_limit(quota, template) -> int | None:
+    """The evaluator's arithmetic on the stack file, written out independently: claims count once; a class is
+    charged Σ count (All = 32), a firstAvailable claim the largest alternative of each class."""
+    if quota is None:
+        return None
+    alternatives = template.first_available or [template]
+    charge: dict[str, int] = {}
+    for alt in alternatives:
+        amount = 32 if alt.allocation_mode == "All" else (alt.count or 1)
+        charge[alt.device_class] = max(charge.get(alt.device_class, 0), amount)
+    limits = [quota.claims] if quota.claims is not None else []
+    limits += [quota.devices[cls] // n for cls, n in charge.items() if cls in quota.devices]
+    return min(limits) if limits else None
 
 # --- the dra-example-driver examples on the kind stack (dev: 2 workers x 8 fake GPUs, gpu-7 of worker2 tainted)
 
@@ -118,7 +132,7 @@ def test_dev_stack_templates_and_their_quota(dev_examples, dev_run):
     for namespace in config.namespaces:
         for template in namespace.claim_templates:
             claim = dev_examples[f"{namespace.name}/{template.name}"]
-            assert claim["quotaLimit"] == claims_allowed_by_quota(namespace.quota, template)
+            assert claim["quotaLimit"] == expected_quota_limit(namespace.quota, template)
 
 
 # --- the NVIDIA examples on a stack with matching NVIDIA pools -------------------------------------------------
@@ -208,7 +222,7 @@ def test_committed_stack_templates_are_satisfiable(stack):
     for claim in report["claims"]:
         assert claim["satisfiable"] and claim["errors"] == [] and claim["maxConcurrent"] >= 1, claim
         namespace, template = templates[(claim["namespace"], claim["name"])]
-        assert claim["quotaLimit"] == claims_allowed_by_quota(namespace.quota, template)
+        assert claim["quotaLimit"] == expected_quota_limit(namespace.quota, template)
         if template.first_available:
             assert all(a["subrequest"] for a in claim["allocations"])
 

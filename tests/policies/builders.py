@@ -21,7 +21,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import unknown_checking_proxy
 
 from components.plans import admission_policy as dra_only_rules
-from components.facts.node_labels import pool_labels
+from components.plans.node_pools import pool_labels
 from components.config.models import NodePool as NodePoolConfig
 
 STACK = "test"

@@ -10,6 +10,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 
 from components.facts import catalog
@@ -23,25 +24,25 @@ DNS_LABEL = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
 @pytest.mark.parametrize("name, expected", [("h100-train", "h100train"), ("t4-legacy", "t4legacy"),
                                             ("a100-80gb-dra-pool", "a10080gbdrap"), ("gpu", "gpu")])
 def test_agent_pool_names_are_letters_and_digits_of_the_pool_name(name, expected):
-    assert aks_plan.agent_pool_name(name) == expected
+    assert aks_facts.agent_pool_name(name) == expected
 
 
 @given(DNS_LABEL)
 def test_every_valid_derived_name_fits_aks(name):
-    derived = aks_plan.agent_pool_name(name)
-    assert derived == aks_plan.agent_pool_name(name)  # deterministic
-    if aks_plan.agent_pool_name_problem(name) is None:
-        assert re.fullmatch(r"[a-z][a-z0-9]{0,11}", derived) and derived != aks_plan.SYSTEM_POOL_NAME
+    derived = aks_facts.agent_pool_name(name)
+    assert derived == aks_facts.agent_pool_name(name)  # deterministic
+    if aks_facts.agent_pool_name_problem(name) is None:
+        assert re.fullmatch(r"[a-z][a-z0-9]{0,11}", derived) and derived != aks_facts.SYSTEM_POOL_NAME
     else:
-        assert not derived[:1].isalpha() or derived == aks_plan.SYSTEM_POOL_NAME
+        assert not derived[:1].isalpha() or derived == aks_facts.SYSTEM_POOL_NAME
 
 
 def test_unusable_and_colliding_names_are_found():
-    assert "must start with a letter" in aks_plan.agent_pool_name_problem("8gpu")
-    assert "system pool" in aks_plan.agent_pool_name_problem("sys-tem")
-    assert aks_plan.colliding_pool_names(["a100-training-1", "a100-training-2", "t4"]) == {
+    assert "must start with a letter" in aks_facts.agent_pool_name_problem("8gpu")
+    assert "system pool" in aks_facts.agent_pool_name_problem("sys-tem")
+    assert aks_facts.colliding_pool_names(["a100-training-1", "a100-training-2", "t4"]) == {
         "a100training": ["a100-training-1", "a100-training-2"]}
-    assert aks_plan.colliding_pool_names(["h100", "h-100x"]) == {}
+    assert aks_facts.colliding_pool_names(["h100", "h-100x"]) == {}
 
 
 @pytest.mark.parametrize("gpu, profile, expected", [
@@ -50,14 +51,14 @@ def test_unusable_and_colliding_names_are_found():
     ("H200", "4g.71gb", "MIG4g"), ("A100-40GB", "1g.10gb", None), ("T4", "3g.40gb", None),
 ])
 def test_gpu_instance_profile_is_the_slice_count_of_the_smallest_profile(gpu, profile, expected):
-    assert aks_plan.gpu_instance_profile(gpu, profile) == expected
+    assert aks_facts.gpu_instance_profile(gpu, profile) == expected
 
 
 def test_each_mig_gpu_has_one_aks_profile_per_slice_count():
     for model in catalog.GPU_MODELS.values():
         if model.supports_mig:
-            profiles = aks_plan.aks_mig_profiles(model.key)
-            assert sorted(aks_plan.gpu_instance_profile(model.key, p) for p in profiles) == ["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"]
+            profiles = aks_facts.aks_mig_profiles(model.key)
+            assert sorted(aks_facts.gpu_instance_profile(model.key, p) for p in profiles) == ["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"]
 
 
 def aks_config(**operator):

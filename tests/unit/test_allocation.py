@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from components.dra.allocator import (
-    ClaimSpec,
-    Constraint,
-    DeviceClassSpec,
-    Request,
-    Simulator,
-    SubRequest,
-    Toleration,
-    claim_charge,
-    parse_claim_spec,
-    quota_limit,
-)
+from components.dra.allocator import Simulator
+from components.dra.claims import ClaimSpec, Constraint, DeviceClassSpec, Request, SubRequest, Toleration, parse_claim_spec
+from components.dra.quota import claim_charge, quota_limit
 from components.dra.cel import Device
 from components.dra.slices import DeviceTaint, NodeInventory, SliceDevice, catalog_inventory
 

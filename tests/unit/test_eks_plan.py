@@ -10,11 +10,11 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.facts import catalog
+from components.facts import catalog, eks_amis
 
 from components.plans import eks as eks_plan
 from components.config.models import NodePool, load_stack_file
-from components.facts.node_labels import pool_labels
+from components.plans.node_pools import pool_labels
 from tests.conftest import ROOT, STACKS_DIR
 
 
@@ -29,9 +29,9 @@ def shape(name: str):
 def test_gpu_pools_default_to_al2023_nvidia_and_bottlerocket_only_when_asked():
     assert eks_plan.gpu_ami_type(pool()) == "AL2023_x86_64_NVIDIA"
     assert eks_plan.gpu_ami_type(pool(amiType="BOTTLEROCKET_x86_64_NVIDIA")) == "BOTTLEROCKET_x86_64_NVIDIA"
-    assert not any(ami.startswith("AL2_") for ami in eks_plan.GPU_AMI_TYPES)
-    assert eks_plan.root_device_name("BOTTLEROCKET_x86_64_NVIDIA") == "/dev/xvdb"
-    assert eks_plan.root_device_name("AL2023_x86_64_NVIDIA") == "/dev/xvda"
+    assert not any(ami.startswith("AL2_") for ami in eks_amis.GPU_POOL_AMI_TYPES)
+    assert eks_amis.root_device_name("BOTTLEROCKET_x86_64_NVIDIA") == "/dev/xvdb"
+    assert eks_amis.root_device_name("AL2023_x86_64_NVIDIA") == "/dev/xvda"
 
 
 @pytest.mark.parametrize("capacity, expected", [("on-demand", "ON_DEMAND"), ("spot", "SPOT"), ("capacity-block", "CAPACITY_BLOCK")])

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from components.facts import driver_charts
 from components.plans import gpu_software as gsv
 from components.config.models import StackConfig, parse_config_map
 from tests.conftest import qualify
@@ -204,5 +205,8 @@ def test_dra_driver_waits_for_the_operator_only_when_it_installs_the_driver(spec
     ("25.12.0", True, True), ("0.4.0", True, True), ("0.4.1", True, True),
 ])
 def test_chart_value_availability_by_driver_version(version, gates, api):
-    assert gsv.chart_has_feature_gates(version) is gates
-    assert gsv.chart_has_resource_api_version(version) is api
+    release = driver_charts.dra_driver_release(version)
+    assert release.feature_gates_value is gates
+    assert release.resource_api_version_value is api
+    values = gsv.dra_driver_values(stack("eks", [H100_DRA], draDriver={"version": version}, deviceClasses=[MPS_CLASS]))
+    assert ("featureGates" in values) is gates and ("resourceApiVersion" in values) is api

@@ -12,6 +12,7 @@ import pytest
 from components.facts import catalog
 from components.dra.cel import Version
 from components.config.models import load_stack_file, parse_config_map
+from components.plans.stack_inventory import stack_inventory
 from components.dra.slices import (
     ALL_BALANCED,
     PCI_BUS_ID,
@@ -23,7 +24,6 @@ from components.dra.slices import (
     mig_layout,
     nvidia_naming,
     nvml_inventory,
-    stack_inventory,
 )
 from components.dra.nvml import parse_snapshot
 from components.config.problems import InputError

@@ -11,6 +11,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice, resources
 
+from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.resources.clusters.aks_node_pool import AksGpuPool, AksGpuPoolArgs
 from components.config.models import StackConfig
@@ -72,13 +73,13 @@ class AksCluster(pulumi.ComponentResource):
             ),
             agent_pool_profiles=[
                 containerservice.ManagedClusterAgentPoolProfileArgs(
-                    name=aks_plan.SYSTEM_POOL_NAME,
+                    name=aks_facts.SYSTEM_POOL_NAME,
                     mode=containerservice.AgentPoolMode.SYSTEM,
                     type=containerservice.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
                     vm_size=system.vm_size,
                     count=system.count,
                     os_type=containerservice.OSType.LINUX,
-                    os_sku=aks_plan.OS_SKU,
+                    os_sku=aks_facts.OS_SKU,
                     orchestrator_version=version,
                     node_labels={SYSTEM_ROLE_LABEL: "system"},
                 )
@@ -130,5 +131,5 @@ class AksCluster(pulumi.ComponentResource):
             "clusterName": self.cluster.name,
             "resourceGroup": group_name,
             "kubeconfig": self.kubeconfig,
-            "nodePools": {p: aks_plan.agent_pool_name(p) for p in sorted(self.pools)},
+            "nodePools": {p: aks_facts.agent_pool_name(p) for p in sorted(self.pools)},
         })

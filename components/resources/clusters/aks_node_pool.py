@@ -8,11 +8,12 @@ from dataclasses import dataclass
 import pulumi
 from pulumi_azure_native import containerservice
 
+from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.facts.catalog import InstanceType
 from components.config.models import NodePool
 from components.facts.naming import TYPE_PREFIX, child
-from components.facts.node_labels import pool_labels
+from components.plans.node_pools import pool_labels
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 
@@ -37,12 +38,12 @@ class AksGpuPool(pulumi.ComponentResource):
         spot = pool.capacity == "spot"
         self.agent_pool = containerservice.AgentPool(
             child(name, "agent-pool"),
-            agent_pool_name=aks_plan.agent_pool_name(pool.name),
+            agent_pool_name=aks_facts.agent_pool_name(pool.name),
             resource_name_=args.cluster_name,
             resource_group_name=args.resource_group_name,
             mode=containerservice.AgentPoolMode.USER,
             os_type=containerservice.OSType.LINUX,
-            os_sku=aks_plan.OS_SKU,
+            os_sku=aks_facts.OS_SKU,
             orchestrator_version=args.kubernetes_version,
             vm_size=shape.name,
             os_disk_size_gb=pool.disk_size_gb,
@@ -53,9 +54,9 @@ class AksGpuPool(pulumi.ComponentResource):
             node_labels=pool_labels(pool),
             node_taints=aks_plan.node_taints(pool),
             gpu_profile=containerservice.GPUProfileArgs(driver=args.gpu_driver),
-            gpu_instance_profile=aks_plan.gpu_instance_profile(pool.gpu, pool.mig.profile) if pool.mig else None,
-            scale_set_priority=aks_plan.SPOT_PRIORITY if spot else None,
-            scale_set_eviction_policy=aks_plan.SPOT_EVICTION if spot else None,
+            gpu_instance_profile=aks_facts.gpu_instance_profile(pool.gpu, pool.mig.profile) if pool.mig else None,
+            scale_set_priority=aks_facts.SPOT_PRIORITY if spot else None,
+            scale_set_eviction_policy=aks_facts.SPOT_EVICTION if spot else None,
             opts=pulumi.ResourceOptions(
                 parent=self,
                 protect=args.protect,
@@ -65,7 +66,7 @@ class AksGpuPool(pulumi.ComponentResource):
             ),
         )
         self.register_outputs({
-            "agentPoolName": aks_plan.agent_pool_name(pool.name),
+            "agentPoolName": aks_facts.agent_pool_name(pool.name),
             "vmSize": shape.name,
             "gpusPerNode": shape.gpus,
             "maxGpus": shape.gpus * pool.max_nodes,

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from components.facts import eks_amis
 from components.plans import eks as eks_plan
 from components.facts.catalog import InstanceType
 from components.config.models import NodePool
 from components.facts.naming import TYPE_PREFIX, child
-from components.facts.node_labels import pool_labels
+from components.plans.node_pools import pool_labels
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 IMDS_HOP_LIMIT = 2  # containers on the node sit one network hop further from IMDS than the host
@@ -41,7 +42,7 @@ def imds_v2() -> aws.ec2.LaunchTemplateMetadataOptionsArgs:
 
 def root_volume(ami_type: str, size_gb: int) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-        device_name=eks_plan.root_device_name(ami_type),
+        device_name=eks_amis.root_device_name(ami_type),
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
             volume_size=size_gb, volume_type="gp3", encrypted="true", delete_on_termination="true",
         ),
