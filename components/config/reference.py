@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from components.config.models import SECTIONS
+from components.config.loading import SECTIONS
 
 
 def _type_name(annotation: Any) -> str:

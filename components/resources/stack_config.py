@@ -5,7 +5,9 @@ from __future__ import annotations
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig, parse_config_map
+from components.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
+
+from components.config.loading import parse_config_map
 from components.config.problems import InputError
 
 

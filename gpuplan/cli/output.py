@@ -13,7 +13,7 @@ from typing import Any, Callable, NoReturn, Optional
 import typer
 from rich.console import Console
 
-from components.config.models import stack_file_path, stack_name_from_path
+from components.config.loading import stack_file_path, stack_name_from_path
 from components.config.problems import InputError, Problem
 
 EXIT_OK = 0

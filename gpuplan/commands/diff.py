@@ -10,7 +10,7 @@ from typing import Any, List, Optional
 
 import typer
 
-from components.config.models import stack_file_path
+from components.config.loading import stack_file_path
 from components.config.problems import MISSING, InputError, Problem
 from gpuplan.cli import output as common
 

@@ -96,7 +96,7 @@ def register(app: typer.Typer) -> None:
                 _fail("--save-nvml", str(save_nvml), "only a live read produces a snapshot", "add --live")
             naming = nvidia_naming(driver_version)
             if stack or config:
-                from components.config.models import load_stack_file
+                from components.config.loading import load_stack_file
 
                 _, stack_file = common.resolve_stack(stack, config)
                 if mig is not None:

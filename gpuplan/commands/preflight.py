@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from components.config.models import load_stack_file
+from components.config.loading import load_stack_file
 from components.config.problems import MISSING, InputError, Problem
 from gpuplan.cli import output as common
 from gpuplan.preflight import checks

@@ -22,7 +22,9 @@ import pulumi
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 
-from components.config.models import PROJECT, StackConfig, parse_config_map, read_stack_file, stack_name_from_path
+from components.config.models import PROJECT, StackConfig
+
+from components.config.loading import parse_config_map, read_stack_file, stack_name_from_path
 from components.config.problems import InputError, Problem
 from gpuplan.engine import mock_outputs
 

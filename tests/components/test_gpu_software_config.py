@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from components.config.models import parse_config_map
+from components.config.loading import parse_config_map
 from components.config.problems import InputError
 from gpuplan.cli.app import app
 from tests.conftest import KIND_BASE, qualify, write_stack

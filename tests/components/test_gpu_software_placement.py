@@ -17,7 +17,8 @@ import yaml
 from components.facts import eks_amis
 from components.plans import gpu_software as gsv
 from components.plans import kind as kind_config
-from components.config.models import StackConfig, load_stack_file
+from components.config.models import StackConfig
+from components.config.loading import load_stack_file
 from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_taint
 from components.plans.node_pools import pool_labels
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.config.models import load_stack_file
+from components.config.loading import load_stack_file
 from gpuplan.cli.app import app
 from gpuplan.commands.fit import RESULT_KEYS, binds, fit_report
 from tests.conftest import COMMITTED_STACKS, ROOT, SHARED, run_file, write_stack

@@ -20,7 +20,7 @@ from botocore.validate import ParamValidator
 from typer.testing import CliRunner
 
 from components.facts import catalog
-from components.config.models import load_stack_file
+from components.config.loading import load_stack_file
 from gpuplan.preflight import checks as preflight
 from gpuplan.cli.app import app
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, load_committed, write_stack

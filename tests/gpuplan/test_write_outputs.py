@@ -28,7 +28,7 @@ def release(name: str) -> Registration:
 
 
 def program_run(tmp_path, *resources: Registration) -> ProgramRun:
-    from components.config.models import load_stack_file
+    from components.config.loading import load_stack_file
 
     config = load_stack_file(write_stack(tmp_path, KIND_BASE))
     return ProgramRun("test", "dra-gpu-platform", config, "test", list(resources), {}, [])

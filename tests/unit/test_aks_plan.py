@@ -14,7 +14,8 @@ from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 
 from components.facts import catalog
-from components.config.models import NodePool, load_stack_file, parse_config_map
+from components.config.models import NodePool
+from components.config.loading import load_stack_file, parse_config_map
 from gpuplan.engine.mock_outputs import fake_aks_kubeconfig
 from tests.conftest import STACKS_DIR, qualify
 

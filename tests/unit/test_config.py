@@ -6,7 +6,9 @@ import copy
 
 import pytest
 
-from components.config.models import StackConfig, load_stack_file, parse_config_map
+from components.config.models import StackConfig
+
+from components.config.loading import load_stack_file, parse_config_map
 from components.config.problems import InputError
 from tests.conftest import COMMITTED_STACKS, KIND_BASE, STACKS_DIR, qualify
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from components.config.models import parse_config_map
+from components.config.loading import parse_config_map
 from components.config.problems import InputError
 from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
 from tests.unit.test_config import EKS_BASE

@@ -7,7 +7,7 @@ import pulumi
 import pytest
 from pulumi.runtime import mocks
 
-from components.config.models import load_stack_file, read_stack_file
+from components.config.loading import load_stack_file, read_stack_file
 from components.config.problems import InputError
 from components.resources.stack_config import load_stack_config
 from gpuplan.engine.runtime import runtime_config_from_file

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from components.facts import catalog, eks_amis
 
 from components.plans import eks as eks_plan
-from components.config.models import NodePool, load_stack_file
+from components.config.models import NodePool
+from components.config.loading import load_stack_file
 from components.plans.node_pools import pool_labels
 from tests.conftest import ROOT, STACKS_DIR
 

@@ -10,7 +10,8 @@ import pytest
 
 from components.facts import driver_charts
 from components.plans import gpu_software as gsv
-from components.config.models import StackConfig, parse_config_map
+from components.config.models import StackConfig
+from components.config.loading import parse_config_map
 from tests.conftest import qualify
 
 ABSENT = object()  # the key must not be set (the chart default applies)

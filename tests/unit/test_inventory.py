@@ -11,7 +11,7 @@ import pytest
 
 from components.facts import catalog
 from components.dra.cel import Version
-from components.config.models import load_stack_file, parse_config_map
+from components.config.loading import load_stack_file, parse_config_map
 from components.plans.stack_inventory import stack_inventory
 from components.dra.slices import (
     ALL_BALANCED,

@@ -39,7 +39,7 @@ def test_control_plane_scrapes_only_where_reachable(platform, scraped):
 
 
 def _gpu_operator_values(monitoring: dict):
-    from components.config.models import parse_config_map
+    from components.config.loading import parse_config_map
     from components.plans.gpu_software import gpu_operator_values
     from tests.conftest import qualify
 
