@@ -23,7 +23,7 @@ app = typer.Typer(
 @app.callback()
 def _group() -> None:
     """Every command takes --stack NAME or --config FILE, --out DIR and --format text|json.
-    Exit codes: 0 ok, 1 findings, 2 invalid input."""
+    Exit codes: 0 ok, 1 findings, 2 invalid input, 3 internal error (a bug; the traceback goes to a file)."""
 
 
 for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):

@@ -12,7 +12,9 @@ import typer
 
 from components.config.loading import stack_file_path
 from components.config.problems import MISSING, InputError, Problem
-from gpuplan.cli import output as common
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
 
 AgainstOption = typer.Option(
     None, "--against", help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main."
@@ -28,7 +30,7 @@ _MAX_PATHS = 8
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(common.PROJECT_ROOT), *args], capture_output=True, text=True, check=False)
+    return subprocess.run(["git", "-C", str(options.PROJECT_ROOT), *args], capture_output=True, text=True, check=False)
 
 
 def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
@@ -45,7 +47,7 @@ def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str
     try:
         relative = stack_file.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        committed = stack_file_path(stack, common.PROJECT_ROOT).resolve()
+        committed = stack_file_path(stack, options.PROJECT_ROOT).resolve()
         relative = committed.relative_to(root.resolve()).as_posix()
     if _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
         raise problem("not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)")
@@ -129,35 +131,34 @@ def render_text(report, console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def diff(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
         against: Optional[str] = AgainstOption,
         against_config: Optional[Path] = AgainstConfigOption,
         allow_replace: Optional[List[str]] = AllowReplaceOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
         delete per resource. Exit 1 when a change would replace or delete a node pool, cluster, protected resource
         or a namespace with claim templates (unless --allow-replace names it)."""
-        common.set_format(format)
 
         def body() -> int:
             from gpuplan.diff.compare import allow, diff_runs
 
-            name, stack_file = common.resolve_stack(stack, config)
+            name, stack_file = options.resolve_stack(stack, config)
             if (against is None) == (against_config is None):
-                common.fail_input([Problem(
+                raise InputError([Problem(
                     "(command line)", "--against/--against-config", against or against_config or MISSING,
                     "give exactly one thing to compare with", "pass --against REV (git) or --against-config FILE",
                 )])
             if not stack_file.is_file():
-                common.fail_input([Problem(str(stack_file), "", MISSING, "the stack file does not exist", "check --stack/--config")])
+                raise InputError([Problem(str(stack_file), "", MISSING, "the stack file does not exist", "check --stack/--config")])
             if against is not None:
                 text, label = read_revision(stack_file, name, against)
             else:
                 if not against_config.is_file():
-                    common.fail_input([Problem(str(against_config), "--against-config", MISSING,
+                    raise InputError([Problem(str(against_config), "--against-config", MISSING,
                                                "the stack file to compare with does not exist", "check the path")])
                 text, label = against_config.read_text(encoding="utf-8"), str(against_config)
             with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
@@ -169,13 +170,13 @@ def register(app: typer.Typer) -> None:
             report = diff_runs(before, after, against=label)
             unmatched = allow(report, allow_replace or [])
             if unmatched:
-                common.fail_input([
+                raise InputError([
                     Problem("(command line)", "--allow-replace", value, "names no change in this diff (or more than one)",
                             "pass the URN of a refused change as printed by gpuplan diff")
                     for value in unmatched
                 ])
-            common.write_and_emit(common.out_dir(out, name), "diff.json", report.as_json(), format,
-                                  lambda: render_text(report, common.console()))
-            return common.EXIT_FINDINGS if report.refused else common.EXIT_OK
+            output.write_and_emit(options.out_dir(out, name), "diff.json", report.as_json(), format,
+                                  lambda: render_text(report, output.console()))
+            return ExitCode.FINDINGS if report.refused else ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))

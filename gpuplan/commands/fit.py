@@ -14,7 +14,9 @@ from components.config.models import StackConfig
 from components.dra.slices import Inventory, chart_device_classes, dump_inventory
 from components.plans.stack_inventory import stack_inventory
 from components.config.problems import InputError
-from gpuplan.cli import output as common
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
 from gpuplan.fit.inputs import ADMIN_ACCESS_LABEL, ClaimEntry, FitInputs, add_claim_files, add_stack_objects, read_documents
 
 STACK_KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceQuota", "Namespace", "DeviceTaintRule")
@@ -116,7 +118,7 @@ def binds(claim: dict[str, Any]) -> str:
 def render_text(name: str, report: dict[str, Any]) -> None:
     from rich.table import Table
 
-    console = common.console()
+    console = output.console()
     inventory = report["inventory"]
     console.print(f"gpuplan fit: stack {name}, inventory {inventory['source']}: {inventory['nodes']} nodes, "
                   f"{inventory['devices']} devices ({', '.join(inventory['drivers']) or 'no driver'})")
@@ -150,10 +152,10 @@ def render_text(name: str, report: dict[str, Any]) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def fit(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
         claims: Optional[list[Path]] = typer.Option(
             None, "--claims", help="ResourceClaim/ResourceClaimTemplate/DeviceClass/Pod/workload manifests to evaluate too (repeatable)."
         ),
@@ -165,17 +167,16 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Will every claim schedule? Satisfiable or not, on which pools, how many at once, quota vs capacity."""
-        common.set_format(format)
 
         def body() -> int:
             from gpuplan.engine.runtime import run_program
 
-            name, stack_file = common.resolve_stack(stack, config)
+            name, stack_file = options.resolve_stack(stack, config)
             run = run_program(stack_file)
             report = fit_report(run, [*(claims or []), *(more_claims or [])], inventory)
-            target = common.out_dir(out, name)
+            target = options.out_dir(out, name)
             document = {"claims": [{key: claim[key] for key in RESULT_KEYS} for claim in report["claims"]]}
-            common.write_and_emit(target, "fit.json", document, format, lambda: render_text(name, report))
-            return common.EXIT_FINDINGS if failing(report["claims"]) else common.EXIT_OK
+            output.write_and_emit(target, "fit.json", document, format, lambda: render_text(name, report))
+            return ExitCode.FINDINGS if failing(report["claims"]) else ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))

@@ -16,7 +16,9 @@ from components.plans.stack_inventory import stack_inventory
 from components.dra.nvml import parse_snapshot, snapshot_document
 from components.config.problems import MISSING, InputError, Problem
 from components.config.yamlio import dump_all_yaml
-from gpuplan.cli import output as common
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
 
 CLI = "(command line)"
 
@@ -69,10 +71,10 @@ def _from_nvml(file: Path, mig: Optional[str], node: str, naming: str) -> Invent
 def register(app: typer.Typer) -> None:
     @app.command()
     def inventory(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
         out: Optional[Path] = typer.Option(None, "--out", help="Also write <DIR>/resourceslices.yaml."),
-        format: common.OutputFormat = common.FormatOption,
+        format: options.OutputFormat = options.FormatOption,
         gpu: Optional[str] = typer.Option(None, "--gpu", help="One node from the catalog: the GPU key (H100, H200, A100-40GB, ...)."),
         count: Optional[int] = typer.Option(None, "--count", help="GPUs on the node (default: the instance type's, else 1)."),
         instance_type: Optional[str] = typer.Option(None, "--instance-type", help="Catalog instance type: GPU count and pcieRoot grouping."),
@@ -84,7 +86,6 @@ def register(app: typer.Typer) -> None:
         save_nvml: Optional[Path] = typer.Option(None, "--save-nvml", help="With --live: also write the NVML snapshot to this file."),
     ) -> None:
         """Print the ResourceSlices a DRA driver would publish (YAML; --format json prints a List)."""
-        common.set_format(format)
 
         def body() -> int:
             sources = [flag for flag, given in (("--stack/--config", stack or config), ("--gpu", gpu), ("--from-nvml", from_nvml),
@@ -98,7 +99,7 @@ def register(app: typer.Typer) -> None:
             if stack or config:
                 from components.config.loading import load_stack_file
 
-                _, stack_file = common.resolve_stack(stack, config)
+                _, stack_file = options.resolve_stack(stack, config)
                 if mig is not None:
                     _fail("--mig", mig, "a stack's MIG layout comes from its node pools", "set nodePools[].mig in the stack file")
                 result = stack_inventory(load_stack_file(stack_file))
@@ -123,12 +124,12 @@ def register(app: typer.Typer) -> None:
             if out is not None:
                 out.mkdir(parents=True, exist_ok=True)
                 (out / "resourceslices.yaml").write_text(text, encoding="utf-8")
-            if format == common.OutputFormat.json:
-                common.emit_json(inventory_list(result))
+            if format == options.OutputFormat.json:
+                output.emit_json(inventory_list(result))
             else:
                 for note in result.notes:
                     typer.echo(f"# note: {note}")
                 typer.echo(text, nl=False)
-            return common.EXIT_OK
+            return ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))

@@ -10,7 +10,9 @@ import yaml
 
 from components.plans import kind as kind_config
 from components.plans.monitoring.rules import PROMETHEUS_RULE_API, prometheus_rule_errors
-from gpuplan.cli import output as common
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
 from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
 
 
@@ -42,24 +44,23 @@ def preview_stack(stack_file: Path, out: Path):
 def register(app: typer.Typer) -> None:
     @app.command()
     def preview(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Run the stack's program offline: resource tree, plan.json, manifests, schema validation."""
-        common.set_format(format)
 
         def body() -> int:
-            name, stack_file = common.resolve_stack(stack, config)
-            target = common.out_dir(out, name)
+            name, stack_file = options.resolve_stack(stack, config)
+            target = options.out_dir(out, name)
             run, manifests, checked, errors = preview_stack(stack_file, target)
             notes = [message for severity, message in run.logs]
             from gpuplan.timing import critical_path
 
             deploy = critical_path.model_run(run)
-            if format == common.OutputFormat.json:
-                common.emit_json(
+            if format == options.OutputFormat.json:
+                output.emit_json(
                     {
                         "stack": name,
                         "resources": len(run.resources),
@@ -73,7 +74,7 @@ def register(app: typer.Typer) -> None:
             else:
                 from gpuplan.engine.tree import render_tree
 
-                console = common.console()
+                console = output.console()
                 render_tree(run, console)
                 for note in notes:
                     console.print(f"[yellow]note:[/] {note}")
@@ -88,6 +89,6 @@ def register(app: typer.Typer) -> None:
                     )
                 for line in critical_path.text_lines(deploy):
                     console.print(line, markup=False, soft_wrap=True)
-            return common.EXIT_FINDINGS if errors else common.EXIT_OK
+            return ExitCode.FINDINGS if errors else ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))
