@@ -6,8 +6,6 @@ names), never from list positions, so reordering a stack file never replaces any
 
 from __future__ import annotations
 
-TYPE_PREFIX = "dra-gpu-platform"
-
 COMMON_LABELS = {
     "app.kubernetes.io/managed-by": "pulumi",
     "app.kubernetes.io/part-of": "dra-gpu-platform",

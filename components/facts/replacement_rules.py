@@ -14,6 +14,7 @@ rather than guessed. A type missing from RULES is "may replace" for every change
 from __future__ import annotations
 
 from dataclasses import dataclass
+from components.facts.type_tokens import Upstream
 
 # ----------------------------------------------------------------------------------------------- sources
 
@@ -53,7 +54,7 @@ class TypeRule:
 
 _AWS: tuple[TypeRule, ...] = (
     TypeRule(
-        "aws:eks/cluster:Cluster",
+        Upstream.EKS_CLUSTER,
         replace=(
             "name", "roleArn", "accessConfig.bootstrapClusterCreatorAdminPermissions", "bootstrapSelfManagedAddons",
             "kubernetesNetworkConfig.ipFamily", "kubernetesNetworkConfig.serviceIpv4Cidr", "outpostConfig",
@@ -65,7 +66,7 @@ _AWS: tuple[TypeRule, ...] = (
         note="vpcConfig.subnetIds, version, logging, upgradePolicy and access mode update in place",
     ),
     TypeRule(
-        "aws:eks/nodeGroup:NodeGroup",
+        Upstream.EKS_NODE_GROUP,
         replace=(
             "amiType", "capacityType", "clusterName", "diskSize", "instanceTypes", "launchTemplate.id",
             "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix", "nodeRoleArn", "remoteAccess", "subnetIds",
@@ -78,17 +79,17 @@ _AWS: tuple[TypeRule, ...] = (
         note="scalingConfig, labels, taints, updateConfig, tags update in place without touching nodes",
     ),
     TypeRule(
-        "aws:eks/accessEntry:AccessEntry",
+        Upstream.EKS_ACCESS_ENTRY,
         replace=("clusterName", "principalArn", "type"),
         source=f"{TF_AWS} internal/service/eks/access_entry.go: ForceNew attributes. " + TF_AWS_NOTE,
     ),
     TypeRule(
-        "aws:eks/accessPolicyAssociation:AccessPolicyAssociation",
+        Upstream.EKS_ACCESS_POLICY_ASSOCIATION,
         replace=("accessScope", "clusterName", "policyArn", "principalArn"),
         source=f"{TF_AWS} internal/service/eks/access_policy_association.go: every attribute is ForceNew (no Update)",
     ),
     TypeRule(
-        "aws:ec2/launchTemplate:LaunchTemplate",
+        Upstream.EC2_LAUNCH_TEMPLATE,
         replace=("name", "namePrefix"),
         outputs_changed_by_update=("latestVersion", "defaultVersion"),
         outputs_kept_when_only=("name", "namePrefix", "description", "defaultVersion", "updateDefaultVersion"),
@@ -97,28 +98,28 @@ _AWS: tuple[TypeRule, ...] = (
         note="a changed template is a new version: node groups pointing at latestVersion roll their nodes",
     ),
     TypeRule(
-        "aws:ec2/placementGroup:PlacementGroup",
+        Upstream.EC2_PLACEMENT_GROUP,
         replace=("name", "partitionCount", "spreadLevel", "strategy"),
         source=f"{TF_AWS} resource aws_placement_group: ForceNew attributes, Update is tags only",
     ),
     TypeRule(
-        "aws:ec2/vpc:Vpc",
+        Upstream.EC2_VPC,
         replace=("cidrBlock", "ipv4IpamPoolId", "ipv4NetmaskLength"),
         source=f"{TF_AWS} resource aws_vpc: ForceNew attributes. " + TF_AWS_NOTE,
     ),
     TypeRule(
-        "aws:ec2/subnet:Subnet",
+        Upstream.EC2_SUBNET,
         replace=("availabilityZone", "availabilityZoneId", "cidrBlock", "ipv6Native", "outpostArn", "vpcId"),
         source=f"{TF_AWS} resource aws_subnet: ForceNew attributes. " + TF_AWS_NOTE,
     ),
     TypeRule(
-        "aws:ec2/routeTableAssociation:RouteTableAssociation",
+        Upstream.EC2_ROUTE_TABLE_ASSOCIATION,
         replace=("gatewayId", "subnetId"),
         source=f"{TF_AWS} resource aws_route_table_association: ForceNew attributes; "
                "route_table_id updates through ReplaceRouteTableAssociation",
     ),
     TypeRule(
-        "aws:ec2/natGateway:NatGateway",
+        Upstream.EC2_NAT_GATEWAY,
         replace=("allocationId", "connectivityType"),
         complete=False,
         updatable=("tags",),
@@ -126,17 +127,17 @@ _AWS: tuple[TypeRule, ...] = (
                "ForceNew (the rest of the schema is not recorded here)",
     ),
     TypeRule(
-        "aws:iam/role:Role",
+        Upstream.IAM_ROLE,
         replace=("name", "namePrefix", "path"),
         source=f"{TF_AWS} resource aws_iam_role: ForceNew attributes. " + TF_AWS_NOTE,
     ),
     TypeRule(
-        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        Upstream.IAM_ROLE_POLICY_ATTACHMENT,
         replace=("policyArn", "role"),
         source=f"{TF_AWS} resource aws_iam_role_policy_attachment: every attribute is ForceNew (no Update)",
     ),
     TypeRule(
-        "aws:kms/key:Key",
+        Upstream.KMS_KEY,
         replace=("customerMasterKeySpec", "customKeyStoreId", "keyUsage"),
         complete=False,
         updatable=("description", "enableKeyRotation", "deletionWindowInDays", "tags", "bypassPolicyLockoutSafetyCheck"),
@@ -144,7 +145,7 @@ _AWS: tuple[TypeRule, ...] = (
                "are ForceNew; description, enable_key_rotation, deletion_window_in_days are not",
     ),
     TypeRule(
-        "aws:autoscaling/tag:Tag",
+        Upstream.AUTOSCALING_TAG,
         replace=("autoscalingGroupName", "tag.key"),
         source=f"{TF_AWS} internal/service/autoscaling/group_tag.go: autoscaling_group_name and tag.key are "
                "ForceNew; value and propagate_at_launch update",
@@ -153,16 +154,16 @@ _AWS: tuple[TypeRule, ...] = (
 
 # Types the package emits whose replace triggers were not verified: every change is "may replace".
 UNVERIFIED_TYPES: dict[str, str] = {
-    "aws:ec2/routeTable:RouteTable": "schema not checked (emitted only when the stack creates its own VPC)",
-    "aws:ec2/internetGateway:InternetGateway": "schema not checked (emitted only when the stack creates its own VPC)",
-    "aws:ec2/eip:Eip": "schema not checked (emitted only when the stack creates its own VPC)",
+    Upstream.EC2_ROUTE_TABLE: "schema not checked (emitted only when the stack creates its own VPC)",
+    Upstream.EC2_INTERNET_GATEWAY: "schema not checked (emitted only when the stack creates its own VPC)",
+    Upstream.EC2_EIP: "schema not checked (emitted only when the stack creates its own VPC)",
 }
 
 # ----------------------------------------------------------------------------------------------- Azure
 
 _AZURE: tuple[TypeRule, ...] = (
     TypeRule(
-        "azure-native:containerservice:ManagedCluster",
+        Upstream.AKS_MANAGED_CLUSTER,
         replace=(
             "resourceGroupName", "resourceName", "diskEncryptionSetID", "dnsPrefix", "fqdnSubdomain", "linuxProfile",
             "location", "nodeResourceGroup", "windowsProfile", "networkProfile.serviceCidr",
@@ -179,7 +180,7 @@ _AZURE: tuple[TypeRule, ...] = (
         note="agentPoolProfiles cannot be updated through the cluster (SDK docstring); the package ignores it",
     ),
     TypeRule(
-        "azure-native:containerservice:AgentPool",
+        Upstream.AKS_AGENT_POOL,
         replace=(
             "agentPoolName", "resourceName", "resourceGroupName", "gpuInstanceProfile", "vmSize",
             "networkProfile.nodePublicIPTags",
@@ -194,7 +195,7 @@ _AZURE: tuple[TypeRule, ...] = (
              "reported as may replace",
     ),
     TypeRule(
-        "azure-native:resources:ResourceGroup",
+        Upstream.AZURE_RESOURCE_GROUP,
         replace=("resourceGroupName", "location"),
         source=AZN_REPLACEMENT,
     ),
@@ -202,9 +203,9 @@ _AZURE: tuple[TypeRule, ...] = (
 
 # ------------------------------------------------------------------------------------------ Kubernetes
 
-KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
+KUBERNETES_PROVIDER = Upstream.KUBERNETES_PROVIDER
 KUBERNETES_PROVIDER_IDENTIFIER = "clusterIdentifier"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM_RELEASE = Upstream.HELM_RELEASE
 
 _KUBERNETES: tuple[TypeRule, ...] = (
     TypeRule(
@@ -257,7 +258,7 @@ KUBERNETES_MUTABLE_KINDS: dict[str, str] = {
 
 _COMMAND: tuple[TypeRule, ...] = (
     TypeRule(
-        "command:local:Command",
+        Upstream.COMMAND,
         replace=("triggers",),
         outputs_changed_by_update=("stdout", "stderr"),
         source="pulumi_command 1.2.1 local/command.py: the SDK registers replace_on_changes=['triggers[*]']; "

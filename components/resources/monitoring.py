@@ -16,8 +16,9 @@ import pulumi_kubernetes as k8s
 
 from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, rules as monitoring_rules, values as monitoring_values
 from components.config.models import StackConfig
-from components.facts.naming import TYPE_PREFIX, child, labels
+from components.facts.naming import child, labels
 from components.config.yamlio import dump_yaml
+from components.facts.type_tokens import Component
 
 PROMETHEUS_RULE_NAME = "dra-gpu-platform"
 DASHBOARD_CONFIGMAP = "dra-gpu-platform-dashboard"
@@ -38,7 +39,7 @@ class Monitoring(pulumi.ComponentResource):
     namespace: pulumi.Output[str]
 
     def __init__(self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:monitoring:Monitoring", name, None, opts)
+        super().__init__(Component.MONITORING, name, None, opts)
         m = args.config.monitoring
         child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
         release = None

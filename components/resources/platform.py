@@ -15,8 +15,9 @@ from components.resources.software.example_dra_driver import ExampleDraDriver, E
 from components.resources.software.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.plans.gpu_software import dra_driver_plan, dra_driver_waits_for_operator, example_driver_plan
 from components.resources.dra.maintenance import Maintenance, MaintenanceArgs
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
 from components.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
 
 class GpuPlatform(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:index:GpuPlatform", name, None, opts)
+        super().__init__(Component.GPU_PLATFORM, name, None, opts)
         config = args.config
         self.cluster = _cluster(name, args, self)
         provider = self.cluster.provider

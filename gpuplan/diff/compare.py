@@ -26,16 +26,17 @@ from components.facts import replacement_rules as rules
 from components.facts.node_labels import POOL_LABEL
 from gpuplan.engine.runtime import ProgramRun, Registration
 from gpuplan.engine.plan import clean
+from components.facts.type_tokens import Upstream
 
 OPS = ("create", "update", "replace", "delete", "same")
 
-NODE_POOL_TYPES = frozenset({"aws:eks/nodeGroup:NodeGroup", "azure-native:containerservice:AgentPool"})
-CLUSTER_TYPES = frozenset({"aws:eks/cluster:Cluster", "azure-native:containerservice:ManagedCluster"})
-RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
-COMMAND = "command:local:Command"
-NAMESPACE = "kubernetes:core/v1:Namespace"
-CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+NODE_POOL_TYPES = frozenset({Upstream.EKS_NODE_GROUP, Upstream.AKS_AGENT_POOL})
+CLUSTER_TYPES = frozenset({Upstream.EKS_CLUSTER, Upstream.AKS_MANAGED_CLUSTER})
+RESOURCE_GROUP = Upstream.AZURE_RESOURCE_GROUP
+COMMAND = Upstream.COMMAND
+NAMESPACE = Upstream.NAMESPACE
+CLAIM_TEMPLATE = Upstream.RESOURCE_CLAIM_TEMPLATE
+LAUNCH_TEMPLATE = Upstream.EC2_LAUNCH_TEMPLATE
 GPU_POOL_COMPONENTS = (":cluster:EksGpuNodePool", ":cluster:AksGpuPool")
 KIND_CLUSTER_COMPONENT = ":cluster:KindCluster"
 

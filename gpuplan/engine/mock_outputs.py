@@ -11,6 +11,7 @@ from typing import Any, Callable
 import yaml
 
 from components.config.models import StackConfig
+from components.facts.type_tokens import Upstream
 
 FAKE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -31,7 +32,7 @@ InvokeResult = Callable[[dict[str, Any], StackConfig], dict[str, Any]]
 
 # type token -> extra outputs; extended by the cloud components' needs
 RESOURCE_OUTPUTS: dict[str, ResourceOutputs] = {
-    "command:local:Command": lambda name, inputs, config: {"stdout": FAKE_KUBECONFIG, "stderr": ""},
+    Upstream.COMMAND: lambda name, inputs, config: {"stdout": FAKE_KUBECONFIG, "stderr": ""},
 }
 
 INVOKES: dict[str, InvokeResult] = {}
@@ -154,15 +155,15 @@ def _aks_credentials(args: dict[str, Any], config: StackConfig) -> dict[str, Any
 
 
 RESOURCE_OUTPUTS.update({
-    "aws:eks/cluster:Cluster": _eks_cluster,
-    "aws:iam/role:Role": _iam_role,
-    "aws:kms/key:Key": _kms_key,
-    "aws:ec2/launchTemplate:LaunchTemplate": _launch_template,
-    "aws:ec2/placementGroup:PlacementGroup": _placement_group,
-    "aws:eks/nodeGroup:NodeGroup": _node_group,
-    "azure-native:resources:ResourceGroup": _resource_group,
-    "azure-native:containerservice:ManagedCluster": _managed_cluster,
-    "azure-native:containerservice:AgentPool": _agent_pool,
+    Upstream.EKS_CLUSTER: _eks_cluster,
+    Upstream.IAM_ROLE: _iam_role,
+    Upstream.KMS_KEY: _kms_key,
+    Upstream.EC2_LAUNCH_TEMPLATE: _launch_template,
+    Upstream.EC2_PLACEMENT_GROUP: _placement_group,
+    Upstream.EKS_NODE_GROUP: _node_group,
+    Upstream.AZURE_RESOURCE_GROUP: _resource_group,
+    Upstream.AKS_MANAGED_CLUSTER: _managed_cluster,
+    Upstream.AKS_AGENT_POOL: _agent_pool,
 })
 INVOKES.update({
     "aws:index/getAvailabilityZones:getAvailabilityZones": _availability_zones,

@@ -11,8 +11,9 @@ from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 
 from components.config.yamlio import dump_yaml
 from gpuplan.engine.runtime import SECRET, ProgramRun, Registration
+from components.facts.type_tokens import Upstream
 
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+HELM_RELEASE = Upstream.HELM_RELEASE
 # Apply order for `kubectl apply -f manifests/` (files are applied in lexical order).
 KIND_ORDER = {
     "Namespace": 0,

@@ -27,12 +27,13 @@ from components.config.models import PROJECT, StackConfig
 from components.config.loading import parse_config_map, read_stack_file, stack_name_from_path
 from components.config.problems import InputError, Problem
 from gpuplan.engine import mock_outputs
+from components.facts.type_tokens import Upstream
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECRET = "[secret]"
 # Garbage-collector thresholds while a program runs (defaults 700/10/10); see run_program.
 GC_THRESHOLDS = (10_000, 50, 100)
-STACK_TYPE = "pulumi:pulumi:Stack"
+STACK_TYPE = Upstream.STACK
 
 
 @dataclass

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gpuplan.engine.runtime import ProgramRun, Registration
+from components.facts.type_tokens import Upstream
 
 
 def _children(run: ProgramRun) -> dict[str, list[Registration]]:
@@ -22,7 +23,7 @@ def render_tree(run: ProgramRun, console: Console) -> None:
     table.add_column("Name")
     table.add_column("Plan")
     table.add_column("Info", style="dim")
-    table.add_row("+", "pulumi:pulumi:Stack", f"{run.project}-{run.stack}", "create", "")
+    table.add_row("+", Upstream.STACK, f"{run.project}-{run.stack}", "create", "")
     children = _children(run)
 
     def walk(parent: str, prefix: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence
+from components.facts.type_tokens import Component, Upstream
 
 MINUTE = 60.0
 
@@ -24,11 +25,11 @@ ROLE_RELEASE = "release"
 
 # Components whose node groups / agent pools are GPU pools (the system node group is not).
 GPU_POOL_COMPONENTS = frozenset({
-    "dra-gpu-platform:cluster:EksGpuNodePool",
-    "dra-gpu-platform:cluster:AksGpuPool",
+    Component.EKS_GPU_NODE_POOL,
+    Component.AKS_GPU_NODE_POOL,
 })
-KIND_CLUSTER_COMPONENT = "dra-gpu-platform:cluster:KindCluster"
-HELM_RELEASE_TYPES = frozenset({"kubernetes:helm.sh/v3:Release"})
+KIND_CLUSTER_COMPONENT = Component.KIND_CLUSTER
+HELM_RELEASE_TYPES = frozenset({Upstream.HELM_RELEASE})
 
 
 @dataclass(frozen=True)
@@ -101,17 +102,17 @@ def classify(type_: str, custom: bool, parent_type: str, inputs: Mapping[str, An
         return "component", ""
     if type_.startswith("pulumi:providers:"):
         return "provider", ""
-    if type_ == "aws:eks/cluster:Cluster":
+    if type_ == Upstream.EKS_CLUSTER:
         return "eks-cluster", ROLE_CLUSTER
-    if type_ == "aws:eks/nodeGroup:NodeGroup":
+    if type_ == Upstream.EKS_NODE_GROUP:
         if parent_type in GPU_POOL_COMPONENTS:
             return "eks-gpu-node-group", ROLE_GPU_POOL
         return "eks-node-group", ""
-    if type_ == "azure-native:containerservice:ManagedCluster":
+    if type_ == Upstream.AKS_MANAGED_CLUSTER:
         return "aks-cluster", ROLE_CLUSTER
-    if type_ == "azure-native:containerservice:AgentPool":
+    if type_ == Upstream.AKS_AGENT_POOL:
         return "aks-pool", ROLE_GPU_POOL if parent_type in GPU_POOL_COMPONENTS else ""
-    if type_ == "command:local:Command":
+    if type_ == Upstream.COMMAND:
         return ("kind-cluster", ROLE_CLUSTER) if parent_type == KIND_CLUSTER_COMPONENT else ("command", "")
     if type_ in HELM_RELEASE_TYPES:
         chart = _chart_name(inputs.get("chart"))

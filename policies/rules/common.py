@@ -21,20 +21,21 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.proxy import _DictProxy, _ListProxy  # pinned pulumi-policy 1.21: raw access for remediations
+from components.facts.type_tokens import Upstream
 
 # ---------------------------------------------------------------------------------------------------
 # Type tokens (resource rules apply to any Pulumi program that declares these types)
 
-EKS_CLUSTER = "aws:eks/cluster:Cluster"
-EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
-LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+EKS_CLUSTER = Upstream.EKS_CLUSTER
+EKS_NODE_GROUP = Upstream.EKS_NODE_GROUP
+LAUNCH_TEMPLATE = Upstream.EC2_LAUNCH_TEMPLATE
 AKS_CLUSTER_RE = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:ManagedCluster$")
 AKS_AGENT_POOL_RE = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:AgentPool$")
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
-COMMAND = "command:local:Command"
-NAMESPACE = "kubernetes:core/v1:Namespace"
-RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+HELM_RELEASE = Upstream.HELM_RELEASE
+HELM_CHART_V4 = Upstream.HELM_CHART_V4
+COMMAND = Upstream.COMMAND
+NAMESPACE = Upstream.NAMESPACE
+RESOURCE_QUOTA = Upstream.RESOURCE_QUOTA
 DEVICE_CLASS_RE = re.compile(r"^kubernetes:resource\.k8s\.io/v1(beta1|beta2)?:DeviceClass$")
 CLAIM_TEMPLATE_RE = re.compile(r"^kubernetes:resource\.k8s\.io/v1(beta1|beta2)?:ResourceClaimTemplate$")
 CLAIM_RE = re.compile(r"^kubernetes:resource\.k8s\.io/v1(beta1|beta2)?:ResourceClaim$")

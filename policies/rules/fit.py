@@ -31,10 +31,11 @@ from components.dra.slices import (
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, MIG_CONFIG_LABEL, POOL_LABEL
 from policies.rules import common as c
 from policies import stack_resources as inv
+from components.facts.type_tokens import Upstream
 
-DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
-CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
-DEVICE_TAINT_RULE = "kubernetes:resource.k8s.io/v1alpha3:DeviceTaintRule"
+DEVICE_CLASS = Upstream.DEVICE_CLASS
+CLAIM_TEMPLATE = Upstream.RESOURCE_CLAIM_TEMPLATE
+DEVICE_TAINT_RULE = Upstream.DEVICE_TAINT_RULE
 
 
 def _integral(value: Any) -> Any:

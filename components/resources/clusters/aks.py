@@ -15,7 +15,8 @@ from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.resources.clusters.aks_node_pool import AksGpuPool, AksGpuPoolArgs
 from components.config.models import StackConfig
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
+from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 SYSTEM_ROLE_LABEL = "dra-gpu-platform.io/role"
@@ -33,7 +34,7 @@ class AksCluster(pulumi.ComponentResource):
     pools: dict[str, AksGpuPool]
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:AksCluster", name, None, opts)
+        super().__init__(Component.AKS_CLUSTER, name, None, opts)
         config = args.config
         settings = config.cluster.settings()
         cluster_name = config.cluster.name

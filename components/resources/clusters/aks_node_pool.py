@@ -12,8 +12,9 @@ from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.facts.catalog import InstanceType
 from components.config.models import NodePool
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
 from components.plans.node_pools import pool_labels
+from components.facts.type_tokens import Component
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 
@@ -33,7 +34,7 @@ class AksGpuPool(pulumi.ComponentResource):
     agent_pool: containerservice.AgentPool
 
     def __init__(self, name: str, args: AksGpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:AksGpuPool", name, None, opts)
+        super().__init__(Component.AKS_GPU_NODE_POOL, name, None, opts)
         pool, shape = args.pool, args.shape
         spot = pool.capacity == "spot"
         self.agent_pool = containerservice.AgentPool(

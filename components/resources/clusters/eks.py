@@ -15,7 +15,8 @@ from components.plans import eks as eks_plan
 from components.config.models import StackConfig
 from components.resources.clusters.eks_node_pool import GPU_POOL_TIMEOUTS, GpuNodePool, GpuNodePoolArgs, imds_v2, root_volume
 from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
+from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 SYSTEM_DISK_GB = 50
@@ -34,7 +35,7 @@ class EksCluster(pulumi.ComponentResource):
     pools: dict[str, GpuNodePool]
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:EksCluster", name, None, opts)
+        super().__init__(Component.EKS_CLUSTER, name, None, opts)
         config = args.config
         settings = config.cluster.settings()
         region = config.region or ""

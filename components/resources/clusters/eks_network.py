@@ -9,7 +9,8 @@ import pulumi
 import pulumi_aws as aws
 
 from components.plans import eks as eks_plan
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class EksNetwork(pulumi.ComponentResource):
     private_subnet_ids: dict[str, pulumi.Output[str]]  # zone → subnet id
 
     def __init__(self, name: str, args: EksNetworkArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:EksNetwork", name, None, opts)
+        super().__init__(Component.EKS_NETWORK, name, None, opts)
         parent = pulumi.ResourceOptions(parent=self)
 
         def tags(role: str, **extra: str) -> dict[str, str]:

@@ -13,8 +13,9 @@ from components.facts import eks_amis
 from components.plans import eks as eks_plan
 from components.facts.catalog import InstanceType
 from components.config.models import NodePool
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
 from components.plans.node_pools import pool_labels
+from components.facts.type_tokens import Component
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 IMDS_HOP_LIMIT = 2  # containers on the node sit one network hop further from IMDS than the host
@@ -54,7 +55,7 @@ class GpuNodePool(pulumi.ComponentResource):
     launch_template: aws.ec2.LaunchTemplate
 
     def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:EksGpuNodePool", name, None, opts)
+        super().__init__(Component.EKS_GPU_NODE_POOL, name, None, opts)
         pool, shape = args.pool, args.shape
         parent = pulumi.ResourceOptions(parent=self)
         ami_type = eks_plan.gpu_ami_type(pool)

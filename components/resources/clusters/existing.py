@@ -8,7 +8,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.config.models import StackConfig
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class ExistingCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
 
     def __init__(self, name: str, args: ExistingClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:ExistingCluster", name, None, opts)
+        super().__init__(Component.EXISTING_CLUSTER, name, None, opts)
         settings = args.config.cluster.settings()
         self.kubeconfig = pulumi.Output.secret(args.kubeconfig)
         self.provider = k8s.Provider(

@@ -11,7 +11,8 @@ import pulumi_kubernetes as k8s
 
 from components.plans import kind as kind_config
 from components.config.models import StackConfig
-from components.facts.naming import TYPE_PREFIX, child
+from components.facts.naming import child
+from components.facts.type_tokens import Component
 
 # Writes the rendered config to a temp file (kind reads --config from a path), creates the cluster with
 # kind's logs on stderr, then prints only the kubeconfig on stdout for the provider.
@@ -33,7 +34,7 @@ class KindCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
 
     def __init__(self, name: str, args: KindClusterArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:cluster:KindCluster", name, None, opts)
+        super().__init__(Component.KIND_CLUSTER, name, None, opts)
         config = args.config
         cluster = command.local.Command(
             child(name, "create"),

@@ -11,7 +11,8 @@ from pulumi_kubernetes.resource import v1 as resource_v1
 
 from components.plans.device_classes import DeviceClassPlan, plan_device_class
 from components.config.models import StackConfig
-from components.facts.naming import TYPE_PREFIX, child, labels
+from components.facts.naming import child, labels
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class DeviceClasses(pulumi.ComponentResource):
     classes: dict[str, resource_v1.DeviceClass]
 
     def __init__(self, name: str, args: DeviceClassesArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:dra:DeviceClasses", name, None, opts)
+        super().__init__(Component.DEVICE_CLASSES, name, None, opts)
         example = args.config.uses_example_driver
         self.plans = [plan_device_class(dc, example_driver=example) for dc in args.config.device_classes]
         self.classes = {}

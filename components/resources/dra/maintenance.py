@@ -10,7 +10,8 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes.resource import v1alpha3 as resource_v1alpha3
 
 from components.config.models import MaintenanceConfig
-from components.facts.naming import TYPE_PREFIX, child, labels
+from components.facts.naming import child, labels
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class MaintenanceArgs:
 
 class Maintenance(pulumi.ComponentResource):
     def __init__(self, name: str, args: MaintenanceArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:dra:Maintenance", name, None, opts)
+        super().__init__(Component.MAINTENANCE, name, None, opts)
         for taint in sorted(args.maintenance.device_taints, key=lambda t: t.name):
             resource_v1alpha3.DeviceTaintRule(
                 child(name, taint.name),

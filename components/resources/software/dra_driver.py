@@ -13,7 +13,7 @@ import pulumi_kubernetes as k8s
 from components.config.models import StackConfig
 from components.resources.software.helm_release import install_release
 from components.plans.gpu_software import ReleasePlan, dra_driver_plan
-from components.facts.naming import TYPE_PREFIX
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class DraDriver(pulumi.ComponentResource):
     release: k8s.helm.v3.Release
 
     def __init__(self, name: str, args: DraDriverArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:software:DraDriver", name, None, opts)
+        super().__init__(Component.DRA_DRIVER, name, None, opts)
         plan = dra_driver_plan(args.config)
         if plan is None:
             raise pulumi.RunError("DraDriver was created for a stack without the NVIDIA DRA driver")

@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from components.config.models import StackConfig
 from components.resources.software.helm_release import install_release
 from components.plans.gpu_software import ReleasePlan, example_driver_plan
-from components.facts.naming import TYPE_PREFIX
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class ExampleDraDriver(pulumi.ComponentResource):
     release: k8s.helm.v3.Release
 
     def __init__(self, name: str, args: ExampleDraDriverArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:software:ExampleDraDriver", name, None, opts)
+        super().__init__(Component.EXAMPLE_DRA_DRIVER, name, None, opts)
         plan = example_driver_plan(args.config)
         if plan is None:
             raise pulumi.RunError("ExampleDraDriver was created for a stack that is not kind with gpuDriver: example")

@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from components.config.models import StackConfig
 from components.resources.software.helm_release import install_release
 from components.plans.gpu_software import ReleasePlan, gpu_operator_plan
-from components.facts.naming import TYPE_PREFIX
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class GpuOperator(pulumi.ComponentResource):
     release: k8s.helm.v3.Release
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:software:GpuOperator", name, None, opts)
+        super().__init__(Component.GPU_OPERATOR, name, None, opts)
         plan = gpu_operator_plan(args.config)
         if plan is None:
             raise pulumi.RunError("GpuOperator was created for a stack with gpuOperator.enabled: false")

@@ -11,7 +11,8 @@ from pulumi_kubernetes.admissionregistration import v1 as admission_v1
 
 from components.plans import admission_policy as rules
 from components.plans.migration import GPU_MODE_LABEL
-from components.facts.naming import TYPE_PREFIX, child, labels
+from components.facts.naming import child, labels
+from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class DraOnlyGuardArgs:
 
 class DraOnlyGuard(pulumi.ComponentResource):
     def __init__(self, name: str, args: DraOnlyGuardArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:tenancy:DraOnlyGuard", name, None, opts)
+        super().__init__(Component.DRA_ONLY_GUARD, name, None, opts)
         child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
         policy = admission_v1.ValidatingAdmissionPolicy(
             child(name, "policy"),

@@ -12,8 +12,9 @@ from pulumi_kubernetes.resource import v1 as resource_v1
 from components.plans.claim_templates import ClaimPlan, plan_claim
 from components.config.models import NamespaceConfig
 from components.plans.migration import namespace_labels
-from components.facts.naming import TYPE_PREFIX, child, labels
+from components.facts.naming import child, labels
 from components.plans.quota import quota_hard
+from components.facts.type_tokens import Component
 
 QUOTA_NAME = "gpu-quota"
 
@@ -63,7 +64,7 @@ class TenantNamespace(pulumi.ComponentResource):
     templates: dict[str, resource_v1.ResourceClaimTemplate]
 
     def __init__(self, name: str, args: TenantNamespaceArgs, opts: pulumi.ResourceOptions | None = None):
-        super().__init__(f"{TYPE_PREFIX}:tenancy:TenantNamespace", name, None, opts)
+        super().__init__(Component.TENANT_NAMESPACE, name, None, opts)
         ns = args.namespace
         child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
         self.namespace = k8s.core.v1.Namespace(
