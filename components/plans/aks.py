@@ -6,14 +6,44 @@ ScaleSetPriority enums, the driver-None route for the GPU Operator).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import yaml
 
 from components.facts import catalog
 from components.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, SPOT_TAINT
 from components.facts.catalog import InstanceType
-from components.config.models import NodePool, StackConfig
+from components.config.models import AksSettings, NodePool, StackConfig
 from components.plans.driver_ownership import driver_owner
 from components.facts.node_labels import aks_taint_string
+
+
+@dataclass(frozen=True)
+class AksClusterPlan:
+    """What AksCluster needs from the stack: its cluster block, location, pools (sorted) and GPU driver mode."""
+
+    name: str
+    kubernetes_version: str
+    location: str
+    protect: bool
+    settings: AksSettings
+    resource_group: str
+    pools: tuple[NodePool, ...]
+    gpu_driver: str
+
+
+def cluster_plan(config: StackConfig) -> AksClusterPlan:
+    return AksClusterPlan(
+        name=config.cluster.name,
+        kubernetes_version=config.cluster.kubernetes_version,
+        location=config.region or "",
+        protect=config.cluster.protect,
+        settings=config.cluster.settings(),
+        resource_group=resource_group_name(config),
+        pools=tuple(sorted(config.node_pools, key=lambda p: p.name)),
+        gpu_driver=gpu_driver(config),
+    )
+
 
 def vm_shape(pool: NodePool) -> InstanceType:
     shape = catalog.pool_shape("aks", pool.gpu, pool.instance_type)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.facts import catalog
-from components.config.models import DeviceClassConfig, SharingConfig
+from components.config.models import DeviceClassConfig, SharingConfig, StackConfig
 
 NVIDIA_CONFIG_API = "resource.nvidia.com/v1beta1"
 EXAMPLE_CONFIG_API = "gpu.resource.example.com/v1alpha1"
@@ -124,3 +124,8 @@ def plan_device_class(dc: DeviceClassConfig, *, example_driver: bool) -> DeviceC
         if example_driver and "gpu.example.com" not in raw:
             notes.append(f"deviceClass {dc.name}: raw selector does not mention gpu.example.com, the only driver on this kind cluster")
     return DeviceClassPlan(dc.name, tuple(selectors), tuple(configs), tuple(notes), gates)
+
+
+def plan_device_classes(config: StackConfig) -> tuple[DeviceClassPlan, ...]:
+    """Every DeviceClass of the stack, for the driver that serves it (the dra-example-driver on kind)."""
+    return tuple(plan_device_class(dc, example_driver=config.uses_example_driver) for dc in config.device_classes)

@@ -14,7 +14,7 @@ import yaml
 
 from components.facts import catalog, eks_amis
 from components.facts.catalog import InstanceType
-from components.config.models import NodePool
+from components.config.models import EksSettings, NodePool, StackConfig
 from components.facts.node_labels import pool_taint
 from components.plans.node_pools import pool_labels
 
@@ -37,6 +37,31 @@ CLUSTER_ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
 NODE_TEMPLATE = f"{AUTOSCALER_PREFIX}/node-template"
 GPU_RESOURCE = "nvidia.com/gpu"
+
+
+@dataclass(frozen=True)
+class EksClusterPlan:
+    """What EksCluster needs from the stack: its cluster block, region and pools (sorted by name)."""
+
+    name: str
+    kubernetes_version: str
+    region: str
+    protect: bool
+    settings: EksSettings
+    pools: tuple[NodePool, ...]
+    extended_resource_bridge: bool
+
+
+def cluster_plan(config: StackConfig) -> EksClusterPlan:
+    return EksClusterPlan(
+        name=config.cluster.name,
+        kubernetes_version=config.cluster.kubernetes_version,
+        region=config.region or "",
+        protect=config.cluster.protect,
+        settings=config.cluster.settings(),
+        pools=tuple(sorted(config.node_pools, key=lambda p: p.name)),
+        extended_resource_bridge=config.dra_driver.extended_resource_bridge,
+    )
 
 
 # ---------------------------------------------------------------------------------------------- AWS basics

@@ -6,6 +6,7 @@ Sources: clouds.md section 3 and dra.md section 5 (dra-example-driver and NVIDIA
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -82,3 +83,16 @@ def render(config: StackConfig) -> dict[str, Any]:
 
 def render_yaml(config: StackConfig) -> str:
     return dump_yaml(render(config))
+
+
+@dataclass(frozen=True)
+class KindClusterPlan:
+    """What KindCluster needs: the cluster name, its rendered kind config and whether it is protected."""
+
+    name: str
+    config_yaml: str
+    protect: bool
+
+
+def cluster_plan(config: StackConfig) -> KindClusterPlan:
+    return KindClusterPlan(name=config.cluster.name, config_yaml=render_yaml(config), protect=config.cluster.protect)

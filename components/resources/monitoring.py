@@ -15,7 +15,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, rules as monitoring_rules, values as monitoring_values
-from components.config.models import StackConfig
+from components.config.models import MonitoringConfig
 from components.facts.naming import child, labels
 from components.config.yamlio import dump_yaml
 from components.facts.type_tokens import Component
@@ -30,7 +30,8 @@ POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
 
 @dataclass(frozen=True)
 class MonitoringArgs:
-    config: StackConfig
+    monitoring: MonitoringConfig
+    platform: str  # eks | aks | kind | existing: where kube-prometheus-stack finds the control plane
     provider: k8s.Provider
     runbook: str = monitoring_rules.RUNBOOK_DOC
 
@@ -40,7 +41,7 @@ class Monitoring(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.MONITORING, name, None, opts)
-        m = args.config.monitoring
+        m = args.monitoring
         child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
         release = None
         if m.install:
@@ -59,7 +60,7 @@ class Monitoring(pulumi.ComponentResource):
                 create_namespace=False,
                 atomic=True,
                 timeout=900,
-                values=monitoring_values.values(args.config.platform),
+                values=monitoring_values.values(args.platform),
                 opts=child_opts,
             )
             namespace: pulumi.Input[str] = ns.metadata.name

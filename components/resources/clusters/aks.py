@@ -14,7 +14,6 @@ from pulumi_azure_native import containerservice, resources
 from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.resources.clusters.aks_node_pool import AksGpuPool, AksGpuPoolArgs
-from components.config.models import StackConfig
 from components.facts.naming import child
 from components.facts.type_tokens import Component
 
@@ -24,7 +23,7 @@ SYSTEM_ROLE_LABEL = "dra-gpu-platform.io/role"
 
 @dataclass(frozen=True)
 class AksClusterArgs:
-    config: StackConfig
+    plan: aks_plan.AksClusterPlan
 
 
 class AksCluster(pulumi.ComponentResource):
@@ -35,17 +34,17 @@ class AksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.AKS_CLUSTER, name, None, opts)
-        config = args.config
-        settings = config.cluster.settings()
-        cluster_name = config.cluster.name
-        version = config.cluster.kubernetes_version
-        protect = config.cluster.protect
+        plan = args.plan
+        settings = plan.settings
+        cluster_name = plan.name
+        version = plan.kubernetes_version
+        protect = plan.protect
         tags = {"dra-gpu-platform.io/cluster": cluster_name}
 
-        group_name: pulumi.Input[str] = aks_plan.resource_group_name(config)
+        group_name: pulumi.Input[str] = plan.resource_group
         if not settings.existing_resource_group:
             group = resources.ResourceGroup(
-                child(name, "resource-group"), resource_group_name=group_name, location=config.region, tags=tags,
+                child(name, "resource-group"), resource_group_name=group_name, location=plan.location, tags=tags,
                 # Deleting the group deletes the cluster in it.
                 opts=pulumi.ResourceOptions(parent=self, protect=protect),
             )
@@ -56,7 +55,7 @@ class AksCluster(pulumi.ComponentResource):
             child(name, "aks"),
             resource_name_=cluster_name,
             resource_group_name=group_name,
-            location=config.region,
+            location=plan.location,
             dns_prefix=cluster_name,
             kubernetes_version=version,
             identity=containerservice.ManagedClusterIdentityArgs(type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED),
@@ -96,9 +95,9 @@ class AksCluster(pulumi.ComponentResource):
             ),
         )
 
-        driver = aks_plan.gpu_driver(config)
+        driver = plan.gpu_driver
         self.pools = {}
-        for pool in sorted(config.node_pools, key=lambda p: p.name):
+        for pool in plan.pools:
             self.pools[pool.name] = AksGpuPool(
                 child(name, "pool", pool.name),
                 AksGpuPoolArgs(

@@ -12,7 +12,6 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.plans import eks as eks_plan
-from components.config.models import StackConfig
 from components.resources.clusters.eks_node_pool import GPU_POOL_TIMEOUTS, GpuNodePool, GpuNodePoolArgs, imds_v2, root_volume
 from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
 from components.facts.naming import child
@@ -25,7 +24,7 @@ SYSTEM_ROLE_LABEL = "dra-gpu-platform.io/role"
 
 @dataclass(frozen=True)
 class EksClusterArgs:
-    config: StackConfig
+    plan: eks_plan.EksClusterPlan
 
 
 class EksCluster(pulumi.ComponentResource):
@@ -36,15 +35,15 @@ class EksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EKS_CLUSTER, name, None, opts)
-        config = args.config
-        settings = config.cluster.settings()
-        region = config.region or ""
-        cluster_name = config.cluster.name
-        protect = config.cluster.protect
+        plan = args.plan
+        settings = plan.settings
+        region = plan.region
+        cluster_name = plan.name
+        protect = plan.protect
         parent = pulumi.ResourceOptions(parent=self)
         tags = {"dra-gpu-platform.io/cluster": cluster_name}
 
-        subnet_ids, subnets_in_zone, single_zone = self._subnets(name, config, tags)
+        subnet_ids, subnets_in_zone, single_zone = self._subnets(name, plan, tags)
 
         cluster_role = self._role(name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags)
         node_role = self._role(name, "node-role", "ec2.amazonaws.com", eks_plan.NODE_POLICIES, region, tags)
@@ -60,7 +59,7 @@ class EksCluster(pulumi.ComponentResource):
         self.cluster = aws.eks.Cluster(
             child(name, "eks"),
             name=cluster_name,
-            version=config.cluster.kubernetes_version,
+            version=plan.kubernetes_version,
             role_arn=cluster_role.arn,
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=subnet_ids,
@@ -117,7 +116,7 @@ class EksCluster(pulumi.ComponentResource):
             cluster_name=self.cluster.name,
             node_role_arn=node_role.arn,
             subnet_ids=subnet_ids,
-            version=config.cluster.kubernetes_version,
+            version=plan.kubernetes_version,
             ami_type=eks_plan.SYSTEM_AMI_TYPE,
             capacity_type="ON_DEMAND",
             instance_types=[settings.system_nodes.instance_type],
@@ -136,8 +135,8 @@ class EksCluster(pulumi.ComponentResource):
         )
 
         self.pools = {}
-        bridge = config.dra_driver.extended_resource_bridge
-        for pool in sorted(config.node_pools, key=lambda p: p.name):
+        bridge = plan.extended_resource_bridge
+        for pool in plan.pools:
             shape = eks_plan.instance_shape(pool)
             self.pools[pool.name] = GpuNodePool(
                 child(name, "pool", pool.name),
@@ -145,7 +144,7 @@ class EksCluster(pulumi.ComponentResource):
                     pool=pool,
                     shape=shape,
                     cluster_name=self.cluster.name,
-                    kubernetes_version=config.cluster.kubernetes_version,
+                    kubernetes_version=plan.kubernetes_version,
                     node_role_arn=node_role.arn,
                     subnet_ids=self._pool_subnets(pool, shape, subnet_ids, subnets_in_zone, single_zone),
                     cluster_security_group_id=self.cluster.vpc_config.cluster_security_group_id,
@@ -203,10 +202,10 @@ class EksCluster(pulumi.ComponentResource):
             return subnets
         return subnet_ids
 
-    def _subnets(self, name: str, config: StackConfig, tags: dict[str, str]):
+    def _subnets(self, name: str, plan: eks_plan.EksClusterPlan, tags: dict[str, str]):
         """(all private subnet ids, zone → the subnet ids in that zone, (one zone's subnets, its description))."""
-        settings = config.cluster.settings()
-        pinned = sorted({p.availability_zone for p in config.node_pools if p.availability_zone})
+        settings = plan.settings
+        pinned = sorted({p.availability_zone for p in plan.pools if p.availability_zone})
         if settings.subnet_ids:
             ids = list(settings.subnet_ids)
             zones = {
@@ -228,7 +227,7 @@ class EksCluster(pulumi.ComponentResource):
             raise pulumi.RunError(f"nodePools[].availabilityZone: {error}") from None
         network = EksNetwork(
             child(name, "network"),
-            EksNetworkArgs(cluster_name=config.cluster.name, vpc_cidr=settings.vpc_cidr, zones=zones, tags=tags),
+            EksNetworkArgs(cluster_name=plan.name, vpc_cidr=settings.vpc_cidr, zones=zones, tags=tags),
             pulumi.ResourceOptions(parent=self),
         )
         private = network.private_subnet_ids

@@ -7,14 +7,13 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.config.models import StackConfig
 from components.facts.naming import child
 from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
 class ExistingClusterArgs:
-    config: StackConfig
+    context: str | None  # kubeconfig context (cluster.existing.context); None: the file's current context
     kubeconfig: pulumi.Input[str]
 
 
@@ -24,13 +23,12 @@ class ExistingCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: ExistingClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EXISTING_CLUSTER, name, None, opts)
-        settings = args.config.cluster.settings()
         self.kubeconfig = pulumi.Output.secret(args.kubeconfig)
         self.provider = k8s.Provider(
             child(name, "k8s"),
             kubeconfig=self.kubeconfig,
-            context=settings.context,
+            context=args.context,
             enable_server_side_apply=True,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.register_outputs({"context": settings.context})
+        self.register_outputs({"context": args.context})

@@ -10,7 +10,6 @@ import pulumi_command as command
 import pulumi_kubernetes as k8s
 
 from components.plans import kind as kind_config
-from components.config.models import StackConfig
 from components.facts.naming import child
 from components.facts.type_tokens import Component
 
@@ -26,7 +25,7 @@ DELETE_SCRIPT = 'kind delete cluster --name "$KIND_CLUSTER_NAME"'
 
 @dataclass(frozen=True)
 class KindClusterArgs:
-    config: StackConfig
+    plan: kind_config.KindClusterPlan
 
 
 class KindCluster(pulumi.ComponentResource):
@@ -35,16 +34,16 @@ class KindCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KindClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.KIND_CLUSTER, name, None, opts)
-        config = args.config
+        plan = args.plan
         cluster = command.local.Command(
             child(name, "create"),
             create=CREATE_SCRIPT,
             delete=DELETE_SCRIPT,
-            environment={"KIND_CONFIG": kind_config.render_yaml(config), "KIND_CLUSTER_NAME": config.cluster.name},
+            environment={"KIND_CONFIG": plan.config_yaml, "KIND_CLUSTER_NAME": plan.name},
             logging=command.local.Logging.STDERR,
             opts=pulumi.ResourceOptions(
                 parent=self,
-                protect=config.cluster.protect,
+                protect=plan.protect,
                 additional_secret_outputs=["stdout"],
                 custom_timeouts=pulumi.CustomTimeouts(create="15m", delete="5m"),
             ),
@@ -56,4 +55,4 @@ class KindCluster(pulumi.ComponentResource):
             enable_server_side_apply=True,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.register_outputs({"clusterName": config.cluster.name, "kubeconfig": self.kubeconfig})
+        self.register_outputs({"clusterName": plan.name, "kubeconfig": self.kubeconfig})

@@ -9,15 +9,14 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.resource import v1 as resource_v1
 
-from components.plans.device_classes import DeviceClassPlan, plan_device_class
-from components.config.models import StackConfig
+from components.plans.device_classes import DeviceClassPlan
 from components.facts.naming import child, labels
 from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)
 class DeviceClassesArgs:
-    config: StackConfig
+    plans: tuple[DeviceClassPlan, ...]  # components/plans/device_classes.py plan_device_classes
     provider: k8s.Provider
 
 
@@ -27,8 +26,7 @@ class DeviceClasses(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: DeviceClassesArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.DEVICE_CLASSES, name, None, opts)
-        example = args.config.uses_example_driver
-        self.plans = [plan_device_class(dc, example_driver=example) for dc in args.config.device_classes]
+        self.plans = list(args.plans)
         self.classes = {}
         for plan in sorted(self.plans, key=lambda p: p.name):
             for note in plan.notes:
