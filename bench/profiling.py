@@ -45,7 +45,7 @@ PHASES = {
     "run_program (config, program, mock engine)": ("gpuplan/engine/runtime.py", "run_program"),
     "  the program's components (GpuPlatform)": ("components/resources/platform.py", "__init__"),
     "  stack file YAML parse": ("components/config/models.py", "read_stack_file"),
-    "write_outputs (plan.json, manifests)": ("gpuplan/engine/plan.py", "write_outputs"),
+    "write_outputs (plan.json, manifests)": ("gpuplan/engine/outputs.py", "write_outputs"),
     "  YAML dump": ("components/config/yamlio.py", "dump_yaml"),
     "manifest read-back (YAML parse)": ("yaml/__init__.py", "load"),
     "kubernetes-validate (jsonschema)": ("gpuplan/checks/kube_validate.py", "validate_document"),

@@ -58,7 +58,7 @@ def labels_say_gpu(labels: dict[str, str]) -> bool:
 
 
 @dataclass(frozen=True)
-class NodePool:
+class RecordedNodePool:
     urn: str
     name: str
     platform: str  # eks | aks | kind
@@ -83,7 +83,7 @@ class NodePool:
         return any(k == key and e == effect for k, _, e in self.taints)
 
 
-def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = None) -> NodePool:
+def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = None) -> RecordedNodePool:
     labels = c.string_map(c.dig(props, "labels"))
     instance_types = [str(t) for t in c.as_list(c.dig(props, "instanceTypes"))]
     if not instance_types and launch_template is not None and c.dig(launch_template, "instanceType"):
@@ -99,7 +99,7 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
          _EKS_TAINT_EFFECTS.get(str(c.dig(t, "effect", default="")), str(c.dig(t, "effect", default=""))))
         for t in c.as_list(c.dig(props, "taints"))
     )
-    return NodePool(
+    return RecordedNodePool(
         urn=urn,
         name=labels.get(POOL_LABEL) or c.dig(props, "nodeGroupName") or name,
         platform="eks",
@@ -120,7 +120,7 @@ def parse_aks_taint(text: str) -> tuple[str, str, str]:
     return key, value, effect
 
 
-def _aks_pool(urn: str, name: str, props: Any) -> NodePool:
+def _aks_pool(urn: str, name: str, props: Any) -> RecordedNodePool:
     labels = c.string_map(c.dig(props, "nodeLabels"))
     vm_size = c.dig(props, "vmSize")
     gpu, gpus = azure_gpus(vm_size)
@@ -128,7 +128,7 @@ def _aks_pool(urn: str, name: str, props: Any) -> NodePool:
         gpu = True
     autoscale = bool(c.dig(props, "enableAutoScaling", default=False))
     max_nodes = c.as_int(c.dig(props, "maxCount")) if autoscale else c.as_int(c.dig(props, "count"))
-    return NodePool(
+    return RecordedNodePool(
         urn=urn,
         name=name,
         platform="aks",
@@ -141,13 +141,13 @@ def _aks_pool(urn: str, name: str, props: Any) -> NodePool:
     )
 
 
-def aks_agent_pool(urn: str, name: str, props: Any) -> NodePool:
+def aks_agent_pool(urn: str, name: str, props: Any) -> RecordedNodePool:
     # The pool label holds the stack's pool name; AKS pool names are shorter (no dashes).
     label = c.string_map(c.dig(props, "nodeLabels")).get(POOL_LABEL)
     return _aks_pool(urn, label or c.dig(props, "agentPoolName") or name, props)
 
 
-def aks_cluster_pools(urn: str, props: Any) -> list[NodePool]:
+def aks_cluster_pools(urn: str, props: Any) -> list[RecordedNodePool]:
     return [
         _aks_pool(urn, str(c.dig(profile, "name", default=f"profile-{i}")), profile)
         for i, profile in enumerate(c.as_list(c.dig(props, "agentPoolProfiles")))
@@ -168,7 +168,7 @@ def kind_config(props: Any) -> dict[str, Any] | None:
     return None
 
 
-def kind_pools(urn: str, props: Any) -> list[NodePool]:
+def kind_pools(urn: str, props: Any) -> list[RecordedNodePool]:
     document = kind_config(props)
     if document is None:
         return []
@@ -182,7 +182,7 @@ def kind_pools(urn: str, props: Any) -> list[NodePool]:
     for index, (key, nodes) in enumerate(groups.items()):
         labels = dict(key)
         pools.append(
-            NodePool(
+            RecordedNodePool(
                 urn=urn,
                 name=labels.get(POOL_LABEL, f"workers-{index + 1}"),
                 platform="kind",
@@ -210,7 +210,7 @@ def _kind_taints(node: dict) -> tuple[tuple[str, str, str], ...]:
     return tuple(taints)
 
 
-def pools_of(resource_type: str, urn: str, name: str, props: Any, launch_template: Any = None) -> list[NodePool]:
+def pools_of(resource_type: str, urn: str, name: str, props: Any, launch_template: Any = None) -> list[RecordedNodePool]:
     if resource_type == c.EKS_NODE_GROUP:
         return [eks_node_group_pool(urn, name, props, launch_template)]
     if c.AKS_AGENT_POOL_RE.match(resource_type):
@@ -232,8 +232,8 @@ def launch_template_of(resource: Any) -> Any:
     return None
 
 
-def stack_pools(resources: Iterable[Any]) -> list[NodePool]:
-    pools: list[NodePool] = []
+def stack_pools(resources: Iterable[Any]) -> list[RecordedNodePool]:
+    pools: list[RecordedNodePool] = []
     for r in resources:
         template = launch_template_of(r) if r.resource_type == c.EKS_NODE_GROUP else None
         pools.extend(pools_of(r.resource_type, r.urn, r.name, r.props, template))

@@ -65,7 +65,7 @@ def load_committed(stack: str) -> dict[str, Any]:
 
 
 def clean_inputs(resource) -> dict[str, Any]:
-    from gpuplan.engine.plan import clean
+    from gpuplan.engine.outputs import clean
 
     return clean(resource.inputs)
 

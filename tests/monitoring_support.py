@@ -13,7 +13,7 @@ import yaml
 
 from components.plans.monitoring import dashboard
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.rules import rule_groups
+from components.plans.monitoring.alerts import rule_groups
 
 PROMTOOL_TESTS = Path(__file__).resolve().parent / "promtool"
 # Debian package `prometheus` ships /usr/bin/promtool (apt-get install -y --no-install-recommends prometheus).

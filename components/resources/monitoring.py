@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, rules as monitoring_rules, values as monitoring_values
+from components.plans.monitoring import alerts as monitoring_rules, dashboard, ksm as ksm_resourceclaims, values as monitoring_values
 from components.config.models import MonitoringConfig
 from components.facts.naming import child, labels
 from components.config.yamlio import dump_yaml

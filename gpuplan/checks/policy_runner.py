@@ -12,7 +12,7 @@ The policy config is reconciled as the CLI does (schema defaults, then "all", th
 and validated against each policy's config schema with jsonschema; gpuplan is stricter than the CLI in
 also refusing unknown policy names and unknown settings (a typo would otherwise be silently ignored).
 
-Props are the cleaned recorded inputs (gpuplan.engine.plan.clean): what the program asked for, before the
+Props are the cleaned recorded inputs (gpuplan.engine.outputs.clean): what the program asked for, before the
 provider's Check (the CLI's analyzers see post-Check inputs; default providers are not recorded).
 """
 
@@ -34,7 +34,7 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from components.config.problems import MISSING, InputError, Problem
 from gpuplan.engine.runtime import ProgramRun, Registration, run_program
-from gpuplan.engine.plan import clean
+from gpuplan.engine.outputs import clean
 from policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
 
 PACK_VERSION = "0.1.0"  # policies/PulumiPolicy.yaml

@@ -25,7 +25,7 @@ RESULT_KEYS = ("source", "namespace", "name", "satisfiable", "allocations", "max
 
 def stack_manifests(run) -> list[dict[str, Any]]:
     """The DRA objects the stack would deploy, exactly as recorded by the offline program run."""
-    from gpuplan.engine.plan import is_kubernetes_object, manifest
+    from gpuplan.engine.outputs import is_kubernetes_object, manifest
 
     return [manifest(r) for r in run.resources if is_kubernetes_object(r) and r.inputs.get("kind") in STACK_KINDS]
 

@@ -9,7 +9,7 @@ import typer
 import yaml
 
 from components.plans import kind as kind_config
-from components.plans.monitoring.rules import PROMETHEUS_RULE_API, prometheus_rule_errors
+from components.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
@@ -19,7 +19,7 @@ from gpuplan.checks.kube_validate import ManifestError, validate_document, versi
 def preview_stack(stack_file: Path, out: Path):
     """Shared by other commands: run + write outputs + validate. Returns (run, manifests, errors)."""
     from gpuplan.engine.runtime import run_program
-    from gpuplan.engine.plan import write_outputs
+    from gpuplan.engine.outputs import write_outputs
 
     run = run_program(stack_file)
     extra = {}

@@ -2,7 +2,7 @@
 
 The `before` run is the stack file as deployed (a git revision or another file), the `after` run is the
 edited one. For each URN: create, delete, update (with the changed input paths) or replace (with the
-path that forces it, from components/facts/replacement_rules.py), the way the Pulumi engine decides:
+path that forces it, from components/facts/replacements.py), the way the Pulumi engine decides:
 
 - a resource's own inputs decide; options.ignoreChanges is honoured and options.replaceOnChanges too;
 - a parent being replaced does not replace its children;
@@ -22,10 +22,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from components.facts import replacement_rules as rules
+from components.facts import replacements as rules
 from components.facts.node_labels import POOL_LABEL
 from gpuplan.engine.runtime import ProgramRun, Registration
-from gpuplan.engine.plan import clean
+from gpuplan.engine.outputs import clean
 from components.facts.type_tokens import Upstream
 
 OPS = ("create", "update", "replace", "delete", "same")

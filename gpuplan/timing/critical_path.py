@@ -8,7 +8,7 @@ from typing import Any
 from gpuplan.timing import deploy_model
 from gpuplan.timing.deploy_model import DURATIONS, DeployModel, Node, PathStep
 from gpuplan.engine.runtime import ProgramRun, Registration
-from gpuplan.engine.plan import HELM_RELEASE
+from gpuplan.engine.outputs import HELM_RELEASE
 
 
 def _name(resource: Registration) -> str:

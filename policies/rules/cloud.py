@@ -9,13 +9,13 @@ from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidati
 
 from components.facts import eks_amis, node_labels
 from policies.rules import common as c
-from policies import stack_resources as inv
+from policies import stack_resources as recorded
 
 TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = node_labels.pool_taint()
 OPEN_CIDRS = ("0.0.0.0/0", "::/0")
 
 
-def _describe_taints(pool: inv.NodePool) -> str:
+def _describe_taints(pool: recorded.RecordedNodePool) -> str:
     if not pool.taints:
         return "none"
     return ", ".join(f"{k}{'=' + v if v else ''}:{e}" for k, v, e in pool.taints)
@@ -25,9 +25,9 @@ def _describe_taints(pool: inv.NodePool) -> str:
 # gpu-node-pool-tainted
 
 
-def _untainted_gpu_pools(resource_type: str, urn: str, name: str, props: Any) -> list[inv.NodePool]:
+def _untainted_gpu_pools(resource_type: str, urn: str, name: str, props: Any) -> list[recorded.RecordedNodePool]:
     return [
-        p for p in inv.pools_of(resource_type, urn, name, props)
+        p for p in recorded.pools_of(resource_type, urn, name, props)
         if p.gpu and not p.has_taint(TAINT_KEY, TAINT_EFFECT)
     ]
 
@@ -53,7 +53,7 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
         return props
     if c.AKS_CLUSTER_RE.match(args.resource_type):
         for profile in props.get("agentPoolProfiles") or []:
-            pool = inv.aks_agent_pool(args.urn, str(profile.get("name", "")), profile)
+            pool = recorded.aks_agent_pool(args.urn, str(profile.get("name", "")), profile)
             if pool.gpu and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
                 profile["nodeTaints"] = list(profile.get("nodeTaints") or []) + [node_labels.aks_taint_string()]
         return props
@@ -92,7 +92,7 @@ AMI_SCHEMA = PolicyConfigSchema(
 def _validate_nvidia_ami(args: ResourceValidationArgs, report_violation) -> None:
     if args.resource_type != c.EKS_NODE_GROUP:
         return
-    pool = inv.eks_node_group_pool(args.urn, args.name, args.props)
+    pool = recorded.eks_node_group_pool(args.urn, args.name, args.props)
     if not pool.gpu or pool.ami_type in eks_amis.NVIDIA_AMI_TYPES:
         return
     ami = pool.ami_type
@@ -147,7 +147,7 @@ def _validate_protected(args: ResourceValidationArgs, report_violation) -> None:
     if args.resource_type == c.EKS_CLUSTER or c.AKS_CLUSTER_RE.match(args.resource_type):
         what = f"cluster {args.name}"
     elif args.resource_type == c.EKS_NODE_GROUP or c.AKS_AGENT_POOL_RE.match(args.resource_type):
-        gpu_pools = [p for p in inv.pools_of(args.resource_type, args.urn, args.name, args.props) if p.gpu]
+        gpu_pools = [p for p in recorded.pools_of(args.resource_type, args.urn, args.name, args.props) if p.gpu]
         if gpu_pools:
             what = f"GPU node pool {gpu_pools[0].name}"
     if what:
@@ -276,9 +276,9 @@ BUDGET_SCHEMA = PolicyConfigSchema(
 
 def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     limit = int(c.setting(args, BUDGET_SCHEMA, "maxGpus"))
-    counted: list[tuple[inv.NodePool, int]] = []
-    unknown: list[inv.NodePool] = []
-    for pool in inv.stack_pools(args.resources):
+    counted: list[tuple[recorded.RecordedNodePool, int]] = []
+    unknown: list[recorded.RecordedNodePool] = []
+    for pool in recorded.stack_pools(args.resources):
         if not pool.gpu or pool.platform not in ("eks", "aks"):
             continue  # kind/existing clusters add no cloud GPUs
         if pool.gpus_per_node is None or pool.max_nodes is None:

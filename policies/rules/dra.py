@@ -11,7 +11,7 @@ from components.dra import cel
 
 from components.dra import quota
 from policies.rules import common as c
-from policies import stack_resources as inv
+from policies import stack_resources as recorded
 
 # ---------------------------------------------------------------------------------------------------
 # deviceclass-selector-valid
@@ -38,11 +38,11 @@ def _selectors_of(resource_type: str, props) -> tuple[str, list[tuple[str, str]]
             if isinstance(expression, str):
                 found.append((f"spec.selectors[{i}].cel.expression", expression))
         return "DeviceClass", found
-    claim = inv.claim_devices(resource_type, props)
+    claim = recorded.claim_devices(resource_type, props)
     if claim is None:
         return None
     devices, path = claim
-    found = [s for request in inv.device_requests(devices, path) for s in request.selectors]
+    found = [s for request in recorded.device_requests(devices, path) for s in request.selectors]
     return resource_type.rsplit(":", 1)[-1], found
 
 
@@ -90,11 +90,11 @@ CLASS_SCHEMA = PolicyConfigSchema(
 
 
 def _validate_classes_exist(args: StackValidationArgs, report_violation) -> None:
-    declared = set(inv.stack_device_classes(args.resources))
-    from_charts = set(inv.chart_device_classes(inv.stack_releases(args.resources)))
+    declared = set(recorded.stack_device_classes(args.resources))
+    from_charts = set(recorded.chart_device_classes(recorded.stack_releases(args.resources)))
     external = {str(n) for n in c.setting(args, CLASS_SCHEMA, "externalDeviceClasses")}
     known = declared | from_charts | external
-    for use in inv.stack_claims(args.resources):
+    for use in recorded.stack_claims(args.resources):
         for request in use.requests:
             if request.device_class in known:
                 continue
@@ -195,10 +195,10 @@ DRA_QUOTA_KEYS_VALID = c.resource_policy(
 
 
 def _validate_namespace_quota(args: StackValidationArgs, report_violation) -> None:
-    namespaces = inv.stack_namespaces(args.resources)
-    quotas = inv.stack_quotas(args.resources)
-    by_namespace: dict[str, list[inv.ClaimUse]] = {}
-    for use in inv.stack_claims(args.resources):
+    namespaces = recorded.stack_namespaces(args.resources)
+    quotas = recorded.stack_quotas(args.resources)
+    by_namespace: dict[str, list[recorded.ClaimUse]] = {}
+    for use in recorded.stack_claims(args.resources):
         by_namespace.setdefault(use.namespace, []).append(use)
     for namespace, uses in sorted(by_namespace.items()):
         classes = sorted({cls for use in uses for cls in use.classes})

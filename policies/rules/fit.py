@@ -30,7 +30,7 @@ from components.dra.slices import (
 )
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, MIG_CONFIG_LABEL, POOL_LABEL
 from policies.rules import common as c
-from policies import stack_resources as inv
+from policies import stack_resources as recorded
 from components.facts.type_tokens import Upstream
 
 DEVICE_CLASS = Upstream.DEVICE_CLASS
@@ -49,14 +49,14 @@ def _integral(value: Any) -> Any:
     return value
 
 
-def _gpu_model(pool: inv.NodePool):
+def _gpu_model(pool: recorded.RecordedNodePool):
     if pool.labels.get(GPU_LABEL) in catalog.GPU_MODELS:
         return catalog.gpu_model(pool.labels[GPU_LABEL])
     shape = catalog.instance_type_named(pool.instance_type)
     return catalog.gpu_model(shape.gpu) if shape else None
 
 
-def _per_root(pool: inv.NodePool) -> int:
+def _per_root(pool: recorded.RecordedNodePool) -> int:
     shape = catalog.instance_type_named(pool.instance_type)
     return shape.gpus_per_pcie_root if shape else 1
 
@@ -67,7 +67,7 @@ def _kind_workers(resources: Iterable[Any]) -> dict[str, list[str]]:
     for resource in resources:
         if resource.resource_type != c.COMMAND:
             continue
-        document = inv.kind_config(resource.props)
+        document = recorded.kind_config(resource.props)
         if document is None:
             continue
         index = 0
@@ -82,12 +82,12 @@ def _kind_workers(resources: Iterable[Any]) -> dict[str, list[str]]:
 def stack_inventory(resources: list[Any]) -> tuple[Inventory | None, list[str]]:
     """The DRA devices the stack's pools would publish at max scale; None when the stack declares no node
     pools at all (an existing cluster: nothing to simulate)."""
-    pools = inv.stack_pools(resources)
+    pools = recorded.stack_pools(resources)
     if not pools:
         return None, []
-    releases = inv.stack_releases(resources)
-    nvidia = next((r for r in releases if r.chart in inv.NVIDIA_DRA_CHARTS), None)
-    example = any(r.chart in inv.EXAMPLE_DRA_CHARTS for r in releases)
+    releases = recorded.stack_releases(resources)
+    nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
+    example = any(r.chart in recorded.EXAMPLE_DRA_CHARTS for r in releases)
     kind_workers = _kind_workers(resources)
     naming = nvidia_naming(nvidia.version) if nvidia and nvidia.version else "current"
     slices: list[dict[str, Any]] = []
@@ -114,9 +114,9 @@ def stack_inventory(resources: list[Any]) -> tuple[Inventory | None, list[str]]:
 
 
 def _classes(resources: list[Any]) -> dict[str, Any]:
-    releases = inv.stack_releases(resources)
-    nvidia = next((r for r in releases if r.chart in inv.NVIDIA_DRA_CHARTS), None)
-    documents = chart_device_classes(sorted(inv.chart_device_classes(releases)), nvidia.version if nvidia else None)
+    releases = recorded.stack_releases(resources)
+    nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
+    documents = chart_device_classes(sorted(recorded.chart_device_classes(releases)), nvidia.version if nvidia else None)
     documents += [_integral(c.plain(r.props)) for r in resources if r.resource_type == DEVICE_CLASS]
     classes = {}
     for document in documents:

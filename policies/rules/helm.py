@@ -8,7 +8,7 @@ from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
 
 from components.facts import driver_charts, versions
 from policies.rules import common as c
-from policies import stack_resources as inv
+from policies import stack_resources as recorded
 
 # Repositories of the charts this platform installs (clouds.md 4, dra.md 4.1 and 5), plus the NVIDIA
 # device plugin and kube-prometheus-stack repositories.
@@ -47,7 +47,7 @@ def _normalize(repository: str) -> str:
 
 
 def _validate_pinned(args: ResourceValidationArgs, report_violation) -> None:
-    release = inv.helm_release(args.resource_type, args.urn, args.name, args.props)
+    release = recorded.helm_release(args.resource_type, args.urn, args.name, args.props)
     if release is None:
         return
     label = f"Helm release {release.name} (chart {release.chart_ref or '?'})"

@@ -11,7 +11,7 @@ from pulumi_policy import Severity, StackValidationArgs
 from components.plans.migration import GPU_MODE_LABEL
 from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL
 from policies.rules import common as c
-from policies import stack_resources as inv
+from policies import stack_resources as recorded
 
 LEGACY_RESOURCE = "nvidia.com/gpu"
 
@@ -38,7 +38,7 @@ def _denies_legacy_gpus(policy_props: Any) -> bool:
 
 
 def _validate_guarded(args: StackValidationArgs, report_violation) -> None:
-    namespaces = inv.stack_namespaces(args.resources)
+    namespaces = recorded.stack_namespaces(args.resources)
     dra_only = [ns for ns in namespaces.values() if ns.gpu_mode == "dra-only"]
     guards = {
         c.metadata_name(r.props) or r.name: r.props
@@ -54,7 +54,7 @@ def _validate_guarded(args: StackValidationArgs, report_violation) -> None:
                 f"would be admitted there and stay Pending (no device plugin serves them).",
                 ns.urn,
             )
-    for workload in inv.stack_workloads(args.resources):
+    for workload in recorded.stack_workloads(args.resources):
         ns = namespaces.get(workload.namespace)
         if ns is None or ns.gpu_mode != "dra-only":
             continue
@@ -68,7 +68,7 @@ def _validate_guarded(args: StackValidationArgs, report_violation) -> None:
             )
 
 
-def _guard_problem(ns: inv.NamespaceInfo, guards: dict[str, Any], bindings: list[Any]) -> str | None:
+def _guard_problem(ns: recorded.NamespaceInfo, guards: dict[str, Any], bindings: list[Any]) -> str | None:
     if not guards:
         return f"no ValidatingAdmissionPolicy in the stack denies {LEGACY_RESOURCE} for pods"
     seen_binding = False
@@ -105,18 +105,18 @@ DRA_ONLY_NAMESPACE_GUARDED = c.stack_policy(
 # device-plugin-retirement-safe
 
 
-def _operators(releases: list[inv.HelmRelease]) -> list[inv.HelmRelease]:
-    return [r for r in releases if r.chart in inv.GPU_OPERATOR_CHARTS]
+def _operators(releases: list[recorded.HelmRelease]) -> list[recorded.HelmRelease]:
+    return [r for r in releases if r.chart in recorded.GPU_OPERATOR_CHARTS]
 
 
-def _extended_resource_bridge(resources: list[Any], releases: list[inv.HelmRelease]) -> bool:
+def _extended_resource_bridge(resources: list[Any], releases: list[recorded.HelmRelease]) -> bool:
     """Pods asking for nvidia.com/gpu are served by DRA (KEP-5004) when a DeviceClass carries that
     extendedResourceName and the DRAExtendedResource gate is on (dra.md 3, 4.3; clouds.md 4)."""
     for r in resources:
         if c.DEVICE_CLASS_RE.match(r.resource_type) and c.dig(r.props, "spec", "extendedResourceName") == LEGACY_RESOURCE:
             return True
     chart_class = any(
-        r.chart in inv.NVIDIA_DRA_CHARTS and r.dra_driver_release is not None and r.dra_driver_release.gpu_class_extended_resource
+        r.chart in recorded.NVIDIA_DRA_CHARTS and r.dra_driver_release is not None and r.dra_driver_release.gpu_class_extended_resource
         for r in releases
     )
     return chart_class and _extended_resource_gate_on(resources)
@@ -125,7 +125,7 @@ def _extended_resource_bridge(resources: list[Any], releases: list[inv.HelmRelea
 def _extended_resource_gate_on(resources: list[Any]) -> bool:
     for r in resources:
         if r.resource_type == c.COMMAND:
-            config = inv.kind_config(r.props)
+            config = recorded.kind_config(r.props)
             if config and (config.get("featureGates") or {}).get("DRAExtendedResource") is True:
                 return True
         version = None
@@ -143,7 +143,7 @@ def _minor(version: str) -> int:
     return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
 
 
-def plugin_capable_pools(pools: list[inv.NodePool], releases: list[inv.HelmRelease]) -> list[inv.NodePool]:
+def plugin_capable_pools(pools: list[recorded.RecordedNodePool], releases: list[recorded.HelmRelease]) -> list[recorded.RecordedNodePool]:
     """GPU pools where the device plugin can run: the AMI ships it, or nothing keeps it off (the per-node
     operand label, or a GPU Operator with devicePlugin.enabled=false)."""
     operators = _operators(releases)
@@ -155,12 +155,12 @@ def plugin_capable_pools(pools: list[inv.NodePool], releases: list[inv.HelmRelea
 
 
 def _validate_retirement(args: StackValidationArgs, report_violation) -> None:
-    namespaces = inv.stack_namespaces(args.resources)
+    namespaces = recorded.stack_namespaces(args.resources)
     legacy = [ns for ns in namespaces.values() if ns.gpu_mode in ("legacy", "dual")]
-    pools = [p for p in inv.stack_pools(args.resources) if p.gpu]
+    pools = [p for p in recorded.stack_pools(args.resources) if p.gpu]
     if not legacy or not pools:
         return  # no GPU nodes declared here (e.g. an existing cluster): nothing to judge
-    releases = inv.stack_releases(args.resources)
+    releases = recorded.stack_releases(args.resources)
     if plugin_capable_pools(pools, releases) or _extended_resource_bridge(args.resources, releases):
         return
     pool_names = c.short(sorted(p.name for p in pools))
@@ -193,16 +193,16 @@ def _describe(selector: dict[str, str]) -> str:
 
 
 def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
-    releases = inv.stack_releases(args.resources)
+    releases = recorded.stack_releases(args.resources)
     dra_releases = [
         r for r in releases
-        if r.chart in inv.NVIDIA_DRA_CHARTS and r.value("resources", "gpus", "enabled", default=True) is not False
+        if r.chart in recorded.NVIDIA_DRA_CHARTS and r.value("resources", "gpus", "enabled", default=True) is not False
     ]
     if not dra_releases:
         return
     operators_on = [r for r in _operators(releases) if r.value("devicePlugin", "enabled", default=True) is not False]
-    standalone = [r for r in releases if r.chart in inv.DEVICE_PLUGIN_CHARTS]
-    for pool in inv.stack_pools(args.resources):
+    standalone = [r for r in releases if r.chart in recorded.DEVICE_PLUGIN_CHARTS]
+    for pool in recorded.stack_pools(args.resources):
         if not pool.gpu:
             continue
         dra_here = [

@@ -11,7 +11,7 @@ import yaml
 
 from components.config.models import NodePool
 from components.plans.node_pools import pool_labels
-from gpuplan.engine.plan import clean
+from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"

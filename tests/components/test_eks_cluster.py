@@ -13,7 +13,7 @@ from components.plans import eks as eks_plan
 from components.config.models import NodePool
 from components.plans.node_pools import pool_labels
 from gpuplan.engine.mock_outputs import FAKE_ACCOUNT
-from gpuplan.engine.plan import clean
+from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 
 CLUSTER = "aws:eks/cluster:Cluster"

@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from components.plans import gpu_software as gsv
-from gpuplan.engine.plan import HELM_RELEASE, helm_values
+from gpuplan.engine.outputs import HELM_RELEASE, helm_values
 from tests.conftest import STACKS_DIR, clean_inputs, run_config, run_file
 
 POOLS = [

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from gpuplan.engine.plan import write_outputs
+from gpuplan.engine.outputs import write_outputs
 from tests.conftest import COMMITTED_STACKS, ROOT, STACKS_DIR, run_file
 
 GOLDEN = ROOT / "tests" / "golden" / "helm"

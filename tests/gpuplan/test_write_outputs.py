@@ -4,7 +4,7 @@ whatever the run no longer declares is removed (no program run: hand-built regis
 from __future__ import annotations
 
 from gpuplan.engine.runtime import ProgramRun, Registration
-from gpuplan.engine.plan import write_outputs
+from gpuplan.engine.outputs import write_outputs
 from tests.conftest import KIND_BASE, write_stack
 
 NAMESPACE = "kubernetes:core/v1:Namespace"

@@ -10,7 +10,7 @@ from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims
 from components.config.models import MonitoringConfig
 from components.plans.monitoring.metrics import ALLOWED, INVENTED, unknown
 from components.plans.monitoring.promql import PromQLNameError, metric_names, names
-from components.plans.monitoring.rules import expressions, rule_groups
+from components.plans.monitoring.alerts import expressions, rule_groups
 
 CONFIGS = [
     MonitoringConfig(enabled=True),

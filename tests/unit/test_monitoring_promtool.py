@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.rules import alerts, rule_groups
+from components.plans.monitoring.alerts import alerts, rule_groups
 from tests.monitoring_support import (
     PROMTOOL_TESTS,
     dashboard_recording_rules,

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.rules import (
+from components.plans.monitoring.alerts import (
     DRA_NODE_LABEL,
     PROMETHEUS_RULE_API,
     alerts,

@@ -23,7 +23,7 @@ from grafana_foundation_sdk.models import dashboard as model
 
 from components.plans.monitoring import ksm
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.rules import DRA_SCHEDULER_PLUGIN, IDLE_SAMPLE_WINDOW, dra_alerts, prometheus_label
+from components.plans.monitoring.alerts import DRA_SCHEDULER_PLUGIN, IDLE_SAMPLE_WINDOW, dra_alerts, prometheus_label
 from components.facts.node_labels import GPU_STACK_LABEL, POOL_LABEL
 
 UID = "dra-gpu-platform"

@@ -1,5 +1,5 @@
 """AksCluster: a resource group (or an existing one), an AKS cluster with a managed identity and Azure AD
-RBAC (local accounts off), a system pool, one AksGpuPool per stack pool, and the Kubernetes provider
+RBAC (local accounts off), a system pool, one AksGpuNodePool per stack pool, and the Kubernetes provider
 built from the cluster's user kubeconfig."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pulumi_azure_native import containerservice, resources
 
 from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
-from components.resources.clusters.aks_node_pool import AksGpuPool, AksGpuPoolArgs
+from components.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
 from components.facts.naming import child
 from components.facts.type_tokens import Component
 
@@ -30,7 +30,7 @@ class AksCluster(pulumi.ComponentResource):
     provider: k8s.Provider
     kubeconfig: pulumi.Output[str]
     cluster: containerservice.ManagedCluster
-    pools: dict[str, AksGpuPool]
+    pools: dict[str, AksGpuNodePool]
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.AKS_CLUSTER, name, None, opts)
@@ -98,9 +98,9 @@ class AksCluster(pulumi.ComponentResource):
         driver = plan.gpu_driver
         self.pools = {}
         for pool in plan.pools:
-            self.pools[pool.name] = AksGpuPool(
+            self.pools[pool.name] = AksGpuNodePool(
                 child(name, "pool", pool.name),
-                AksGpuPoolArgs(
+                AksGpuNodePoolArgs(
                     pool=pool,
                     shape=aks_plan.vm_shape(pool),
                     cluster_name=self.cluster.name,

@@ -1,4 +1,4 @@
-"""AksGpuPool: one stack node pool as an AKS user agent pool: VM size from the catalog, autoscaling,
+"""AksGpuNodePool: one stack node pool as an AKS user agent pool: VM size from the catalog, autoscaling,
 the nvidia.com/gpu taint and pool labels, the GPU driver choice, MIG partitioning and Spot priority."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60
 
 
 @dataclass(frozen=True)
-class AksGpuPoolArgs:
+class AksGpuNodePoolArgs:
     pool: NodePool
     shape: InstanceType
     cluster_name: pulumi.Input[str]
@@ -30,10 +30,10 @@ class AksGpuPoolArgs:
     protect: bool = False
 
 
-class AksGpuPool(pulumi.ComponentResource):
+class AksGpuNodePool(pulumi.ComponentResource):
     agent_pool: containerservice.AgentPool
 
-    def __init__(self, name: str, args: AksGpuPoolArgs, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: AksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.AKS_GPU_NODE_POOL, name, None, opts)
         pool, shape = args.pool, args.shape
         spot = pool.capacity == "spot"

@@ -1,5 +1,5 @@
 """EksCluster: an EKS control plane (access entries, KMS-encrypted secrets, control-plane logs, private
-endpoint by default), its IAM roles, a system node group and one GpuNodePool per stack pool, plus the
+endpoint by default), its IAM roles, a system node group and one EksGpuNodePool per stack pool, plus the
 Kubernetes provider everything Kubernetes-side uses."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.plans import eks as eks_plan
-from components.resources.clusters.eks_node_pool import GPU_POOL_TIMEOUTS, GpuNodePool, GpuNodePoolArgs, imds_v2, root_volume
+from components.resources.clusters.eks_node_pool import GPU_POOL_TIMEOUTS, EksGpuNodePool, EksGpuNodePoolArgs, imds_v2, root_volume
 from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
 from components.facts.naming import child
 from components.facts.type_tokens import Component
@@ -31,7 +31,7 @@ class EksCluster(pulumi.ComponentResource):
     provider: k8s.Provider
     kubeconfig: pulumi.Output[str]
     cluster: aws.eks.Cluster
-    pools: dict[str, GpuNodePool]
+    pools: dict[str, EksGpuNodePool]
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EKS_CLUSTER, name, None, opts)
@@ -138,9 +138,9 @@ class EksCluster(pulumi.ComponentResource):
         bridge = plan.extended_resource_bridge
         for pool in plan.pools:
             shape = eks_plan.instance_shape(pool)
-            self.pools[pool.name] = GpuNodePool(
+            self.pools[pool.name] = EksGpuNodePool(
                 child(name, "pool", pool.name),
-                GpuNodePoolArgs(
+                EksGpuNodePoolArgs(
                     pool=pool,
                     shape=shape,
                     cluster_name=self.cluster.name,

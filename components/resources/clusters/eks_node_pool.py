@@ -1,4 +1,4 @@
-"""GpuNodePool (EKS): one stack node pool as an EKS managed node group with its launch template
+"""EksGpuNodePool (EKS): one stack node pool as an EKS managed node group with its launch template
 (IMDSv2, EFA interfaces, Capacity Block market options), an optional cluster placement group, and the
 cluster-autoscaler node-template tags on the node group's Auto Scaling group."""
 
@@ -22,7 +22,7 @@ IMDS_HOP_LIMIT = 2  # containers on the node sit one network hop further from IM
 
 
 @dataclass(frozen=True)
-class GpuNodePoolArgs:
+class EksGpuNodePoolArgs:
     pool: NodePool
     shape: InstanceType
     cluster_name: pulumi.Input[str]
@@ -50,11 +50,11 @@ def root_volume(ami_type: str, size_gb: int) -> aws.ec2.LaunchTemplateBlockDevic
     )
 
 
-class GpuNodePool(pulumi.ComponentResource):
+class EksGpuNodePool(pulumi.ComponentResource):
     node_group: aws.eks.NodeGroup
     launch_template: aws.ec2.LaunchTemplate
 
-    def __init__(self, name: str, args: GpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: EksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EKS_GPU_NODE_POOL, name, None, opts)
         pool, shape = args.pool, args.shape
         parent = pulumi.ResourceOptions(parent=self)
