@@ -13,6 +13,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from components.dra.claims import RequestSelectors, request_selectors
 from components.facts import catalog, driver_charts, eks_amis
 from components.plans.migration import GPU_MODE_LABEL
 from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, GPU_PRESENT_LABEL, POOL_LABEL
@@ -325,48 +326,6 @@ def chart_device_classes(releases: Iterable[HelmRelease]) -> dict[str, str]:
 # DRA objects
 
 
-@dataclass(frozen=True)
-class DeviceRequest:
-    path: str  # e.g. requests[0].firstAvailable[1]
-    device_class: str | None
-    selectors: tuple[tuple[str, str], ...]  # (path, CEL expression)
-
-
-def _selectors(items: Any, path: str) -> list[tuple[str, str]]:
-    found = []
-    for i, selector in enumerate(c.as_list(items)):
-        expression = c.dig(selector, "cel", "expression")
-        if isinstance(expression, str):
-            found.append((f"{path}[{i}].cel.expression", expression))
-    return found
-
-
-def device_requests(devices: Any, base: str) -> list[DeviceRequest]:
-    """Requests of a DeviceClaim in v1/v1beta2 shape (exactly/firstAvailable) or v1beta1 shape (flat)."""
-    requests: list[DeviceRequest] = []
-    for i, request in enumerate(c.as_list(c.dig(devices, "requests"))):
-        at = f"{base}.requests[{i}]"
-        subrequests = c.as_list(c.dig(request, "firstAvailable"))
-        if subrequests:
-            for j, sub in enumerate(subrequests):
-                sub_at = f"{at}.firstAvailable[{j}]"
-                requests.append(
-                    DeviceRequest(sub_at, c.dig(sub, "deviceClassName"), tuple(_selectors(c.dig(sub, "selectors"), f"{sub_at}.selectors")))
-                )
-            continue
-        exact = c.dig(request, "exactly")
-        if exact is not None:
-            requests.append(
-                DeviceRequest(f"{at}.exactly", c.dig(exact, "deviceClassName"),
-                              tuple(_selectors(c.dig(exact, "selectors"), f"{at}.exactly.selectors")))
-            )
-        else:  # v1beta1: fields sit on the request itself
-            requests.append(
-                DeviceRequest(at, c.dig(request, "deviceClassName"), tuple(_selectors(c.dig(request, "selectors"), f"{at}.selectors")))
-            )
-    return requests
-
-
 def claim_devices(resource_type: str, props: Any) -> tuple[Any, str] | None:
     """(DeviceClaim, its path) of a ResourceClaimTemplate or ResourceClaim."""
     if c.CLAIM_TEMPLATE_RE.match(resource_type):
@@ -382,7 +341,7 @@ class ClaimUse:
     kind: str  # ResourceClaimTemplate | ResourceClaim
     name: str
     namespace: str
-    requests: tuple[DeviceRequest, ...]
+    requests: tuple[RequestSelectors, ...]
 
     @property
     def classes(self) -> list[str]:
@@ -399,7 +358,7 @@ def stack_claims(resources: Iterable[Any]) -> list[ClaimUse]:
         kind = r.resource_type.rsplit(":", 1)[-1]
         uses.append(
             ClaimUse(r.urn, kind, c.metadata_name(r.props) or r.name, c.metadata_namespace(r.props),
-                     tuple(device_requests(devices, path)))
+                     tuple(request_selectors(c.plain(devices), path)))
         )
     return uses
 

@@ -253,3 +253,45 @@ def parse_claim_spec(devices: Any, path: str = "spec.devices") -> tuple[ClaimSpe
     if problems:
         return None, problems
     return ClaimSpec(tuple(requests), tuple(constraints)), problems
+
+
+# ---------------------------------------------------------------------------------------------------
+# Selectors of any request shape, for checks that must also read claims the strict parser rejects
+
+
+@dataclass(frozen=True)
+class RequestSelectors:
+    path: str  # e.g. spec.devices.requests[0].firstAvailable[1]
+    device_class: str | None
+    selectors: tuple[tuple[str, str], ...]  # (path, CEL expression)
+
+
+def request_selectors(devices: Any, base: str) -> list[RequestSelectors]:
+    """Every (sub)request of a DeviceClaim with its CEL selectors and their paths: v1/v1beta2 (exactly,
+    firstAvailable) and v1beta1 (fields on the request) shapes; malformed parts are skipped, not reported."""
+    found: list[RequestSelectors] = []
+    requests = devices.get("requests") if isinstance(devices, Mapping) else None
+    for i, request in enumerate(requests if isinstance(requests, list) else []):
+        if not isinstance(request, Mapping):
+            continue
+        at = f"{base}.requests[{i}]"
+        alternatives = request.get("firstAvailable")
+        if isinstance(alternatives, list) and alternatives:
+            shapes = [(f"{at}.firstAvailable[{j}]", sub) for j, sub in enumerate(alternatives)]
+        elif request.get("exactly") is not None:
+            shapes = [(f"{at}.exactly", request.get("exactly"))]
+        else:  # v1beta1: the fields sit on the request itself
+            shapes = [(at, request)]
+        for where, shape in shapes:
+            if not isinstance(shape, Mapping):
+                continue
+            raw = shape.get("selectors")
+            selectors = tuple(
+                (f"{where}.selectors[{k}].cel.expression", selector["cel"]["expression"])
+                for k, selector in enumerate(raw if isinstance(raw, list) else [])
+                if isinstance(selector, Mapping) and isinstance(selector.get("cel"), Mapping)
+                and isinstance(selector["cel"].get("expression"), str)
+            )
+            device_class = shape.get("deviceClassName")
+            found.append(RequestSelectors(where, device_class if isinstance(device_class, str) else None, selectors))
+    return found

@@ -10,6 +10,7 @@ from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity, 
 from components.dra import cel
 
 from components.dra import quota
+from components.dra.claims import request_selectors
 from policies.rules import common as c
 from policies import stack_resources as recorded
 
@@ -42,7 +43,7 @@ def _selectors_of(resource_type: str, props) -> tuple[str, list[tuple[str, str]]
     if claim is None:
         return None
     devices, path = claim
-    found = [s for request in recorded.device_requests(devices, path) for s in request.selectors]
+    found = [s for request in request_selectors(c.plain(devices), path) for s in request.selectors]
     return resource_type.rsplit(":", 1)[-1], found
 
 
