@@ -30,6 +30,10 @@ from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel, Policy
 from pulumi_policy.deserialize import deserialize_properties
+# Private pulumi-policy API (1.21): the analyzer servicer the CLI talks to. The public PolicyPack starts a gRPC
+# server and blocks forever, so offline evaluation with the CLI's exact semantics has to call the servicer
+# (Configure, Remediate, Analyze, AnalyzeStack, _map_enforcement_level). tests/test_private_sdk_apis.py fails
+# when pulumi-policy changes its constructor or these methods.
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from components.config.problems import MISSING, InputError, Problem

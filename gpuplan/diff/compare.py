@@ -25,7 +25,7 @@ from typing import Any, Iterable
 from components.facts import replacements as rules
 from components.facts.node_labels import POOL_LABEL
 from gpuplan.engine.runtime import ProgramRun, Registration
-from gpuplan.engine.outputs import clean
+from gpuplan.engine.outputs import SIG_KEY, clean
 from components.facts.type_tokens import Upstream
 
 OPS = ("create", "update", "replace", "delete", "same")
@@ -131,10 +131,8 @@ def compress(changed: Iterable[Path], old: dict[Path, Any], new: dict[Path, Any]
 
 def _unwrap(value: Any) -> Any:
     """Inputs with secrets revealed (for tracing values only; never printed)."""
-    from pulumi.runtime.rpc import _special_sig_key as sig_key  # noqa: PLC0415
-
     if isinstance(value, dict):
-        if sig_key in value:
+        if SIG_KEY in value:
             return _unwrap(value.get("value"))
         return {k: _unwrap(v) for k, v in value.items()}
     if isinstance(value, list):

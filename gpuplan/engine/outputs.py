@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+# Private SDK constants (pulumi 3.272): the wire signature of a secret in recorded inputs. The SDK has no public
+# name for the protocol's secret signature; tests/test_private_sdk_apis.py pins their values.
 from pulumi.runtime.rpc import _special_secret_sig as SECRET_SIG
 from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 

@@ -230,7 +230,9 @@ def run_program(
             before_run()
         runpy.run_path(str(main), run_name="__main__")
         # set_mocks finished the root Stack before the program exported anything; register the
-        # exports now so they reach the monitor like a real run's stack outputs.
+        # exports now so they reach the monitor like a real run's stack outputs. Private SDK API (Stack._finish,
+        # Stack._outputs_registered, pulumi 3.272): no public call registers stack outputs after set_mocks has
+        # created the root Stack. tests/test_private_sdk_apis.py fails when the SDK changes either.
         root = settings.get_root_resource()
         root._outputs_registered = False
         root._finish()

@@ -20,7 +20,10 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.proxy import _DictProxy, _ListProxy  # pinned pulumi-policy 1.21: raw access for remediations
+# Private pulumi-policy API (1.21): the proxies that raise on unknown values. A remediation returns whole props and
+# must copy fields it does not touch even while they are unknown; the proxies' own `["__target"]` escape hatch is
+# the only way to read them raw. tests/test_private_sdk_apis.py fails when pulumi-policy changes it.
+from pulumi_policy.proxy import _DictProxy, _ListProxy
 from components.facts.type_tokens import Upstream
 
 # ---------------------------------------------------------------------------------------------------
