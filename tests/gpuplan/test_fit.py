@@ -1,4 +1,4 @@
-"""`gpuplan fit`: the stacks' own templates and every upstream example manifest (tests/fixtures/shared/upstream-specs),
+"""`gpuplan fit`: the stacks' own templates and every upstream example manifest (../shared/upstream-specs, when present),
 evaluated against the simulated inventory the stack would get, with each result asserted."""
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from typer.testing import CliRunner
 from components.config.loading import load_stack_file
 from gpuplan.cli.app import app
 from gpuplan.commands.fit import RESULT_KEYS, binds, fit_report
-from tests.conftest import COMMITTED_STACKS, ROOT, SHARED, run_file, write_stack
+from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, run_file, shared_path, write_stack
 
-SPECS = SHARED / "upstream-specs"
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
 
 # A kind cluster on NVIDIA hosts: full H100s, an A100 split into 1g.5gb, the extended-resource bridge on.
@@ -51,12 +50,12 @@ def nvidia_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dev_examples(dev_run):
-    return by_name(fit_report(dev_run, sorted(SPECS.glob("example-driver-*.yaml"))))
+    return by_name(fit_report(dev_run, sorted(shared_path(UPSTREAM_SPECS).glob("example-driver-*.yaml"))))
 
 
 @pytest.fixture(scope="module")
 def nvidia_examples(nvidia_run):
-    return by_name(fit_report(nvidia_run, sorted(SPECS.glob("nvidia-*.yaml"))))
+    return by_name(fit_report(nvidia_run, sorted(shared_path(UPSTREAM_SPECS).glob("nvidia-*.yaml"))))
 
 
 
@@ -163,7 +162,7 @@ def test_nvidia_gpu_test4_needs_an_all_balanced_a100(nvidia_examples, nvidia_run
                                       "--node", "a100-balanced", "--format", "json"])
     assert result.exit_code == 0, result.output
     dump.write_text(result.output)
-    claim = by_name(fit_report(nvidia_run, [SPECS / "nvidia-quickstart-v1-gpu-test4.yaml"], dump))["gpu-test4/mig-devices"]
+    claim = by_name(fit_report(nvidia_run, [shared_path(UPSTREAM_SPECS) / "nvidia-quickstart-v1-gpu-test4.yaml"], dump))["gpu-test4/mig-devices"]
     assert claim["satisfiable"] and claim["maxConcurrent"] == 8  # one claim per GPU (parentUUID)
     devices = {a["request"]: a["devices"] for a in claim["allocations"]}
     assert sorted(devices) == ["mig-1g-5gb-0", "mig-1g-5gb-1", "mig-2g-10gb", "mig-3g-20gb"]
@@ -181,7 +180,7 @@ def test_nvidia_extended_resources(nvidia_examples):
 
 def test_every_upstream_manifest_is_evaluated(dev_examples, nvidia_examples):
     covered = {claim["source"].rsplit("/", 1)[-1] for claim in [*dev_examples.values(), *nvidia_examples.values()]}
-    assert covered >= {path.name for path in SPECS.glob("*.yaml")}
+    assert covered >= {path.name for path in shared_path(UPSTREAM_SPECS).glob("*.yaml")}
 
 
 def test_capacity_or_quota_binds(nvidia_examples):
@@ -202,7 +201,7 @@ def test_memory_read_as_an_attribute_is_an_evaluation_error(nvidia_run, tmp_path
 
 
 def test_dump_replaces_the_simulation(dev_run):
-    report = fit_report(dev_run, [SPECS / "example-driver-cel-selector.yaml"], DUMP)
+    report = fit_report(dev_run, [shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml"], DUMP)
     claim = by_name(report)["cel-selector/single-gpu-cel"]
     # the dump's worker2 is generation 2 with gpu-3 tainted; the stack's rule taints gpu-7 as well
     assert claim["satisfiable"] and claim["maxConcurrent"] == 14
@@ -239,10 +238,10 @@ def test_fit_json_contract_and_exit_codes(tmp_path):
     assert all(tuple(sorted(c)) == tuple(sorted(RESULT_KEYS)) for c in document["claims"])
     assert json.loads((tmp_path / "fit.json").read_text()) == document
     failing = runner.invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                  "--claims", str(SPECS / "example-driver-extended-resource-request.yaml")])
+                                  "--claims", str(shared_path(UPSTREAM_SPECS) / "example-driver-extended-resource-request.yaml")])
     assert failing.exit_code == 1, failing.output
     text = runner.invoke(app, ["fit", "--stack", "dev", "--out", str(tmp_path), "--claims",
-                               str(SPECS / "example-driver-prioritized-alternatives.yaml"), str(SPECS / "example-driver-cel-selector.yaml")])
+                               str(shared_path(UPSTREAM_SPECS) / "example-driver-prioritized-alternatives.yaml"), str(shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml")])
     assert text.exit_code == 0, text.output
     assert "gpu/older-gpu" in text.output and "cel-selector/single-gpu-cel" in text.output and "quota" in text.output
 
@@ -292,6 +291,6 @@ def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(d
 
 
 def test_nvidia_gpu_limits_go_to_device_plugin_pools_when_dra_cannot_serve_them(dev_run):
-    report = fit_report(dev_run, [SPECS / "nvidia-extended-resources-gpu-full.yaml"])
+    report = fit_report(dev_run, [shared_path(UPSTREAM_SPECS) / "nvidia-extended-resources-gpu-full.yaml"])
     assert "extended-resource-gpu-full/gpu-full-pod-extended-resources" not in by_name(report)
     assert any("nvidia.com/gpu is served by the device plugin on pool(s) legacy-workers" in n for n in report["notes"])

@@ -1,4 +1,4 @@
-"""The GPU catalog agrees with a real H200 (tests/fixtures/shared/fixtures/nvml/h200) and with itself."""
+"""The GPU catalog agrees with a real H200 (../shared/fixtures/nvml/h200, when present) and with itself."""
 
 from __future__ import annotations
 
@@ -9,20 +9,19 @@ import pytest
 
 from components.facts import catalog
 from components.facts.quantity import Quantity, parse_quantity
-from tests.conftest import SHARED
+from tests.conftest import H200_NVML, shared_path
 
-H200_DIR = SHARED / "fixtures" / "nvml" / "h200"
 NVML_ARCHITECTURES = {6: "Turing", 7: "Ampere", 8: "Ada Lovelace", 9: "Hopper", 10: "Blackwell"}  # nvmlDeviceArchitecture_t
 
 
 @pytest.fixture(scope="module")
 def nvml():
-    return json.loads((H200_DIR / "nvml.json").read_text())
+    return json.loads(shared_path(H200_NVML / "nvml.json").read_text())
 
 
 def lgip_profiles() -> dict[int, tuple[str, int]]:
     """profile id -> (name, total instances) from `nvidia-smi mig -lgip`."""
-    rows = re.findall(r"MIG (\S+)\s+(\d+)\s+\d+/(\d+)", (H200_DIR / "mig-lgip.txt").read_text())
+    rows = re.findall(r"MIG (\S+)\s+(\d+)\s+\d+/(\d+)", shared_path(H200_NVML / "mig-lgip.txt").read_text())
     return {int(pid): (name, int(total)) for name, pid, total in rows}
 
 
@@ -40,7 +39,7 @@ def test_h200_identity_matches_nvml(nvml):
 def test_h200_published_memory_is_the_nvml_total(nvml):
     total = nvml["devices"][0]["memoryTotalBytes"]
     assert Quantity.from_bytes(total).text == catalog.gpu_model("H200").published_memory == "143771Mi"
-    csv = (H200_DIR / "query.csv").read_text().splitlines()[1]
+    csv = shared_path(H200_NVML / "query.csv").read_text().splitlines()[1]
     assert "143771 MiB" in csv
 
 

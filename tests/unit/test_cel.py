@@ -20,7 +20,7 @@ from components.dra.cel import (
     evaluate,
 )
 from components.facts.quantity import Quantity, parse_quantity
-from tests.conftest import SHARED
+from tests.conftest import UPSTREAM_SPECS, shared_path
 
 NV = "device.attributes['gpu.nvidia.com']"
 NV_MEMORY = "device.capacity['gpu.nvidia.com'].memory"
@@ -374,7 +374,7 @@ def _upstream_selectors() -> list[tuple[str, str]]:
             for value in node:
                 collect(value, source)
 
-    for path in sorted((SHARED / "upstream-specs").glob("*.yaml")):
+    for path in sorted(shared_path(UPSTREAM_SPECS).glob("*.yaml")):
         for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
             collect(document, path.name)
     return found

@@ -29,9 +29,8 @@ from components.dra.nvml import parse_snapshot
 from components.config.problems import InputError
 from components.facts.quantity import parse_quantity
 from gpuplan.checks.kube_validate import validate_document
-from tests.conftest import KIND_BASE, ROOT, SHARED, qualify
+from tests.conftest import H200_NVML, KIND_BASE, ROOT, qualify, shared_path
 
-H200_DIR = SHARED / "fixtures" / "nvml" / "h200"
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
 H200_GPU_ATTRIBUTES = {"type", "uuid", "productName", "brand", "architecture", "cudaComputeCapability", "driverVersion",
                        "cudaDriverVersion", PCI_BUS_ID, PCIE_ROOT}
@@ -39,7 +38,7 @@ H200_GPU_ATTRIBUTES = {"type", "uuid", "productName", "brand", "architecture", "
 
 @pytest.fixture(scope="module")
 def snapshot():
-    return parse_snapshot(json.loads((H200_DIR / "nvml.json").read_text()), str(H200_DIR / "nvml.json"))
+    return parse_snapshot(json.loads(shared_path(H200_NVML / "nvml.json").read_text()), str(H200_NVML / "nvml.json"))
 
 
 def devices_of(inventory):
@@ -48,7 +47,7 @@ def devices_of(inventory):
 
 def lgip() -> dict[str, tuple[int, int]]:
     """name -> (profile id, instances) from the real `nvidia-smi mig -lgip`."""
-    rows = re.findall(r"MIG (\S+)\s+(\d+)\s+\d+/(\d+)", (H200_DIR / "mig-lgip.txt").read_text())
+    rows = re.findall(r"MIG (\S+)\s+(\d+)\s+\d+/(\d+)", shared_path(H200_NVML / "mig-lgip.txt").read_text())
     return {name: (int(pid), int(total)) for name, pid, total in rows}
 
 
@@ -74,11 +73,11 @@ def test_h200_full_gpu_is_published_as_the_driver_does(snapshot):
 
 
 def test_h200_matches_nvidia_smi_and_the_query(snapshot):
-    xml = (H200_DIR / "nvidia-smi-q.xml").read_text()
+    xml = shared_path(H200_NVML / "nvidia-smi-q.xml").read_text()
     [device] = devices_of(nvml_inventory(snapshot, "n"))
     assert f"<product_name>{device['attributes']['productName']['string']}</product_name>" in xml
     assert f"<product_architecture>{device['attributes']['architecture']['string']}</product_architecture>" in xml
-    assert "<total>143771 MiB</total>" in xml and "143771 MiB, 9.0, 580.159.04" in (H200_DIR / "query.csv").read_text()
+    assert "<total>143771 MiB</total>" in xml and "143771 MiB, 9.0, 580.159.04" in shared_path(H200_NVML / "query.csv").read_text()
 
 
 def test_h200_mig_profile_names_equal_nvidia_smi(snapshot):

@@ -11,15 +11,15 @@ from components.dra.slices import nvml_inventory
 from components.dra.nvml import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
 from components.config.problems import InputError
 from gpuplan.inventory.nvml_live import NvmlUnavailable, pcie_root, read_live
-from tests.conftest import SHARED
+from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml
 
-H200 = SHARED / "fixtures" / "nvml" / "h200" / "nvml.json"
+H200 = H200_NVML / "nvml.json"
 
 
 @pytest.fixture
 def raw():
-    return json.loads(H200.read_text())
+    return json.loads(shared_path(H200).read_text())
 
 
 @pytest.mark.parametrize("text, expected", [("580.159.04", "580.159.4"), ("13.0", "13.0.0"), ("570.86.15", "570.86.15"), ("v9", "9.0.0")])
@@ -70,6 +70,7 @@ def test_mig_mode_on_publishes_the_existing_mig_devices(raw):
 
 
 def test_live_read_through_fake_pynvml_equals_the_snapshot(raw):
+    shared_path(H200)
     live = read_live(fake_pynvml)
     from_file = parse_snapshot(raw, str(H200))
     assert nvml_inventory(live, "n").slices == nvml_inventory(from_file, "n").slices
