@@ -397,6 +397,7 @@ def test_upstream_selector_compiles_and_passes_the_policy(source, expression):
 
 
 def test_upstream_example_driver_selectors_on_an_example_device():
+    shared_path(UPSTREAM_SPECS)
     # dra-example-driver v0.2.1 devices (dra.md §5)
     device = Device.from_slice_device(
         "gpu.example.com",
