@@ -41,7 +41,7 @@ def promtool(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def summaries_only(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """promtool test rules compares every annotation; the unit tests pin the summaries (they carry the labels
-    and thresholds) and leave the prose of descriptions to tests/unit/test_monitoring_rules.py."""
+    and thresholds) and leave the prose of descriptions to tests/plans/monitoring/test_alerts.py."""
     trimmed = []
     for group in groups:
         rules = []

@@ -1,5 +1,5 @@
 """The config reference in README.md, generated from the pydantic models so docs and code never drift.
-Run `python -m components.config.reference` to print it; tests/unit/test_readme.py keeps README in sync."""
+Run `python -m components.config.reference` to print it; tests/docs/test_readme.py keeps README in sync."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Sources (see ../shared/reference/): dra.md section 7 (architecture, compute capa
 profiles from gpu-operator's mig-parted defaults) and clouds.md sections 1.4 and 2 (instance types and
 VM sizes). "Published" memory is what the NVIDIA DRA driver advertises as the `memory` capacity (NVML's
 total, below the marketing number); the H200 entry is checked against a real H200's NVML dump in
-tests/fixtures/shared/fixtures/nvml/h200/ (a copy of ../shared/fixtures/nvml/h200/) by tests/unit/test_catalog.py.
+tests/fixtures/shared/fixtures/nvml/h200/ (a copy of ../shared/fixtures/nvml/h200/) by tests/facts/test_catalog.py.
 """
 
 from __future__ import annotations

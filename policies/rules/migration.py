@@ -30,7 +30,7 @@ def _covers_pod_creation(policy_props: Any) -> bool:
 
 def _denies_legacy_gpus(policy_props: Any) -> bool:
     """The policy validates pods and its CEL mentions nvidia.com/gpu (the guard's expressions are tested
-    against pods in tests/unit; here it is enough to know which policy is the guard)."""
+    against pods in tests/plans and tests/resources; here it is enough to know which policy is the guard)."""
     validations = c.as_list(c.dig(policy_props, "spec", "validations"))
     texts = [str(c.dig(v, "expression", default="")) for v in validations]
     texts += [str(c.dig(v, "expression", default="")) for v in c.as_list(c.dig(policy_props, "spec", "variables"))]

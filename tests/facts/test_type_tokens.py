@@ -61,7 +61,7 @@ def test_upstream_token_is_what_the_sdk_registers(token):
 
 def test_every_component_token_is_in_a_golden_urn_file():
     golden = "\n".join(p.read_text() for p in (ROOT / "tests" / "golden" / "urns").glob("*.txt"))
-    # no committed stack adopts a cluster or creates its own VPC; tests/components cover those two
+    # no committed stack adopts a cluster or creates its own VPC; tests/resources cover those two
     not_committed = {Component.EXISTING_CLUSTER, Component.EKS_NETWORK}
     missing = {t for t in _tokens(Component).values() if t not in golden and t not in not_committed}
     assert missing == set()

@@ -108,7 +108,7 @@ def test_kubeconfig_conversion_handles_equals_form_and_leaves_other_users():
 
 
 def test_docs_give_each_staging_pool_its_vm_size_and_gpus_at_max_scale():
-    from tests.unit.test_eks_plan import docs_rows
+    from tests.plans.test_eks import docs_rows
 
     config = load_stack_file(STACKS_DIR / "Pulumi.staging.yaml")
     rows = docs_rows("staging")

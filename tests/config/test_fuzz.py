@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from components.config.loading import parse_config_map
 from components.config.problems import InputError
 from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
-from tests.unit.test_config import EKS_BASE
+from tests.config.test_loading import EKS_BASE
 
 BASES = [KIND_BASE, EKS_BASE, load_committed("dev")]
 

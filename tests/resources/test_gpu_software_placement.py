@@ -22,7 +22,7 @@ from components.config.loading import load_stack_file
 from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_taint
 from components.plans.node_pools import pool_labels
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR
-from tests.unit.test_gpu_software_values import TABLE, stack
+from tests.plans.test_gpu_software import TABLE, stack
 
 # The NVIDIA DRA chart's default kubeletPlugin affinity: any one of these labels (values.yaml, dra.md 4.2).
 NVIDIA_KUBELET_PLUGIN_AFFINITY = (
