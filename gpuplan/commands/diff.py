@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
 
-from components.config.loading import stack_file_path
 from components.config.problems import MISSING, InputError, Problem
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
+from gpuplan.diff.revisions import read_revision, run_labelled
 
 AgainstOption = typer.Option(
     None, "--against", help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main."
@@ -27,50 +26,6 @@ AllowReplaceOption = typer.Option(
 _SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 _COLOUR = {"create": "green", "update": "yellow", "replace": "magenta", "delete": "red"}
 _MAX_PATHS = 8
-
-
-def _git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(options.PROJECT_ROOT), *args], capture_output=True, text=True, check=False)
-
-
-def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
-    """(text of the stack file at a git revision, a label `REV:path`). A stack file outside the checkout
-    (--config /tmp/Pulumi.prod.yaml) is compared with the committed stacks/Pulumi.<stack>.yaml. Raises InputError."""
-    problem = lambda rule, fix: InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")  # noqa: E731
-    try:
-        top = _git("rev-parse", "--show-toplevel")
-    except FileNotFoundError:
-        raise problem("git is not installed", "install git, or compare with --against-config FILE") from None
-    if top.returncode != 0:
-        raise problem("the project is not in a git checkout", "compare with --against-config FILE instead")
-    root = Path(top.stdout.strip())
-    try:
-        relative = stack_file.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        committed = stack_file_path(stack, options.PROJECT_ROOT).resolve()
-        relative = committed.relative_to(root.resolve()).as_posix()
-    if _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
-        raise problem("not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)")
-    shown = _git("show", f"{revision}:{relative}")
-    if shown.returncode != 0:
-        raise problem(f"{relative} does not exist at {revision}", "pick a revision where the stack file exists, or use --against-config")
-    return shown.stdout, f"{revision}:{relative}"
-
-
-def _relabel(error: InputError, temp: Path, label: str) -> InputError:
-    problems = [Problem(label if p.file == str(temp) else p.file, p.path, p.value, p.rule, p.fix) for p in error.problems]
-    return InputError(problems, label)
-
-
-def _run(path: Path, label: str):
-    from gpuplan.engine.runtime import ProgramError, run_program
-
-    try:
-        return run_program(path)
-    except InputError as error:
-        raise _relabel(error, path, label) from None
-    except ProgramError as error:
-        raise InputError([Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label) from None
 
 
 def _short(value: Any) -> str:
@@ -165,8 +120,8 @@ def register(app: typer.Typer) -> None:
                 # Same file name as the stack file: same stack name, so the URNs of both runs match.
                 before_path = Path(tmp) / stack_file.name
                 before_path.write_text(text, encoding="utf-8")
-                before = _run(before_path, label)
-            after = _run(stack_file, str(stack_file))
+                before = run_labelled(before_path, label)
+            after = run_labelled(stack_file, str(stack_file))
             report = diff_runs(before, after, against=label)
             unmatched = allow(report, allow_replace or [])
             if unmatched:

@@ -11,7 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from gpuplan.cli.app import app
-from gpuplan.commands.diff import read_revision
+from gpuplan.diff.revisions import read_revision
 from tests.conftest import ROOT, STACKS_DIR, load_committed, write_stack
 
 

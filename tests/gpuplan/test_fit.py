@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from components.config.loading import load_stack_file
 from gpuplan.cli.app import app
-from gpuplan.commands.fit import RESULT_KEYS, binds, fit_report
+from gpuplan.fit.report import RESULT_KEYS, binds, fit_report
 from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, run_file, shared_path, write_stack
 
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"

@@ -11,7 +11,7 @@ import yaml
 
 from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, values as monitoring_values
 from components.plans.monitoring.alerts import rule_groups
-from gpuplan.commands.preview import preview_stack
+from gpuplan.engine.preview import preview_stack
 from gpuplan.engine.outputs import clean
 from tests.conftest import KIND_BASE, run_config, write_stack
 from tests.monitoring_support import promtool, write_rules
