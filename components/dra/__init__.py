@@ -3,3 +3,5 @@ parser, the allocator and quota charges.
 
 Who may import: plans, resources, policies, gpuplan. Imports only `components.facts` and `components.config`.
 """
+
+__all__ = ["allocator", "cel", "claims", "nvml", "quota", "slices"]  # the public modules of this package

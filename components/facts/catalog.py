@@ -14,8 +14,6 @@ from typing import Literal
 
 from components.facts.quantity import Quantity, parse_quantity
 
-Platform = Literal["eks", "aks", "kind", "existing"]
-
 NVIDIA_DRIVER = "gpu.nvidia.com"
 EXAMPLE_DRIVER = "gpu.example.com"
 STANDARD_DOMAIN = "resource.kubernetes.io"

@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands.
 """
+
+__all__ = ["kube_validate", "policy_runner"]  # the public modules of this package

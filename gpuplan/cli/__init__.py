@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands, `gpuplan/__main__.py`, the `gpuplan` entry point.
 """
+
+__all__ = ["app", "exit_codes", "options", "output", "runner"]  # the public modules of this package

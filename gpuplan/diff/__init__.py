@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands.
 """
+
+__all__ = ["compare", "revisions"]  # the public modules of this package

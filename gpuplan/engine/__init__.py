@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands and library folders.
 """
+
+__all__ = ["mock_outputs", "outputs", "preview", "runtime", "tree"]  # the public modules of this package

@@ -25,7 +25,7 @@ from pulumi.runtime import rpc, settings
 from components.config.models import PROJECT, StackConfig
 
 from components.config.loading import parse_config_map, read_stack_file, stack_name_from_path
-from components.config.problems import InputError, Problem
+from components.config.problems import InputError
 from gpuplan.engine import mock_outputs
 from components.facts.type_tokens import Upstream
 
@@ -257,7 +257,3 @@ def run_program(
 
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
     return ProgramRun(stack, PROJECT, config, str(config_file), resources, monitor.stack_outputs, collector.records)
-
-
-def program_problem(message: str, source: str) -> InputError:
-    return InputError([Problem(source, "", "(program)", message, "fix the stack file as the message says")], source)

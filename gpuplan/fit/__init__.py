@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands.
 """
+
+__all__ = ["inputs", "report"]  # the public modules of this package

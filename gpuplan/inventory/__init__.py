@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands.
 """
+
+__all__ = ["nvml_live", "slices"]  # the public modules of this package

@@ -2,3 +2,5 @@
 
 Who may import: gpuplan commands.
 """
+
+__all__ = ["critical_path", "deploy_model"]  # the public modules of this package

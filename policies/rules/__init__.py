@@ -2,3 +2,5 @@
 
 Who may import: policies.pack, gpuplan.checks, tests.
 """
+
+__all__ = ["cloud", "common", "dra", "fit", "helm", "migration"]  # the public modules of this package

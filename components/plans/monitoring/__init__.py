@@ -2,3 +2,5 @@
 
 Who may import: resources, policies, gpuplan.
 """
+
+__all__ = ["alerts", "dashboard", "ksm", "metrics", "promql", "values"]  # the public modules of this package

@@ -2,3 +2,5 @@
 
 Who may import: components.resources.platform, gpuplan, tests.
 """
+
+__all__ = ["aks", "aks_node_pool", "eks", "eks_network", "eks_node_pool", "existing", "kind"]  # the public modules of this package

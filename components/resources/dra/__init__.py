@@ -2,3 +2,5 @@
 
 Who may import: components.resources.platform, gpuplan, tests.
 """
+
+__all__ = ["device_classes", "maintenance"]  # the public modules of this package

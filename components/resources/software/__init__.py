@@ -2,3 +2,5 @@
 
 Who may import: components.resources.platform, gpuplan, tests.
 """
+
+__all__ = ["dra_driver", "example_dra_driver", "gpu_operator", "helm_release"]  # the public modules of this package

@@ -2,3 +2,5 @@
 
 Who may import: components.resources.platform, gpuplan, tests.
 """
+
+__all__ = ["dra_only_guard", "tenant_namespace"]  # the public modules of this package
