@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
 from components.dra.claims import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
 from components.dra.cel import CelCompileError, compile_selector
-from components.config.problems import MISSING, Problem
+from components.config.problems import MISSING, InputError, Problem
+from components.config.strict_yaml import read_documents_file
 from components.facts.quantity import QuantityError, parse_quantity
 
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
@@ -115,19 +114,12 @@ def add_stack_objects(inputs: FitInputs, manifests: list[dict[str, Any]], chart_
 
 
 def read_documents(path: Path) -> tuple[list[Any], list[Problem]]:
-    file = str(path)
+    """Every YAML/JSON document of a claim file or inventory, read strictly (components/config/strict_yaml.py:
+    regular UTF-8 files within limits, no duplicate keys, bounded aliases), or the problems that stopped it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return [], [Problem(file, "", MISSING, "the file does not exist", "check the path given to --claims/--inventory")]
-    except (OSError, UnicodeDecodeError) as error:
-        return [], [Problem(file, "", MISSING, f"cannot read the file: {error}", "pass a readable UTF-8 YAML or JSON file")]
-    try:
-        return list(yaml.safe_load_all(text)), []
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        return [], [Problem(file, "", MISSING, f"not valid YAML ({where}): {getattr(error, 'problem', error)}", "fix the YAML syntax")]
+        return read_documents_file(path, missing_fix="check the path given to --claims/--inventory"), []
+    except InputError as error:
+        return [], list(error.problems)
 
 
 def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: str, stack_source: str) -> list[Problem]:
@@ -163,7 +155,7 @@ def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: st
             for error in schema_errors:
                 problems.append(Problem(file, f"{at}.{error.path.replace('/', '.')}" if error.path else at, kind,
                                         f"rejected by the Kubernetes {kubernetes_version} schema: {error.message}",
-                                        "remove or fix the field; see dra.md 1.2 for the resource.k8s.io/v1 shapes"))
+                                        "remove or fix the field; docs/references.md#dra-api-request-shapes gives the resource.k8s.io/v1 shapes"))
             if schema_errors:
                 continue
             problems += _read_object(inputs, file, at, document, workloads)
