@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
             report = fit_report(run, [*(claims or []), *(more_claims or [])], inventory)
             target = options.out_dir(out, name)
             document = {"claims": [{key: claim[key] for key in RESULT_KEYS} for claim in report["claims"]]}
-            output.write_and_emit(target, "fit.json", document, format, lambda: render_text(name, report))
-            return ExitCode.FINDINGS if failing(report["claims"]) else ExitCode.OK
+            failed = output.write_and_emit(target, "fit.json", document, format, lambda: render_text(name, report))
+            return failed or (ExitCode.FINDINGS if failing(report["claims"]) else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))
