@@ -88,11 +88,12 @@ def as_json(model: DeployModel) -> dict[str, Any]:
 def text_lines(model: DeployModel) -> list[str]:
     bound = model.lower_bound
     lines = [
-        f"Modelled `pulumi up`: {deploy_model.format_duration(model.seconds)} (typical durations, clouds.md 6)",
+        f"Modelled `pulumi up`: {deploy_model.format_duration(model.seconds)} (typical durations, docs/gpuplan/preview.md#modelled-durations)",
         f"  critical path: {deploy_model.render_path(model.path) or '(nothing takes time)'}",
     ]
     if bound.terms:
         terms = " + ".join(deploy_model.describe_step(n) for n in bound.terms)
         ratio = f"; path / bound = {model.ratio:.2f}" if model.ratio is not None else ""
-        lines.append(f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio}")
+        lines.append(f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio} "
+                     "(the slowest chain of cluster, GPU pool and chart that wait for each other)")
     return lines
