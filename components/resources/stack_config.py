@@ -18,9 +18,18 @@ def load_stack_config() -> StackConfig:
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
     source = f"{STACK_CONFIG_DIR}/Pulumi.{stack.replace('/', '-')}.yaml"
     try:
-        return parse_config_map(values, stack=stack, source=source)
+        config = parse_config_map(values, stack=stack, source=source)
     except InputError as error:
         raise pulumi.RunError(error.render()) from None
+    key = f"{PROJECT}:kubeconfig"
+    if values.get(key) not in (None, "") and not runtime_config.is_config_secret(key):
+        # Whoever can read the stack file (it is committed) can act as the cluster's admin.
+        pulumi.log.warn(
+            f"{source}: {key} is stored in plaintext; anyone who can read the stack file holds the cluster's "
+            f"credentials. Make it a secret: `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack {stack}` "
+            "(offline, `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` is enough for gpuplan)"
+        )
+    return config
 
 
 def kubeconfig_secret() -> pulumi.Output[str] | None:
