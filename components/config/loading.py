@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Callable, Mapping
 
 from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
 
@@ -155,6 +155,21 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
         raise InputError(problems, source)
     assert config is not None
     return config
+
+
+def plaintext_secret_warnings(values: Mapping[str, Any], is_secret: Callable[[str], bool], *, stack: str,
+                              source: str) -> list[str]:
+    """Secret config values (the kubeconfig) written in plaintext: whoever can read the stack file, which is
+    committed, holds the cluster's credentials. A warning, not an error: the stack still works."""
+    warnings = []
+    for name in SECRET_KEYS:
+        key = f"{PROJECT}:{name}"
+        if values.get(key) not in (None, "") and not is_secret(key):
+            warnings.append(
+                f"{source}: {key} is stored in plaintext, so anyone who can read the stack file holds the cluster's "
+                f"credentials. Make it a secret: `pulumi config set --secret {name} \"$(cat ~/.kube/config)\" --stack "
+                f"{stack}` (offline, `{key}: {{secure: v1:offline-placeholder}}` is enough for gpuplan)")
+    return warnings
 
 
 def _fallback_cluster(raw: dict[str, Any]) -> ClusterConfig | None:

@@ -7,7 +7,7 @@ from pulumi.runtime import config as runtime_config
 
 from components.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
 
-from components.config.loading import parse_config_map
+from components.config.loading import parse_config_map, plaintext_secret_warnings
 from components.config.problems import InputError
 
 
@@ -21,14 +21,8 @@ def load_stack_config() -> StackConfig:
         config = parse_config_map(values, stack=stack, source=source)
     except InputError as error:
         raise pulumi.RunError(error.render()) from None
-    key = f"{PROJECT}:kubeconfig"
-    if values.get(key) not in (None, "") and not runtime_config.is_config_secret(key):
-        # Whoever can read the stack file (it is committed) can act as the cluster's admin.
-        pulumi.log.warn(
-            f"{source}: {key} is stored in plaintext; anyone who can read the stack file holds the cluster's "
-            f"credentials. Make it a secret: `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack {stack}` "
-            "(offline, `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` is enough for gpuplan)"
-        )
+    for warning in plaintext_secret_warnings(values, runtime_config.is_config_secret, stack=stack, source=source):
+        pulumi.log.warn(warning)
     return config
 
 

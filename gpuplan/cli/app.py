@@ -5,18 +5,26 @@ from __future__ import annotations
 import gc
 import importlib
 import pkgutil
+import signal
 import sys
 from typing import Any, Sequence
 
-import typer
-from typer.core import TyperGroup
+from gpuplan.cli import signals
 
-from components.config.problems import MISSING, Problem
-from gpuplan import commands
-from gpuplan.cli import runner
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.options import OutputFormat
-from gpuplan.cli.output import emit_json
+# Loading typer, pydantic and the commands takes a second: a Ctrl-C or SIGTERM then is one line, not a traceback.
+signals.install_handlers()
+try:
+    import typer
+    from typer.core import TyperGroup
+
+    from components.config.problems import MISSING, Problem
+    from gpuplan import commands
+    from gpuplan.cli import runner
+    from gpuplan.cli.exit_codes import ExitCode
+    from gpuplan.cli.options import OutputFormat
+    from gpuplan.cli.output import emit_json
+except KeyboardInterrupt as stopped:
+    signals.exit_while_starting(stopped)
 
 
 def json_requested(args: Sequence[str]) -> bool:
@@ -34,15 +42,15 @@ class GpuplanGroup(TyperGroup):
              standalone_mode: bool = True, **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         fmt = OutputFormat.json if json_requested(argv) else OutputFormat.text
-        runner.install_signal_handlers()
+        signals.install_handlers()
         try:
             code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
-        except typer.Abort:
-            code = runner.report_interrupted(2, fmt)
+        except typer.Abort:  # click's own Ctrl-C at a prompt
+            code = runner.report_interrupted(signal.SIGINT, fmt)
         except typer.TyperException as error:  # click's usage errors (typer vendors click; this is their public base)
             code = _usage_error(error, fmt)
         except KeyboardInterrupt as error:
-            code = runner.report_interrupted(getattr(error, "signum", 2), fmt)
+            code = runner.report_interrupted(signals.signal_number(error), fmt)
         code = code if isinstance(code, int) else ExitCode.OK
         if standalone_mode:
             sys.exit(code)
@@ -84,8 +92,11 @@ def _group() -> None:
     a file), 130/143 stopped by SIGINT/SIGTERM (earlier outputs kept whole)."""
 
 
-for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-    importlib.import_module(f"gpuplan.commands.{module_info.name}").register(app)
+try:
+    for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        importlib.import_module(f"gpuplan.commands.{module_info.name}").register(app)
+except KeyboardInterrupt as stopped:
+    signals.exit_while_starting(stopped)
 
 
 def main() -> None:

@@ -2,7 +2,8 @@
 
 A command hands `commit()` everything it writes (relative path -> text) and the top-level entries it owns. Then:
 1. the files are written into a new temporary sibling of --out (`.<name>.gpuplan-tmp-*`, same file system), whose
-   `.owner` file this process holds locked while it lives;
+   `.owner` file this process holds locked while it lives (taken under the lock of step 2, before anyone can see
+   the folder);
 2. under an exclusive lock on `.<name>.gpuplan.lock` beside --out (fcntl.flock, released by the kernel when the
    process dies), with SIGINT/SIGTERM held back, a journal naming each entry and the inode it was written as goes
    into the temporary folder, then each owned entry is swapped in: a file by rename(2), a folder by
@@ -194,7 +195,8 @@ def _owner_gone(temp: Path) -> bool:
 
 
 def recover(out: Path) -> None:
-    """Under the lock: finish interrupted commits into `out` and delete temporary folders of dead runs."""
+    """Under the lock: finish interrupted commits into `out` and delete temporary folders of dead runs (a live
+    run holds its folder's `.owner` locked from the moment the folder exists, see commit())."""
     for temp in sorted(out.parent.glob(_temp_prefix(out) + "*")):
         if (temp / JOURNAL).exists():
             _finish(temp, out)  # its owner died inside the lock: nobody else can be using it
@@ -231,6 +233,7 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
     once; entries in `owned` that `files` does not produce are removed. Returns the written paths.
     Raises OutputError (exit 2) when the environment does not allow it."""
     shown = Path(out)
+    written = [shown / relative for relative in files]
     out = Path(os.path.realpath(shown))  # a symlinked --out: the temporary folder must sit beside the real one
     if out.parent == out:
         raise _problem(shown, "--out is the root of the file system", "pass a folder below it, e.g. --out build/<stack>")
@@ -241,9 +244,12 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
     owner_fd: int | None = None
     try:
         out.mkdir(parents=True, exist_ok=True)
-        temp = Path(tempfile.mkdtemp(prefix=_temp_prefix(out), dir=out.parent))
-        owner_fd = os.open(temp / OWNER, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-        fcntl.flock(owner_fd, fcntl.LOCK_EX)
+        # Under the lock, so that recover() (which runs under it too) never sees the folder before it has a
+        # locked owner and takes it for a dead run's.
+        with _locked(out):
+            temp = Path(tempfile.mkdtemp(prefix=_temp_prefix(out), dir=out.parent))
+            owner_fd = os.open(temp / OWNER, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+            fcntl.flock(owner_fd, fcntl.LOCK_EX)
         staged = temp / STAGED
         for relative, text in files.items():
             path = staged / relative
@@ -256,6 +262,7 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
             journal.write_text(json.dumps({"out": str(out), "entries": inodes, "remove": remove}), encoding="utf-8")
             journal.rename(temp / JOURNAL)
             _finish(temp, out)
+            COMMITTED.extend(written)  # before the held signals arrive: the message must know this run was written
     except OSError as error:
         raise _explain(error, out, shown) from None
     finally:
@@ -265,8 +272,6 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
                 _remove_tree(temp)
             if owner_fd is not None:
                 os.close(owner_fd)
-    written = [shown / relative for relative in files]
-    COMMITTED.extend(written)
     return written
 
 

@@ -18,6 +18,7 @@ from gpuplan.cli import atomic_out
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
 from gpuplan.cli.output import emit_json, error_console, report_input_error
+from gpuplan.cli.signals import signal_number
 from gpuplan.engine.runtime import ProgramError
 
 # OSErrors that are the machine's state, never gpuplan's logic: reported with the path (exit 2), not as bugs.
@@ -25,28 +26,8 @@ _ENVIRONMENT_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.E
                                  errno.ENFILE})
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM, raised where the program was (a KeyboardInterrupt, so asyncio and `finally` treat both
-    alike: temporary folders are removed, previous outputs stay)."""
-
-    def __init__(self, signum: int):
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
-
-
-def _raise_interrupted(signum, _frame) -> None:
-    raise Interrupted(signum)
-
-
-def install_signal_handlers() -> None:
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        try:
-            signal.signal(signum, _raise_interrupted)
-        except ValueError:  # not the main thread (an embedding program): leave its handlers alone
-            return
-
-
 def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
+    atomic_out.COMMITTED.clear()  # what this command writes (an interrupt's message says it), not an earlier one
     try:
         return int(body())
     except InputError as error:
@@ -57,7 +38,7 @@ def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
                                       "the stack"), fmt)
         return ExitCode.INVALID_INPUT
     except KeyboardInterrupt as error:
-        return report_interrupted(getattr(error, "signum", signal.SIGINT), fmt)
+        return report_interrupted(signal_number(error), fmt)
     except BrokenPipeError:
         return _stdout_closed()
     except OSError as error:

@@ -665,7 +665,8 @@ def version_step(platform: str, old_minor: int, new_minor: int) -> tuple[str, st
                 f"in-place upgrade from 1.{new_minor} ({_EKS_ROLLBACK}); gpuplan cannot see when the upgrade was",
                 "if the cluster was upgraded from 1.{0} in place in the last 7 days, roll back with EKS (then "
                 "--allow-replace the cluster to accept this diff); otherwise keep 1.{1}".format(new_minor, old_minor), True)
-    rollback = " EKS rolls back one minor at most" if platform == "eks" else " AKS has no control-plane downgrade"
+    rollback = (" EKS rolls a control plane back one minor at most" if platform == "eks"
+                else " AKS has no control-plane downgrade, its upgrades only go forward, one minor at a time")
     return (f"{change} is a downgrade:{rollback} ({_EKS_ROLLBACK if platform == 'eks' else _AKS_UPGRADE})",
             f"keep kubernetesVersion \"1.{old_minor}\"; to run 1.{new_minor}, build a new cluster (another stack) and move "
             "the workloads", False)

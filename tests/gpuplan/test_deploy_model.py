@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from gpuplan.timing import deploy_model
 from gpuplan.timing.deploy_model import DURATIONS, MINUTE, CycleError, Node, classify, model
@@ -178,3 +180,42 @@ def test_rendered_path_lists_the_long_steps_and_sums_the_quick_ones():
         " → GPU Operator release 5 min"
     )
     assert deploy_model.format_duration(90) == "1.5 min" and deploy_model.format_duration(720) == "12 min"
+
+
+@st.composite
+def random_graphs(draw) -> list[Node]:
+    """Any stack's shape: resources of any duration and role, parents, dependencies and providers among the
+    resources registered before them (as a program registers them)."""
+    count = draw(st.integers(min_value=0, max_value=10))
+    keys = sorted(DURATIONS)
+    graph: list[Node] = []
+    for index in range(count):
+        earlier = [n.id for n in graph]
+        pick = st.sampled_from(earlier) if earlier else st.nothing()
+        graph.append(Node(
+            id=f"n{index}", name=f"n{index}", type="t:m:T", key=draw(st.sampled_from(keys)),
+            role=draw(st.sampled_from(["", "", deploy_model.ROLE_CLUSTER, deploy_model.ROLE_GPU_POOL, deploy_model.ROLE_RELEASE])),
+            parent=draw(st.one_of(st.just(""), pick)) if earlier else "",
+            dependencies=tuple(draw(st.lists(pick, max_size=3, unique=True))) if earlier else (),
+            provider=draw(st.one_of(st.just(""), pick)) if earlier else "",
+        ))
+    return graph
+
+
+@settings(max_examples=60, deadline=None)
+@given(random_graphs())
+def test_the_lower_bound_never_exceeds_the_modelled_path(graph):
+    try:
+        result = model(graph)
+    except CycleError:
+        assume(False)  # the engine refuses a cycle too
+    bound = result.lower_bound
+    assert result.seconds >= bound.seconds - 1e-6
+    assert result.ratio is None or result.ratio >= 1 - 1e-9
+    for term, role in ((bound.cluster, deploy_model.ROLE_CLUSTER), (bound.gpu_pool, deploy_model.ROLE_GPU_POOL),
+                       (bound.release, deploy_model.ROLE_RELEASE)):
+        assert term is None or term.role == role
+    # The bound is a chain the path really has to wait through: each term finishes after the one before it starts.
+    ordered = sorted(bound.terms, key=lambda n: result.finish[n.id])
+    for earlier, later in zip(ordered, ordered[1:]):
+        assert result.finish[later.id] >= result.finish[earlier.id] + later.seconds - 1e-6
