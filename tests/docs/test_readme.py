@@ -1,0 +1,62 @@
+"""README.md is the first screen: short, the two commands, what lands in build/, the stacks, one line per
+gpuplan command, a layout map, links onward."""
+
+from __future__ import annotations
+
+import re
+
+from gpuplan.cli import app
+from tests.conftest import COMMITTED_STACKS
+from tests.docs.markdown import DOCS, README, links, section
+
+MAX_LINES = 300
+
+
+def command_names() -> list[str]:
+    return sorted(c.name or c.callback.__name__ for c in app.registered_commands)
+
+
+def test_readme_is_at_most_300_lines():
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"README.md has {lines} lines; move detail to a docs/ page"
+
+
+def test_readme_shows_the_two_commands_and_what_the_first_run_costs():
+    text = README.read_text(encoding="utf-8")
+    two = section(README, "## The two commands")
+    assert "make preview" in two and "make test" in two
+    # newcomers: the first run installs everything and takes minutes; afterwards the CLI is not on PATH
+    assert "first run" in two.lower() and "minutes" in two
+    assert "`.venv/bin/gpuplan`" in two or "**`.venv/bin/gpuplan`**" in two
+    assert text.index("## The two commands") < text.index("## The stacks")
+
+
+def test_readme_says_what_lands_in_build():
+    build = section(README, "## What lands in `build/`")
+    for path in ("build/<stack>/", "plan.json", "manifests/", "manifests/helm/<release>.values.yaml", "kind-config.yaml"):
+        assert path in build, path
+
+
+def test_readme_describes_every_committed_stack():
+    text = README.read_text(encoding="utf-8")
+    for stack in COMMITTED_STACKS:
+        assert f"`{stack}` (`stacks/Pulumi.{stack}.yaml`)" in text, stack
+
+
+def test_readme_has_one_line_per_gpuplan_command_linking_its_page():
+    gpuplan = section(README, "## gpuplan")
+    lines = [line for line in gpuplan.split("\n") if re.match(r"^- \[`gpuplan ", line)]
+    documented = [re.match(r"^- \[`gpuplan ([a-z-]+)`\]\(docs/gpuplan/([a-z-]+)\.md\)", line) for line in lines]
+    assert all(documented), [line for line, m in zip(lines, documented) if not m]
+    assert [m[1] for m in documented] == command_names(), "one line per command, in `gpuplan --help` order"
+    assert all(m[1] == m[2] for m in documented), "each line links its own page"
+
+
+def test_readme_layout_map_and_onward_links():
+    layout = section(README, "## Layout")
+    for room in ("components/", "facts/", "config/", "dra/", "plans/", "resources/", "policies/", "gpuplan/",
+                 "stacks/", "tests/", "docs/"):
+        assert room in layout, room
+    onward = {link.target.split("#")[0] for link in links(README)}
+    for page in sorted(DOCS.glob("*.md")):
+        assert f"docs/{page.name}" in onward, f"README links every top-level docs page: {page.name}"
