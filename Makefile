@@ -33,6 +33,7 @@ policy: setup
 	done
 
 test: setup
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/python -m pytest
 
 bench: setup

@@ -2,8 +2,8 @@
 
 import pulumi
 
-from components.platform import GpuPlatform, GpuPlatformArgs
-from components.pulumi_config import kubeconfig_secret, load_stack_config
+from components.resources.platform import GpuPlatform, GpuPlatformArgs
+from components.resources.stack_config import kubeconfig_secret, load_stack_config
 
 # Config enters here, once: validated as a whole, then handed to components as typed models.
 config = load_stack_config()

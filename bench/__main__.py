@@ -12,7 +12,6 @@ import argparse
 import datetime
 import json
 import sys
-from pathlib import Path
 
 from bench import fit_wiring, machine, measure, preview_bench, report, scaling_bench, suite_bench
 

@@ -1,7 +1,7 @@
 """Fit simulator benchmark: 1,000 nodes x 8 GPUs and 100 claim templates.
 
 Side by side:
-- simulate: components.allocation.Simulator evaluates every template (where it fits per pool, greedy fill
+- simulate: components.dra.allocator.Simulator evaluates every template (where it fits per pool, greedy fill
   for how many fit at once, reasons), with selector results cached on the projection of each device onto
   what the expression reads (devices that differ only in uuid/bus ID/pcieRoot are evaluated once);
 - naive: every selector of every template evaluated on every device, no cache (what a simulator without
@@ -24,18 +24,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components import catalog  # noqa: E402
-from components.allocation import (  # noqa: E402
-    ClaimSpec,
-    Constraint,
-    DeviceClassSpec,
-    Request,
-    Simulator,
-    SubRequest,
-    parse_device_class,
-)
-from components.cel import compile_selector  # noqa: E402
-from components.inventory import Inventory, catalog_inventory, chart_device_classes  # noqa: E402
+from components.facts import catalog  # noqa: E402
+from components.dra.allocator import Simulator  # noqa: E402
+from components.dra.claims import ClaimSpec, Constraint, DeviceClassSpec, Request, SubRequest, parse_device_class  # noqa: E402
+from components.dra.cel import compile_selector  # noqa: E402
+from components.dra.slices import Inventory, catalog_inventory, chart_device_classes  # noqa: E402
 
 # (pool, GPU, instance type): 8 GPUs per node, two per pcieRoot, as the catalog models HGX boards.
 POOLS = (("h100", "H100", "p5.48xlarge"), ("h200", "H200", "p5e.48xlarge"), ("a100", "A100-80GB", "p4de.24xlarge"))

@@ -42,14 +42,14 @@ def profile(command: Sequence[str], label: str, top: int = TOP) -> dict:
 
 # Where a preview spends its time (cumulative seconds under the profiler, which inflates pure-Python code).
 PHASES = {
-    "run_program (config, program, mock engine)": ("gpuplan/engine.py", "run_program"),
-    "  the program's components (GpuPlatform)": ("components/platform.py", "__init__"),
-    "  stack file YAML parse": ("components/config.py", "read_stack_file"),
-    "write_outputs (plan.json, manifests)": ("gpuplan/plan.py", "write_outputs"),
-    "  YAML dump": ("components/yamlio.py", "dump_yaml"),
+    "run_program (config, program, mock engine)": ("gpuplan/engine/runtime.py", "run_program"),
+    "  the program's components (GpuPlatform)": ("components/resources/platform.py", "__init__"),
+    "  stack file YAML parse": ("components/config/models.py", "read_stack_file"),
+    "write_outputs (plan.json, manifests)": ("gpuplan/engine/outputs.py", "write_outputs"),
+    "  YAML dump": ("components/config/yamlio.py", "dump_yaml"),
     "manifest read-back (YAML parse)": ("yaml/__init__.py", "load"),
-    "kubernetes-validate (jsonschema)": ("gpuplan/kube_validate.py", "validate_document"),
-    "deploy model": ("gpuplan/critical_path.py", "model_run"),
+    "kubernetes-validate (jsonschema)": ("gpuplan/checks/kube_validate.py", "validate_document"),
+    "deploy model": ("gpuplan/timing/critical_path.py", "model_run"),
 }
 
 

@@ -20,7 +20,7 @@ import yaml
 from bench import measure, preview_bench, profiling
 
 COUNTS = (10, 100, 500, 2000)
-# Both baselines collect garbage as gpuplan does (gpuplan.engine.GC_THRESHOLDS), so the ratios compare work,
+# Both baselines collect garbage as gpuplan does (gpuplan.engine.runtime.GC_THRESHOLDS), so the ratios compare work,
 # not collector settings (with the defaults the typed child spends a third of its time in full collections).
 GC = "10_000, 50, 100"
 TARGET_RATIO_AT_MAX = 1.3

@@ -1,3 +1,3 @@
-from gpuplan.cli import main
+from gpuplan.cli.app import main
 
 main()

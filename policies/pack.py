@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel
 
-from policies import cloud_rules, dra_rules, fit_rules, helm_rules, migration_rules
+from policies.rules import cloud as cloud_rules, dra as dra_rules, fit as fit_rules, helm as helm_rules, migration as migration_rules
 
 PACK_NAME = "dra-gpu-platform"
 PACK_DESCRIPTION = "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts."

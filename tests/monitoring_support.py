@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from components import dashboard
-from components.config import MonitoringConfig
-from components.monitoring_rules import rule_groups
+from components.plans.monitoring import dashboard
+from components.config.models import MonitoringConfig
+from components.plans.monitoring.alerts import rule_groups
 
 PROMTOOL_TESTS = Path(__file__).resolve().parent / "promtool"
 # Debian package `prometheus` ships /usr/bin/promtool (apt-get install -y --no-install-recommends prometheus).
@@ -41,7 +41,7 @@ def promtool(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def summaries_only(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """promtool test rules compares every annotation; the unit tests pin the summaries (they carry the labels
-    and thresholds) and leave the prose of descriptions to tests/unit/test_monitoring_rules.py."""
+    and thresholds) and leave the prose of descriptions to tests/plans/monitoring/test_alerts.py."""
     trimmed = []
     for group in groups:
         rules = []

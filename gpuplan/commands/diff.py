@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
 
-from components.config import stack_file_path
-from components.problems import MISSING, InputError, Problem
-from gpuplan import common
+from components.config.problems import MISSING, InputError, Problem
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
+from gpuplan.diff.revisions import read_revision, run_labelled
 
 AgainstOption = typer.Option(
     None, "--against", help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main."
@@ -27,52 +28,8 @@ _COLOUR = {"create": "green", "update": "yellow", "replace": "magenta", "delete"
 _MAX_PATHS = 8
 
 
-def _git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(common.PROJECT_ROOT), *args], capture_output=True, text=True, check=False)
-
-
-def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
-    """(text of the stack file at a git revision, a label `REV:path`). A stack file outside the checkout
-    (--config /tmp/Pulumi.prod.yaml) is compared with the committed stacks/Pulumi.<stack>.yaml. Raises InputError."""
-    problem = lambda rule, fix: InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")  # noqa: E731
-    try:
-        top = _git("rev-parse", "--show-toplevel")
-    except FileNotFoundError:
-        raise problem("git is not installed", "install git, or compare with --against-config FILE") from None
-    if top.returncode != 0:
-        raise problem("the project is not in a git checkout", "compare with --against-config FILE instead")
-    root = Path(top.stdout.strip())
-    try:
-        relative = stack_file.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        committed = stack_file_path(stack, common.PROJECT_ROOT).resolve()
-        relative = committed.relative_to(root.resolve()).as_posix()
-    if _git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
-        raise problem("not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)")
-    shown = _git("show", f"{revision}:{relative}")
-    if shown.returncode != 0:
-        raise problem(f"{relative} does not exist at {revision}", "pick a revision where the stack file exists, or use --against-config")
-    return shown.stdout, f"{revision}:{relative}"
-
-
-def _relabel(error: InputError, temp: Path, label: str) -> InputError:
-    problems = [Problem(label if p.file == str(temp) else p.file, p.path, p.value, p.rule, p.fix) for p in error.problems]
-    return InputError(problems, label)
-
-
-def _run(path: Path, label: str):
-    from gpuplan.engine import ProgramError, run_program
-
-    try:
-        return run_program(path)
-    except InputError as error:
-        raise _relabel(error, path, label) from None
-    except ProgramError as error:
-        raise InputError([Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label) from None
-
-
 def _short(value: Any) -> str:
-    from gpuplan.diff import _MISSING
+    from gpuplan.diff.compare import _MISSING
 
     if value is _MISSING:
         return "(none)"
@@ -129,53 +86,52 @@ def render_text(report, console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def diff(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
         against: Optional[str] = AgainstOption,
         against_config: Optional[Path] = AgainstConfigOption,
         allow_replace: Optional[List[str]] = AllowReplaceOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
         delete per resource. Exit 1 when a change would replace or delete a node pool, cluster, protected resource
         or a namespace with claim templates (unless --allow-replace names it)."""
-        common.set_format(format)
 
         def body() -> int:
-            from gpuplan.diff import allow, diff_runs
+            from gpuplan.diff.compare import allow, diff_runs
 
-            name, stack_file = common.resolve_stack(stack, config)
+            name, stack_file = options.resolve_stack(stack, config)
             if (against is None) == (against_config is None):
-                common.fail_input([Problem(
+                raise InputError([Problem(
                     "(command line)", "--against/--against-config", against or against_config or MISSING,
                     "give exactly one thing to compare with", "pass --against REV (git) or --against-config FILE",
                 )])
             if not stack_file.is_file():
-                common.fail_input([Problem(str(stack_file), "", MISSING, "the stack file does not exist", "check --stack/--config")])
+                raise InputError([Problem(str(stack_file), "", MISSING, "the stack file does not exist", "check --stack/--config")])
             if against is not None:
                 text, label = read_revision(stack_file, name, against)
             else:
                 if not against_config.is_file():
-                    common.fail_input([Problem(str(against_config), "--against-config", MISSING,
+                    raise InputError([Problem(str(against_config), "--against-config", MISSING,
                                                "the stack file to compare with does not exist", "check the path")])
                 text, label = against_config.read_text(encoding="utf-8"), str(against_config)
             with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
                 # Same file name as the stack file: same stack name, so the URNs of both runs match.
                 before_path = Path(tmp) / stack_file.name
                 before_path.write_text(text, encoding="utf-8")
-                before = _run(before_path, label)
-            after = _run(stack_file, str(stack_file))
+                before = run_labelled(before_path, label)
+            after = run_labelled(stack_file, str(stack_file))
             report = diff_runs(before, after, against=label)
             unmatched = allow(report, allow_replace or [])
             if unmatched:
-                common.fail_input([
+                raise InputError([
                     Problem("(command line)", "--allow-replace", value, "names no change in this diff (or more than one)",
                             "pass the URN of a refused change as printed by gpuplan diff")
                     for value in unmatched
                 ])
-            common.write_and_emit(common.out_dir(out, name), "diff.json", report.as_json(), format,
-                                  lambda: render_text(report, common.console()))
-            return common.EXIT_FINDINGS if report.refused else common.EXIT_OK
+            output.write_and_emit(options.out_dir(out, name), "diff.json", report.as_json(), format,
+                                  lambda: render_text(report, output.console()))
+            return ExitCode.FINDINGS if report.refused else ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))

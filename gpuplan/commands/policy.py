@@ -7,7 +7,9 @@ from typing import Optional
 
 import typer
 
-from gpuplan import common
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
 
 PolicyConfigOption = typer.Option(
     None, "--policy-config", help="Policy pack config (JSON); default policies/config/<stack>.json, else each policy's default level."
@@ -45,22 +47,21 @@ def render_text(report, console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def policy(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
         policy_config: Optional[Path] = PolicyConfigOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Check the stack against the CrossGuard policy pack (policies/), offline. Exit 1 on a mandatory violation."""
-        common.set_format(format)
 
         def body() -> int:
-            from gpuplan.policy_runner import run_policies
+            from gpuplan.checks.policy_runner import run_policies
 
-            name, stack_file = common.resolve_stack(stack, config)
+            name, stack_file = options.resolve_stack(stack, config)
             report = run_policies(stack_file, policy_config, name)
-            common.write_and_emit(common.out_dir(out, name), "policy.json", report.as_json(), format,
-                                  lambda: render_text(report, common.console()))
-            return common.EXIT_FINDINGS if report.mandatory else common.EXIT_OK
+            output.write_and_emit(options.out_dir(out, name), "policy.json", report.as_json(), format,
+                                  lambda: render_text(report, output.console()))
+            return ExitCode.FINDINGS if report.mandatory else ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))

@@ -9,26 +9,27 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from components.config import load_stack_file
-from components.problems import MISSING, InputError, Problem
-from gpuplan import common
-from gpuplan import preflight as checks
+from components.config.loading import load_stack_file
+from components.config.problems import MISSING, InputError, Problem
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
+from gpuplan.preflight import checks
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def preflight(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """EKS stacks: GPU instance types offered in the pools' zones, GPUs per instance, EC2 vCPU quotas,
         capacity reservations. Calls AWS (read-only) with the standard credential chain."""
-        common.set_format(format)
 
         def body() -> int:
-            name, stack_file = common.resolve_stack(stack, config)
+            name, stack_file = options.resolve_stack(stack, config)
             stack_config = load_stack_file(stack_file)
             if stack_config.platform != "eks":
                 return _not_covered(name, stack_config.platform, format)
@@ -42,25 +43,25 @@ def register(app: typer.Typer) -> None:
                     "the AWS access preflight needs",
                 ) from None
             document = report.as_json()
-            target = common.out_dir(out, name)
-            common.write_and_emit(target, "preflight.json", document, format,
+            target = options.out_dir(out, name)
+            output.write_and_emit(target, "preflight.json", document, format,
                                   lambda: _render(report, target / "preflight.json"))
-            return common.EXIT_OK if report.ok else common.EXIT_FINDINGS
+            return ExitCode.OK if report.ok else ExitCode.FINDINGS
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))
 
 
-def _not_covered(stack: str, platform: str, format: common.OutputFormat) -> int:
+def _not_covered(stack: str, platform: str, format: options.OutputFormat) -> int:
     message = f"preflight covers EKS stacks only; stack {stack} runs on {platform}, so there is nothing to check"
-    if format == common.OutputFormat.json:
-        common.emit_json({"stack": stack, "platform": platform, "covered": False, "ok": True, "message": message})
+    if format == options.OutputFormat.json:
+        output.emit_json({"stack": stack, "platform": platform, "covered": False, "ok": True, "message": message})
     else:
-        common.console().print(message)
-    return common.EXIT_OK
+        output.console().print(message)
+    return ExitCode.OK
 
 
 def _render(report: checks.PreflightReport, written: Path) -> None:
-    console = common.console()
+    console = output.console()
     console.print(f"Preflight of stack [bold]{report.stack}[/] in {report.region}")
     for pool in report.pools:
         verdict = "[green]pass[/]" if pool.ok else "[bold red]FAIL[/]"

@@ -6,60 +6,33 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-import yaml
 
-from components import kind_config
-from components.monitoring_rules import PROMETHEUS_RULE_API, prometheus_rule_errors
-from gpuplan import common
-from gpuplan.kube_validate import ManifestError, validate_document, versions_for
-
-
-def preview_stack(stack_file: Path, out: Path):
-    """Shared by other commands: run + write outputs + validate. Returns (run, manifests, errors)."""
-    from gpuplan.engine import run_program
-    from gpuplan.plan import write_outputs
-
-    run = run_program(stack_file)
-    extra = {}
-    if run.config.platform == "kind":
-        extra["kind-config.yaml"] = kind_config.render_yaml(run.config)
-    out.mkdir(parents=True, exist_ok=True)
-    manifests = write_outputs(run, out, extra)
-    errors = []
-    checked = versions_for(run.config.cluster.kubernetes_version)
-    for path in manifests:
-        # libyaml's parser when present: the pure-Python one was the largest cost of a 2,000-object preview.
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        if doc.get("apiVersion") == PROMETHEUS_RULE_API:
-            # A Prometheus Operator CRD: not in Kubernetes' schemas, checked against the rule format instead.
-            errors.extend(ManifestError(str(path), "CRD", where, message) for where, message in prometheus_rule_errors(doc))
-            continue
-        for version in checked:
-            errors.extend(validate_document(doc, version, str(path)))
-    return run, manifests, checked, errors
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
+from gpuplan.engine.preview import preview_stack
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def preview(
-        stack: Optional[str] = common.StackOption,
-        config: Optional[Path] = common.ConfigOption,
-        out: Optional[Path] = common.OutOption,
-        format: common.OutputFormat = common.FormatOption,
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Run the stack's program offline: resource tree, plan.json, manifests, schema validation."""
-        common.set_format(format)
 
         def body() -> int:
-            name, stack_file = common.resolve_stack(stack, config)
-            target = common.out_dir(out, name)
+            name, stack_file = options.resolve_stack(stack, config)
+            target = options.out_dir(out, name)
             run, manifests, checked, errors = preview_stack(stack_file, target)
             notes = [message for severity, message in run.logs]
-            from gpuplan import critical_path
+            from gpuplan.timing import critical_path
 
             deploy = critical_path.model_run(run)
-            if format == common.OutputFormat.json:
-                common.emit_json(
+            if format == options.OutputFormat.json:
+                output.emit_json(
                     {
                         "stack": name,
                         "resources": len(run.resources),
@@ -71,9 +44,9 @@ def register(app: typer.Typer) -> None:
                     }
                 )
             else:
-                from gpuplan.tree import render_tree
+                from gpuplan.engine.tree import render_tree
 
-                console = common.console()
+                console = output.console()
                 render_tree(run, console)
                 for note in notes:
                     console.print(f"[yellow]note:[/] {note}")
@@ -88,6 +61,6 @@ def register(app: typer.Typer) -> None:
                     )
                 for line in critical_path.text_lines(deploy):
                     console.print(line, markup=False, soft_wrap=True)
-            return common.EXIT_FINDINGS if errors else common.EXIT_OK
+            return ExitCode.FINDINGS if errors else ExitCode.OK
 
-        raise typer.Exit(common.guarded(body))
+        raise typer.Exit(run_command(format, body))

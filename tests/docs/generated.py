@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from components import aks_plan, catalog
-from components.config_docs import config_reference
+from components.facts import aks, catalog
+from components.config.reference import config_reference
 
 
 @dataclass(frozen=True)
@@ -81,9 +81,9 @@ def mig_profiles() -> str:
     ]
     for key, model in catalog.GPU_MODELS.items():
         for p in model.mig_profiles:
-            aks = aks_plan.gpu_instance_profile(key, p.name)
+            on_aks = aks.gpu_instance_profile(key, p.name)
             lines.append(f"| `{key}` | `{p.name}` | {p.max_count} | `{p.memory}` | {p.multiprocessors} "
-                         f"| {f'`{aks}`' if aks else 'not on AKS'} |")
+                         f"| {f'`{on_aks}`' if on_aks else 'not on AKS'} |")
     return "\n".join(lines) + "\n"
 
 

@@ -9,8 +9,9 @@ import re
 import pytest
 import yaml
 
-from components.config import SECTIONS, parse_config_map
-from gpuplan.engine import runtime_config_from_file
+from components.config import parse_config_map
+from components.config.loading import SECTIONS
+from gpuplan.engine.runtime import runtime_config_from_file
 from tests.docs.generated import CONFIGURATION_BLOCKS, regenerate
 from tests.docs.markdown import DOCS
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from components.config import MonitoringConfig
-from components.monitoring_rules import alerts
+from components.config.models import MonitoringConfig
+from components.plans.monitoring.alerts import alerts
 from tests.docs.markdown import DOCS, section
 from tests.docs.test_readme import command_names
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from gpuplan.cli import app
-from tests.conftest import COMMITTED_STACKS
+from gpuplan.cli.app import app
+from tests.conftest import COMMITTED_STACKS, ROOT
 from tests.docs.markdown import DOCS, README, links, section
 
 MAX_LINES = 300
@@ -52,11 +52,25 @@ def test_readme_has_one_line_per_gpuplan_command_linking_its_page():
     assert all(m[1] == m[2] for m in documented), "each line links its own page"
 
 
-def test_readme_layout_map_and_onward_links():
-    layout = section(README, "## Layout")
-    for room in ("components/", "facts/", "config/", "dra/", "plans/", "resources/", "policies/", "gpuplan/",
-                 "stacks/", "tests/", "docs/"):
-        assert room in layout, room
+def test_readme_layout_map_names_folders_that_exist():
+    block = section(README, "## Layout").split("```")[1]
+    parent, named = ROOT, []
+    for line in block.strip("\n").split("\n"):
+        token = line.split()[0]
+        if not line.startswith(" "):
+            parent = ROOT
+        if token.endswith("/"):
+            folder = (parent if line.startswith(" ") else ROOT) / token
+            named.append(folder)
+            if not line.startswith(" "):
+                parent = folder
+    assert {f.relative_to(ROOT).as_posix() for f in named} >= {
+        "components", "components/facts", "components/config", "components/dra", "components/plans",
+        "components/resources", "policies", "gpuplan", "stacks", "tests", "bench", "docs"}
+    assert [f for f in named if not f.is_dir()] == []
+
+
+def test_readme_links_onward_to_every_top_level_page():
     onward = {link.target.split("#")[0] for link in links(README)}
     for page in sorted(DOCS.glob("*.md")):
         assert f"docs/{page.name}" in onward, f"README links every top-level docs page: {page.name}"

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from gpuplan.cli import app
-from gpuplan.commands.diff import read_revision
+from gpuplan.cli.app import app
+from gpuplan.diff.revisions import read_revision
 from tests.conftest import ROOT, STACKS_DIR, load_committed, write_stack
 
 

@@ -1,4 +1,4 @@
-"""Replacement rules (components/replacement_rules.py) and the diff engine's Pulumi semantics: coverage of
+"""Replacement rules (components/facts/replacements.py) and the diff engine's Pulumi semantics: coverage of
 every type the package emits, property paths, ignoreChanges/replaceOnChanges, unknown types, provider
 replacement, and the AKS and kind stacks."""
 
@@ -8,9 +8,9 @@ import copy
 
 import pytest
 
-from components import replacement_rules as rules
-from gpuplan.diff import diff_runs, parse_path, render_path
-from gpuplan.engine import ProgramRun, Registration
+from components.facts import replacements as rules
+from gpuplan.diff.compare import diff_runs, parse_path, render_path
+from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, run_config
 
 PREFIX = "urn:pulumi:test::dra-gpu-platform::"

@@ -1,4 +1,4 @@
-"""`gpuplan fit`: the stacks' own templates and every upstream example manifest (tests/fixtures/shared/upstream-specs),
+"""`gpuplan fit`: the stacks' own templates and every upstream example manifest (../shared/upstream-specs, when present),
 evaluated against the simulated inventory the stack would get, with each result asserted."""
 
 from __future__ import annotations
@@ -9,13 +9,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.config import load_stack_file
-from components.quota import claims_allowed_by_quota
-from gpuplan.cli import app
-from gpuplan.commands.fit import RESULT_KEYS, binds, fit_report
-from tests.conftest import COMMITTED_STACKS, ROOT, SHARED, run_file, write_stack
+from components.config.loading import load_stack_file
+from gpuplan.cli.app import app
+from gpuplan.fit.report import RESULT_KEYS, binds, fit_report
+from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, run_file, shared_path, write_stack
 
-SPECS = SHARED / "upstream-specs"
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
 
 # A kind cluster on NVIDIA hosts: full H100s, an A100 split into 1g.5gb, the extended-resource bridge on.
@@ -52,13 +50,28 @@ def nvidia_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dev_examples(dev_run):
-    return by_name(fit_report(dev_run, sorted(SPECS.glob("example-driver-*.yaml"))))
+    return by_name(fit_report(dev_run, sorted(shared_path(UPSTREAM_SPECS).glob("example-driver-*.yaml"))))
 
 
 @pytest.fixture(scope="module")
 def nvidia_examples(nvidia_run):
-    return by_name(fit_report(nvidia_run, sorted(SPECS.glob("nvidia-*.yaml"))))
+    return by_name(fit_report(nvidia_run, sorted(shared_path(UPSTREAM_SPECS).glob("nvidia-*.yaml"))))
 
+
+
+def expected_quota_limit(quota, template) -> int | None:
+    """The evaluator's arithmetic on the stack file, written out independently: claims count once; a class is
+    charged Σ count (All = 32), a firstAvailable claim the largest alternative of each class."""
+    if quota is None:
+        return None
+    alternatives = template.first_available or [template]
+    charge: dict[str, int] = {}
+    for alt in alternatives:
+        amount = 32 if alt.allocation_mode == "All" else (alt.count or 1)
+        charge[alt.device_class] = max(charge.get(alt.device_class, 0), amount)
+    limits = [quota.claims] if quota.claims is not None else []
+    limits += [quota.devices[cls] // n for cls, n in charge.items() if cls in quota.devices]
+    return min(limits) if limits else None
 
 # --- the dra-example-driver examples on the kind stack (dev: 2 workers x 8 fake GPUs, gpu-7 of worker2 tainted)
 
@@ -118,7 +131,7 @@ def test_dev_stack_templates_and_their_quota(dev_examples, dev_run):
     for namespace in config.namespaces:
         for template in namespace.claim_templates:
             claim = dev_examples[f"{namespace.name}/{template.name}"]
-            assert claim["quotaLimit"] == claims_allowed_by_quota(namespace.quota, template)
+            assert claim["quotaLimit"] == expected_quota_limit(namespace.quota, template)
 
 
 # --- the NVIDIA examples on a stack with matching NVIDIA pools -------------------------------------------------
@@ -149,7 +162,7 @@ def test_nvidia_gpu_test4_needs_an_all_balanced_a100(nvidia_examples, nvidia_run
                                       "--node", "a100-balanced", "--format", "json"])
     assert result.exit_code == 0, result.output
     dump.write_text(result.output)
-    claim = by_name(fit_report(nvidia_run, [SPECS / "nvidia-quickstart-v1-gpu-test4.yaml"], dump))["gpu-test4/mig-devices"]
+    claim = by_name(fit_report(nvidia_run, [shared_path(UPSTREAM_SPECS) / "nvidia-quickstart-v1-gpu-test4.yaml"], dump))["gpu-test4/mig-devices"]
     assert claim["satisfiable"] and claim["maxConcurrent"] == 8  # one claim per GPU (parentUUID)
     devices = {a["request"]: a["devices"] for a in claim["allocations"]}
     assert sorted(devices) == ["mig-1g-5gb-0", "mig-1g-5gb-1", "mig-2g-10gb", "mig-3g-20gb"]
@@ -167,7 +180,7 @@ def test_nvidia_extended_resources(nvidia_examples):
 
 def test_every_upstream_manifest_is_evaluated(dev_examples, nvidia_examples):
     covered = {claim["source"].rsplit("/", 1)[-1] for claim in [*dev_examples.values(), *nvidia_examples.values()]}
-    assert covered >= {path.name for path in SPECS.glob("*.yaml")}
+    assert covered >= {path.name for path in shared_path(UPSTREAM_SPECS).glob("*.yaml")}
 
 
 def test_capacity_or_quota_binds(nvidia_examples):
@@ -188,7 +201,7 @@ def test_memory_read_as_an_attribute_is_an_evaluation_error(nvidia_run, tmp_path
 
 
 def test_dump_replaces_the_simulation(dev_run):
-    report = fit_report(dev_run, [SPECS / "example-driver-cel-selector.yaml"], DUMP)
+    report = fit_report(dev_run, [shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml"], DUMP)
     claim = by_name(report)["cel-selector/single-gpu-cel"]
     # the dump's worker2 is generation 2 with gpu-3 tainted; the stack's rule taints gpu-7 as well
     assert claim["satisfiable"] and claim["maxConcurrent"] == 14
@@ -208,7 +221,7 @@ def test_committed_stack_templates_are_satisfiable(stack):
     for claim in report["claims"]:
         assert claim["satisfiable"] and claim["errors"] == [] and claim["maxConcurrent"] >= 1, claim
         namespace, template = templates[(claim["namespace"], claim["name"])]
-        assert claim["quotaLimit"] == claims_allowed_by_quota(namespace.quota, template)
+        assert claim["quotaLimit"] == expected_quota_limit(namespace.quota, template)
         if template.first_available:
             assert all(a["subrequest"] for a in claim["allocations"])
 
@@ -225,10 +238,10 @@ def test_fit_json_contract_and_exit_codes(tmp_path):
     assert all(tuple(sorted(c)) == tuple(sorted(RESULT_KEYS)) for c in document["claims"])
     assert json.loads((tmp_path / "fit.json").read_text()) == document
     failing = runner.invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                  "--claims", str(SPECS / "example-driver-extended-resource-request.yaml")])
+                                  "--claims", str(shared_path(UPSTREAM_SPECS) / "example-driver-extended-resource-request.yaml")])
     assert failing.exit_code == 1, failing.output
     text = runner.invoke(app, ["fit", "--stack", "dev", "--out", str(tmp_path), "--claims",
-                               str(SPECS / "example-driver-prioritized-alternatives.yaml"), str(SPECS / "example-driver-cel-selector.yaml")])
+                               str(shared_path(UPSTREAM_SPECS) / "example-driver-prioritized-alternatives.yaml"), str(shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml")])
     assert text.exit_code == 0, text.output
     assert "gpu/older-gpu" in text.output and "cel-selector/single-gpu-cel" in text.output and "quota" in text.output
 
@@ -278,6 +291,6 @@ def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(d
 
 
 def test_nvidia_gpu_limits_go_to_device_plugin_pools_when_dra_cannot_serve_them(dev_run):
-    report = fit_report(dev_run, [SPECS / "nvidia-extended-resources-gpu-full.yaml"])
+    report = fit_report(dev_run, [shared_path(UPSTREAM_SPECS) / "nvidia-extended-resources-gpu-full.yaml"])
     assert "extended-resource-gpu-full/gpu-full-pod-extended-resources" not in by_name(report)
     assert any("nvidia.com/gpu is served by the device plugin on pool(s) legacy-workers" in n for n in report["notes"])

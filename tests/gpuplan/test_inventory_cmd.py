@@ -10,12 +10,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.inventory import dump_inventory
-from gpuplan.cli import app
-from tests.conftest import SHARED
+from components.dra.slices import dump_inventory
+from gpuplan.cli.app import app
+from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml
 
-H200 = SHARED / "fixtures" / "nvml" / "h200" / "nvml.json"
+H200 = H200_NVML / "nvml.json"
 
 
 def invoke(*args: str):
@@ -27,6 +27,7 @@ def devices(output: str) -> list[dict]:
 
 
 def test_from_nvml_prints_the_h200_slice():
+    shared_path(H200)
     result = invoke("--from-nvml", str(H200), "--node", "h200-node")
     assert result.exit_code == 0, result.output
     [piece] = [d for d in yaml.safe_load_all(result.output) if d]
@@ -38,6 +39,7 @@ def test_from_nvml_prints_the_h200_slice():
 
 
 def test_live_with_fake_pynvml_equals_the_snapshot(monkeypatch, tmp_path):
+    shared_path(H200)
     monkeypatch.setitem(sys.modules, "pynvml", fake_pynvml)
     saved = tmp_path / "live.json"
     live = invoke("--live", "--node", "h200-node", "--save-nvml", str(saved))

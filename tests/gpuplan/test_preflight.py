@@ -19,10 +19,10 @@ from botocore.stub import Stubber
 from botocore.validate import ParamValidator
 from typer.testing import CliRunner
 
-from components import catalog
-from components.config import load_stack_file
-from gpuplan import preflight
-from gpuplan.cli import app
+from components.facts import catalog
+from components.config.loading import load_stack_file
+from gpuplan.preflight import checks as preflight
+from gpuplan.cli.app import app
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, load_committed, write_stack
 
 REGION = "us-east-1"

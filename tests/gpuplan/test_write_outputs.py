@@ -3,8 +3,8 @@ whatever the run no longer declares is removed (no program run: hand-built regis
 
 from __future__ import annotations
 
-from gpuplan.engine import ProgramRun, Registration
-from gpuplan.plan import write_outputs
+from gpuplan.engine.runtime import ProgramRun, Registration
+from gpuplan.engine.outputs import write_outputs
 from tests.conftest import KIND_BASE, write_stack
 
 NAMESPACE = "kubernetes:core/v1:Namespace"
@@ -28,7 +28,7 @@ def release(name: str) -> Registration:
 
 
 def program_run(tmp_path, *resources: Registration) -> ProgramRun:
-    from components.config import load_stack_file
+    from components.config.loading import load_stack_file
 
     config = load_stack_file(write_stack(tmp_path, KIND_BASE))
     return ProgramRun("test", "dra-gpu-platform", config, "test", list(resources), {}, [])

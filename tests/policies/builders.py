@@ -20,9 +20,9 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from components import dra_only_rules
-from components.node_labels import pool_labels
-from components.config import NodePool as NodePoolConfig
+from components.plans import admission_policy as dra_only_rules
+from components.plans.node_pools import pool_labels
+from components.config.models import NodePool as NodePoolConfig
 
 STACK = "test"
 
@@ -235,7 +235,7 @@ def claim_template(ns: str, name: str, device_class: str | None = None, *, first
 
 
 def guard_policy(name: str = dra_only_rules.POLICY_NAME) -> dict:
-    """The dra-only guard exactly as components/dra_only_guard.py declares it."""
+    """The dra-only guard exactly as components/resources/tenancy/dra_only_guard.py declares it."""
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies import cloud_rules as rules
+from policies.rules import cloud as rules
 from tests.policies import builders as b
 
 # ---------------------------------------------------------------- gpu-node-pool-tainted

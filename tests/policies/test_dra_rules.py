@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies import dra_rules as rules
+from policies.rules import dra as rules
 from tests.policies import builders as b
 
 GOOD = "device.driver == 'gpu.nvidia.com' && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"

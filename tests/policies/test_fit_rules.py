@@ -3,7 +3,7 @@ charts, and each template is allocated with Kubernetes' rules."""
 
 from __future__ import annotations
 
-from policies import fit_rules
+from policies.rules import fit as fit_rules
 from tests.policies import builders as b
 
 RULE = fit_rules.CLAIMS_SATISFIABLE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policies import helm_rules, migration_rules as rules
+from policies.rules import helm as helm_rules, migration as rules
 from tests.policies import builders as b
 
 NGC = "https://helm.ngc.nvidia.com/nvidia"

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from pulumi_policy import EnforcementLevel
 
-from gpuplan.policy_runner import PACK_VERSION, reconcile
+from gpuplan.checks.policy_runner import PACK_VERSION, reconcile
 from policies.pack import POLICIES
 from tests.conftest import COMMITTED_STACKS, ROOT
 
@@ -108,14 +108,14 @@ def _source(module: str) -> Path | None:
 def test_policies_import_only_pure_component_modules():
     """The pack runs under the real CLI without gpuplan and declares no resources."""
     seen: set[str] = set()
-    queue = [m for p in POLICY_DIR.glob("*.py") for m in _imports(p)]
+    queue = [m for p in POLICY_DIR.rglob("*.py") for m in _imports(p)]
     for module in queue:
         top = module.split(".")[0]
         assert top not in FORBIDDEN and module != "pulumi", f"policies reach {module}"
         if top == "components" and module not in seen and _source(module):
             seen.add(module)
             queue.extend(_imports(_source(module)))
-    assert {"components.cel", "components.catalog"} <= seen
+    assert {"components.dra.cel", "components.facts.catalog"} <= seen
 
 
 def test_pack_starts_like_the_pulumi_cli_starts_it():

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.cli import app
+from gpuplan.cli.app import app
 from tests.conftest import COMMITTED_STACKS, ROOT
 
 POLICY_STACKS = ROOT / "tests" / "policy_stacks"

@@ -7,10 +7,10 @@ import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE
 
-from components.problems import InputError
-from gpuplan.engine import ProgramRun, Registration
-from gpuplan.policy_runner import PACK_VERSION, evaluate, reconcile
-from policies import cloud_rules
+from components.config.problems import InputError
+from gpuplan.engine.runtime import ProgramRun, Registration
+from gpuplan.checks.policy_runner import PACK_VERSION, evaluate, reconcile
+from policies.rules import cloud as cloud_rules
 from policies.pack import PACK_LEVEL, POLICIES
 from tests.policies import builders as b
 

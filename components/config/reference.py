@@ -1,0 +1,84 @@
+"""The config reference in README.md, generated from the pydantic models so docs and code never drift.
+Run `python -m components.config.reference` to print it; tests/docs/test_readme.py keeps README in sync."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from components.config.loading import SECTIONS
+
+
+def _type_name(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_name(args[0])
+    if origin is typing.Literal:
+        return " \\| ".join(f"`{a}`" for a in args)
+    if origin is typing.Union:
+        parts = [_type_name(a) for a in args if a is not type(None)]
+        return " \\| ".join(parts)
+    if origin in (list, tuple):
+        return f"list of {_type_name(args[0])}"
+    if origin is dict:
+        return f"map of {_type_name(args[1])}"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "object"
+    if annotation is Any:
+        return "string"
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _model(annotation: Any) -> type[BaseModel] | None:
+    for candidate in [annotation, *typing.get_args(annotation)]:
+        if typing.get_origin(candidate) is typing.Annotated:
+            candidate = typing.get_args(candidate)[0]
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+        nested = typing.get_args(candidate)
+        for inner in nested:
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+    return None
+
+
+def _default(field) -> str:
+    if field.is_required():
+        return "**required**"
+    if field.default_factory is not None:
+        value = field.default_factory()
+        return "" if isinstance(value, BaseModel) else f"`{value}`"
+    if field.default is None or field.default is PydanticUndefined:
+        return ""
+    return f"`{str(field.default).lower() if isinstance(field.default, bool) else field.default}`"
+
+
+def _rows(model: type[BaseModel], prefix: str) -> list[str]:
+    rows = []
+    for name, field in model.model_fields.items():
+        key = f"{prefix}.{field.alias or name}"
+        rows.append(f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {field.description or ''} |")
+        nested = _model(field.annotation)
+        if nested is not None:
+            rows.extend(_rows(nested, key + ("[]" if "list" in _type_name(field.annotation) else "")))
+    return rows
+
+
+def config_reference() -> str:
+    lines = []
+    for key, (_, model) in SECTIONS.items():
+        lines.append(f"#### `dra-gpu-platform:{key}`\n")
+        lines.append("| key | type | default | meaning |")
+        lines.append("|---|---|---|---|")
+        inner = _model(model)
+        lines.extend(_rows(inner, key + ("[]" if typing.get_origin(model) is list else "")))
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(config_reference())

@@ -1,0 +1,24 @@
+"""Cross-field rules of the stack contract ("Meaning that code must enforce"), one module per section.
+
+Each rule adds Problems with the field path, the value, the rule and a fix; every rule runs, so one
+`gpuplan preview` shows every mistake in a stack file. Imports only models, problems and facts.
+
+Who may import: components.config.models' loader (which runs them) and tests.
+"""
+
+from __future__ import annotations
+
+from components.config.models import StackConfig
+from components.config.problems import Problem
+from components.config.rules import cluster, device_classes, maintenance, namespaces, node_pools, software
+from components.config.rules._context import RuleContext
+
+__all__ = ["consistency_problems"]
+
+
+def consistency_problems(config: StackConfig, declared: dict[str, set[str]] | None = None) -> list[Problem]:
+    context = RuleContext(config, declared or {})
+    for check in (cluster.check, node_pools.check, node_pools.check_cloud, software.check, software.check_placement,
+                  device_classes.check, namespaces.check, maintenance.check):
+        check(context)
+    return context.problems

@@ -1,0 +1,26 @@
+"""What every rule module gets: the stack, the names written in its list sections, and the problem list."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable
+
+from components.config.models import StackConfig
+from components.config.problems import Problem
+
+class RuleContext:
+    def __init__(self, config: StackConfig, declared: dict[str, set[str]]):
+        self.c = config
+        self.declared = declared
+        self.problems: list[Problem] = []
+
+    def add(self, path: str, value: Any, rule: str, fix: str) -> None:
+        self.problems.append(Problem(self.c.source, path, value, rule, fix))
+
+    def unique(self, section: str, names: Iterable[str]) -> None:
+        seen: Counter[str] = Counter()
+        for index, name in enumerate(names):
+            seen[name] += 1
+            if seen[name] == 2:
+                self.add(f"{section}[{index}].name", name, "names must be unique in the list",
+                         "rename one of them; names are the identity of the resources they create")

@@ -1,0 +1,54 @@
+"""Rules of the `cluster` section: one platform block, endpoint access, region, kind image and chart, kubeconfig."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from components.config.problems import MISSING
+from components.config.rules._context import RuleContext
+from components.facts import driver_charts
+
+
+def check(r: RuleContext) -> None:
+    cluster = r.c.cluster
+    for other in ("eks", "aks", "kind", "existing"):
+        if other != cluster.platform and getattr(cluster, other) is not None:
+            r.add(f"cluster.{other}", "{...}", f"only the block matching platform ({cluster.platform}) is allowed",
+                  f"remove cluster.{other} or set platform: {other}")
+    settings = cluster.settings()
+    if cluster.platform == "eks":
+        if settings.endpoint_public_access and not settings.public_access_cidrs:
+            r.add("cluster.eks.publicAccessCidrs", [], "a public endpoint needs explicit CIDRs",
+                  "list the office/VPN CIDRs, or set endpointPublicAccess: false")
+        for i, cidr in enumerate(settings.public_access_cidrs):
+            if cidr in ("0.0.0.0/0", "::/0"):
+                r.add(f"cluster.eks.publicAccessCidrs[{i}]", cidr, "the API endpoint must not be open to the whole internet",
+                      "list specific CIDRs, or keep the endpoint private")
+            elif not is_cidr(cidr):
+                r.add(f"cluster.eks.publicAccessCidrs[{i}]", cidr, "not an IPv4 CIDR", "write it like 203.0.113.0/24")
+        if not is_cidr(settings.vpc_cidr):
+            r.add("cluster.eks.vpcCidr", settings.vpc_cidr, "not an IPv4 CIDR", "write it like 10.0.0.0/16")
+        if not r.c.region:
+            r.add("aws:region", MISSING, "EKS stacks need the AWS region", "add `aws:region: us-east-1` under config")
+    if cluster.platform == "aks" and not r.c.region:
+        r.add("azure-native:location", MISSING, "AKS stacks need the Azure location", "add `azure-native:location: eastus` under config")
+    if cluster.platform == "kind" and settings.node_image:
+        tag = settings.node_image.rsplit(":", 1)[-1].split("@")[0]
+        if not tag.startswith(f"v{cluster.kubernetes_version}."):
+            r.add("cluster.kind.nodeImage", settings.node_image,
+                  f"the node image must run Kubernetes {cluster.kubernetes_version} (kubernetesVersion)",
+                  f"use kindest/node:v{cluster.kubernetes_version}.x or change kubernetesVersion")
+    if cluster.platform == "kind" and settings.example_driver_version not in driver_charts.EXAMPLE_DRIVER_RELEASES:
+        r.add("cluster.kind.exampleDriverVersion", settings.example_driver_version, "no such dra-example-driver chart release",
+              f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}")
+    if cluster.platform == "existing" and not r.c.has_kubeconfig:
+        r.add("kubeconfig", MISSING, "platform existing needs the cluster's kubeconfig as a secret config value",
+              "run `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack <stack>`")
+
+
+def is_cidr(text: str) -> bool:
+    try:
+        ipaddress.IPv4Network(text, strict=False)
+    except ValueError:
+        return False
+    return "/" in text

@@ -1,0 +1,7 @@
+"""DRA semantics with no stack knowledge: the CEL adapter, ResourceSlice documents and NVML snapshots, the claim
+parser, the allocator and quota charges.
+
+Who may import: plans, resources, policies, gpuplan. Imports only `components.facts` and `components.config`.
+"""
+
+__all__ = ["allocator", "cel", "claims", "nvml", "quota", "slices"]  # the public modules of this package

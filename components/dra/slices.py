@@ -1,0 +1,562 @@
+"""DRA inventory: ResourceSlices (resource.k8s.io/v1) as the drivers publish them, and the devices they
+carry per node. Pure: no Pulumi imports, no I/O.
+
+Sources of an inventory:
+- a stack (`stack_inventory`): every DRA node pool at maxNodes, devices per node from the instance type or
+  gpusPerNode, full GPUs or the MIG devices of the pool's profile (max instances per GPU), NVML-published
+  memory from the catalog; dra-example-driver devices on kind with gpuDriver: example;
+- the catalog for one node (`catalog_inventory`, `gpuplan inventory --gpu H100 --count 8`);
+- an NVML snapshot (`nvml_inventory`; components/dra/nvml.py, also what --live reads);
+- a cluster dump (`dump_inventory`, `kubectl get resourceslices -o json`).
+
+Published shape (dra.md 4.4; kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/deviceinfo.go,
+mig.go): full GPUs are `gpu-<minor>` with type/uuid/productName/brand/architecture, version attributes
+cudaComputeCapability/driverVersion/cudaDriverVersion, resource.kubernetes.io/pcieRoot (when known),
+resource.kubernetes.io/pciBusID (v25.12+; `pcieBusID` in the driver's domain before), addressingMode (when
+known, v25.12+) and a BinarySI `memory` capacity. A GPU in MIG mode publishes only its MIG devices,
+`gpu-<minor>-mig-<profile without dots>-<profileId>-<start>` (v25.12+; `gpu-<minor>-mig-<profileId>-<start>-<size>`
+before) with parentUUID/profile added and multiprocessors/…/memory/memorySlice<N> capacities.
+dra-example-driver (dra.md 5): `gpu-0`…`gpu-7` per node with index/uuid/model/driverVersion and memory 80Gi.
+
+What a simulation cannot know is marked as such: UUIDs are stable stand-ins (uuid5 of node and device),
+PCI bus IDs and pcieRoot names follow the catalog's GPUs-per-root grouping, the host driver version is the
+one of the real H200 dump (../shared/fixtures/nvml/h200), and catalog MIG devices carry the capacities the
+catalog knows (memory, multiprocessors, memory slices); NVML snapshots carry every engine count.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid as uuidlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from components.facts import catalog, driver_charts
+from components.facts.catalog import EXAMPLE_DEVICE, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
+from components.dra.cel import Device
+from components.dra.nvml import GpuInfo, NvmlSnapshot
+from components.config.problems import MISSING, InputError, Problem
+from components.facts.quantity import format_binary_si, parse_quantity
+
+RESOURCE_API = "resource.k8s.io/v1"
+PCIE_ROOT = f"{STANDARD_DOMAIN}/pcieRoot"
+PCI_BUS_ID = f"{STANDARD_DOMAIN}/pciBusID"
+LEGACY_PCI_BUS_ID = "pcieBusID"  # driver-domain attribute up to v25.8.x
+MAX_DEVICES_PER_SLICE = 128  # resource.k8s.io/v1 ResourceSliceMaxDevices
+MEMORY_SLICES = 8
+
+# The host NVIDIA driver is not part of a stack; simulated slices carry the one of the real H200 dump.
+SIMULATED_DRIVER_VERSION = "580.159.4"
+SIMULATED_CUDA_DRIVER_VERSION = "13.0.0"
+SIMULATED_BRAND = "Nvidia"  # go-nvlib name of NVML_BRAND_NVIDIA, the H200 dump's brand
+_UUID_NAMESPACE = uuidlib.UUID("6b1f3c52-7d0e-4f7a-9a43-1c2b5e8d9f60")
+
+# NVML GPU-instance profile IDs (`nvidia-smi mig -lgip`, fixture mig-lgip.txt) by (GPU slices, memory
+# slices, media extensions): the same IDs on A100, H100 and H200.
+_PROFILE_IDS = {(1, 1, False): 19, (1, 1, True): 20, (1, 2, False): 15, (2, 2, False): 14, (3, 4, False): 9,
+                (4, 4, False): 5, (7, 8, False): 0}
+ALL_BALANCED = "all-balanced"  # mig-parted: 2x 1g + 1x 2g + 1x 3g of one family (dra.md 7)
+
+
+def nvidia_naming(driver_version: str) -> str:
+    """"current" or "legacy" device naming of an NVIDIA DRA driver version (components/facts/driver_charts.py)."""
+    return driver_charts.attribute_naming(driver_version)
+
+
+# ---------------------------------------------------------------------------------------------------
+# MIG shapes and layouts
+
+
+@dataclass(frozen=True)
+class MigShape:
+    profile: str  # e.g. 3g.40gb, 1g.18gb+me
+    profile_id: int
+    slices: int
+    memory_slices: int  # placement size
+    max_count: int
+    capacity: tuple[tuple[str, int], ...]  # published capacities besides memorySlice<N>
+
+    def starts(self) -> list[int]:
+        # Placements are aligned to their size; max_count of them fit (1g: 0..6, 2g: 0,2,4, 3g: 0,4, ...).
+        return [i * self.memory_slices for i in range(self.max_count)]
+
+
+def catalog_mig_shapes(model: GpuModel) -> list[MigShape]:
+    total = model.memory.as_integer()
+    shapes = []
+    for profile in model.mig_profiles:
+        memory = parse_quantity(profile.memory).as_integer()
+        size = max(1, math.ceil(memory * MEMORY_SLICES / total - 1e-9))
+        me = profile.name.endswith("+me")
+        profile_id = _PROFILE_IDS.get((profile.slices, size, me), -1)
+        shapes.append(MigShape(profile.name, profile_id, profile.slices, size, profile.max_count,
+                               (("memory", memory), ("multiprocessors", profile.multiprocessors))))
+    return shapes
+
+
+def snapshot_mig_shapes(gpu: GpuInfo) -> list[MigShape]:
+    total = gpu.memory_total_bytes
+    return [
+        MigShape(
+            p.name(total), p.profile_id, p.slice_count, p.memory_slices(total), p.instance_count,
+            (("copyEngines", p.copy_engines), ("decoders", p.decoders), ("encoders", p.encoders),
+             ("jpegEngines", p.jpeg_engines), ("memory", p.memory_mb * 1024 * 1024),
+             ("multiprocessors", p.multiprocessors), ("ofaEngines", p.ofa_engines)),
+        )
+        for p in gpu.mig_profiles
+    ]
+
+
+def mig_layout(shapes: list[MigShape], spec: str) -> list[tuple[MigShape, int]]:
+    """(shape, placement start) of every MIG device on one GPU for a layout: a profile name (as many as fit,
+    like mig-parted's all-<profile>), all-balanced, or "1g.5gb=2,2g.10gb=1"; raises ValueError."""
+    by_name = {s.profile: s for s in shapes}
+    wanted: list[MigShape] = []
+    if spec == ALL_BALANCED:
+        for slices, count in ((1, 2), (2, 1), (3, 1)):
+            candidates = [s for s in shapes if s.slices == slices and s.memory_slices == slices + (slices == 3)
+                          and not s.profile.endswith("+me")]
+            if not candidates:
+                raise ValueError(f"{ALL_BALANCED} needs a {slices}g profile; this GPU has {', '.join(by_name) or 'none'}")
+            wanted += [candidates[0]] * count
+    elif "=" in spec or "," in spec:
+        for part in spec.split(","):
+            name, _, count = part.partition("=")
+            if name.strip() not in by_name or not count.strip().isdigit():
+                raise ValueError(f"{part!r}: expected PROFILE=COUNT with a profile of this GPU ({', '.join(by_name)})")
+            wanted += [by_name[name.strip()]] * int(count)
+    elif spec in by_name:
+        wanted = [by_name[spec]] * by_name[spec].max_count
+    else:
+        raise ValueError(f"{spec!r} is not a MIG profile of this GPU; use one of {', '.join(by_name) or '(none)'} or {ALL_BALANCED}")
+    placed = _place(sorted(wanted, key=lambda s: -s.memory_slices), [], 0)
+    if placed is None:
+        raise ValueError(f"MIG layout {spec!r} does not fit on one GPU ({MEMORY_SLICES} memory slices)")
+    return sorted(placed, key=lambda item: (item[1], item[0].profile))
+
+
+def _place(wanted: list[MigShape], placed: list[tuple[MigShape, int]], used: int) -> list[tuple[MigShape, int]] | None:
+    if not wanted:
+        return placed
+    shape, rest = wanted[0], wanted[1:]
+    for start in shape.starts():
+        mask = ((1 << shape.memory_slices) - 1) << start
+        if start + shape.memory_slices <= MEMORY_SLICES and not used & mask:
+            result = _place(rest, placed + [(shape, start)], used | mask)
+            if result is not None:
+                return result
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------
+# published devices
+
+
+@dataclass(frozen=True)
+class PhysicalGpu:
+    """What the driver reads from NVML for one GPU."""
+
+    minor: int
+    uuid: str
+    product_name: str
+    brand: str
+    architecture: str
+    compute_capability: str  # semver
+    driver_version: str  # semver
+    cuda_driver_version: str  # semver
+    memory_bytes: int
+    bus_id: str | None = None
+    pcie_root: str | None = None
+    addressing_mode: str | None = None
+
+
+def _string(value: str) -> dict[str, Any]:
+    return {"string": value}
+
+
+def _version(value: str) -> dict[str, Any]:
+    return {"version": value}
+
+
+def _capacity(value: int) -> dict[str, Any]:
+    return {"value": format_binary_si(value)}
+
+
+def _common_attributes(gpu: PhysicalGpu, naming: str) -> dict[str, dict[str, Any]]:
+    attributes = {
+        "productName": _string(gpu.product_name),
+        "brand": _string(gpu.brand),
+        "architecture": _string(gpu.architecture),
+        "cudaComputeCapability": _version(gpu.compute_capability),
+        "driverVersion": _version(gpu.driver_version),
+        "cudaDriverVersion": _version(gpu.cuda_driver_version),
+    }
+    if gpu.bus_id is not None:
+        attributes[PCI_BUS_ID if naming == "current" else LEGACY_PCI_BUS_ID] = _string(gpu.bus_id)
+    if gpu.pcie_root is not None:
+        attributes[PCIE_ROOT] = _string(gpu.pcie_root)
+    if gpu.addressing_mode is not None and naming == "current":
+        attributes["addressingMode"] = _string(gpu.addressing_mode)
+    return attributes
+
+
+def gpu_device(gpu: PhysicalGpu, naming: str = "current") -> dict[str, Any]:
+    attributes = {"type": _string("gpu"), "uuid": _string(gpu.uuid), **_common_attributes(gpu, naming)}
+    return {"name": f"gpu-{gpu.minor}", "attributes": dict(sorted(attributes.items())),
+            "capacity": {"memory": _capacity(gpu.memory_bytes)}}
+
+
+def mig_device_name(minor: int, shape: MigShape, start: int, naming: str = "current") -> str:
+    if naming == "current":
+        # mig.go ToCanonicalName: dots dropped, then lower-cased and anything but [a-z0-9-.] made "-".
+        profile = re.sub(r"[^a-z0-9-.]", "-", shape.profile.replace(".", "").lower()).strip("-")
+        return f"gpu-{minor}-mig-{profile}-{shape.profile_id}-{start}"
+    return f"gpu-{minor}-mig-{shape.profile_id}-{start}-{shape.memory_slices}"
+
+
+def mig_device(gpu: PhysicalGpu, shape: MigShape, start: int, mig_uuid: str, naming: str = "current") -> dict[str, Any]:
+    attributes = {
+        "type": _string("mig"),
+        "uuid": _string(mig_uuid),
+        "parentUUID": _string(gpu.uuid),
+        "profile": _string(shape.profile),
+        **_common_attributes(gpu, naming),
+    }
+    capacity = {name: _capacity(value) for name, value in shape.capacity}
+    for memory_slice in range(start, start + shape.memory_slices):
+        capacity[f"memorySlice{memory_slice}"] = _capacity(1)
+    return {"name": mig_device_name(gpu.minor, shape, start, naming), "attributes": dict(sorted(attributes.items())),
+            "capacity": dict(sorted(capacity.items()))}
+
+
+def example_device(index: int, device_uuid: str) -> dict[str, Any]:
+    return {
+        "name": f"gpu-{index}",
+        "attributes": {
+            "driverVersion": _version(EXAMPLE_DEVICE.driver_version),
+            "index": {"int": index},
+            "model": _string(EXAMPLE_DEVICE.model),
+            "uuid": _string(device_uuid),
+        },
+        "capacity": {"memory": {"value": EXAMPLE_DEVICE.memory}},
+    }
+
+
+def resource_slices(node: str, driver: str, devices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The node's pool for one driver; more than 128 devices are split over several slices of one pool.
+    The API server completes generateName with a random suffix."""
+    chunks = [devices[i:i + MAX_DEVICES_PER_SLICE] for i in range(0, len(devices), MAX_DEVICES_PER_SLICE)] or [[]]
+    return [
+        {
+            "apiVersion": RESOURCE_API,
+            "kind": "ResourceSlice",
+            "metadata": {"generateName": f"{node}-{driver}-"},
+            "spec": {
+                "driver": driver,
+                "nodeName": node,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": len(chunks)},
+                "devices": chunk,
+            },
+        }
+        for chunk in chunks
+    ]
+
+
+def stable_uuid(*parts: object) -> str:
+    return str(uuidlib.uuid5(_UUID_NAMESPACE, "/".join(str(p) for p in parts)))
+
+
+def simulated_pci(minor: int, per_root: int) -> tuple[str, str]:
+    """(bus ID, pcieRoot) of GPU `minor` when `per_root` GPUs share a root: roots pci0000:10, pci0000:20, …
+    and the GPUs on the buses right below them."""
+    root = minor // max(1, per_root)
+    domain, base = divmod(root, 15)
+    bus = (base + 1) * 0x10
+    return f"{domain:04x}:{bus + 1 + minor % max(1, per_root):02x}:00.0", f"pci{domain:04x}:{bus:02x}"
+
+
+def catalog_gpus(model: GpuModel, count: int, node: str, per_root: int) -> list[PhysicalGpu]:
+    gpus = []
+    for minor in range(count):
+        bus_id, root = simulated_pci(minor, per_root)
+        gpus.append(PhysicalGpu(
+            minor=minor, uuid=f"GPU-{stable_uuid(node, 'gpu', minor)}", product_name=model.product_name,
+            brand=SIMULATED_BRAND, architecture=model.architecture, compute_capability=model.compute_capability,
+            driver_version=SIMULATED_DRIVER_VERSION, cuda_driver_version=SIMULATED_CUDA_DRIVER_VERSION,
+            memory_bytes=model.memory.as_integer(), bus_id=bus_id, pcie_root=root,
+        ))
+    return gpus
+
+
+def nvidia_node_devices(gpus: list[PhysicalGpu], node: str, shapes: list[MigShape] | None = None,
+                        mig: str | None = None, naming: str = "current") -> list[dict[str, Any]]:
+    devices = []
+    for gpu in gpus:
+        if mig is None:
+            devices.append(gpu_device(gpu, naming))
+            continue
+        for shape, start in mig_layout(shapes or [], mig):
+            mig_uuid = f"MIG-{stable_uuid(node, gpu.uuid, shape.profile_id, start)}"
+            devices.append(mig_device(gpu, shape, start, mig_uuid, naming))
+    return devices
+
+
+# ---------------------------------------------------------------------------------------------------
+# inventories
+
+
+@dataclass(frozen=True)
+class DeviceTaint:
+    key: str
+    value: str
+    effect: str  # NoSchedule | NoExecute | None
+
+
+@dataclass(frozen=True)
+class SliceDevice:
+    """One device of the inventory, where it lives and its taints."""
+
+    driver: str
+    pool: str  # ResourceSlice pool (the node name for node-local drivers)
+    name: str
+    node: str
+    node_pool: str  # the stack's node pool, or the slice pool for a dump
+    device: Device
+    taints: tuple[DeviceTaint, ...] = ()
+    id: tuple[str, str, str] = field(init=False, repr=False, compare=False)  # (driver, pool, name)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", (self.driver, self.pool, self.name))
+
+
+@dataclass(frozen=True)
+class NodeInventory:
+    name: str
+    node_pool: str
+    devices: tuple[SliceDevice, ...]
+
+
+@dataclass(frozen=True)
+class Inventory:
+    source: str  # "stack:<name>", "catalog", an NVML snapshot or a dump file
+    slices: tuple[dict[str, Any], ...]
+    node_pools: Mapping[str, str] = field(default_factory=dict)  # node -> stack node pool
+    notes: tuple[str, ...] = ()
+
+    def with_node_pools(self, node_pools: Mapping[str, str]) -> "Inventory":
+        return replace(self, node_pools={**self.node_pools, **node_pools})
+
+    def nodes(self, taint_rules: Iterable[Mapping[str, Any]] = ()) -> list[NodeInventory]:
+        """Devices per node in publication order (slices, then devices), with DeviceTaintRules applied.
+        Raises InputError for slices that are not valid ResourceSlices."""
+        return _nodes(self, list(taint_rules))
+
+    def device_count(self) -> int:
+        return sum(len(s["spec"].get("devices") or []) for s in self.slices)
+
+
+def catalog_inventory(gpu: str, count: int, node: str, *, mig: str | None = None, per_root: int = 1,
+                      naming: str = "current") -> Inventory:
+    """One node with `count` GPUs of a catalog model (raises KeyError/ValueError for unknown GPU or layout)."""
+    model = catalog.gpu_model(gpu)
+    if mig is not None and not model.supports_mig:
+        raise ValueError(f"{gpu} has no MIG profiles")
+    gpus = catalog_gpus(model, count, node, per_root)
+    devices = nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming)
+    return Inventory("catalog", tuple(resource_slices(node, NVIDIA_DRIVER, devices)), {node: node})
+
+
+def snapshot_gpus(snapshot: NvmlSnapshot) -> list[PhysicalGpu]:
+    return [
+        PhysicalGpu(
+            minor=gpu.minor, uuid=gpu.uuid, product_name=gpu.name, brand=gpu.brand_name,
+            architecture=gpu.architecture_name, compute_capability=gpu.compute_capability_version,
+            driver_version=snapshot.driver_semver, cuda_driver_version=snapshot.cuda_driver_semver,
+            memory_bytes=gpu.memory_total_bytes, bus_id=gpu.bus_id, pcie_root=gpu.pcie_root_name,
+            addressing_mode=gpu.addressing_mode,
+        )
+        for gpu in snapshot.devices
+    ]
+
+
+def nvml_inventory(snapshot: NvmlSnapshot, node: str, *, mig: str | None = None, naming: str = "current") -> Inventory:
+    """What the driver publishes on the snapshot's machine. `mig` partitions every GPU as that layout would
+    (see mig_layout), using NVML's own profile data; without it, GPUs in MIG mode publish their MIG devices."""
+    devices: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for info, gpu in zip(snapshot.devices, snapshot_gpus(snapshot)):
+        shapes = snapshot_mig_shapes(info)
+        if mig is not None:
+            devices += nvidia_node_devices([gpu], node, shapes, mig, naming)
+        elif not info.mig_enabled:
+            devices.append(gpu_device(gpu, naming))
+        else:
+            by_id = {s.profile_id: s for s in shapes}
+            for existing in info.mig_devices:
+                shape = by_id.get(existing.profile_id)
+                if shape is not None:
+                    devices.append(mig_device(gpu, shape, existing.placement_start, existing.uuid, naming))
+            if not info.mig_devices:
+                notes.append(f"gpu-{info.minor}: MIG mode is on but no MIG device exists; the driver publishes nothing for it")
+    return Inventory(snapshot.source, tuple(resource_slices(node, NVIDIA_DRIVER, devices)), {node: node}, tuple(notes))
+
+
+# ---------------------------------------------------------------------------------------------------
+# cluster dumps
+
+_SLICE_APIS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
+
+
+def dump_inventory(documents: list[Any], source: str) -> Inventory:
+    """ResourceSlices from `kubectl get resourceslices -o json|yaml` (a List), single slices, or several
+    YAML documents of either. v1beta1 slices (devices[].basic) are read as v1. Raises InputError."""
+    problems: list[Problem] = []
+    slices: list[dict[str, Any]] = []
+    for d, document in enumerate(documents):
+        at = f"[{d}]" if len(documents) > 1 else ""
+        if document is None:
+            continue
+        if not isinstance(document, Mapping):
+            problems.append(Problem(source, at, document, "not a Kubernetes object", "pass `kubectl get resourceslices -o json` output"))
+            continue
+        if document.get("kind") in ("List", "ResourceSliceList") or "items" in document and "kind" not in document:
+            items = document.get("items")
+            if not isinstance(items, list):
+                problems.append(Problem(source, f"{at}items".lstrip("."), items, "a List needs items", "pass `kubectl get resourceslices -o json` output"))
+                continue
+            for i, item in enumerate(items):
+                _read_slice(item, f"{at}items[{i}]", source, slices, problems)
+        else:
+            _read_slice(document, at, source, slices, problems)
+    if not problems and not slices:
+        problems.append(Problem(source, "", MISSING, "the inventory holds no ResourceSlice",
+                                "dump a cluster whose DRA drivers run: kubectl get resourceslices -o json"))
+    if problems:
+        raise InputError(problems, source)
+    return Inventory(source, tuple(_latest_generation(slices)))
+
+
+def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], problems: list[Problem]) -> None:
+    def bad(path: str, value: Any, rule: str, fix: str) -> None:
+        problems.append(Problem(source, f"{at}.{path}" if at else path, value, rule, fix))
+
+    if not isinstance(item, Mapping) or item.get("kind") != "ResourceSlice":
+        bad("kind", item.get("kind", MISSING) if isinstance(item, Mapping) else item, "not a ResourceSlice",
+            "an inventory holds ResourceSlices only (kubectl get resourceslices -o json)")
+        return
+    if item.get("apiVersion") not in _SLICE_APIS:
+        bad("apiVersion", item.get("apiVersion", MISSING), f"must be one of {', '.join(_SLICE_APIS)}", "dump with a kubectl of Kubernetes 1.32 or newer")
+        return
+    spec = item.get("spec")
+    if not isinstance(spec, Mapping):
+        bad("spec", spec if spec is not None else MISSING, "a ResourceSlice needs a spec", "dump the full object")
+        return
+    driver, pool = spec.get("driver"), spec.get("pool")
+    if not isinstance(driver, str) or not driver:
+        bad("spec.driver", driver if driver is not None else MISSING, "required driver name", "e.g. gpu.nvidia.com")
+    if not isinstance(pool, Mapping) or not isinstance(pool.get("name"), str):
+        bad("spec.pool.name", pool.get("name", MISSING) if isinstance(pool, Mapping) else MISSING, "required pool name", "dump the full object")
+    placement = [key for key in ("nodeName", "allNodes", "nodeSelector", "perDeviceNodeSelection") if spec.get(key)]
+    if len(placement) != 1:
+        bad("spec.nodeName", spec.get("nodeName", MISSING), "exactly one of nodeName, allNodes, nodeSelector, perDeviceNodeSelection",
+            "dump the full object")
+    devices = spec.get("devices") or []
+    if not isinstance(devices, list):
+        bad("spec.devices", devices, "must be a list", "dump the full object")
+        return
+    if not isinstance(driver, str) or not driver:
+        return
+    converted = []
+    for j, device in enumerate(devices):
+        if not isinstance(device, Mapping) or not isinstance(device.get("name"), str):
+            bad(f"spec.devices[{j}].name", device, "each device needs a name", "dump the full object")
+            continue
+        if "basic" in device:  # v1beta1
+            device = {"name": device["name"], **(device.get("basic") or {})}
+        try:
+            Device.from_slice_device(driver, device)
+        except (ValueError, TypeError) as error:
+            bad(f"spec.devices[{j}]", device["name"], str(error), "dump the full object; attributes are {string|int|bool|version: value}")
+            continue
+        converted.append(dict(device))
+    normalized = {"apiVersion": RESOURCE_API, "kind": "ResourceSlice", "metadata": dict(item.get("metadata") or {}),
+                  "spec": {**spec, "devices": converted}}
+    out.append(normalized)
+
+
+def _latest_generation(slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The scheduler uses only the newest generation of each pool.
+    newest: dict[tuple[str, str], int] = {}
+    for s in slices:
+        key = (s["spec"]["driver"], s["spec"]["pool"]["name"])
+        newest[key] = max(newest.get(key, 0), int(s["spec"]["pool"].get("generation") or 0))
+    return [s for s in slices
+            if int(s["spec"]["pool"].get("generation") or 0) == newest[(s["spec"]["driver"], s["spec"]["pool"]["name"])]]
+
+
+def _taint_rule_matches(rule: Mapping[str, Any], driver: str, pool: str, name: str) -> bool:
+    selector = (rule.get("spec") or {}).get("deviceSelector") or {}
+    return all(selector.get(key) in (None, value) for key, value in (("driver", driver), ("pool", pool), ("device", name)))
+
+
+def _taints(raw: Any) -> tuple[DeviceTaint, ...]:
+    return tuple(
+        DeviceTaint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "")))
+        for t in raw or () if isinstance(t, Mapping)
+    )
+
+
+def _nodes(inventory: Inventory, taint_rules: list[Mapping[str, Any]]) -> list[NodeInventory]:
+    local: dict[str, list[SliceDevice]] = {}
+    shared: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    problems: list[Problem] = []
+    for index, s in enumerate(inventory.slices):
+        spec = s["spec"]
+        node = spec.get("nodeName")
+        for device in spec.get("devices") or []:
+            if node:
+                try:
+                    parsed = Device.from_slice_device(spec["driver"], device)
+                except (ValueError, TypeError) as error:
+                    problems.append(Problem(inventory.source, f"slices[{index}].devices.{device.get('name')}", device.get("name"),
+                                            str(error), "fix the ResourceSlice"))
+                    continue
+                taints = _taints(device.get("taints"))
+                taints += tuple(t for r in taint_rules if _taint_rule_matches(r, spec["driver"], spec["pool"]["name"], device["name"])
+                                for t in _taints([(r.get("spec") or {}).get("taint")]))
+                local.setdefault(node, []).append(SliceDevice(
+                    spec["driver"], spec["pool"]["name"], device["name"], node,
+                    inventory.node_pools.get(node, spec["pool"]["name"]), parsed, taints,
+                ))
+            else:
+                shared.append((spec, device))
+    if problems:
+        raise InputError(problems, inventory.source)
+    names = list(local) or (["(cluster)"] if shared else [])
+    nodes = []
+    for name in names:
+        devices = list(local.get(name, []))
+        for spec, device in shared:  # allNodes / nodeSelector slices: reachable from every node here
+            devices.append(SliceDevice(spec["driver"], spec["pool"]["name"], device["name"], name,
+                                       inventory.node_pools.get(name, spec["pool"]["name"]),
+                                       Device.from_slice_device(spec["driver"], device), _taints(device.get("taints"))))
+        pool = inventory.node_pools.get(name, devices[0].node_pool if devices else name)
+        nodes.append(NodeInventory(name, pool, tuple(devices)))
+    return nodes
+
+
+# ---------------------------------------------------------------------------------------------------
+# DeviceClasses the driver charts create (dra.md 4.3 and 5)
+
+def chart_device_classes(names: Iterable[str], dra_driver_version: str | None = None) -> list[dict[str, Any]]:
+    """DeviceClass objects of the installed driver chart, as its templates render them for resource.k8s.io/v1."""
+    classes = []
+    for name in names:
+        spec: dict[str, Any] = {"selectors": [{"cel": {"expression": driver_charts.DEVICE_CLASS_SELECTORS[name]}}]}
+        release = driver_charts.dra_driver_release(dra_driver_version) if dra_driver_version else None
+        if name == "gpu.nvidia.com" and release is not None and release.gpu_class_extended_resource:
+            spec["extendedResourceName"] = driver_charts.GPU_CLASS_EXTENDED_RESOURCE
+        classes.append({"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec})
+    return classes

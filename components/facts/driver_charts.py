@@ -1,0 +1,171 @@
+"""The DRA driver Helm charts, per released version: the ONE table of what each chart version is called, where
+it lives, which DeviceClasses it creates, which of our values it reads, and how its driver names devices.
+
+Config rules, the stack's simulated inventory, the GPU software values, the policy pack and preview all read
+this table; nothing else knows a chart-version cut-off. Sources (read at each tag; docs/references.md#dra-driver-charts):
+- NVIDIA/k8s-dra-driver-gpu v25.3.0 … v25.12.0, `deployments/helm/nvidia-dra-driver-gpu/` (`Chart.yaml`,
+  `values.yaml`, `templates/deviceclass-*.yaml`, `templates/_helpers.tpl`);
+- kubernetes-sigs/dra-driver-nvidia-gpu v0.4.0, v0.4.1, `deployments/helm/dra-driver-nvidia-gpu/` (same files);
+- kubernetes-sigs/dra-example-driver chart/0.1.0 … chart/0.4.0, `deployments/helm/dra-example-driver/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from packaging.version import InvalidVersion, Version
+
+from components.facts.catalog import EXAMPLE_DRIVER
+
+NGC_REPO = "https://helm.ngc.nvidia.com/nvidia"
+DRA_DRIVER_OCI_REPO = "oci://registry.k8s.io/dra-driver-nvidia/charts"
+EXAMPLE_DRIVER_OCI_REPO = "oci://registry.k8s.io/dra-example-driver/charts"
+NVIDIA_CALVER_CHART = "nvidia-dra-driver-gpu"
+NVIDIA_SIGS_CHART = "dra-driver-nvidia-gpu"
+EXAMPLE_CHART = "dra-example-driver"
+# Chart names of earlier in-repo releases, still recognised when a stack's Helm release uses them.
+NVIDIA_DRA_CHART_NAMES = frozenset({NVIDIA_CALVER_CHART, NVIDIA_SIGS_CHART, "k8s-dra-driver"})
+
+# templates/deviceclass-*.yaml: the CEL selector of each class the charts create.
+DEVICE_CLASS_SELECTORS: dict[str, str] = {
+    "gpu.nvidia.com": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'",
+    "mig.nvidia.com": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'",
+    "vfio.gpu.nvidia.com": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'vfio'",
+    "compute-domain-daemon.nvidia.com": (
+        "device.driver == 'compute-domain.nvidia.com' && device.attributes['compute-domain.nvidia.com'].type == 'daemon'"
+    ),
+    "compute-domain-default-channel.nvidia.com": (
+        "device.driver == 'compute-domain.nvidia.com' && device.attributes['compute-domain.nvidia.com'].type == 'channel' "
+        "&& device.attributes['compute-domain.nvidia.com'].id == 0"
+    ),
+    "gpu.example.com": "device.driver == 'gpu.example.com'",
+}
+COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
+# gpu.nvidia.com carries this extendedResourceName when rendered for resource.k8s.io/v1 (KEP-5004 bridge).
+GPU_CLASS_EXTENDED_RESOURCE = "nvidia.com/gpu"
+
+# Driver feature gates (pkg/featuregates/featuregates.go; DeviceMetadata from v0.4) and the gate each GPU
+# sharing strategy needs (custom time-slicing: TimeSlicingSettings; MPS: MPSSupport).
+FEATURE_GATES = (
+    "TimeSlicingSettings", "MPSSupport", "IMEXDaemonsWithDNSNames", "PassthroughSupport", "DynamicMIG",
+    "NVMLDeviceHealthCheck", "ComputeDomainCliques", "CrashOnNVLinkFabricErrors", "DeviceMetadata",
+)
+SHARING_FEATURE_GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
+
+Lineage = Literal["nvidia-calver", "kubernetes-sigs"]
+AttributeNaming = Literal["legacy", "current"]
+
+
+@dataclass(frozen=True)
+class DraDriverRelease:
+    """One released chart version of the NVIDIA DRA driver (chart version = driver version)."""
+
+    version: str
+    lineage: Lineage
+    # DeviceClasses rendered with resources.gpus.enabled (chart default true); the compute-domain classes
+    # come with resources.computeDomains.enabled.
+    gpu_classes: tuple[str, ...]
+    # DeviceClass apiVersion: "detect" = templates/_helpers.tpl picks v1 > v1beta2 > v1beta1 from the cluster's
+    # capabilities; "v1beta1" = hard-coded, which a 1.34+ cluster serves only with --runtime-config.
+    resource_api: Literal["detect", "v1beta1"]
+    feature_gates_value: bool  # values.yaml has `featureGates` (rendered into FEATURE_GATES)
+    resource_api_version_value: bool  # values.yaml has `resourceApiVersion` (overrides the detection)
+    gpu_class_extended_resource: bool  # deviceclass-gpu.yaml sets extendedResourceName on v1
+    # Device naming of cmd/gpu-kubelet-plugin: "legacy" = pcieBusID attribute and MIG names
+    # gpu-<minor>-mig-<profileId>-<start>-<size>; "current" = resource.kubernetes.io/pciBusID and
+    # gpu-<minor>-mig-<profile>-<profileId>-<start>.
+    attribute_naming: AttributeNaming
+
+    @property
+    def chart(self) -> str:
+        return NVIDIA_CALVER_CHART if self.lineage == "nvidia-calver" else NVIDIA_SIGS_CHART
+
+    @property
+    def repository(self) -> str:
+        return NGC_REPO if self.lineage == "nvidia-calver" else DRA_DRIVER_OCI_REPO
+
+    def device_classes(self, *, gpus: bool = True, compute_domains: bool = True) -> tuple[str, ...]:
+        """Classes the chart creates for these `resources.*.enabled` values (chart defaults: both true)."""
+        return (self.gpu_classes if gpus else ()) + (COMPUTE_DOMAIN_CLASSES if compute_domains else ())
+
+
+def _calver(version: str, **facts) -> DraDriverRelease:
+    return DraDriverRelease(version=version, lineage="nvidia-calver", **facts)
+
+
+_LEGACY_25_3 = dict(
+    gpu_classes=("gpu.nvidia.com", "mig.nvidia.com"), resource_api="v1beta1", feature_gates_value=False,
+    resource_api_version_value=False, gpu_class_extended_resource=False, attribute_naming="legacy",
+)
+_LEGACY_25_8 = {**_LEGACY_25_3, "resource_api": "detect", "feature_gates_value": True}
+_CURRENT = dict(
+    gpu_classes=("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"), resource_api="detect",
+    feature_gates_value=True, resource_api_version_value=True, gpu_class_extended_resource=True,
+    attribute_naming="current",
+)
+
+DRA_DRIVER_RELEASES: dict[str, DraDriverRelease] = {
+    r.version: r
+    for r in (
+        _calver("25.3.0", **_LEGACY_25_3),
+        _calver("25.3.1", **_LEGACY_25_3),
+        _calver("25.3.2", **_LEGACY_25_3),
+        _calver("25.8.0", **_LEGACY_25_8),
+        _calver("25.8.1", **_LEGACY_25_8),
+        _calver("25.12.0", **_CURRENT),
+        DraDriverRelease(version="0.4.0", lineage="kubernetes-sigs", **_CURRENT),
+        DraDriverRelease(version="0.4.1", lineage="kubernetes-sigs", **_CURRENT),
+    )
+}
+DRA_DRIVER_DEFAULT = "0.4.1"
+
+# chart/<version> tags (0.2.0 hard-codes resource.k8s.io/v1beta1 in templates/deviceclass.yaml; 0.2.1 on detect
+# the API); every version renders the one class gpu.example.com.
+EXAMPLE_DRIVER_RELEASES = ("0.2.0", "0.2.1", "0.3.0", "0.4.0")
+EXAMPLE_DRIVER_DEFAULT = "0.2.1"
+EXAMPLE_DRIVER_CLASSES = (EXAMPLE_DRIVER,)
+
+
+def parse_version(text: str) -> Version | None:
+    """A chart version as packaging reads it (a leading `v` is allowed), or None when it is not one."""
+    try:
+        return Version(text)
+    except (InvalidVersion, TypeError):
+        return None
+
+
+def lineage_of(version: str) -> Lineage | None:
+    """NVIDIA's CalVer charts (25.x and later years) came first; kubernetes-sigs restarted at 0.4.0."""
+    parsed = parse_version(version)
+    if parsed is None:
+        return None
+    return "nvidia-calver" if parsed.major >= 25 else "kubernetes-sigs"
+
+
+def dra_driver_release(version: str) -> DraDriverRelease | None:
+    """The table's row for a chart version; for an unlisted version (a newer release pinned on purpose) the
+    newest listed release of the same lineage that is not newer, whose chart facts it is assumed to keep.
+    None when the version is not a version or older than every listed release of its lineage."""
+    if version in DRA_DRIVER_RELEASES:
+        return DRA_DRIVER_RELEASES[version]
+    parsed, lineage = parse_version(version), lineage_of(version)
+    if parsed is None:
+        return None
+    older = [r for r in DRA_DRIVER_RELEASES.values() if r.lineage == lineage and Version(r.version) <= parsed]
+    return max(older, key=lambda r: Version(r.version)) if older else None
+
+
+def chart_reference(version: str) -> tuple[str, str]:
+    """(chart name, repository) of a DRA driver chart version: CalVer on NGC, kubernetes-sigs on registry.k8s.io."""
+    if lineage_of(version) == "nvidia-calver":
+        return NVIDIA_CALVER_CHART, NGC_REPO
+    return NVIDIA_SIGS_CHART, DRA_DRIVER_OCI_REPO
+
+
+def attribute_naming(driver_version: str) -> AttributeNaming:
+    """Device naming of a driver version; unknown or unparseable versions get the current naming."""
+    release = dra_driver_release(driver_version)
+    if release is not None:
+        return release.attribute_naming
+    return "legacy" if lineage_of(driver_version) == "nvidia-calver" else "current"

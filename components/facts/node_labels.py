@@ -1,0 +1,32 @@
+"""Label keys and the taint every GPU node carries, on every platform. Pure data.
+
+The same labels drive the GPU Operator's per-node operands, the DRA kubelet plugin's node selector, the
+policy pack and the fit simulator, so the "never both plugins on one node" rule is checked on one source.
+"""
+
+from __future__ import annotations
+
+DOMAIN = "dra-gpu-platform.io"
+POOL_LABEL = f"{DOMAIN}/pool"
+GPU_LABEL = f"{DOMAIN}/gpu"
+GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
+
+# Labels the NVIDIA components read (clouds.md section 4, "GPU Operator with DRA" and operand labels).
+GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
+DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+
+GPU_TAINT_KEY = "nvidia.com/gpu"
+GPU_TAINT_VALUE = "present"
+GPU_TAINT_EFFECT = "NoSchedule"
+
+
+def pool_taint() -> tuple[str, str, str]:
+    """(key, value, effect) of the taint every GPU node carries, so only GPU workloads land there."""
+    return GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT
+
+
+def aks_taint_string() -> str:
+    key, value, effect = pool_taint()
+    return f"{key}={value}:{effect}"

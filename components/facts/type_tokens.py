@@ -1,0 +1,72 @@
+"""Type tokens: the `type` part of every URN this package creates or reads. Identity: changing one of our own
+tokens replaces every resource under it, so it never changes without an alias (and a comment saying why).
+
+`Component` holds our ComponentResources' tokens; each resource class sets its `TYPE` from here, and the
+deploy model, `gpuplan diff` and the policy pack compare against these attributes, never retyped strings.
+`Upstream` holds the provider SDKs' tokens we compare against (tests/facts/test_type_tokens.py checks each one
+is the string the installed SDK registers).
+"""
+
+from __future__ import annotations
+
+PREFIX = "dra-gpu-platform"
+
+
+class Component:
+    GPU_PLATFORM = f"{PREFIX}:index:GpuPlatform"
+    EKS_CLUSTER = f"{PREFIX}:cluster:EksCluster"
+    EKS_NETWORK = f"{PREFIX}:cluster:EksNetwork"
+    EKS_GPU_NODE_POOL = f"{PREFIX}:cluster:EksGpuNodePool"
+    AKS_CLUSTER = f"{PREFIX}:cluster:AksCluster"
+    AKS_GPU_NODE_POOL = f"{PREFIX}:cluster:AksGpuPool"  # the class is AksGpuNodePool; the token keeps URNs stable
+    KIND_CLUSTER = f"{PREFIX}:cluster:KindCluster"
+    EXISTING_CLUSTER = f"{PREFIX}:cluster:ExistingCluster"
+    GPU_OPERATOR = f"{PREFIX}:software:GpuOperator"
+    DRA_DRIVER = f"{PREFIX}:software:DraDriver"
+    EXAMPLE_DRA_DRIVER = f"{PREFIX}:software:ExampleDraDriver"
+    DEVICE_CLASSES = f"{PREFIX}:dra:DeviceClasses"
+    MAINTENANCE = f"{PREFIX}:dra:Maintenance"
+    TENANT_NAMESPACE = f"{PREFIX}:tenancy:TenantNamespace"
+    DRA_ONLY_GUARD = f"{PREFIX}:tenancy:DraOnlyGuard"
+    MONITORING = f"{PREFIX}:monitoring:Monitoring"
+
+    GPU_NODE_POOLS = frozenset({EKS_GPU_NODE_POOL, AKS_GPU_NODE_POOL})
+
+
+class Upstream:
+    STACK = "pulumi:pulumi:Stack"
+    KUBERNETES_PROVIDER = "pulumi:providers:kubernetes"
+    COMMAND = "command:local:Command"
+    # AWS (pulumi-aws)
+    EKS_CLUSTER = "aws:eks/cluster:Cluster"
+    EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+    EKS_ACCESS_ENTRY = "aws:eks/accessEntry:AccessEntry"
+    EKS_ACCESS_POLICY_ASSOCIATION = "aws:eks/accessPolicyAssociation:AccessPolicyAssociation"
+    EC2_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+    EC2_PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
+    EC2_VPC = "aws:ec2/vpc:Vpc"
+    EC2_SUBNET = "aws:ec2/subnet:Subnet"
+    EC2_ROUTE_TABLE = "aws:ec2/routeTable:RouteTable"
+    EC2_ROUTE_TABLE_ASSOCIATION = "aws:ec2/routeTableAssociation:RouteTableAssociation"
+    EC2_NAT_GATEWAY = "aws:ec2/natGateway:NatGateway"
+    EC2_INTERNET_GATEWAY = "aws:ec2/internetGateway:InternetGateway"
+    EC2_EIP = "aws:ec2/eip:Eip"
+    IAM_ROLE = "aws:iam/role:Role"
+    IAM_ROLE_POLICY_ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+    KMS_KEY = "aws:kms/key:Key"
+    AUTOSCALING_TAG = "aws:autoscaling/tag:Tag"
+    # Azure (pulumi-azure-native)
+    AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+    AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+    AZURE_RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
+    # Kubernetes (pulumi-kubernetes)
+    HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+    HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
+    NAMESPACE = "kubernetes:core/v1:Namespace"
+    RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+    DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
+    RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
+    DEVICE_TAINT_RULE = "kubernetes:resource.k8s.io/v1alpha3:DeviceTaintRule"
+
+    NODE_POOLS = frozenset({EKS_NODE_GROUP, AKS_AGENT_POOL})
+    CLUSTERS = frozenset({EKS_CLUSTER, AKS_MANAGED_CLUSTER})

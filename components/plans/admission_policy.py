@@ -1,0 +1,32 @@
+"""CEL of the ValidatingAdmissionPolicy that keeps `nvidia.com/gpu` out of dra-only namespaces. Pure.
+
+Kept apart from the resource code so tests evaluate the very same expressions against pod fixtures with a
+real CEL engine (components/dra/cel.py). Scope is set by the binding's namespaceSelector (gpu-mode=dra-only).
+"""
+
+from __future__ import annotations
+
+POLICY_NAME = "gpu-dra-only"
+LEGACY_RESOURCE = "nvidia.com/gpu"
+
+# Request-level exclusion: node-critical system pods are never blocked by this guard.
+MATCH_CONDITIONS = {
+    "not-system-node-critical": "!has(object.spec.priorityClassName) || object.spec.priorityClassName != 'system-node-critical'",
+}
+
+VARIABLES = {
+    "allContainers": "object.spec.containers + (has(object.spec.initContainers) ? object.spec.initContainers : [])",
+    "legacyGpuContainers": (
+        "variables.allContainers.filter(c, has(c.resources) && ("
+        f"(has(c.resources.limits) && '{LEGACY_RESOURCE}' in c.resources.limits) || "
+        f"(has(c.resources.requests) && '{LEGACY_RESOURCE}' in c.resources.requests)"
+        ")).map(c, c.name)"
+    ),
+}
+
+VALIDATION = "size(variables.legacyGpuContainers) == 0"
+MESSAGE_EXPRESSION = (
+    "'namespace ' + namespaceObject.metadata.name + ' is gpu-mode=dra-only: container(s) ' + "
+    f"variables.legacyGpuContainers.join(', ') + ' request {LEGACY_RESOURCE}; request GPUs through "
+    "spec.resourceClaims (a ResourceClaimTemplate) instead'"
+)

@@ -1,0 +1,296 @@
+"""Helm values of the GPU software stack, derived from the StackConfig. Pure: no Pulumi imports.
+
+Three releases: the NVIDIA GPU Operator, the NVIDIA DRA driver, and (kind with gpuDriver: example) the
+dra-example-driver. Every key set here exists in the pinned chart's values.yaml; where a key is not
+obvious, a comment names the source (the shared reference sheets, the chart's values.yaml or docs).
+
+Dual-stack rule: the GPU Operator's device plugin runs only on device-plugin pools (DRA pools carry
+nvidia.com/gpu.deploy.device-plugin=false, see components/facts/node_labels.py) and the DRA kubelet plugin only
+on DRA pools (nodeSelector nvidia.com/dra-kubelet-plugin=true, which only DRA pools carry).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+from components.facts import driver_charts, eks_amis, versions
+from components.config.models import NodePool, StackConfig
+from components.plans.driver_ownership import dra_driver_root, operator_installs_driver
+from components.facts.node_labels import (
+    DRA_KUBELET_PLUGIN_LABEL,
+    GPU_PRESENT_LABEL,
+    pool_taint,
+)
+
+GPU_OPERATOR_RELEASE = "gpu-operator"
+GPU_OPERATOR_NAMESPACE = "gpu-operator"
+GPU_OPERATOR_CHART = "gpu-operator"
+DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
+# One namespace whatever the chart generation, so a version bump never moves the release (dra.md 4.1 install.md).
+DRA_DRIVER_NAMESPACE = "dra-driver-nvidia-gpu"
+EXAMPLE_DRIVER_RELEASE = "dra-example-driver"
+EXAMPLE_DRIVER_NAMESPACE = "dra-example-driver"
+
+# Helm --timeout per release (clouds.md 6): the operator is ready in ~5 min with a host driver (p90 15) and
+# needs up to ~30 min when its driver container compiles the kernel module; the DRA chart takes ~1-3 min.
+OPERATOR_TIMEOUT_HOST_DRIVER_S = 900
+OPERATOR_TIMEOUT_DRIVER_BUILD_S = 1800
+DRA_DRIVER_TIMEOUT_S = 600
+EXAMPLE_DRIVER_TIMEOUT_S = 300
+
+# AKS GPU images ship driver and toolkit with this runtime class (clouds.md 2, NVIDIA microsoft-aks.rst).
+AKS_RUNTIME_CLASS = "nvidia-container-runtime"
+
+MigStrategy = Literal["none", "single", "mixed"]
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """Everything a helm.v3.Release needs: the chart reference and the final values."""
+
+    release: str
+    chart: str  # a name in `repository`, or a full oci:// reference
+    version: str
+    repository: Optional[str]  # None for OCI charts (the reference is the chart itself)
+    namespace: str
+    values: dict[str, Any]
+    timeout_s: int
+
+
+# AKS taints every Spot node itself (learn.microsoft.com AKS spot node pools; components/plans/aks.py declares it).
+AKS_SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
+
+
+def gpu_toleration() -> dict[str, str]:
+    """Tolerates the taint every GPU node carries, whatever its value (clouds.md 7.1: Exists, not Equal)."""
+    key, _, effect = pool_taint()
+    return {"key": key, "operator": "Exists", "effect": effect}
+
+
+def gpu_tolerations(config: StackConfig) -> list[dict[str, str]]:
+    """What every GPU DaemonSet needs to reach every GPU node of this stack."""
+    tolerations = [gpu_toleration()]
+    if config.platform == "aks" and any(p.capacity == "spot" for p in config.node_pools):
+        tolerations.append({**AKS_SPOT_TAINT, "operator": "Equal"})
+    return tolerations
+
+
+def ships_device_plugin(pool: NodePool) -> bool:
+    """The Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin (clouds.md 1.6)."""
+    return eks_amis.ships_device_plugin(pool.ami_type)
+
+
+# ---------------------------------------------------------------------------------------------------
+# GPU Operator
+
+
+def mig_strategy(config: StackConfig) -> MigStrategy:
+    """none: no MIG pool. single: every GPU pool is split into the same MIG profile, so nvidia.com/gpu
+    means one kind of slice everywhere. mixed: MIG pools beside full-GPU pools or several profiles, where
+    the device plugin must name slices nvidia.com/mig-<profile> to keep them apart."""
+    profiles = {pool.mig.profile if pool.mig else None for pool in config.node_pools}
+    if profiles <= {None}:
+        return "none"
+    if len(profiles) == 1:
+        return "single"
+    return "mixed"
+
+
+def operator_device_plugin_enabled(config: StackConfig) -> bool:
+    """The operator's device plugin is needed only for device-plugin pools whose image lacks one."""
+    return any(not ships_device_plugin(p) for p in config.device_plugin_pools)
+
+
+def mig_manager_enabled(config: StackConfig) -> bool:
+    # kind nodes share the host's GPUs and kernel: MIG is the host's business there (AICR kind overlay, clouds.md 3).
+    return config.platform != "kind" and any(p.mig is not None for p in config.node_pools)
+
+
+def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
+    operator_driver = operator_installs_driver(config)
+    monitoring = config.monitoring.enabled
+    values: dict[str, Any] = {
+        # CDI is how both the device plugin and the DRA driver hand devices to containers (dra.md 4.6).
+        "cdi": {"enabled": True},
+        # Host images (EKS NVIDIA AMIs, AKS default pools, kind/existing hosts) own driver and toolkit.
+        "driver": {"enabled": operator_driver},
+        "toolkit": {"enabled": operator_driver},
+        "devicePlugin": {"enabled": operator_device_plugin_enabled(config)},
+        "mig": {"strategy": mig_strategy(config)},
+        "migManager": {"enabled": mig_manager_enabled(config)},
+        "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
+        # Operand DaemonSets tolerate the GPU taint (default in values.yaml, set so it cannot drift).
+        "daemonsets": {"tolerations": gpu_tolerations(config)},
+        # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and
+        # kind's control plane, which shares the host kernel, is not mistaken for a GPU node; clouds.md 3).
+        # The subchart keys are node-feature-discovery's own (worker.nodeSelector / worker.tolerations in
+        # NVIDIA/gpu-operator deployments/gpu-operator/charts/node-feature-discovery/values.yaml).
+        "node-feature-discovery": {
+            "worker": {"nodeSelector": {GPU_PRESENT_LABEL: "true"}, "tolerations": gpu_tolerations(config)},
+        },
+    }
+    if monitoring:
+        # dcgm-exporter labels each GPU's series with the pod/namespace using it; without honorLabels Prometheus
+        # renames them exported_pod/exported_namespace (key used by awslabs/ai-on-eks nvidia-gpu-operator.yaml).
+        values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
+    if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
+        # Cloud VMs need a reboot to change MIG mode (clouds.md 4, gpu-operator MIG docs).
+        values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
+    if operator_driver and config.dra_pools:
+        # "GPU Operator with DRA" (clouds.md 4): the driver manager does not know DRA pods; it evicts GPU
+        # pods before a driver reload on nodes carrying this label. Like the documented
+        # `--set driver.manager.env[0]...`, this list replaces the chart's default env list.
+        values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": DRA_KUBELET_PLUGIN_LABEL}]}
+    if config.platform == "aks" and not operator_driver:
+        # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
+        values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
+    if any(ships_device_plugin(p) for p in config.node_pools):
+        _bottlerocket_opt_outs(values)
+    return values
+
+
+def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
+    """NFD labels Bottlerocket GPU nodes nvidia.com/gpu.deploy.<operand>=false for what the AMI ships
+    (the approach of awslabs/ai-on-eks, clouds.md 1.6); the operator leaves operands labelled false off the
+    node. NFD publishes labels outside its own domain only when listed in master.config.extraLabelNs."""
+    nfd = values["node-feature-discovery"]
+    nfd["master"] = {"config": {"extraLabelNs": ["nvidia.com"]}}
+    nfd["worker"]["config"] = {
+        "sources": {
+            "custom": [
+                {
+                    "name": "bottlerocket-nvidia-operands-off",
+                    "labels": {f"nvidia.com/gpu.deploy.{operand}": "false" for operand in eks_amis.BOTTLEROCKET_OPERANDS},
+                    "matchFeatures": [
+                        {"feature": "system.osRelease", "matchExpressions": {"ID": {"op": "In", "value": ["bottlerocket"]}}},
+                        {"feature": "pci.device", "matchExpressions": {"vendor": {"op": "In", "value": ["10de"]}}},
+                    ],
+                }
+            ]
+        }
+    }
+
+
+def gpu_operator_plan(config: StackConfig) -> Optional[ReleasePlan]:
+    if not config.gpu_operator_enabled:
+        return None
+    timeout = OPERATOR_TIMEOUT_DRIVER_BUILD_S if operator_installs_driver(config) else OPERATOR_TIMEOUT_HOST_DRIVER_S
+    return ReleasePlan(
+        release=GPU_OPERATOR_RELEASE,
+        chart=GPU_OPERATOR_CHART,
+        version=config.gpu_operator.version,
+        repository=versions.GPU_OPERATOR_REPO,
+        namespace=GPU_OPERATOR_NAMESPACE,
+        values=gpu_operator_values(config),
+        timeout_s=timeout,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# NVIDIA DRA driver
+
+def _dra_release(config: StackConfig) -> driver_charts.DraDriverRelease:
+    """The chart facts of the pinned DRA driver (config rules reject versions the table cannot place)."""
+    release = driver_charts.dra_driver_release(config.dra_driver.version)
+    return release if release is not None else driver_charts.DRA_DRIVER_RELEASES[driver_charts.DRA_DRIVER_DEFAULT]
+
+
+def dra_feature_gates(config: StackConfig) -> dict[str, bool]:
+    """Gates the classes need, turned on, merged with draDriver.featureGates (a conflict is a config error)."""
+    gates = {gate: True for gate in config.required_dra_feature_gates()}
+    gates.update(config.dra_driver.feature_gates)
+    return dict(sorted(gates.items()))
+
+
+def dra_driver_values(config: StackConfig) -> dict[str, Any]:
+    release = _dra_release(config)
+    values: dict[str, Any] = {
+        # Where the driver's files are on the node: / for host drivers, /run/nvidia/driver when the
+        # operator's driver container installs it (dra.md 4.2).
+        "nvidiaDriverRoot": dra_driver_root(config),
+        # Acknowledges the chart's guard against running beside the device plugin on one node; the
+        # nodeSelector below is what keeps them apart (templates/validation.yaml, dra.md 4.2).
+        "gpuResourcesEnabledOverride": True,
+        "resources": {"computeDomains": {"enabled": config.dra_driver.compute_domains}},
+        "kubeletPlugin": {
+            # "GPU Operator with DRA" step 3 (clouds.md 4): the plugin goes only where the label is.
+            "nodeSelector": {DRA_KUBELET_PLUGIN_LABEL: "true"},
+            "tolerations": gpu_tolerations(config),
+        },
+    }
+    if release.resource_api_version_value:
+        # Pin the API instead of trusting capability detection (dra.md 4.2).
+        values["resourceApiVersion"] = "resource.k8s.io/v1"
+    gates = dra_feature_gates(config)
+    if gates and release.feature_gates_value:
+        values["featureGates"] = gates
+    if config.platform in ("eks", "aks"):
+        values["controller"] = {"affinity": _controller_affinity_any_node()}
+    return values
+
+
+def _controller_affinity_any_node() -> dict[str, Any]:
+    """Managed control planes have no control-plane nodes, where the chart's ComputeDomain controller asks
+    to run (a required term in 25.x, clouds.md 4: AICR nulls it on EKS/AKS). A null cannot travel: the
+    Python SDK drops None from `values` (pulumi/pulumi#12178). Helm replaces lists, so this term replaces
+    the chart's nodeSelectorTerms and lets the controller run on any Linux node."""
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]
+            }
+        }
+    }
+
+
+def dra_driver_chart_ref(version: str) -> tuple[str, Optional[str]]:
+    """(chart, repository) as helm.v3.Release takes them: an OCI chart is its full reference, no repo."""
+    chart, repository = driver_charts.chart_reference(version)
+    if repository.startswith("oci://"):
+        return f"{repository}/{chart}", None
+    return chart, repository
+
+
+def dra_driver_plan(config: StackConfig) -> Optional[ReleasePlan]:
+    if config.uses_example_driver or not config.dra_driver.enabled:
+        return None
+    chart, repository = dra_driver_chart_ref(config.dra_driver.version)
+    return ReleasePlan(
+        release=DRA_DRIVER_RELEASE,
+        chart=chart,
+        version=config.dra_driver.version,
+        repository=repository,
+        namespace=DRA_DRIVER_NAMESPACE,
+        values=dra_driver_values(config),
+        timeout_s=DRA_DRIVER_TIMEOUT_S,
+    )
+
+
+def dra_driver_waits_for_operator(config: StackConfig) -> bool:
+    """Only a driver the operator installs must exist before the DRA plugin starts; otherwise both
+    releases install in parallel (the deploy's critical path)."""
+    return config.gpu_operator_enabled and operator_installs_driver(config) and dra_driver_plan(config) is not None
+
+
+# ---------------------------------------------------------------------------------------------------
+# dra-example-driver (kind, fake GPUs)
+
+
+def example_driver_values(config: StackConfig) -> dict[str, Any]:
+    # kubeletPlugin.nodeSelector/tolerations: chart values.yaml (kubernetes-sigs/dra-example-driver).
+    return {"kubeletPlugin": {"nodeSelector": {DRA_KUBELET_PLUGIN_LABEL: "true"}, "tolerations": [gpu_toleration()]}}
+
+
+def example_driver_plan(config: StackConfig) -> Optional[ReleasePlan]:
+    if not config.uses_example_driver or not config.dra_driver.enabled:
+        return None
+    return ReleasePlan(
+        release=EXAMPLE_DRIVER_RELEASE,
+        chart=f"{driver_charts.EXAMPLE_DRIVER_OCI_REPO}/{driver_charts.EXAMPLE_CHART}",
+        version=config.cluster.settings().example_driver_version,
+        repository=None,
+        namespace=EXAMPLE_DRIVER_NAMESPACE,
+        values=example_driver_values(config),
+        timeout_s=EXAMPLE_DRIVER_TIMEOUT_S,
+    )

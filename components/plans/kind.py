@@ -1,0 +1,98 @@
+"""The kind cluster config for a kind stack: DRA feature gates, CDI in containerd, one worker per node of
+every pool with the pool's labels and GPU taint. Pure: no Pulumi imports.
+
+Sources: clouds.md section 3 and dra.md section 5 (dra-example-driver and NVIDIA kind configs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from components.facts import versions
+from components.config.yamlio import dump_yaml
+from components.config.models import StackConfig
+from components.facts.node_labels import pool_taint
+from components.plans.node_pools import pool_labels
+
+# containerd 2.x has CDI on by default; the upstream DRA kind configs still set it explicitly.
+CDI_PATCH = '[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n'
+
+
+def feature_gates(config: StackConfig) -> dict[str, bool]:
+    gates = {"DynamicResourceAllocation": True}
+    if config.maintenance.device_taints:
+        gates["DRADeviceTaints"] = True
+        if config.cluster.minor >= 35:  # 1.35 split DeviceTaintRule into its own gate (dra.md 1.3)
+            gates["DRADeviceTaintRules"] = True
+    if config.dra_driver.extended_resource_bridge:
+        gates["DRAExtendedResource"] = True
+    return dict(sorted(gates.items()))
+
+
+def runtime_config(config: StackConfig) -> dict[str, str]:
+    # DeviceTaintRule is served only from resource.k8s.io/v1alpha3 in 1.34/1.35, which is off by default.
+    return {"resource.k8s.io/v1alpha3": "true"} if config.maintenance.device_taints else {}
+
+
+def node_image(config: StackConfig) -> str:
+    settings = config.cluster.settings()
+    return settings.node_image or versions.KIND_NODE_IMAGES[config.cluster.kubernetes_version]
+
+
+def worker_names(config: StackConfig) -> dict[str, list[str]]:
+    """kind names workers <cluster>-worker, -worker2, ... in config order; pools are laid out sorted by
+    name so reordering the stack file changes neither the kind config nor any node name."""
+    names: dict[str, list[str]] = {}
+    index = 0
+    for pool in sorted(config.node_pools, key=lambda p: p.name):
+        names[pool.name] = []
+        for _ in range(pool.max_nodes):
+            index += 1
+            suffix = "" if index == 1 else str(index)
+            names[pool.name].append(f"{config.cluster.name}-worker{suffix}")
+    return names
+
+
+def render(config: StackConfig) -> dict[str, Any]:
+    image = node_image(config)
+    key, value, effect = pool_taint()
+    join_patch = yaml.safe_dump(
+        {"kind": "JoinConfiguration", "nodeRegistration": {"taints": [{"key": key, "value": value, "effect": effect}]}},
+        sort_keys=False,
+    )
+    nodes: list[dict[str, Any]] = [{"role": "control-plane", "image": image}]
+    for pool in sorted(config.node_pools, key=lambda p: p.name):
+        for _ in range(pool.max_nodes):
+            nodes.append({"role": "worker", "image": image, "labels": pool_labels(pool), "kubeadmConfigPatches": [join_patch]})
+    document: dict[str, Any] = {
+        "kind": "Cluster",
+        "apiVersion": "kind.x-k8s.io/v1alpha4",
+        "name": config.cluster.name,
+        "featureGates": feature_gates(config),
+        "containerdConfigPatches": [CDI_PATCH],
+        "nodes": nodes,
+    }
+    runtime = runtime_config(config)
+    if runtime:
+        document["runtimeConfig"] = runtime
+    return document
+
+
+def render_yaml(config: StackConfig) -> str:
+    return dump_yaml(render(config))
+
+
+@dataclass(frozen=True)
+class KindClusterPlan:
+    """What KindCluster needs: the cluster name, its rendered kind config and whether it is protected."""
+
+    name: str
+    config_yaml: str
+    protect: bool
+
+
+def cluster_plan(config: StackConfig) -> KindClusterPlan:
+    return KindClusterPlan(name=config.cluster.name, config_yaml=render_yaml(config), protect=config.cluster.protect)

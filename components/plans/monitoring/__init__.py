@@ -1,0 +1,6 @@
+"""Monitoring plans: alert rules, metric sources, PromQL helpers, chart values, the Grafana dashboard.
+
+Who may import: resources, policies, gpuplan.
+"""
+
+__all__ = ["alerts", "dashboard", "ksm", "metrics", "promql", "values"]  # the public modules of this package

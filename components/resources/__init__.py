@@ -1,0 +1,6 @@
+"""Pulumi ComponentResources, one per file, each taking a plan (plain data), never the whole StackConfig.
+
+Who may import: `__main__.py`, gpuplan and tests; never `policies` (the pack runs without the resource SDKs).
+"""
+
+__all__ = ["clusters", "dra", "monitoring", "platform", "software", "stack_config", "tenancy"]  # the public modules of this package

@@ -1,0 +1,6 @@
+"""Clusters and their GPU node pools: EKS, AKS, kind, existing. Each yields an explicit Kubernetes provider.
+
+Who may import: components.resources.platform, gpuplan, tests.
+"""
+
+__all__ = ["aks", "aks_node_pool", "eks", "eks_network", "eks_node_pool", "existing", "kind"]  # the public modules of this package

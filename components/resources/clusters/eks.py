@@ -1,0 +1,240 @@
+"""EksCluster: an EKS control plane (access entries, KMS-encrypted secrets, control-plane logs, private
+endpoint by default), its IAM roles, a system node group and one EksGpuNodePool per stack pool, plus the
+Kubernetes provider everything Kubernetes-side uses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_aws as aws
+import pulumi_kubernetes as k8s
+
+from components.plans import eks as eks_plan
+from components.resources.clusters.eks_node_pool import GPU_POOL_TIMEOUTS, EksGpuNodePool, EksGpuNodePoolArgs, imds_v2, root_volume
+from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
+from components.facts.naming import child
+from components.facts.type_tokens import Component
+
+CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
+SYSTEM_DISK_GB = 50
+SYSTEM_ROLE_LABEL = "dra-gpu-platform.io/role"
+
+
+@dataclass(frozen=True)
+class EksClusterArgs:
+    plan: eks_plan.EksClusterPlan
+
+
+class EksCluster(pulumi.ComponentResource):
+    provider: k8s.Provider
+    kubeconfig: pulumi.Output[str]
+    cluster: aws.eks.Cluster
+    pools: dict[str, EksGpuNodePool]
+
+    def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(Component.EKS_CLUSTER, name, None, opts)
+        plan = args.plan
+        settings = plan.settings
+        region = plan.region
+        cluster_name = plan.name
+        protect = plan.protect
+        parent = pulumi.ResourceOptions(parent=self)
+        tags = {"dra-gpu-platform.io/cluster": cluster_name}
+
+        subnet_ids, subnets_in_zone, single_zone = self._subnets(name, plan, tags)
+
+        cluster_role = self._role(name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags)
+        node_role = self._role(name, "node-role", "ec2.amazonaws.com", eks_plan.NODE_POLICIES, region, tags)
+
+        key = aws.kms.Key(
+            child(name, "secrets-key"),
+            description=f"Envelope encryption of Kubernetes secrets in EKS cluster {cluster_name}",
+            enable_key_rotation=True,
+            tags=tags,
+            opts=parent,
+        )
+
+        self.cluster = aws.eks.Cluster(
+            child(name, "eks"),
+            name=cluster_name,
+            version=plan.kubernetes_version,
+            role_arn=cluster_role.arn,
+            vpc_config=aws.eks.ClusterVpcConfigArgs(
+                subnet_ids=subnet_ids,
+                endpoint_private_access=True,
+                endpoint_public_access=settings.endpoint_public_access,
+                public_access_cidrs=settings.public_access_cidrs if settings.endpoint_public_access else None,
+            ),
+            access_config=aws.eks.ClusterAccessConfigArgs(
+                authentication_mode=eks_plan.AUTHENTICATION_MODE,
+                # Whoever runs `pulumi up` becomes cluster admin, so the Kubernetes provider can deploy.
+                bootstrap_cluster_creator_admin_permissions=True,
+            ),
+            encryption_config=aws.eks.ClusterEncryptionConfigArgs(
+                provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=key.arn), resources=["secrets"],
+            ),
+            enabled_cluster_log_types=list(eks_plan.CONTROL_PLANE_LOGS),
+            # Standard support only: extended support is billed extra and should be a decision, not a default.
+            upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="STANDARD"),
+            deletion_protection=protect,
+            tags=tags,
+            opts=pulumi.ResourceOptions(
+                parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS, depends_on=cluster_role.attachments,
+            ),
+        )
+
+        access = []
+        for arn in settings.admin_role_arns:
+            role = eks_plan.role_name_of(arn)
+            entry = aws.eks.AccessEntry(
+                child(name, "access", role), cluster_name=self.cluster.name, principal_arn=arn, type="STANDARD",
+                tags=tags, opts=parent,
+            )
+            access.append(aws.eks.AccessPolicyAssociation(
+                child(name, "access", role, "admin"),
+                cluster_name=self.cluster.name,
+                principal_arn=entry.principal_arn,
+                policy_arn=eks_plan.access_policy_arn(region),
+                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                opts=parent,
+            ))
+
+        node_opts = pulumi.ResourceOptions(parent=self, depends_on=node_role.attachments)
+        system_template = aws.ec2.LaunchTemplate(
+            child(name, "system-launch-template"),
+            description=f"System nodes of {cluster_name}",
+            metadata_options=imds_v2(),
+            block_device_mappings=[root_volume(eks_plan.SYSTEM_AMI_TYPE, SYSTEM_DISK_GB)],
+            update_default_version=True,
+            tags=tags,
+            opts=parent,
+        )
+        system_nodes = aws.eks.NodeGroup(
+            child(name, "system-nodes"),
+            cluster_name=self.cluster.name,
+            node_role_arn=node_role.arn,
+            subnet_ids=subnet_ids,
+            version=plan.kubernetes_version,
+            ami_type=eks_plan.SYSTEM_AMI_TYPE,
+            capacity_type="ON_DEMAND",
+            instance_types=[settings.system_nodes.instance_type],
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+                min_size=settings.system_nodes.count, max_size=settings.system_nodes.count,
+                desired_size=settings.system_nodes.count,
+            ),
+            labels={SYSTEM_ROLE_LABEL: "system"},
+            launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
+                id=system_template.id, version=system_template.latest_version.apply(str),
+            ),
+            tags=tags,
+            opts=pulumi.ResourceOptions(
+                parent=self, protect=protect, custom_timeouts=GPU_POOL_TIMEOUTS, depends_on=node_role.attachments,
+            ),
+        )
+
+        self.pools = {}
+        bridge = plan.extended_resource_bridge
+        for pool in plan.pools:
+            shape = eks_plan.instance_shape(pool)
+            self.pools[pool.name] = EksGpuNodePool(
+                child(name, "pool", pool.name),
+                EksGpuNodePoolArgs(
+                    pool=pool,
+                    shape=shape,
+                    cluster_name=self.cluster.name,
+                    kubernetes_version=plan.kubernetes_version,
+                    node_role_arn=node_role.arn,
+                    subnet_ids=self._pool_subnets(pool, shape, subnet_ids, subnets_in_zone, single_zone),
+                    cluster_security_group_id=self.cluster.vpc_config.cluster_security_group_id,
+                    autoscaler_tags=eks_plan.autoscaler_tags(cluster_name, pool, shape, bridge),
+                    protect=protect,
+                    tags=tags,
+                ),
+                node_opts,
+            )
+
+        kubeconfig = pulumi.Output.all(
+            self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
+        ).apply(lambda parts: eks_plan.kubeconfig(parts[0], parts[1], parts[2], region))
+        self.kubeconfig = pulumi.Output.secret(kubeconfig)
+        self.provider = k8s.Provider(
+            child(name, "k8s"),
+            kubeconfig=self.kubeconfig,
+            enable_server_side_apply=True,
+            # Kubernetes objects (and Helm releases that wait for pods) need nodes and the admins' access.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[system_nodes, *access]),
+        )
+        self.register_outputs({
+            "clusterName": self.cluster.name,
+            "endpoint": self.cluster.endpoint,
+            "kubeconfig": self.kubeconfig,
+            "nodePools": sorted(self.pools),
+        })
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def _role(self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str]) -> "_Role":
+        iam_role = aws.iam.Role(
+            child(name, role), assume_role_policy=json.dumps(eks_plan.assume_role_policy(service)), tags=tags,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        attachments = [
+            aws.iam.RolePolicyAttachment(
+                child(name, role, policy), role=iam_role.name, policy_arn=eks_plan.managed_policy_arn(region, policy),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for policy in policies
+        ]
+        return _Role(iam_role.arn, attachments)
+
+    def _pool_subnets(self, pool, shape, subnet_ids, subnets_in_zone, single_zone):
+        if pool.availability_zone:
+            return subnets_in_zone(pool.availability_zone)
+        if eks_plan.uses_placement_group(pool, shape):
+            subnets, where = single_zone
+            pulumi.log.info(
+                f"pool {pool.name}: {shape.name} nodes share a cluster placement group, which lives in one zone; "
+                f"the pool uses {where} only (set nodePools[].availabilityZone to choose the zone)",
+                resource=self,
+            )
+            return subnets
+        return subnet_ids
+
+    def _subnets(self, name: str, plan: eks_plan.EksClusterPlan, tags: dict[str, str]):
+        """(all private subnet ids, zone → the subnet ids in that zone, (one zone's subnets, its description))."""
+        settings = plan.settings
+        pinned = sorted({p.availability_zone for p in plan.pools if p.availability_zone})
+        if settings.subnet_ids:
+            ids = list(settings.subnet_ids)
+            zones = {
+                sid: aws.ec2.get_subnet_output(id=sid, opts=pulumi.InvokeOutputOptions(parent=self)).availability_zone
+                for sid in (ids if pinned else [])
+            }
+
+            def in_zone(zone: str) -> pulumi.Output[list[str]]:
+                return pulumi.Output.all(*(zones[sid] for sid in ids)).apply(
+                    lambda found: [sid for sid, z in zip(ids, found) if z == zone]
+                )
+
+            return ids, in_zone, ([ids[0]], f"the zone of subnet {ids[0]}")
+
+        available = aws.get_availability_zones(state="available", opts=pulumi.InvokeOptions(parent=self)).names
+        try:
+            zones = eks_plan.vpc_zones(available, settings.availability_zones, pinned)
+        except ValueError as error:
+            raise pulumi.RunError(f"nodePools[].availabilityZone: {error}") from None
+        network = EksNetwork(
+            child(name, "network"),
+            EksNetworkArgs(cluster_name=plan.name, vpc_cidr=settings.vpc_cidr, zones=zones, tags=tags),
+            pulumi.ResourceOptions(parent=self),
+        )
+        private = network.private_subnet_ids
+        return list(private.values()), lambda zone: [private[zone]], ([private[zones[0]]], zones[0])
+
+
+@dataclass(frozen=True)
+class _Role:
+    arn: pulumi.Output[str]
+    attachments: list[aws.iam.RolePolicyAttachment]

@@ -1,0 +1,38 @@
+"""Maintenance: DeviceTaintRules (resource.k8s.io/v1alpha3, alpha) that keep new claims off degraded
+devices. Config rules allow them only on kind, where this package turns the alpha gate on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.resource import v1alpha3 as resource_v1alpha3
+
+from components.config.models import MaintenanceConfig
+from components.facts.naming import child, labels
+from components.facts.type_tokens import Component
+
+
+@dataclass(frozen=True)
+class MaintenanceArgs:
+    maintenance: MaintenanceConfig
+    provider: k8s.Provider
+
+
+class Maintenance(pulumi.ComponentResource):
+    def __init__(self, name: str, args: MaintenanceArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(Component.MAINTENANCE, name, None, opts)
+        for taint in sorted(args.maintenance.device_taints, key=lambda t: t.name):
+            resource_v1alpha3.DeviceTaintRule(
+                child(name, taint.name),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=taint.name, labels=labels()),
+                spec=resource_v1alpha3.DeviceTaintRuleSpecArgs(
+                    device_selector=resource_v1alpha3.DeviceTaintSelectorArgs(
+                        driver=taint.driver, pool=taint.pool, device=taint.device
+                    ),
+                    taint=resource_v1alpha3.DeviceTaintArgs(key=taint.key, value=taint.value, effect=taint.effect),
+                ),
+                opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
+            )
+        self.register_outputs({"taints": sorted(t.name for t in args.maintenance.device_taints)})

@@ -1,0 +1,105 @@
+"""GpuPlatform: the whole GPU platform of one stack. The only component that sees the whole StackConfig: it
+turns it into plans (components/plans/) and hands each child only its plan. The cluster (with its node pools)
+yields an explicit Kubernetes provider; everything Kubernetes-side uses that provider and nothing else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+
+from components.config.models import StackConfig
+from components.facts.naming import child
+from components.facts.type_tokens import Component
+from components.plans.device_classes import plan_device_classes
+from components.plans.gpu_software import dra_driver_plan, dra_driver_waits_for_operator, example_driver_plan, gpu_operator_plan
+from components.resources.dra.device_classes import DeviceClasses, DeviceClassesArgs
+from components.resources.dra.maintenance import Maintenance, MaintenanceArgs
+from components.resources.software.dra_driver import DraDriver
+from components.resources.software.example_dra_driver import ExampleDraDriver
+from components.resources.software.gpu_operator import GpuOperator
+from components.resources.software.helm_release import ReleaseArgs
+from components.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
+from components.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
+
+
+@dataclass(frozen=True)
+class GpuPlatformArgs:
+    config: StackConfig
+    # kubeconfig of an existing cluster (secret config value); unused on other platforms
+    kubeconfig: pulumi.Input[str] | None = None
+
+
+def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
+    config = args.config
+    opts = pulumi.ResourceOptions(parent=parent)
+    # Cloud SDKs are imported only for their platform: importing pulumi_azure_native for a kind stack
+    # would cost seconds for nothing.
+    if config.platform == "kind":
+        from components.plans import kind
+        from components.resources.clusters.kind import KindCluster, KindClusterArgs
+
+        return KindCluster(child(name, "kind"), KindClusterArgs(kind.cluster_plan(config)), opts)
+    if config.platform == "existing":
+        from components.resources.clusters.existing import ExistingCluster, ExistingClusterArgs
+
+        if args.kubeconfig is None:
+            raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
+        context = config.cluster.settings().context
+        return ExistingCluster(child(name, "existing"), ExistingClusterArgs(context, args.kubeconfig), opts)
+    if config.platform == "eks":
+        from components.plans import eks
+        from components.resources.clusters.eks import EksCluster, EksClusterArgs
+
+        return EksCluster(child(name, "eks"), EksClusterArgs(eks.cluster_plan(config)), opts)
+    if config.platform == "aks":
+        from components.plans import aks
+        from components.resources.clusters.aks import AksCluster, AksClusterArgs
+
+        return AksCluster(child(name, "aks"), AksClusterArgs(aks.cluster_plan(config)), opts)
+    raise pulumi.RunError(f"platform {config.platform} is not available in this version of dra-gpu-platform")
+
+
+class GpuPlatform(pulumi.ComponentResource):
+    def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(Component.GPU_PLATFORM, name, None, opts)
+        config = args.config
+        self.cluster = _cluster(name, args, self)
+        provider = self.cluster.provider
+        parent = pulumi.ResourceOptions(parent=self)
+
+        # GPU software right after the cluster; the DRA driver waits for the operator only when the
+        # operator installs the driver (components/plans/gpu_software.py).
+        self.gpu_operator = self.dra_driver = None
+        if (operator := gpu_operator_plan(config)) is not None:
+            self.gpu_operator = GpuOperator(child(name, "gpu-operator"), ReleaseArgs(operator, provider), parent)
+        if (example := example_driver_plan(config)) is not None:
+            self.dra_driver = ExampleDraDriver(child(name, "dra-example-driver"), ReleaseArgs(example, provider), parent)
+        elif (driver := dra_driver_plan(config)) is not None:
+            after = [self.gpu_operator.release] if self.gpu_operator and dra_driver_waits_for_operator(config) else []
+            self.dra_driver = DraDriver(child(name, "dra-driver"), ReleaseArgs(driver, provider, after), parent)
+
+        self.device_classes = DeviceClasses(
+            child(name, "device-classes"), DeviceClassesArgs(plan_device_classes(config), provider), parent
+        )
+        DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(provider), parent)
+        self.namespaces = {
+            ns.name: TenantNamespace(child(name, "ns", ns.name), TenantNamespaceArgs(ns, provider), parent)
+            for ns in sorted(config.namespaces, key=lambda n: n.name)
+        }
+        if config.maintenance.device_taints:
+            Maintenance(child(name, "maintenance"), MaintenanceArgs(config.maintenance, provider), parent)
+        if config.monitoring.enabled:
+            # imported only when used: the Grafana dashboard builder costs half a second to import
+            from components.resources.monitoring import Monitoring, MonitoringArgs
+
+            Monitoring(child(name, "monitoring"), MonitoringArgs(config.monitoring, config.platform, provider), parent)
+
+        self.kubeconfig = self.cluster.kubeconfig
+        self.register_outputs(
+            {
+                "kubeconfig": self.kubeconfig,
+                "deviceClasses": sorted(self.device_classes.classes),
+                "namespaces": sorted(self.namespaces),
+            }
+        )

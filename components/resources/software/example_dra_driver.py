@@ -1,0 +1,11 @@
+"""ExampleDraDriver: kubernetes-sigs/dra-example-driver on kind (driver gpu.example.com, fake GPUs), its kubelet
+plugin limited to DRA pools like the NVIDIA one (components/plans/gpu_software.py `example_driver_plan`)."""
+
+from __future__ import annotations
+
+from components.facts.type_tokens import Component
+from components.resources.software.helm_release import GpuSoftwareRelease
+
+
+class ExampleDraDriver(GpuSoftwareRelease):
+    TYPE = Component.EXAMPLE_DRA_DRIVER

@@ -1,0 +1,64 @@
+"""DraOnlyGuard: a ValidatingAdmissionPolicy and its binding that deny pods requesting nvidia.com/gpu in
+namespaces labelled gpu-mode=dra-only (expressions in components/plans/admission_policy.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.admissionregistration import v1 as admission_v1
+
+from components.plans import admission_policy as rules
+from components.plans.migration import GPU_MODE_LABEL
+from components.facts.naming import child, labels
+from components.facts.type_tokens import Component
+
+
+@dataclass(frozen=True)
+class DraOnlyGuardArgs:
+    provider: k8s.Provider
+
+
+class DraOnlyGuard(pulumi.ComponentResource):
+    def __init__(self, name: str, args: DraOnlyGuardArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(Component.DRA_ONLY_GUARD, name, None, opts)
+        child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        policy = admission_v1.ValidatingAdmissionPolicy(
+            child(name, "policy"),
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=rules.POLICY_NAME, labels=labels()),
+            spec=admission_v1.ValidatingAdmissionPolicySpecArgs(
+                failure_policy="Fail",
+                match_constraints=admission_v1.MatchResourcesArgs(
+                    resource_rules=[
+                        admission_v1.NamedRuleWithOperationsArgs(
+                            api_groups=[""], api_versions=["v1"], operations=["CREATE", "UPDATE"], resources=["pods"]
+                        )
+                    ]
+                ),
+                match_conditions=[
+                    admission_v1.MatchConditionArgs(name=n, expression=e) for n, e in rules.MATCH_CONDITIONS.items()
+                ],
+                variables=[admission_v1.VariableArgs(name=n, expression=e) for n, e in rules.VARIABLES.items()],
+                validations=[
+                    admission_v1.ValidationArgs(
+                        expression=rules.VALIDATION, message_expression=rules.MESSAGE_EXPRESSION, reason="Forbidden"
+                    )
+                ],
+            ),
+            opts=child_opts,
+        )
+        admission_v1.ValidatingAdmissionPolicyBinding(
+            child(name, "binding"),
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=rules.POLICY_NAME, labels=labels()),
+            spec=admission_v1.ValidatingAdmissionPolicyBindingSpecArgs(
+                policy_name=policy.metadata.name,
+                # Deny and Audit; Deny cannot be combined with Warn.
+                validation_actions=["Deny", "Audit"],
+                match_resources=admission_v1.MatchResourcesArgs(
+                    namespace_selector=k8s.meta.v1.LabelSelectorArgs(match_labels={GPU_MODE_LABEL: "dra-only"})
+                ),
+            ),
+            opts=child_opts,
+        )
+        self.register_outputs({"policy": rules.POLICY_NAME})

@@ -1,0 +1,104 @@
+"""TenantNamespace: one namespace with its migration state (label gpu-mode), its ResourceQuota and its
+ResourceClaimTemplates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.resource import v1 as resource_v1
+
+from components.plans.claim_templates import ClaimPlan, plan_claim
+from components.config.models import NamespaceConfig
+from components.plans.migration import namespace_labels
+from components.facts.naming import child, labels
+from components.plans.quota import quota_hard
+from components.facts.type_tokens import Component
+
+QUOTA_NAME = "gpu-quota"
+
+
+@dataclass(frozen=True)
+class TenantNamespaceArgs:
+    namespace: NamespaceConfig
+    provider: k8s.Provider
+
+
+def _request(plan: ClaimPlan) -> resource_v1.DeviceRequestArgs:
+    if plan.exactly is not None:
+        exact = plan.exactly
+        return resource_v1.DeviceRequestArgs(
+            name=plan.request,
+            exactly=resource_v1.ExactDeviceRequestArgs(
+                device_class_name=exact.device_class,
+                allocation_mode=exact.allocation_mode,
+                count=exact.count,
+                selectors=_selectors(exact.selectors),
+                admin_access=True if exact.admin_access else None,
+            ),
+        )
+    return resource_v1.DeviceRequestArgs(
+        name=plan.request,
+        first_available=[
+            resource_v1.DeviceSubRequestArgs(
+                name=sub.name,
+                device_class_name=sub.device_class,
+                allocation_mode=sub.allocation_mode,
+                count=sub.count,
+                selectors=_selectors(sub.selectors),
+            )
+            for sub in plan.first_available
+        ],
+    )
+
+
+def _selectors(expressions: tuple[str, ...]) -> list[resource_v1.DeviceSelectorArgs] | None:
+    if not expressions:
+        return None
+    return [resource_v1.DeviceSelectorArgs(cel=resource_v1.CELDeviceSelectorArgs(expression=e)) for e in expressions]
+
+
+class TenantNamespace(pulumi.ComponentResource):
+    namespace: k8s.core.v1.Namespace
+    templates: dict[str, resource_v1.ResourceClaimTemplate]
+
+    def __init__(self, name: str, args: TenantNamespaceArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(Component.TENANT_NAMESPACE, name, None, opts)
+        ns = args.namespace
+        child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        self.namespace = k8s.core.v1.Namespace(
+            child(name, "namespace"),
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=ns.name, labels=labels(**namespace_labels(ns.migration, ns.admin_access, ns.labels))
+            ),
+            opts=child_opts,
+        )
+        # Namespaced objects take the namespace from the Namespace's output, so they wait for it.
+        namespace_name = self.namespace.metadata.name
+        if ns.quota is not None and quota_hard(ns.quota):
+            k8s.core.v1.ResourceQuota(
+                child(name, "quota"),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=QUOTA_NAME, namespace=namespace_name, labels=labels()),
+                spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=quota_hard(ns.quota)),
+                opts=child_opts,
+            )
+        self.templates = {}
+        for template in sorted(ns.claim_templates, key=lambda t: t.name):
+            plan = plan_claim(template)
+            constraints = None
+            if plan.match_attribute:
+                constraints = [
+                    resource_v1.DeviceConstraintArgs(requests=[plan.request], match_attribute=plan.match_attribute)
+                ]
+            self.templates[template.name] = resource_v1.ResourceClaimTemplate(
+                child(name, "template", template.name),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=template.name, namespace=namespace_name, labels=labels()),
+                spec=resource_v1.ResourceClaimTemplateSpecArgs(
+                    spec=resource_v1.ResourceClaimSpecArgs(
+                        devices=resource_v1.DeviceClaimArgs(requests=[_request(plan)], constraints=constraints)
+                    )
+                ),
+                opts=child_opts,
+            )
+        self.register_outputs({"namespace": namespace_name, "templates": sorted(self.templates)})

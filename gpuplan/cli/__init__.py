@@ -1,0 +1,6 @@
+"""The command line: the typer app, shared options, output and exit codes.
+
+Who may import: gpuplan commands, `gpuplan/__main__.py`, the `gpuplan` entry point.
+"""
+
+__all__ = ["app", "exit_codes", "options", "output", "runner"]  # the public modules of this package

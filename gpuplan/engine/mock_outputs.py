@@ -1,0 +1,182 @@
+"""Outputs the mock runtime returns for resources and invokes that compute values in a real deployment
+(kubeconfigs, ARNs, zones). Values are fixed and fake, so offline runs are byte-identical."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import uuid
+from typing import Any, Callable
+
+import yaml
+
+from components.config.models import StackConfig
+from components.facts.type_tokens import Upstream
+
+FAKE_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: offline
+  cluster: {server: "https://offline.invalid:6443"}
+contexts:
+- name: offline
+  context: {cluster: offline, user: offline}
+current-context: offline
+users:
+- name: offline
+  user: {token: offline}
+"""
+
+ResourceOutputs = Callable[[str, dict[str, Any], StackConfig], dict[str, Any]]
+InvokeResult = Callable[[dict[str, Any], StackConfig], dict[str, Any]]
+
+# type token -> extra outputs; extended by the cloud components' needs
+RESOURCE_OUTPUTS: dict[str, ResourceOutputs] = {
+    Upstream.COMMAND: lambda name, inputs, config: {"stdout": FAKE_KUBECONFIG, "stderr": ""},
+}
+
+INVOKES: dict[str, InvokeResult] = {}
+
+
+# ---- EKS / AKS (components/eks_*.py, components/aks_*.py): what AWS and Azure compute on create
+FAKE_ACCOUNT = "123456789012"
+FAKE_CA = base64.b64encode(b"offline certificate authority").decode()
+_ZONE_LETTERS = "abcdef"
+
+
+def _hex(seed: str, length: int) -> str:
+    return hashlib.sha256(seed.encode()).hexdigest()[:length]
+
+
+def _aws_region(config: StackConfig) -> str:
+    return config.region or "us-east-1"
+
+
+def _eks_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    region, cluster = _aws_region(config), inputs.get("name") or name
+    return {
+        "arn": f"arn:aws:eks:{region}:{FAKE_ACCOUNT}:cluster/{cluster}",
+        "endpoint": f"https://{_hex(cluster, 32).upper()}.gr7.{region}.eks.amazonaws.com",
+        "certificateAuthority": {"data": FAKE_CA},
+        "status": "ACTIVE",
+        "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": f"sg-{_hex(cluster, 17)}", "vpcId": f"vpc-{_hex(cluster, 17)}"},
+    }
+
+
+def _iam_role(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    role = inputs.get("name") or f"{name}-{_hex(name, 7)}"
+    return {"name": role, "arn": f"arn:aws:iam::{FAKE_ACCOUNT}:role/{role}"}
+
+
+def _kms_key(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    key = str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+    return {"keyId": key, "arn": f"arn:aws:kms:{_aws_region(config)}:{FAKE_ACCOUNT}:key/{key}"}
+
+
+def _launch_template(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    template = f"lt-{_hex(name, 17)}"
+    return {"latestVersion": 1, "defaultVersion": 1, "arn": f"arn:aws:ec2:{_aws_region(config)}:{FAKE_ACCOUNT}:launch-template/{template}"}
+
+
+def _placement_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    group = inputs.get("name") or f"{name}-{_hex(name, 7)}"
+    return {"name": group, "arn": f"arn:aws:ec2:{_aws_region(config)}:{FAKE_ACCOUNT}:placement-group/{group}"}
+
+
+def _node_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    group = inputs.get("nodeGroupName") or f"{name}-{_hex(name, 7)}"
+    cluster = inputs.get("clusterName") or config.cluster.name
+    return {
+        "nodeGroupName": group,
+        "arn": f"arn:aws:eks:{_aws_region(config)}:{FAKE_ACCOUNT}:nodegroup/{cluster}/{group}/{uuid.uuid5(uuid.NAMESPACE_URL, name)}",
+        "status": "ACTIVE",
+        "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{uuid.uuid5(uuid.NAMESPACE_URL, name)}"}]}],
+    }
+
+
+def _resource_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    return {"name": inputs.get("resourceGroupName") or name}
+
+
+def _managed_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    cluster = inputs.get("resourceName") or name
+    location = inputs.get("location") or config.region or "eastus"
+    return {
+        "name": cluster,
+        "fqdn": f"{inputs.get('dnsPrefix') or cluster}-{_hex(cluster, 8)}.hcp.{location}.azmk8s.io",
+        "provisioningState": "Succeeded",
+    }
+
+
+def _agent_pool(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    return {"name": inputs.get("agentPoolName") or name, "provisioningState": "Succeeded"}
+
+
+def _availability_zones(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    region = args.get("region") or _aws_region(config)
+    return {
+        "id": region,
+        "names": [f"{region}{letter}" for letter in _ZONE_LETTERS],
+        "zoneIds": [f"{region[:2]}{region.split('-')[-1]}-az{i + 1}" for i in range(len(_ZONE_LETTERS))],
+    }
+
+
+def _subnet(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    """An existing subnet's zone: the n-th subnet of cluster.eks.subnetIds lies in the n-th zone."""
+    subnet = args.get("id", "")
+    settings = config.cluster.eks
+    ids = list(settings.subnet_ids or []) if settings else []
+    position = ids.index(subnet) if subnet in ids else 0
+    return {"id": subnet, "availabilityZone": f"{_aws_region(config)}{_ZONE_LETTERS[position % len(_ZONE_LETTERS)]}"}
+
+
+def fake_aks_kubeconfig(cluster: str, location: str) -> str:
+    """The shape AKS returns for format=exec on an Entra ID cluster: kubelogin with a device-code login."""
+    server = f"https://{cluster}-{_hex(cluster, 8)}.hcp.{location}.azmk8s.io:443"
+    args = ["get-token", "--environment", "AzurePublicCloud", "--server-id", "00000000-0000-0000-0000-00000000a0e5",
+            "--client-id", "00000000-0000-0000-0000-00000000c11e", "--tenant-id", "00000000-0000-0000-0000-0000000070e7",
+            "--login", "devicecode"]
+    return yaml.safe_dump({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": FAKE_CA}}],
+        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+        "current-context": cluster,
+        "users": [{"name": f"clusterUser_{cluster}", "user": {"exec": {
+            "apiVersion": "client.authentication.k8s.io/v1beta1", "command": "kubelogin", "args": args,
+            "provideClusterInfo": False, "interactiveMode": "IfAvailable"}}}],
+    }, sort_keys=False)
+
+
+def _aks_credentials(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    cluster = args.get("resourceName") or config.cluster.name
+    text = fake_aks_kubeconfig(cluster, config.region or "eastus")
+    return {"kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(text.encode()).decode()}]}
+
+
+RESOURCE_OUTPUTS.update({
+    Upstream.EKS_CLUSTER: _eks_cluster,
+    Upstream.IAM_ROLE: _iam_role,
+    Upstream.KMS_KEY: _kms_key,
+    Upstream.EC2_LAUNCH_TEMPLATE: _launch_template,
+    Upstream.EC2_PLACEMENT_GROUP: _placement_group,
+    Upstream.EKS_NODE_GROUP: _node_group,
+    Upstream.AZURE_RESOURCE_GROUP: _resource_group,
+    Upstream.AKS_MANAGED_CLUSTER: _managed_cluster,
+    Upstream.AKS_AGENT_POOL: _agent_pool,
+})
+INVOKES.update({
+    "aws:index/getAvailabilityZones:getAvailabilityZones": _availability_zones,
+    "aws:ec2/getSubnet:getSubnet": _subnet,
+    "azure-native:containerservice:listManagedClusterUserCredentials": _aks_credentials,
+})
+
+
+def outputs_for(type_: str, name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    handler = RESOURCE_OUTPUTS.get(type_)
+    return handler(name, inputs, config) if handler else {}
+
+
+def invoke(token: str, args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    handler = INVOKES.get(token)
+    return handler(args, config) if handler else {}

@@ -1,0 +1,259 @@
+"""Runs the real `__main__.py` offline under Pulumi's mock runtime and records every registration.
+
+The recording monitor keeps what `pulumi preview` would know about each resource: type, name, parent,
+provider, dependencies (explicit and through outputs), protect and the other resource options, and the
+inputs. URNs are built the way the Pulumi engine builds them (the parent's full qualified type chain,
+the root Stack left out), so names here equal the names a real `pulumi up` records.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import os
+import runpy
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pulumi
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+
+from components.config.models import PROJECT, StackConfig
+
+from components.config.loading import parse_config_map, read_stack_file, stack_name_from_path
+from components.config.problems import InputError
+from gpuplan.engine import mock_outputs
+from components.facts.type_tokens import Upstream
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+SECRET = "[secret]"
+# Garbage-collector thresholds while a program runs (defaults 700/10/10); see run_program.
+GC_THRESHOLDS = (10_000, 50, 100)
+STACK_TYPE = Upstream.STACK
+
+
+@dataclass
+class Registration:
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str
+    provider: str  # provider URN ("" = default provider)
+    dependencies: list[str]
+    protect: bool
+    inputs: dict[str, Any]
+    options: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+    property_dependencies: dict[str, list[str]] = field(default_factory=dict)  # input property -> URNs
+
+
+@dataclass
+class ProgramRun:
+    stack: str
+    project: str
+    config: StackConfig
+    source: str
+    resources: list[Registration]
+    outputs: dict[str, Any]
+    logs: list[tuple[str, str]]  # (severity, message)
+
+    def by_urn(self) -> dict[str, Registration]:
+        return {r.urn: r for r in self.resources}
+
+    def of_type(self, *types: str) -> list[Registration]:
+        return [r for r in self.resources if r.type in types]
+
+
+class ProgramError(Exception):
+    """The program stopped with a pulumi.RunError (a clean, user-facing message)."""
+
+
+class _Mocks(pulumi_mocks.Mocks):
+    def __init__(self, config: StackConfig):
+        self.config = config
+
+    def new_resource(self, args: pulumi_mocks.MockResourceArgs):
+        state = dict(args.inputs)
+        state.update(mock_outputs.outputs_for(args.typ, args.name, args.inputs, self.config))
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi_mocks.MockCallArgs):
+        return mock_outputs.invoke(args.token, args.args, self.config)
+
+
+class RecordingMonitor(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: pulumi_mocks.Mocks):
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+        self.stack_outputs: dict[str, Any] = {}
+        self.stack_urn = ""
+        self._types: dict[str, str] = {}  # urn -> qualified type chain
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        qualified = type_
+        parent_type = self._types.get(parent, "")
+        if parent and parent_type and parent_type != STACK_TYPE:
+            qualified = f"{parent_type}${type_}"
+        urn = "urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), qualified, name])
+        self._types[urn] = qualified
+        return urn
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        if request.type == STACK_TYPE:
+            self.stack_urn = response.urn
+            return response
+        inputs = rpc.deserialize_properties(request.object)
+        dependencies = set(request.dependencies)
+        for urns in request.propertyDependencies.values():
+            dependencies.update(urns.urns)
+        dependencies.discard("")
+        registered = self.resources.get(response.urn)
+        self.registrations.append(
+            Registration(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                custom=bool(request.custom),
+                parent="" if request.parent == self.stack_urn else request.parent,
+                provider=request.provider.rsplit("::", 1)[0] if request.provider else "",
+                dependencies=sorted(dependencies),
+                protect=bool(request.protect),
+                inputs=inputs,
+                options=_options(request),
+                state=dict(registered.state) if registered else {},
+                property_dependencies={
+                    key: sorted(value.urns) for key, value in request.propertyDependencies.items() if value.urns
+                },
+            )
+        )
+        return response
+
+    def RegisterResourceOutputs(self, request):
+        if request.urn == self.stack_urn:
+            self.stack_outputs = rpc.deserialize_properties(request.outputs)
+        return super().RegisterResourceOutputs(request)
+
+
+def _options(request) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    timeouts = request.customTimeouts
+    if timeouts.create or timeouts.update or timeouts.delete:
+        options["customTimeouts"] = {k: v for k, v in (("create", timeouts.create), ("update", timeouts.update), ("delete", timeouts.delete)) if v}
+    if request.ignoreChanges:
+        options["ignoreChanges"] = sorted(request.ignoreChanges)
+    if request.replaceOnChanges:
+        options["replaceOnChanges"] = sorted(request.replaceOnChanges)
+    if request.additionalSecretOutputs:
+        options["additionalSecretOutputs"] = sorted(request.additionalSecretOutputs)
+    if request.deleteBeforeReplace:
+        options["deleteBeforeReplace"] = True
+    if request.retainOnDelete:
+        options["retainOnDelete"] = True
+    aliases = [a.urn or _alias_spec(a.spec) for a in request.aliases]
+    aliases += list(request.aliasURNs)
+    if aliases:
+        options["aliases"] = sorted(a for a in aliases if a)
+    return options
+
+
+def _alias_spec(spec) -> str:
+    parts = [f"{k}={getattr(spec, k)}" for k in ("name", "type", "stack", "project") if getattr(spec, k, "")]
+    if spec.parentUrn:
+        parts.append(f"parent={spec.parentUrn}")
+    if spec.noParent:
+        parts.append("noParent")
+    return "alias(" + ",".join(parts) + ")"
+
+
+class _LogCollector(logging.Handler):
+    def __init__(self):
+        super().__init__(level=logging.INFO)
+        self.records: list[tuple[str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append((record.levelname.lower(), record.getMessage()))
+
+
+def runtime_config_from_file(values: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
+    """Stack-file config → what the Pulumi CLI hands the program: qualified keys, JSON-encoded
+    non-strings. Encrypted secrets cannot be read offline and get a placeholder (marked secret)."""
+    runtime: dict[str, str] = {}
+    secret_keys: list[str] = []
+    for key, value in values.items():
+        qualified = key if ":" in key else f"{PROJECT}:{key}"
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            runtime[qualified] = f"offline-placeholder-for-{qualified}"
+            secret_keys.append(qualified)
+        else:
+            runtime[qualified] = value if isinstance(value, str) else json.dumps(value)
+    return runtime, secret_keys
+
+
+def run_program(
+    config_file: Path | str,
+    *,
+    program: Path | None = None,
+    before_run: Callable[[], None] | None = None,
+) -> ProgramRun:
+    """Validate the stack file, then run the program under mocks. Raises InputError (invalid stack file)
+    or ProgramError (the program refused the config)."""
+    stack = stack_name_from_path(config_file)
+    # Parsed once (what load_stack_file does, keeping the map): a stack file with thousands of objects takes
+    # PyYAML's pure-Python loader about half a second.
+    values = read_stack_file(config_file)
+    config = parse_config_map(values, stack=stack, source=str(config_file))
+    runtime, secret_keys = runtime_config_from_file(values)
+    mocks = _Mocks(config)
+    monitor = RecordingMonitor(mocks)
+    collector = _LogCollector()
+    logger = logging.getLogger(f"gpuplan.engine.runtime.{stack}")
+    logger.handlers = [collector]
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+
+    settings.ROOT.set(None)  # a fresh root Stack per run: runs in one process never share state
+    pulumi_mocks.set_mocks(mocks, project=PROJECT, stack=stack, preview=True, monitor=monitor, logger=logger)
+    pulumi.runtime.set_all_config(runtime, secret_keys)
+    main = program or PROJECT_ROOT / "__main__.py"
+    if str(PROJECT_ROOT) not in sys.path:
+        sys.path.insert(0, str(PROJECT_ROOT))
+
+    @pulumi.runtime.test
+    def _run():
+        if before_run:
+            before_run()
+        runpy.run_path(str(main), run_name="__main__")
+        # set_mocks finished the root Stack before the program exported anything; register the
+        # exports now so they reach the monitor like a real run's stack outputs. Private SDK API (Stack._finish,
+        # Stack._outputs_registered, pulumi 3.272): no public call registers stack outputs after set_mocks has
+        # created the root Stack. tests/test_private_sdk_apis.py fails when the SDK changes either.
+        root = settings.get_root_resource()
+        root._outputs_registered = False
+        root._finish()
+
+    previous = os.getcwd()
+    os.chdir(PROJECT_ROOT)
+    # The mock runtime allocates hundreds of thousands of short-lived asyncio and Output objects; with the
+    # default thresholds the collector runs thousands of times and its full passes walk every loaded SDK class
+    # (a third of a 2,000-object preview, bench/RESULTS.md). Fewer collections; the memory peak is unchanged.
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        _run()
+    except pulumi.RunError as error:
+        raise ProgramError(str(error)) from None
+    except InputError:
+        raise
+    finally:
+        gc.set_threshold(*thresholds)
+        os.chdir(previous)
+        logger.handlers = []
+
+    resources = sorted(monitor.registrations, key=lambda r: r.urn)
+    return ProgramRun(stack, PROJECT, config, str(config_file), resources, monitor.stack_outputs, collector.records)

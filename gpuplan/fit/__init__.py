@@ -1,0 +1,6 @@
+"""`gpuplan fit` inputs: claim files, cluster dumps and the stack's own objects.
+
+Who may import: gpuplan commands.
+"""
+
+__all__ = ["inputs", "report"]  # the public modules of this package

@@ -1,0 +1,6 @@
+"""Policy rules, one module per area; each rule is a plain function plus its pulumi_policy Policy object.
+
+Who may import: policies.pack, gpuplan.checks, tests.
+"""
+
+__all__ = ["cloud", "common", "dra", "fit", "helm", "migration"]  # the public modules of this package

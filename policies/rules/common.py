@@ -1,0 +1,236 @@
+"""What every rule of the pack shares: type tokens, safe property access, config with schema defaults,
+label selectors. No Pulumi resource modules and nothing from gpuplan: the pack runs under the real
+Pulumi CLI, where props are the engine's (post-Check) inputs wrapped in pulumi_policy's unknown-checking
+proxies. Reading an unknown value raises UnknownValueError, which the analyzer turns into an advisory
+"can't run policy during preview"; the helpers below only read what a rule asks for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable, Iterable
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+# Private pulumi-policy API (1.21): the proxies that raise on unknown values. A remediation returns whole props and
+# must copy fields it does not touch even while they are unknown; the proxies' own `["__target"]` escape hatch is
+# the only way to read them raw. tests/test_private_sdk_apis.py fails when pulumi-policy changes it.
+from pulumi_policy.proxy import _DictProxy, _ListProxy
+from components.facts.type_tokens import Upstream
+
+# ---------------------------------------------------------------------------------------------------
+# Type tokens (resource rules apply to any Pulumi program that declares these types)
+
+EKS_CLUSTER = Upstream.EKS_CLUSTER
+EKS_NODE_GROUP = Upstream.EKS_NODE_GROUP
+LAUNCH_TEMPLATE = Upstream.EC2_LAUNCH_TEMPLATE
+AKS_CLUSTER_RE = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:ManagedCluster$")
+AKS_AGENT_POOL_RE = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:AgentPool$")
+HELM_RELEASE = Upstream.HELM_RELEASE
+HELM_CHART_V4 = Upstream.HELM_CHART_V4
+COMMAND = Upstream.COMMAND
+NAMESPACE = Upstream.NAMESPACE
+RESOURCE_QUOTA = Upstream.RESOURCE_QUOTA
+DEVICE_CLASS_RE = re.compile(r"^kubernetes:resource\.k8s\.io/v1(beta1|beta2)?:DeviceClass$")
+CLAIM_TEMPLATE_RE = re.compile(r"^kubernetes:resource\.k8s\.io/v1(beta1|beta2)?:ResourceClaimTemplate$")
+CLAIM_RE = re.compile(r"^kubernetes:resource\.k8s\.io/v1(beta1|beta2)?:ResourceClaim$")
+VAP_RE = re.compile(r"^kubernetes:admissionregistration\.k8s\.io/v1(beta1|alpha1)?:ValidatingAdmissionPolicy$")
+VAP_BINDING_RE = re.compile(
+    r"^kubernetes:admissionregistration\.k8s\.io/v1(beta1|alpha1)?:ValidatingAdmissionPolicyBinding$"
+)
+
+# Where the pod spec sits in each workload kind.
+POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
+    "kubernetes:core/v1:Pod": ("spec",),
+    "kubernetes:core/v1:PodTemplate": ("template", "spec"),
+    "kubernetes:core/v1:ReplicationController": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:Deployment": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:StatefulSet": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:DaemonSet": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:ReplicaSet": ("spec", "template", "spec"),
+    "kubernetes:batch/v1:Job": ("spec", "template", "spec"),
+    "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Property access
+
+
+def is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping)
+
+
+def is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def dig(value: Any, *path: str | int, default: Any = None) -> Any:
+    """value[path[0]][path[1]]...; `default` when a step is missing or null."""
+    current = value
+    for step in path:
+        if isinstance(step, int):
+            if not is_list(current) or step >= len(current):
+                return default
+        elif not is_mapping(current) or step not in current:
+            return default
+        current = current[step]
+        if current is None:
+            return default
+    return current
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return {str(k): value[k] for k in value} if is_mapping(value) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return [value[i] for i in range(len(value))] if is_list(value) else []
+
+
+def as_int(value: Any) -> int | None:
+    """Protobuf carries every number as a float; strings like "4" come from some providers."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def string_map(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in as_dict(value).items() if v is not None}
+
+
+def plain(value: Any) -> Any:
+    """A deep plain copy of props, unknown placeholders included (a remediation returns whole props and
+    must not trip over an unknown field it does not touch)."""
+    if isinstance(value, (_DictProxy, _ListProxy)):
+        value = value["__target"]  # the proxies' own escape hatch: no unknown check
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: plain(value[k]) for k in value}
+    if is_list(value):
+        return [plain(value[i]) for i in range(len(value))]
+    return value
+
+
+def metadata_name(props: Any) -> str | None:
+    return dig(props, "metadata", "name")
+
+
+def metadata_namespace(props: Any) -> str:
+    return dig(props, "metadata", "namespace", default="default")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Label selectors (metav1.LabelSelector semantics)
+
+
+def selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
+    """An absent or empty selector matches everything, as in Kubernetes admission matchResources."""
+    if not is_mapping(selector):
+        return True
+    for key, value in string_map(dig(selector, "matchLabels")).items():
+        if labels.get(key) != value:
+            return False
+    for expression in as_list(dig(selector, "matchExpressions")):
+        key = dig(expression, "key")
+        operator = dig(expression, "operator")
+        values = [str(v) for v in as_list(dig(expression, "values"))]
+        present = key in labels
+        if operator == "In" and not (present and labels[key] in values):
+            return False
+        if operator == "NotIn" and present and labels[key] in values:
+            return False
+        if operator == "Exists" and not present:
+            return False
+        if operator == "DoesNotExist" and present:
+            return False
+    return True
+
+
+def node_selector_matches(node_selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
+    """A pod nodeSelector: every pair must be a node label."""
+    return all(labels.get(k) == v for k, v in node_selector.items())
+
+
+# ---------------------------------------------------------------------------------------------------
+# Config: the CLI fills schema defaults before configuring the analyzer; hand-built args in tests (and
+# older CLIs) may pass none, so rules read through this helper and get the same defaults either way.
+
+
+def setting(args: ResourceValidationArgs | StackValidationArgs, schema: PolicyConfigSchema, key: str) -> Any:
+    config = args.get_config() or {}
+    if key in config and config[key] is not None:
+        return config[key]
+    return schema.properties[key].get("default")
+
+
+def short(items: Iterable[str], limit: int = 6) -> str:
+    items = list(items)
+    text = ", ".join(items[:limit])
+    return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Policy construction: every rule carries the same metadata fields
+
+
+def resource_policy(
+    name: str,
+    *,
+    description: str,
+    validate: Callable[[ResourceValidationArgs, Callable], None],
+    severity: Severity,
+    remediation_steps: str,
+    level: EnforcementLevel = EnforcementLevel.MANDATORY,
+    config_schema: PolicyConfigSchema | None = None,
+    remediate: Callable[[ResourceValidationArgs], Any] | None = None,
+    tags: list[str] | None = None,
+) -> ResourceValidationPolicy:
+    return ResourceValidationPolicy(
+        name=name,
+        description=description,
+        validate=validate,
+        remediate=remediate,
+        enforcement_level=level,
+        config_schema=config_schema,
+        severity=severity,
+        remediation_steps=remediation_steps,
+        tags=tags or ["gpu", "dra"],
+    )
+
+
+def stack_policy(
+    name: str,
+    *,
+    description: str,
+    validate: Callable[[StackValidationArgs, Callable], None],
+    severity: Severity,
+    remediation_steps: str,
+    level: EnforcementLevel = EnforcementLevel.MANDATORY,
+    config_schema: PolicyConfigSchema | None = None,
+    tags: list[str] | None = None,
+) -> StackValidationPolicy:
+    return StackValidationPolicy(
+        name=name,
+        description=description,
+        validate=validate,
+        enforcement_level=level,
+        config_schema=config_schema,
+        severity=severity,
+        remediation_steps=remediation_steps,
+        tags=tags or ["gpu", "dra"],
+    )

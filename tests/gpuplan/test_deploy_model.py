@@ -1,0 +1,175 @@
+"""The deploy critical-path model (gpuplan/timing/deploy_model.py) on hand-built graphs: scheduling rules
+(dependencies, providers, parents, components), the critical path, the lower bound, the duration table."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpuplan.timing import deploy_model
+from gpuplan.timing.deploy_model import DURATIONS, MINUTE, CycleError, Node, classify, model
+from tests.conftest import SHARED_REFERENCE
+
+
+def node(id_: str, key: str, *, role: str = "", parent: str = "", deps: tuple[str, ...] = (), provider: str = "",
+         type_: str = "t:m:T") -> Node:
+    return Node(id=id_, name=id_, type=type_, key=key, role=role, parent=parent, dependencies=deps, provider=provider)
+
+
+def eks_like_graph(*, release_waits_for_pools: bool = False) -> list[Node]:
+    """A small EKS platform: role -> cluster -> system nodes -> provider -> namespace -> operator release,
+    and two GPU pools (components with a node group each) after the cluster."""
+    release_deps = ("ns", "pool-a", "pool-b") if release_waits_for_pools else ("ns",)
+    return [
+        node("platform", "component"),
+        node("eks", "component", parent="platform"),
+        node("role", "cloud-object", parent="eks", type_="aws:iam/role:Role"),
+        node("cluster", "eks-cluster", role="cluster", parent="eks", deps=("role",)),
+        node("system", "eks-node-group", parent="eks", deps=("cluster", "role")),
+        node("pool-a", "component", parent="eks", deps=("role",)),
+        node("pool-a-ng", "eks-gpu-node-group", role="gpu-pool", parent="pool-a", deps=("cluster",)),
+        node("pool-b", "component", parent="eks", deps=("role",)),
+        node("pool-b-lt", "cloud-object", parent="pool-b", deps=("cluster",)),
+        node("pool-b-ng", "eks-gpu-node-group", role="gpu-pool", parent="pool-b", deps=("cluster", "pool-b-lt")),
+        node("k8s", "provider", parent="eks", deps=("cluster", "system")),
+        node("operator", "component", parent="platform"),
+        node("ns", "kubernetes-object", parent="operator", provider="k8s", type_="kubernetes:core/v1:Namespace"),
+        node("release", "gpu-operator", role="release", parent="operator", deps=release_deps, provider="k8s"),
+    ]
+
+
+def test_the_critical_path_follows_the_longest_chain_and_names_what_held_each_step():
+    result = model(eks_like_graph())
+    assert [s.node.id for s in result.path] == ["role", "cluster", "system", "k8s", "ns", "release"]
+    assert [s.via for s in result.path] == ["start", "dependency", "dependency", "dependency", "provider", "dependency"]
+    # 10 s role, 12 min cluster, 5 min system nodes, 0 s provider, 2 s namespace, 5 min operator.
+    assert result.seconds == pytest.approx(10 + 12 * MINUTE + 5 * MINUTE + 2 + 5 * MINUTE)
+    starts = [s.start for s in result.path]
+    assert starts == sorted(starts) and result.path[-1].finish == pytest.approx(result.seconds)
+    # The GPU branch (cluster, launch template, node group) is shorter and off the path.
+    assert result.finish["pool-b-ng"] == pytest.approx(10 + 12 * MINUTE + 10 + 8 * MINUTE)
+
+
+def test_lower_bound_is_cluster_plus_slowest_gpu_pool_plus_slowest_release_after_the_cluster():
+    result = model(eks_like_graph())
+    bound = result.lower_bound
+    assert (bound.cluster.id, bound.gpu_pool.id, bound.release.id) == ("cluster", "pool-a-ng", "release")
+    assert bound.seconds == pytest.approx((12 + 8 + 5) * MINUTE)
+    assert result.ratio == pytest.approx(result.seconds / bound.seconds)
+    assert result.ratio < 1  # the release runs while the GPU pools come up
+
+
+def test_a_needless_dependency_on_the_gpu_pools_lengthens_the_path():
+    serial = model(eks_like_graph(release_waits_for_pools=True))
+    assert [s.node.id for s in serial.path][-3:] == ["pool-b-lt", "pool-b-ng", "release"]
+    assert serial.seconds > model(eks_like_graph()).seconds
+    assert serial.seconds == pytest.approx(10 + 12 * MINUTE + 10 + 8 * MINUTE + 5 * MINUTE)
+
+
+def test_a_child_waits_for_its_parents_dependencies():
+    graph = [
+        node("slow", "eks-cluster"),
+        node("group", "component", deps=("slow",)),
+        node("child", "kubernetes-object", parent="group"),
+        node("grandchild", "kubernetes-object", parent="child"),
+    ]
+    result = model(graph)
+    assert result.finish["child"] == pytest.approx(12 * MINUTE + 2)
+    # The rule is transitive (the grandchild waits for what its grandparent waits for), and a child does not
+    # wait for its custom parent itself.
+    assert result.finish["grandchild"] == pytest.approx(12 * MINUTE + 2)
+    assert [s.via for s in result.path] == ["start", "parent's dependency"]
+
+
+def test_waiting_for_a_component_waits_for_all_its_children():
+    graph = [
+        node("group", "component"),
+        node("fast", "kubernetes-object", parent="group"),
+        node("slow", "aks-cluster", parent="group"),
+        node("after", "kubernetes-object", deps=("group",)),
+    ]
+    result = model(graph)
+    assert result.finish["group"] == pytest.approx(10 * MINUTE)
+    assert result.finish["after"] == pytest.approx(10 * MINUTE + 2)
+    assert [s.node.id for s in result.path] == ["slow", "after"]
+
+
+def test_the_provider_is_waited_for_like_a_dependency():
+    graph = [node("cluster", "kind-cluster", role="cluster"), node("k8s", "provider", deps=("cluster",)),
+             node("object", "kubernetes-object", provider="k8s")]
+    assert model(graph).finish["object"] == pytest.approx(MINUTE + 2)
+    without = [graph[0], graph[1], node("object", "kubernetes-object")]
+    assert model(without).finish["object"] == pytest.approx(2)
+
+
+def test_dependencies_on_ancestors_and_unknown_urns_are_ignored():
+    graph = [node("group", "component"), node("child", "eks-node-group", parent="group", deps=("group", "urn:elsewhere"))]
+    assert model(graph).seconds == pytest.approx(5 * MINUTE)
+
+
+def test_a_dependency_cycle_is_refused():
+    with pytest.raises(CycleError, match="a, b"):
+        model([node("a", "cloud-object", deps=("b",)), node("b", "cloud-object", deps=("a",))])
+
+
+def test_duplicate_ids_are_refused():
+    with pytest.raises(ValueError, match="duplicate"):
+        model([node("a", "cloud-object"), node("a", "cloud-object")])
+
+
+def test_no_cluster_means_every_release_counts_and_an_empty_graph_takes_no_time():
+    result = model([node("rel", "dra-driver", role="release"), node("other", "helm-release", role="release")])
+    assert result.lower_bound.cluster is None and result.lower_bound.release.id == "other"
+    assert result.ratio == pytest.approx(1.0)
+    empty = model([])
+    assert empty.seconds == 0 and empty.path == () and empty.ratio is None
+
+
+@pytest.mark.parametrize("type_, custom, parent_type, inputs, expected", [
+    ("dra-gpu-platform:cluster:EksCluster", False, "", {}, ("component", "")),
+    ("pulumi:providers:kubernetes", True, "", {}, ("provider", "")),
+    ("aws:eks/cluster:Cluster", True, "", {}, ("eks-cluster", "cluster")),
+    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksGpuNodePool", {}, ("eks-gpu-node-group", "gpu-pool")),
+    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksCluster", {}, ("eks-node-group", "")),
+    ("azure-native:containerservice:ManagedCluster", True, "", {}, ("aks-cluster", "cluster")),
+    ("azure-native:containerservice:AgentPool", True, "dra-gpu-platform:cluster:AksGpuPool", {}, ("aks-pool", "gpu-pool")),
+    ("command:local:Command", True, "dra-gpu-platform:cluster:KindCluster", {}, ("kind-cluster", "cluster")),
+    ("command:local:Command", True, "dra-gpu-platform:x:Other", {}, ("command", "")),
+    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "gpu-operator", "values": {"driver": {"enabled": False}}},
+     ("gpu-operator", "release")),
+    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "gpu-operator", "values": {}}, ("gpu-operator-driver-build", "release")),
+    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"},
+     ("dra-driver", "release")),
+    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "kube-prometheus-stack"}, ("helm-release", "release")),
+    ("kubernetes:core/v1:Namespace", True, "", {}, ("kubernetes-object", "")),
+    ("aws:iam/role:Role", True, "", {}, ("cloud-object", "")),
+])
+def test_classify(type_, custom, parent_type, inputs, expected):
+    assert classify(type_, custom, parent_type, inputs) == expected
+
+
+def test_every_duration_names_its_source_and_clouds_md_numbers_are_quoted_as_given():
+    assert all(d.source and d.seconds >= 0 and (d.p90_seconds is None or d.p90_seconds >= d.seconds) for d in DURATIONS.values())
+    clouds = SHARED_REFERENCE / "clouds.md"
+    if not clouds.exists():
+        pytest.skip("shared reference not available")
+    suggestion = next(line for line in clouds.read_text().splitlines() if line.startswith("Model suggestion"))
+    quoted = {"EKS cluster": "eks-cluster", "GPU node group": "eks-gpu-node-group", "AKS cluster": "aks-cluster",
+              "AKS pool": "aks-pool", "Operator": "gpu-operator"}
+    for phrase, key in quoted.items():
+        minutes = int(re.search(rf"{phrase} (\d+)", suggestion).group(1))
+        assert DURATIONS[key].seconds == minutes * MINUTE, key
+        assert "clouds.md 6" in DURATIONS[key].source
+
+
+def test_rendered_path_lists_the_long_steps_and_sums_the_quick_ones():
+    result = model(eks_like_graph())
+    assert deploy_model.render_path(result.path) == (
+        "EKS cluster cluster 12 min → EKS node group system 5 min → GPU Operator release 5 min (+ 2 quick steps, 12 s)"
+    )
+    assert deploy_model.render_path(result.path, shortest=0.001) == (
+        "Role role 10 s → EKS cluster cluster 12 min → EKS node group system 5 min → Namespace ns 2 s"
+        " → GPU Operator release 5 min"
+    )
+    assert deploy_model.format_duration(90) == "1.5 min" and deploy_model.format_duration(720) == "12 min"

@@ -1,0 +1,120 @@
+"""AKS planning decisions (components/plans/aks.py), without Pulumi: agent pool names, MIG instance
+profiles, the GPU driver choice, taints, and the non-interactive kubeconfig."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from components.facts import aks as aks_facts
+from components.plans import aks as aks_plan
+
+from components.facts import catalog
+from components.config.models import NodePool
+from components.config.loading import load_stack_file, parse_config_map
+from gpuplan.engine.mock_outputs import fake_aks_kubeconfig
+from tests.conftest import STACKS_DIR, qualify
+
+DNS_LABEL = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
+
+
+@pytest.mark.parametrize("name, expected", [("h100-train", "h100train"), ("t4-legacy", "t4legacy"),
+                                            ("a100-80gb-dra-pool", "a10080gbdrap"), ("gpu", "gpu")])
+def test_agent_pool_names_are_letters_and_digits_of_the_pool_name(name, expected):
+    assert aks_facts.agent_pool_name(name) == expected
+
+
+@given(DNS_LABEL)
+def test_every_valid_derived_name_fits_aks(name):
+    derived = aks_facts.agent_pool_name(name)
+    assert derived == aks_facts.agent_pool_name(name)  # deterministic
+    if aks_facts.agent_pool_name_problem(name) is None:
+        assert re.fullmatch(r"[a-z][a-z0-9]{0,11}", derived) and derived != aks_facts.SYSTEM_POOL_NAME
+    else:
+        assert not derived[:1].isalpha() or derived == aks_facts.SYSTEM_POOL_NAME
+
+
+def test_unusable_and_colliding_names_are_found():
+    assert "must start with a letter" in aks_facts.agent_pool_name_problem("8gpu")
+    assert "system pool" in aks_facts.agent_pool_name_problem("sys-tem")
+    assert aks_facts.colliding_pool_names(["a100-training-1", "a100-training-2", "t4"]) == {
+        "a100training": ["a100-training-1", "a100-training-2"]}
+    assert aks_facts.colliding_pool_names(["h100", "h-100x"]) == {}
+
+
+@pytest.mark.parametrize("gpu, profile, expected", [
+    ("A100-80GB", "3g.40gb", "MIG3g"), ("A100-80GB", "1g.10gb", "MIG1g"), ("A100-80GB", "7g.80gb", "MIG7g"),
+    ("A100-80GB", "1g.20gb", None), ("A100-80GB", "1g.10gb+me", None), ("H100", "2g.20gb", "MIG2g"),
+    ("H200", "4g.71gb", "MIG4g"), ("A100-40GB", "1g.10gb", None), ("T4", "3g.40gb", None),
+])
+def test_gpu_instance_profile_is_the_slice_count_of_the_smallest_profile(gpu, profile, expected):
+    assert aks_facts.gpu_instance_profile(gpu, profile) == expected
+
+
+def test_each_mig_gpu_has_one_aks_profile_per_slice_count():
+    for model in catalog.GPU_MODELS.values():
+        if model.supports_mig:
+            profiles = aks_facts.aks_mig_profiles(model.key)
+            assert sorted(aks_facts.gpu_instance_profile(model.key, p) for p in profiles) == ["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"]
+
+
+def aks_config(**operator):
+    return parse_config_map(qualify({
+        "azure-native:location": "eastus",
+        "cluster": {"platform": "aks", "name": "c", "kubernetesVersion": "1.35"},
+        "nodePools": [{"name": "t4", "gpu": "T4", "maxNodes": 1, "gpuStack": "device-plugin"}],
+        **({"gpuOperator": operator} if operator else {}),
+    }), stack="t", source="t.yaml")
+
+
+def test_gpu_driver_is_none_only_when_the_operator_installs_it():
+    assert aks_plan.gpu_driver(aks_config()) == "Install"
+    assert aks_plan.gpu_driver(aks_config(driver="host")) == "Install"
+    assert aks_plan.gpu_driver(aks_config(driver="operator")) == "None"
+
+
+def test_spot_pools_declare_the_taint_aks_sets():
+    regular = NodePool.model_validate({"name": "a", "gpu": "T4", "maxNodes": 1})
+    spot = NodePool.model_validate({"name": "a", "gpu": "T4", "maxNodes": 1, "capacity": "spot"})
+    assert aks_plan.node_taints(regular) == ["nvidia.com/gpu=present:NoSchedule"]
+    assert aks_plan.node_taints(spot) == ["nvidia.com/gpu=present:NoSchedule", "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
+
+
+def test_resource_group_defaults_to_the_cluster_name():
+    assert aks_plan.resource_group_name(aks_config()) == "rg-c"
+
+
+def test_kubeconfig_logs_in_with_the_azure_cli_instead_of_a_device_code():
+    converted = yaml.safe_load(aks_plan.non_interactive_kubeconfig(fake_aks_kubeconfig("gpu", "eastus")))
+    args = converted["users"][0]["user"]["exec"]["args"]
+    assert args[args.index("--login") + 1] == "azurecli" and args.count("--login") == 1
+    assert "devicecode" not in args and "--client-id" not in args
+    assert args[args.index("--server-id") + 1] == "00000000-0000-0000-0000-00000000a0e5"
+    assert converted["clusters"][0]["cluster"]["server"].startswith("https://gpu-")
+
+
+def test_kubeconfig_conversion_handles_equals_form_and_leaves_other_users():
+    document = {"users": [
+        {"name": "aad", "user": {"exec": {"command": "kubelogin", "args": ["get-token", "--login=devicecode", "--client-id=x"]}}},
+        {"name": "other", "user": {"exec": {"command": "aws", "args": ["eks", "get-token"]}}},
+    ]}
+    converted = yaml.safe_load(aks_plan.non_interactive_kubeconfig(yaml.safe_dump(document)))
+    assert converted["users"][0]["user"]["exec"]["args"] == ["get-token", "--login", "azurecli"]
+    assert converted["users"][1]["user"]["exec"]["args"] == ["eks", "get-token"]
+
+
+def test_docs_give_each_staging_pool_its_vm_size_and_gpus_at_max_scale():
+    from tests.plans.test_eks import docs_rows
+
+    config = load_stack_file(STACKS_DIR / "Pulumi.staging.yaml")
+    rows = docs_rows("staging")
+    assert set(rows) == {p.name for p in config.node_pools} | {"system"}
+    for p in config.node_pools:
+        shape = aks_plan.vm_shape(p)
+        assert rows[p.name][1:6] == [shape.name, f"{shape.gpus} × {p.gpu}", str(p.max_nodes), str(shape.gpus * p.max_nodes),
+                                     str(shape.vcpus * p.max_nodes)], p.name
+    assert rows["system"][1] == config.cluster.settings().system_nodes.vm_size

@@ -1,0 +1,154 @@
+"""EKS planning decisions (components/plans/eks.py), without Pulumi: AMI and capacity types, EFA interfaces,
+autoscaler node templates, VPC zones and subnets, IAM ARNs, the kubeconfig."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from components.facts import catalog, eks_amis
+
+from components.plans import eks as eks_plan
+from components.config.models import NodePool
+from components.config.loading import load_stack_file
+from components.plans.node_pools import pool_labels
+from tests.conftest import ROOT, STACKS_DIR
+
+
+def pool(**fields) -> NodePool:
+    return NodePool.model_validate({"name": "p", "gpu": "H100", "maxNodes": 2, **fields})
+
+
+def shape(name: str):
+    return catalog.instance_type("eks", name)
+
+
+def test_gpu_pools_default_to_al2023_nvidia_and_bottlerocket_only_when_asked():
+    assert eks_plan.gpu_ami_type(pool()) == "AL2023_x86_64_NVIDIA"
+    assert eks_plan.gpu_ami_type(pool(amiType="BOTTLEROCKET_x86_64_NVIDIA")) == "BOTTLEROCKET_x86_64_NVIDIA"
+    assert not any(ami.startswith("AL2_") for ami in eks_amis.GPU_POOL_AMI_TYPES)
+    assert eks_amis.root_device_name("BOTTLEROCKET_x86_64_NVIDIA") == "/dev/xvdb"
+    assert eks_amis.root_device_name("AL2023_x86_64_NVIDIA") == "/dev/xvda"
+
+
+@pytest.mark.parametrize("capacity, expected", [("on-demand", "ON_DEMAND"), ("spot", "SPOT"), ("capacity-block", "CAPACITY_BLOCK")])
+def test_capacity_types_use_the_eks_api_enum(capacity, expected):
+    assert eks_plan.capacity_type(pool(capacity=capacity)) == expected
+
+
+def test_p5_48xlarge_gets_one_efa_interface_per_network_card():
+    interfaces = eks_plan.efa_interfaces(shape("p5.48xlarge"))
+    assert len(interfaces) == 32
+    assert [i.network_card_index for i in interfaces] == list(range(32))
+    assert interfaces[0].device_index == 0 and {i.device_index for i in interfaces[1:]} == {1}
+
+
+@pytest.mark.parametrize("name, count", [("p5e.48xlarge", 32), ("p5en.48xlarge", 16), ("p4d.24xlarge", 4), ("p4de.24xlarge", 4),
+                                          ("p5.4xlarge", 0), ("g4dn.12xlarge", 0), ("g6e.48xlarge", 0)])
+def test_efa_only_on_the_p4d_p5_families(name, count):
+    assert len(eks_plan.efa_interfaces(shape(name))) == count
+
+
+def test_reserved_capacity_gets_no_placement_group():
+    p5 = shape("p5.48xlarge")
+    assert eks_plan.uses_placement_group(pool(), p5)
+    assert not eks_plan.uses_placement_group(
+        pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a"), p5)
+    assert not eks_plan.uses_placement_group(pool(capacityReservationId="cr-0123456789abcdef0"), p5)  # targeted ODCR
+    assert not eks_plan.uses_placement_group(pool(), shape("p5.4xlarge"))
+
+
+def test_autoscaler_tags_describe_labels_taint_and_gpus_of_a_device_plugin_pool():
+    t4 = pool(name="t4", gpu="T4", gpuStack="device-plugin", labels={"team": "ml"})
+    tags = eks_plan.autoscaler_tags("gpu-prod", t4, shape("g4dn.12xlarge"), extended_resource_bridge=False)
+    template = "k8s.io/cluster-autoscaler/node-template"
+    assert tags["k8s.io/cluster-autoscaler/enabled"] == "true" and tags["k8s.io/cluster-autoscaler/gpu-prod"] == "owned"
+    assert {k.removeprefix(f"{template}/label/"): v for k, v in tags.items() if "/label/" in k} == pool_labels(t4)
+    assert tags[f"{template}/taint/nvidia.com/gpu"] == "present:NoSchedule"
+    assert tags[f"{template}/resources/nvidia.com/gpu"] == "4"
+    assert set(eks_plan.node_template_tags(tags)) == {k for k in tags if k.startswith(f"{template}/")}
+
+
+def test_dra_pools_do_not_offer_nvidia_com_gpu_to_the_autoscaler_unless_bridged():
+    dra = pool(name="h100")
+    key = "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"
+    assert key not in eks_plan.autoscaler_tags("c", dra, shape("p5.48xlarge"), extended_resource_bridge=False)
+    assert eks_plan.autoscaler_tags("c", dra, shape("p5.48xlarge"), extended_resource_bridge=True)[key] == "8"
+
+
+def test_mig_device_plugin_pool_offers_slices():
+    mig = pool(gpu="A100-80GB", gpuStack="device-plugin", mig={"profile": "3g.40gb"})
+    assert eks_plan.gpus_per_node_resource(mig, shape("p4de.24xlarge")) == 16  # 8 GPUs x two 3g.40gb
+
+
+def test_vpc_zones_include_pinned_zones_then_fill_in_region_order():
+    available = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d", "us-east-1f"]
+    assert eks_plan.vpc_zones(available, 3, []) == ["us-east-1a", "us-east-1b", "us-east-1c"]
+    assert eks_plan.vpc_zones(available, 2, ["us-east-1f"]) == ["us-east-1a", "us-east-1f"]
+    assert eks_plan.vpc_zones(available, 2, ["us-east-1d", "us-east-1f", "us-east-1c"]) == ["us-east-1c", "us-east-1d", "us-east-1f"]
+    with pytest.raises(ValueError, match="us-east-1e"):
+        eks_plan.vpc_zones(available, 3, ["us-east-1e"])
+
+
+@given(st.integers(min_value=1, max_value=7), st.sampled_from(["10.0.0.0/16", "172.16.0.0/12", "10.42.0.0/20"]))
+def test_subnet_plan_never_overlaps_and_stays_in_the_vpc(zones, cidr):
+    plan = eks_plan.subnet_plan(cidr, [f"zone-{i}" for i in range(zones)])
+    vpc = ipaddress.IPv4Network(cidr)
+    subnets = [ipaddress.IPv4Network(s) for z in plan for s in (z.private_cidr, z.public_cidr)]
+    assert all(s.subnet_of(vpc) for s in subnets)
+    assert all(not a.overlaps(b) for i, a in enumerate(subnets) for b in subnets[i + 1:])
+    assert all(ipaddress.IPv4Network(z.private_cidr).num_addresses > ipaddress.IPv4Network(z.public_cidr).num_addresses for z in plan)
+
+
+def test_iam_arns_follow_the_partition():
+    assert eks_plan.managed_policy_arn("us-east-1", "AmazonEKSClusterPolicy") == "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+    assert eks_plan.managed_policy_arn("cn-north-1", "AmazonEKS_CNI_Policy").startswith("arn:aws-cn:iam::aws:policy/")
+    assert eks_plan.access_policy_arn("us-gov-west-1") == "arn:aws-us-gov:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert eks_plan.role_name_of("arn:aws:iam::123456789012:role/ops/platform-admins") == "platform-admins"
+    trust = eks_plan.assume_role_policy("eks.amazonaws.com")
+    assert trust["Statement"] == [{"Effect": "Allow", "Principal": {"Service": "eks.amazonaws.com"}, "Action": "sts:AssumeRole"}]
+
+
+def test_kubeconfig_authenticates_with_aws_eks_get_token():
+    document = yaml.safe_load(eks_plan.kubeconfig("gpu-prod", "https://ABC.gr7.us-east-1.eks.amazonaws.com", "Q0E=", "us-east-1"))
+    assert document["clusters"][0]["cluster"] == {"server": "https://ABC.gr7.us-east-1.eks.amazonaws.com", "certificate-authority-data": "Q0E="}
+    assert document["current-context"] == "gpu-prod"
+    exec_config = document["users"][0]["user"]["exec"]
+    assert exec_config["command"] == "aws"
+    assert exec_config["args"][:2] == ["eks", "get-token"]
+    args = exec_config["args"]
+    assert args[args.index("--cluster-name") + 1] == "gpu-prod" and args[args.index("--region") + 1] == "us-east-1"
+    assert "token" not in str(document["users"][0]["user"].keys())  # no static credential in the state
+
+
+def docs_rows(stack: str) -> dict[str, list[str]]:
+    """pool → cells of its row in the table of `stack` in docs/clouds.md ("What each pool can grow to")."""
+    text = (ROOT / "docs" / "clouds.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"### `{stack}` ("))
+    table = []
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            table.append(line)
+        elif table:
+            break
+    rows = {}
+    for line in table[2:]:
+        cells = [c.strip().strip("`") for c in line.strip("|").split("|")]
+        rows[cells[0]] = cells
+    return rows
+
+
+def test_docs_give_each_prod_pool_its_instance_type_and_gpus_at_max_scale():
+    config = load_stack_file(STACKS_DIR / "Pulumi.prod.yaml")
+    rows = docs_rows("prod")
+    assert set(rows) == {p.name for p in config.node_pools} | {"system"}
+    for p in config.node_pools:
+        shape = eks_plan.instance_shape(p)
+        assert rows[p.name][1:6] == [shape.name, f"{shape.gpus} × {p.gpu}", str(p.max_nodes), str(shape.gpus * p.max_nodes),
+                                     str(shape.vcpus * p.max_nodes)], p.name
+    assert rows["system"][1] == config.cluster.settings().system_nodes.instance_type

@@ -1,0 +1,148 @@
+"""Invalid GPU software combinations are config errors: `gpuplan preview` exits 2 and names the field, the
+value, the rule and the fix, with no traceback."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from components.config.loading import parse_config_map
+from components.config.problems import InputError
+from gpuplan.cli.app import app
+from tests.conftest import KIND_BASE, qualify, write_stack
+
+EXISTING = {
+    "cluster": {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35"},
+    "kubeconfig": {"secure": "v1:offline"},
+    "nodePools": [
+        {"name": "h100", "gpu": "H100", "maxNodes": 2},
+        {"name": "t4", "gpu": "T4", "maxNodes": 1, "gpuStack": "device-plugin"},
+    ],
+    "deviceClasses": [{"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}],
+    "namespaces": [{"name": "team", "migration": "dual", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}],
+}
+EKS = {
+    "aws:region": "us-east-1",
+    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35"},
+    "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
+}
+
+
+def with_(base: dict, **sections) -> dict:
+    config = copy.deepcopy(base)
+    config.update(copy.deepcopy(sections))
+    return config
+
+
+def preview_problems(tmp_path, config: dict) -> dict[str, dict]:
+    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "out"),
+                                      "--format", "json"])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    document = json.loads(result.output)
+    return {p["path"]: p for p in document["errors"]}
+
+
+@pytest.mark.parametrize("config, path, value, rule", [
+    (with_(EXISTING, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
+    (with_(KIND_BASE, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
+    (with_(EXISTING, draDriver={"version": "0.9.9"}), "draDriver.version", "0.9.9", "no such NVIDIA DRA driver chart release"),
+    (with_(EXISTING, draDriver={"version": "26.1.0"}), "draDriver.version", "26.1.0", "no such NVIDIA DRA driver chart release"),
+    (with_(EXISTING, gpuOperator={"version": "v25.3.4"}), "gpuOperator.version", "v25.3.4", "GPU Operator v25.10.0 or newer"),
+], ids=["dra-pools-driver-off", "kind-dra-pools-driver-off", "dra-version-unknown", "dra-version-future", "operator-too-old"])
+def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, rule):
+    problems = preview_problems(tmp_path, config)
+    assert path in problems, sorted(problems)
+    assert problems[path]["value"] == value
+    assert rule in problems[path]["rule"]
+    assert problems[path]["fix"] and problems[path]["file"].endswith("Pulumi.test.yaml")
+
+
+def test_an_old_operator_is_fine_without_dra_pools(tmp_path):
+    config = with_(EXISTING, gpuOperator={"version": "v25.3.4"}, draDriver={"enabled": False}, deviceClasses=[],
+                   namespaces=[{"name": "team", "migration": "legacy"}])
+    config["nodePools"] = [EXISTING["nodePools"][1]]
+    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+
+
+def problems(config: dict) -> dict[str, str]:
+    with pytest.raises(InputError) as caught:
+        parse_config_map(qualify(config), stack="test", source="Pulumi.test.yaml")
+    return {p.path: p.rule for p in caught.value.problems}
+
+
+def test_bottlerocket_pools_cannot_run_the_dra_kubelet_plugin():
+    config = copy.deepcopy(EKS)
+    config["nodePools"][0]["amiType"] = "BOTTLEROCKET_x86_64_NVIDIA"
+    assert "runs its own NVIDIA device plugin" in problems(config)["nodePools[0].gpuStack"]
+    config["nodePools"][0]["gpuStack"] = "device-plugin"
+    assert parse_config_map(qualify(config), stack="test", source="Pulumi.test.yaml").node_pools[0].ami_type
+
+
+def test_the_operator_cannot_install_a_driver_on_kind():
+    config = copy.deepcopy(KIND_BASE)
+    config["cluster"]["kind"]["gpuDriver"] = "nvidia"
+    config["gpuOperator"] = {"enabled": True, "driver": "operator"}
+    assert "share the host's kernel" in problems(config)["gpuOperator.driver"]
+
+
+def test_a_gate_a_class_needs_cannot_be_turned_off():
+    found = problems(with_(EXISTING, draDriver={"featureGates": {"TimeSlicingSettings": False}}))
+    assert "device classes shared need the TimeSlicingSettings" in found["draDriver.featureGates.TimeSlicingSettings"]
+
+
+def test_feature_gates_need_a_chart_that_has_them():
+    found = problems(with_(EXISTING, draDriver={"version": "25.3.2", "featureGates": {"MPSSupport": True}}))
+    assert "has no featureGates value" in found["draDriver.featureGates"]
+
+
+# The migration runbook of docs/gpu-software.md, phase by phase, on an existing cluster.
+T4_PLUGIN = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin"}
+H100_DRA = {"name": "h100", "gpu": "H100", "maxNodes": 4, "gpuStack": "dra"}
+T4_DRA = {"name": "t4-dra", "gpu": "T4", "maxNodes": 6, "gpuStack": "dra"}
+CLASSES = [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}]
+TEMPLATES = [{"name": "one-gpu", "deviceClass": "h100"}]
+PHASES = {
+    "0-legacy": dict(nodePools=[T4_PLUGIN], draDriver={"enabled": False},
+                     namespaces=[{"name": "ml-research", "migration": "legacy", "quota": {"legacyGpus": 8}}]),
+    "1-dual-stack": dict(nodePools=[T4_PLUGIN, H100_DRA], deviceClasses=CLASSES,
+                         namespaces=[{"name": "ml-research", "migration": "dual", "quota": {"legacyGpus": 8, "devices": {"h100": 8}},
+                                      "claimTemplates": TEMPLATES}]),
+    "2-dra-only": dict(nodePools=[T4_PLUGIN, H100_DRA], deviceClasses=CLASSES,
+                       namespaces=[{"name": "ml-research", "migration": "dra-only", "quota": {"legacyGpus": 0, "devices": {"h100": 8}},
+                                    "claimTemplates": TEMPLATES}]),
+    "3-no-device-plugin-pool": dict(nodePools=[H100_DRA, T4_DRA], deviceClasses=CLASSES,
+                                    namespaces=[{"name": "ml-research", "migration": "dra-only", "quota": {"devices": {"h100": 8}},
+                                                 "claimTemplates": TEMPLATES}]),
+}
+
+
+def phase(name: str, **changes) -> dict:
+    config = {"cluster": EXISTING["cluster"], "kubeconfig": EXISTING["kubeconfig"], **copy.deepcopy(PHASES[name])}
+    config.update(changes)
+    return config
+
+
+@pytest.mark.parametrize("name, device_plugin, dra_driver", [
+    ("0-legacy", True, False), ("1-dual-stack", True, True), ("2-dra-only", True, True), ("3-no-device-plugin-pool", False, True),
+])
+def test_runbook_phases_are_valid_and_switch_the_plugins(name, device_plugin, dra_driver):
+    from components.plans import gpu_software as gsv
+
+    config = parse_config_map(qualify(phase(name)), stack="test", source="Pulumi.test.yaml")
+    assert gsv.gpu_operator_values(config)["devicePlugin"]["enabled"] is device_plugin
+    assert (gsv.dra_driver_plan(config) is not None) is dra_driver
+
+
+def test_runbook_phase_3_waits_for_the_last_dual_namespace():
+    early = phase("3-no-device-plugin-pool", namespaces=PHASES["1-dual-stack"]["namespaces"])
+    assert "need a device-plugin pool" in problems(early)["namespaces[0].migration"]
+
+
+def test_runbook_rollback_of_a_namespace_is_a_config_change():
+    back = phase("2-dra-only", namespaces=PHASES["1-dual-stack"]["namespaces"])
+    assert parse_config_map(qualify(back), stack="test", source="Pulumi.test.yaml").namespaces[0].migration == "dual"

@@ -1,0 +1,132 @@
+"""The Monitoring component inside the real program (offline): what it registers with and without
+`monitoring.install`, with the cluster's provider, and that the recorded PrometheusRule passes promtool."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+import yaml
+
+from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, values as monitoring_values
+from components.plans.monitoring.alerts import rule_groups
+from gpuplan.engine.preview import preview_stack
+from gpuplan.engine.outputs import clean
+from tests.conftest import KIND_BASE, run_config, write_stack
+from tests.monitoring_support import promtool, write_rules
+
+MONITORING = "dra-gpu-platform:monitoring:Monitoring"
+RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
+CONFIGMAP = "kubernetes:core/v1:ConfigMap"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def _config(monitoring):
+    config = copy.deepcopy(KIND_BASE)
+    config["monitoring"] = monitoring
+    return config
+
+
+@pytest.fixture(scope="module")
+def byo(tmp_path_factory):
+    """Bring-your-own Prometheus (install: false), through `gpuplan preview` (run + manifests + validation)."""
+    directory = tmp_path_factory.mktemp("byo")
+    stack = write_stack(directory, _config({"enabled": True}), "byo")
+    return preview_stack(stack, directory / "out")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    config = _config({"enabled": True, "install": True, "dashboard": False, "claimPendingMinutes": 20})
+    return run_config(tmp_path_factory.mktemp("installed"), config, "installed")
+
+
+def _in_monitoring(run):
+    (component,) = run.of_type(MONITORING)
+    return component, [r for r in run.resources if r.parent == component.urn]
+
+
+def _configmaps(children):
+    return {clean(r.inputs)["metadata"]["name"]: clean(r.inputs) for r in children if r.type == CONFIGMAP}
+
+
+def test_monitoring_is_a_child_of_the_platform_and_uses_the_cluster_provider(byo):
+    run = byo[0]
+    component, children = _in_monitoring(run)
+    assert component.name == "gpu-test-monitoring"
+    assert run.by_urn()[component.parent].type == "dra-gpu-platform:index:GpuPlatform"
+    (provider,) = {r.provider for r in children}
+    assert provider.endswith("::gpu-test-kind-k8s")
+    assert sorted(r.type for r in children) == [CONFIGMAP, CONFIGMAP, RULE]
+
+
+def test_prometheus_rule_carries_the_rendered_groups(byo):
+    run = byo[0]
+    (rule,) = run.of_type(RULE)
+    inputs = clean(rule.inputs)
+    assert inputs["apiVersion"] == "monitoring.coreos.com/v1" and inputs["kind"] == "PrometheusRule"
+    assert inputs["metadata"]["namespace"] == "monitoring" and inputs["metadata"]["name"] == "dra-gpu-platform"
+    assert inputs["metadata"]["labels"]["app.kubernetes.io/part-of"] == "dra-gpu-platform"
+    assert inputs["spec"] == clean({"groups": rule_groups(run.config.monitoring)})
+
+
+def test_recorded_prometheus_rule_passes_promtool(byo, tmp_path):
+    (rule,) = byo[0].of_type(RULE)
+    path = write_rules(tmp_path, clean(rule.inputs)["spec"]["groups"])
+    result = promtool("check", "rules", path.name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dashboard_configmap_is_labelled_for_the_grafana_sidecar(byo):
+    _, children = _in_monitoring(byo[0])
+    configmap = _configmaps(children)["dra-gpu-platform-dashboard"]
+    assert configmap["metadata"]["labels"]["grafana_dashboard"] == "1"
+    text = configmap["data"][dashboard.FILE_NAME]
+    assert text == dashboard.dashboard_json(byo[0].config.monitoring)
+    assert dashboard.to_json(dashboard.from_json(text)) == text
+    assert json.loads(text)["uid"] == dashboard.UID
+
+
+def test_without_install_the_resourceclaim_config_is_a_configmap(byo):
+    run = byo[0]
+    _, children = _in_monitoring(run)
+    configmap = _configmaps(children)["dra-gpu-platform-ksm-resourceclaims"]
+    assert yaml.safe_load(configmap["data"]["config.yaml"]) == ksm_resourceclaims.config()
+    assert not [r for r in run.of_type(RELEASE) if clean(r.inputs).get("chart") == "kube-prometheus-stack"]
+
+
+def test_preview_validates_the_monitoring_manifests(byo):
+    _run, manifests, _checked, errors = byo
+    assert errors == []
+    kinds = {yaml.safe_load(p.read_text())["kind"] for p in manifests}
+    assert {"PrometheusRule", "ConfigMap"} <= kinds
+
+
+def test_install_adds_a_pinned_kube_prometheus_stack(installed):
+    component, children = _in_monitoring(installed)
+    (release,) = [r for r in children if r.type == RELEASE]
+    inputs = clean(release.inputs)
+    assert (inputs["chart"], inputs["version"]) == ("kube-prometheus-stack", monitoring_values.VERSION)
+    assert inputs["repositoryOpts"]["repo"] == monitoring_values.REPOSITORY
+    assert inputs["namespace"] == "monitoring" and inputs["name"] == "kube-prometheus-stack"
+    assert inputs["values"] == clean(monitoring_values.values("kind"))
+    (namespace,) = [r for r in children if r.type == "kubernetes:core/v1:Namespace"]
+    assert clean(namespace.inputs)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert namespace.urn in release.dependencies
+
+
+def test_with_install_the_rule_waits_for_the_chart_and_thresholds_follow_the_stack(installed):
+    _, children = _in_monitoring(installed)
+    (release,) = [r for r in children if r.type == RELEASE]
+    (rule,) = [r for r in children if r.type == RULE]
+    assert release.urn in rule.dependencies
+    pending = clean(rule.inputs)["spec"]["groups"][0]["rules"][0]
+    assert pending["alert"] == "DraResourceClaimPending" and "> 1200" in pending["expr"]
+    # dashboard: false, and the chart's values carry the ResourceClaim config
+    assert [r for r in children if r.type == CONFIGMAP] == []
+
+
+def test_monitoring_off_registers_nothing(tmp_path):
+    run = run_config(tmp_path, KIND_BASE)
+    assert run.of_type(MONITORING) == [] and run.of_type(RULE) == []

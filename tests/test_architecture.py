@@ -1,0 +1,135 @@
+"""The layout is a contract: the import direction (import-linter), no import cycles (function-level imports
+included), no module over 800 lines, and no Pulumi SDK below components.resources."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGES = ("components", "gpuplan", "policies")
+MAX_MODULE_LINES = 800
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _imports(path: Path, module: str, known: set[str]) -> set[str]:
+    """Every repository module `path` imports, wherever the import statement is (module level, function, class)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    edges: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                edges.add(target)
+    return edges
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles_function_level_imports_included():
+    modules = _modules()
+    graph = {name: _imports(path, name, set(modules)) for name, path in modules.items()}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_sees_a_function_level_cycle(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from pkg import b\n")
+    (tmp_path / "pkg" / "b.py").write_text("def late():\n    from pkg.a import thing\n")
+    known = {"pkg", "pkg.a", "pkg.b"}
+    graph = {m: _imports(tmp_path / Path(*m.split(".")).with_suffix(".py"), m, known) for m in ("pkg.a", "pkg.b")}
+    assert _cycles(graph) == [["pkg.a", "pkg.b"]]
+
+
+def test_no_module_is_longer_than_800_lines():
+    long = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
+
+
+def _lint_imports(root: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=root, capture_output=True, text=True, timeout=120)
+
+
+def test_import_contracts_are_kept():
+    result = _lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout and "4 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize("module, bad_import, contract", [
+    ("components/facts/_scratch.py", "from components.resources import platform", "components layers"),
+    ("components/plans/_scratch.py", "import pulumi_kubernetes", "pure layers import no Pulumi SDK"),
+    ("policies/_scratch.py", "import gpuplan.cli.app", "the policy pack runs without resources and without gpuplan"),
+])
+def test_a_deliberate_bad_import_breaks_the_contract(tmp_path, module, bad_import, contract):
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / module).write_text(f"{bad_import}\n")
+    result = _lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert f"{contract}" in result.stdout and "BROKEN" in result.stdout
