@@ -9,6 +9,7 @@ import pytest
 
 from components.config.models import MonitoringConfig
 from components.plans.monitoring.alerts import alerts
+from gpuplan.cli.exit_codes import ExitCode
 from tests.docs.markdown import DOCS, section
 from tests.docs.test_readme import command_names
 
@@ -38,7 +39,7 @@ def test_the_command_index_lists_every_command_once_in_help_order():
 
 def test_the_exit_code_table_matches_the_contract():
     table = section(GPUPLAN / "index.md", "## Exit codes")
-    assert re.findall(r"^\| (\d) \|", table, re.MULTILINE) == ["0", "1", "2", "3"]
+    assert re.findall(r"^\| (\d+) \|", table, re.MULTILINE) == [str(code.value) for code in ExitCode]
 
 
 def test_every_alert_has_a_runbook_page_and_no_page_is_left_over():
