@@ -1,4 +1,4 @@
-"""The stack file contract (../shared/design/stack-config.md) as pydantic v2 models. Pure: no Pulumi imports.
+"""The stack file contract (docs/configuration.md documents it) as pydantic v2 models. Pure: no Pulumi imports.
 
 One loader, `parse_config_map`, turns the project's config keys into a validated `StackConfig`. The Pulumi
 program feeds it from the runtime config (`__main__.py`), `gpuplan` from the stack file itself

@@ -1,7 +1,7 @@
 """The kind cluster config for a kind stack: DRA feature gates, CDI in containerd, one worker per node of
 every pool with the pool's labels and GPU taint. Pure: no Pulumi imports.
 
-Sources: clouds.md section 3 and dra.md section 5 (dra-example-driver and NVIDIA kind configs).
+Sources: docs/references.md#kind-dra-cluster-config (dra-example-driver and NVIDIA kind configs).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ def feature_gates(config: StackConfig) -> dict[str, bool]:
     gates = {"DynamicResourceAllocation": True}
     if config.maintenance.device_taints:
         gates["DRADeviceTaints"] = True
-        if config.cluster.minor >= 35:  # 1.35 split DeviceTaintRule into its own gate (dra.md 1.3)
+        # 1.35 split DeviceTaintRule into its own gate (docs/references.md#dra-api-device-taint-rules-gate)
+        if config.cluster.minor >= 35:
             gates["DRADeviceTaintRules"] = True
     if config.dra_driver.extended_resource_bridge:
         gates["DRAExtendedResource"] = True

@@ -33,7 +33,7 @@ class MonitoringArgs:
     monitoring: MonitoringConfig
     platform: str  # eks | aks | kind | existing: where kube-prometheus-stack finds the control plane
     provider: k8s.Provider
-    runbook: str = monitoring_rules.RUNBOOK_DOC
+    runbooks: str = monitoring_rules.RUNBOOK_DIR  # folder of the runbook pages the alerts link
 
 
 class Monitoring(pulumi.ComponentResource):
@@ -76,7 +76,7 @@ class Monitoring(pulumi.ComponentResource):
             api_version="monitoring.coreos.com/v1",
             kind="PrometheusRule",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=PROMETHEUS_RULE_NAME, namespace=namespace, labels=labels()),
-            spec={"groups": monitoring_rules.rule_groups(m, args.runbook)},
+            spec={"groups": monitoring_rules.rule_groups(m, args.runbooks)},
             opts=after_release,
         )
         if m.dashboard:

@@ -2,7 +2,8 @@
 
 The groups are plain Prometheus rule groups: the PrometheusRule's `spec.groups` and, unchanged, the file that
 `promtool check rules` / `promtool test rules` read (tests/promtool/). Every metric name comes from
-components/plans/monitoring/metrics.py. Each alert links its runbook section in README.md ("Monitoring"); the anchor is the lower-cased alert name, as GitHub renders the `### <AlertName>` headings.
+components/plans/monitoring/metrics.py. Each alert links its runbook page, docs/monitoring/runbooks/<AlertName>.md
+(what it means, what to check, how to fix); a docs test checks that every alert has one.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from components.plans.monitoring.metrics import unknown
 from components.plans.monitoring.promql import PromQLNameError, metric_names
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL
 
-RUNBOOK_DOC = "README.md"
+# Folder of the runbook pages, relative to the repository root (a clone has it).
+RUNBOOK_DIR = "docs/monitoring/runbooks"
 GROUP_DRA = "dra-gpu-platform.dra"
 GROUP_GPU = "dra-gpu-platform.gpu"
 
@@ -48,7 +50,7 @@ class Alert:
     summary: str
     description: str
 
-    def rule(self, runbook: str) -> dict[str, Any]:
+    def rule(self, runbooks: str) -> dict[str, Any]:
         return {
             "alert": self.name,
             "expr": self.expr,
@@ -57,7 +59,7 @@ class Alert:
             "annotations": {
                 "summary": self.summary,
                 "description": self.description,
-                "runbook_url": f"{runbook}#{self.name.lower()}",
+                "runbook_url": f"{runbooks}/{self.name}.md",
             },
         }
 
@@ -167,10 +169,10 @@ def alerts(m: MonitoringConfig) -> list[Alert]:
     return [*dra_alerts(m), *gpu_alerts(m)]
 
 
-def rule_groups(m: MonitoringConfig, runbook: str = RUNBOOK_DOC) -> list[dict[str, Any]]:
+def rule_groups(m: MonitoringConfig, runbooks: str = RUNBOOK_DIR) -> list[dict[str, Any]]:
     return [
-        {"name": GROUP_DRA, "rules": [a.rule(runbook) for a in dra_alerts(m)]},
-        {"name": GROUP_GPU, "rules": [a.rule(runbook) for a in gpu_alerts(m)]},
+        {"name": GROUP_DRA, "rules": [a.rule(runbooks) for a in dra_alerts(m)]},
+        {"name": GROUP_GPU, "rules": [a.rule(runbooks) for a in gpu_alerts(m)]},
     ]
 
 

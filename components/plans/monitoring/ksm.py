@@ -1,10 +1,10 @@
 """kube-state-metrics custom-resource-state config for resource.k8s.io/v1 ResourceClaims. Pure: no Pulumi.
 
-kube-state-metrics has no stable ResourceClaim metrics, so "claim pending too long" needs these. Field paths
-follow the v1 API (dra.md section 1.2; `status.allocation.devices.results[]` carries request/driver/pool/device,
-`status.reservedFor[]` the consumers). Config syntax and naming: kubernetes/kube-state-metrics
-docs/metrics/extend/customresourcestate-metrics.md (name = metricNamePrefix + "_" + metric name; gauges parse
-RFC 3339 timestamps; a path that ends in a list yields one series per element).
+kube-state-metrics has no stable ResourceClaim metrics, so "claim pending too long" needs these. Field paths follow
+the v1 API (docs/references.md#dra-api-allocation-status; `status.allocation.devices.results[]` carries
+request/driver/pool/device, `status.reservedFor[]` the consumers). Config syntax and naming:
+kubernetes/kube-state-metrics docs/metrics/extend/customresourcestate-metrics.md (name = metricNamePrefix + "_" +
+metric name; gauges parse RFC 3339 timestamps; a path that ends in a list yields one series per element).
 
 Caveat, upstream: kube-state-metrics documents custom-resource-state for CRDs; built-in kinds such as
 ResourceClaim are served only by versions that fall back to the configured GVK when CRD discovery does not

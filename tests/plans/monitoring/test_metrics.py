@@ -91,7 +91,8 @@ def test_kube_state_metrics_config_targets_the_v1_resourceclaim_api():
     assert resource["labelsFromPath"] == {"namespace": ["metadata", "namespace"], "resourceclaim": ["metadata", "name"]}
     by_name = {m["name"]: m for m in resource["metrics"]}
     assert by_name["resourceclaim_created"]["each"]["gauge"]["valueFrom"] == ["creationTimestamp"]
-    # v1 field paths (dra.md 1.2): requests[].exactly.deviceClassName, results[] of status.allocation.devices
+    # v1 field paths (docs/references.md#dra-api-request-shapes, docs/references.md#dra-api-allocation-status):
+    # requests[].exactly.deviceClassName, results[] of status.allocation.devices
     assert by_name["resourceclaim_request_info"]["each"]["info"]["labelsFromPath"]["device_class"] == ["exactly", "deviceClassName"]
     assert by_name["resourceclaim_allocated_device_info"]["each"]["info"]["path"] == ["status", "allocation", "devices", "results"]
     assert {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"], "verbs": ["list", "watch"]} in ksm_resourceclaims.RBAC_RULES
