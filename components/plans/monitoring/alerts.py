@@ -11,7 +11,7 @@ they lack. Each alert names its sources in the `sources` annotation and links it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from components.config.models import MonitoringConfig
@@ -52,11 +52,10 @@ class RuleInputs:
     monitoring: MonitoringConfig
     sources: tuple[Source, ...]
     dra_namespaces: tuple[str, ...] = ()  # namespaces with migration dual or dra-only
-    runbook_base_url: str = field(default="")
 
-    def __post_init__(self) -> None:
-        if not self.runbook_base_url:
-            object.__setattr__(self, "runbook_base_url", self.monitoring.runbook_base_url)
+    @property
+    def runbook_base_url(self) -> str:
+        return self.monitoring.runbook_base_url
 
     @property
     def dcgm_dra_labels(self) -> bool:
