@@ -17,6 +17,7 @@ from typing import Any, Literal, Optional
 from components.facts import driver_charts, eks_amis, versions
 from components.config.models import NodePool, StackConfig
 from components.plans.driver_ownership import dra_driver_root, operator_installs_driver
+from components.plans.monitoring.sources import dcgm_dra_pod_mapping
 from components.facts.node_labels import (
     DRA_KUBELET_PLUGIN_LABEL,
     GPU_PRESENT_LABEL,
@@ -139,6 +140,12 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         # dcgm-exporter labels each GPU's series with the pod/namespace using it; without honorLabels Prometheus
         # renames them exported_pod/exported_namespace (key used by awslabs/ai-on-eks nvidia-gpu-operator.yaml).
         values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
+    if dcgm_dra_pod_mapping(config):
+        # Pod and claim labels on DRA-allocated GPUs need dcgm-exporter's KUBERNETES_ENABLE_DRA
+        # (NVIDIA/dcgm-exporter@4.4.2-4.7.0 pkg/cmd/app.go:334-339); the operator copies dcgmExporter.env onto
+        # its container (NVIDIA/gpu-operator@v25.10.1 controllers/object_controls.go:1773). When it is safe:
+        # components/plans/monitoring/sources.py dcgm_dra_pod_mapping.
+        values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
     if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
         # Cloud VMs need a reboot to change MIG mode (docs/references.md#gpu-operator-mig-manager-reboot).
         values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
