@@ -45,21 +45,21 @@ def _minutes(key: str, label: str, typical: float, p90: Optional[float], source:
     return StepDuration(key, label, typical * MINUTE, None if p90 is None else p90 * MINUTE, source)
 
 
-# Typical provisioning durations. Cloud numbers: docs/references.md (the duration-* entries: evidence and the model
-# chosen from it); the rest are marked as estimates.
+# Typical provisioning durations. Cloud and chart numbers: the duration-* entries of docs/references.md (each
+# source below names its entry, which a test checks); the rest are marked as estimates.
 DURATIONS: dict[str, StepDuration] = {d.key: d for d in (
     _minutes("eks-cluster", "EKS cluster", 12, 20,
              "docs/references.md#duration-eks-cluster: AWS '9 minutes or less on average' (aws-samples/eks-workshop#1101), users report "
              "~14 min (aws/containers-roadmap#1227); model 12 min, p90 20"),
     _minutes("eks-gpu-node-group", "EKS GPU node group", 8, 20,
-             "docs/references.md#duration-eks-node-group model: GPU node group 8 min, p90 20 (more for p5 with EFA); GPU instance types boot "
+             "docs/references.md#duration-eks-node-group: GPU node group 8 min, p90 20 (more for p5 with EFA); GPU instance types boot "
              "slower than a c5's ~39 s (awslabs/amazon-eks-ami#1099)"),
     _minutes("eks-node-group", "EKS node group", 5, 8,
              "docs/references.md#duration-eks-node-group: managed node group 3-8 min for CPU instances (estimate); middle of the range"),
     _minutes("aks-cluster", "AKS cluster", 10, 25,
              "docs/references.md#duration-aks-cluster: 5-15 min expected, 20-30 seen (Azure/AKS#1017, #585, #711); model 10 min, p90 25"),
     _minutes("aks-pool", "AKS node pool", 8, 15,
-             "docs/references.md#duration-aks-pool model: AKS pool 8 min, p90 15; cluster+pool acceptance tests 750-1190 s with destroy "
+             "docs/references.md#duration-aks-pool: AKS pool 8 min, p90 15; cluster+pool acceptance tests 750-1190 s with destroy "
              "(hashicorp/terraform-provider-azurerm)"),
     _minutes("kind-cluster", "kind create cluster", 1, 5,
              "`kind create cluster --wait` was 'Ready after' 33 s to 63 s in Istio CI (kubernetes-sigs/kind#2282); "
