@@ -49,8 +49,8 @@ SECTIONS: dict[str, tuple[str, Any]] = {
 SECRET_KEYS = ("kubeconfig",)
 # Provider config keys naming where the cluster runs: the table each is checked against.
 _REGION_TABLES = {
-    "aws:region": (regions.AWS_REGIONS, "AWS region", "us-east-1"),
-    "azure-native:location": (regions.AZURE_LOCATIONS, "Azure location", "eastus"),
+    "aws:region": (regions.AWS_REGIONS, "AWS region", "us-east-1", "docs/references.md#aws-regions"),
+    "azure-native:location": (regions.AZURE_LOCATIONS, "Azure location", "eastus", "docs/references.md#azure-locations"),
 }
 _ADAPTERS = {key: TypeAdapter(model) for key, (_, model) in SECTIONS.items()}
 
@@ -111,13 +111,13 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
         if namespace in ("", PROJECT):
             project_values[name] = _decode(raw)
         elif key in _REGION_TABLES:
-            known, cloud, example = _REGION_TABLES[key]
+            known, cloud, example, listed = _REGION_TABLES[key]
             if isinstance(raw, str) and raw in known:
                 region = raw
             else:
                 guesses = regions.closest(raw, known) if isinstance(raw, str) else []
                 problems.append(Problem(
-                    source, key, raw, f"not an {cloud} name (docs/references.md#cloud-regions lists them)",
+                    source, key, raw, f"not an {cloud} name ({listed} lists them)",
                     f"did you mean {' or '.join(guesses)}?" if guesses else f"write one, e.g. {example}"))
     for key in sorted(set(project_values) - set(SECTIONS) - set(SECRET_KEYS)):
         problems.append(

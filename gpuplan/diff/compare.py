@@ -649,7 +649,8 @@ _AKS_UPGRADE = "https://learn.microsoft.com/en-us/azure/aks/upgrade-cluster"
 def version_step(platform: str, old_minor: int, new_minor: int) -> tuple[str, str, bool] | None:
     """(why, how, allowable) when a managed control plane cannot go from 1.<old> to 1.<new> in one `pulumi up`;
     None when it can. EKS and AKS upgrade one minor at a time; AKS has no downgrade; EKS rolls back exactly one
-    minor, and only within 7 days of an in-place upgrade (docs/references.md#managed-control-plane-versions)."""
+    minor, and only within 7 days of an in-place upgrade (docs/references.md#eks-version-steps,
+    docs/references.md#aks-version-steps)."""
     if platform not in ("eks", "aks") or new_minor == old_minor or new_minor == old_minor + 1:
         return None
     cloud = "EKS" if platform == "eks" else "AKS"

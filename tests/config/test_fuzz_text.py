@@ -64,7 +64,7 @@ def _write(directory: str, text: bytes, name: str = "Pulumi.fuzz.yaml") -> Path:
     return path
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_text(SEEDS))
 def test_the_stack_loader_returns_a_config_or_input_problems(text):
     with tempfile.TemporaryDirectory() as directory:
@@ -79,7 +79,7 @@ def test_the_stack_loader_returns_a_config_or_input_problems(text):
                 json.dumps(problem.as_json())
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_text(SEEDS))
 def test_the_cli_answers_any_stack_text_with_exit_0_or_2_and_one_json_document(text):
     with tempfile.TemporaryDirectory() as directory:
@@ -93,7 +93,7 @@ def test_the_cli_answers_any_stack_text_with_exit_0_or_2_and_one_json_document(t
         assert ("errors" in document) == (result.exit_code == 2)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_text(CLAIM_SEEDS))
 def test_the_claim_file_reader_returns_documents_or_problems(text):
     with tempfile.TemporaryDirectory() as directory:
