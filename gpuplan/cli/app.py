@@ -52,6 +52,8 @@ class GpuplanGroup(TyperGroup):
         except KeyboardInterrupt as error:
             code = runner.report_interrupted(signals.signal_number(error), fmt)
         code = code if isinstance(code, int) else ExitCode.OK
+        if args is None and code in (ExitCode.INTERRUPTED, ExitCode.TERMINATED):
+            signals.exit_watchdog(code)  # the real process (not a test runner's call): it must not linger
         if standalone_mode:
             sys.exit(code)
         return code

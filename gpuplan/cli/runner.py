@@ -14,10 +14,10 @@ import traceback
 from typing import Callable
 
 from components.config.problems import MISSING, InputError, Problem, short_text
-from gpuplan.cli import atomic_out
+from gpuplan.cli import atomic_out, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
-from gpuplan.cli.output import emit_json, error_console, report_input_error
+from gpuplan.cli.output import dumps, emit_json, error_console, report_input_error
 from gpuplan.cli.signals import signal_number
 from gpuplan.engine.runtime import ProgramError
 
@@ -28,6 +28,7 @@ _ENVIRONMENT_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.E
 
 def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
     atomic_out.COMMITTED.clear()  # what this command writes (an interrupt's message says it), not an earlier one
+    signals.report_with(lambda signum: interrupt_texts(signum, fmt))  # for a signal during the program run
     try:
         return int(body())
     except InputError as error:
@@ -63,21 +64,25 @@ def _environment_problem(error: OSError) -> InputError:
     return InputError([Problem(str(path), "", MISSING, f"{error.strerror or error}", fix)], "the environment")
 
 
-def report_interrupted(signum: int, fmt: OutputFormat) -> int:
+def interrupt_texts(signum: int, fmt: OutputFormat) -> tuple[str, str]:
+    """(stderr line, stdout JSON document or "") of a command stopped by `signum`."""
     name = signal.Signals(signum).name
     written = atomic_out.COMMITTED
     state = (f"outputs written before it: {', '.join(str(p) for p in written[:3])}" if written
              else "nothing of this run was written; earlier outputs are kept whole")
     message = f"gpuplan: stopped by {name}; {state}"
-    if fmt == OutputFormat.json:
+    document = dumps({"errors": [{"kind": "interrupted", "signal": name, "message": message}]})
+    return message + "\n", document if fmt == OutputFormat.json else ""
+
+
+def report_interrupted(signum: int, fmt: OutputFormat) -> int:
+    stderr, stdout = interrupt_texts(signum, fmt)
+    for stream, text in ((sys.stdout, stdout), (sys.stderr, stderr)):
         try:
-            emit_json({"errors": [{"kind": "interrupted", "signal": name, "message": message}]})
-        except OSError:
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError):
             pass
-    try:
-        error_console().print(message, markup=False)
-    except OSError:
-        pass
     return 128 + signum
 
 

@@ -12,7 +12,7 @@ import typer
 
 from components.config.problems import MISSING, InputError, Problem
 from components.config.strict_yaml import STACK_FILE, read_text
-from gpuplan.cli import options, output
+from gpuplan.cli import options, output, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.diff.revisions import read_revision, run_labelled
@@ -123,10 +123,12 @@ def register(app: typer.Typer) -> None:
                     raise InputError([replace(p, path="--against-config") for p in error.problems], "--against-config") from None
                 label = str(against_config)
             with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
+                signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
                 # Same file name as the stack file: same stack name, so the URNs of both runs match.
                 before_path = Path(tmp) / stack_file.name
                 before_path.write_text(text, encoding="utf-8")
                 before = run_labelled(before_path, label)
+                signals.forget(Path(tmp))
             after = run_labelled(stack_file, str(stack_file))
             report = diff_runs(before, after, against=label)
             unmatched = allow(report, allow_replace or [])
