@@ -150,7 +150,9 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
     config = None
     if "cluster" in parsed:
         config = StackConfig(stack=stack, source=source, region=region, has_kubeconfig=has_kubeconfig, **parsed)
-        problems.extend(consistency_problems(config, _declared_names(project_values)))
+        given = {key for key in _REGION_TABLES if key in values}  # written, perhaps wrongly: not "missing" again
+        problems.extend(p for p in consistency_problems(config, _declared_names(project_values))
+                        if not (p.path in given and p.value is MISSING))
     if problems:
         raise InputError(problems, source)
     assert config is not None

@@ -54,7 +54,8 @@ def _problem(path: Path | str, rule: str, fix: str, value=MISSING) -> OutputErro
 
 
 def _explain(error: OSError, path: Path | str, out: Path) -> OutputError:
-    where = error.filename or path
+    """The problem names the --out the user gave; the path that failed (a lock file, a parent) is in the rule."""
+    failed = f" ({error.filename})" if error.filename and str(error.filename) != str(path) else ""
     elsewhere = f"pass --out to a folder you may write, e.g. --out {Path(tempfile.gettempdir()) / ('gpuplan-' + out.name)}"
     reasons = {
         errno.EACCES: ("no permission to write here", elsewhere),
@@ -68,7 +69,7 @@ def _explain(error: OSError, path: Path | str, out: Path) -> OutputError:
         errno.EXDEV: ("the temporary folder and --out are on different file systems", elsewhere),
     }
     rule, fix = reasons.get(error.errno, (f"cannot write: {error.strerror or error}", elsewhere))
-    return _problem(where, f"the output cannot be written: {rule}", fix)
+    return _problem(path, f"the output cannot be written: {rule}{failed}", fix)
 
 
 # --------------------------------------------------------------------------------------------- signals
@@ -264,7 +265,7 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
             _finish(temp, out)
             COMMITTED.extend(written)  # before the held signals arrive: the message must know this run was written
     except OSError as error:
-        raise _explain(error, out, shown) from None
+        raise _explain(error, shown, shown) from None
     finally:
         with signals_held():
             # A journal still there means swaps failed half way: keep it, the next commit finishes them.

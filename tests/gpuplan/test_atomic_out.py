@@ -134,7 +134,9 @@ def test_environment_errors_name_the_path_and_a_fix(tmp_path, monkeypatch, code,
     with pytest.raises(atomic_out.OutputError) as raised:
         atomic_out.commit(tmp_path / "build" / "dev", files("x"))
     problem = raised.value.problems[0]
-    assert words in problem.rule and problem.file == str(tmp_path / "build") and "--out" in problem.fix
+    # The problem names the --out given; the path that failed is in the rule.
+    assert problem.file == str(tmp_path / "build" / "dev") and f"({tmp_path / 'build'})" in problem.rule
+    assert words in problem.rule and "--out" in problem.fix
 
 
 def test_one_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
