@@ -26,7 +26,7 @@ EXISTING = {
 }
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35"},
+    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
 }
 
