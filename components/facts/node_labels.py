@@ -15,7 +15,8 @@ SYSTEM_ROLE_LABEL = f"{DOMAIN}/role"
 # On EKS pools whose nodes carry EFA interfaces: the EFA device plugin's node selector.
 EFA_LABEL = f"{DOMAIN}/efa"
 
-# Labels the NVIDIA components read (clouds.md section 4, "GPU Operator with DRA" and operand labels).
+# Labels the NVIDIA components read (docs/references.md#gpu-operator-with-dra,
+# docs/references.md#gpu-operator-operand-labels).
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"

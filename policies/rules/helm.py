@@ -10,8 +10,8 @@ from components.facts import autoscaler, driver_charts, efa, versions
 from policies.rules import common as c
 from policies import stack_resources as recorded
 
-# Repositories of the charts this platform installs (clouds.md 4, dra.md 4.1 and 5; the EKS cluster-autoscaler and
-# EFA device plugin), plus the NVIDIA device plugin and kube-prometheus-stack repositories.
+# Repositories of the charts this platform installs (docs/references.md#helm-chart-repositories; the EKS
+# cluster-autoscaler and EFA device plugin too), plus the NVIDIA device plugin and kube-prometheus-stack repositories.
 DEFAULT_REPOSITORIES = sorted(
     {
         versions.GPU_OPERATOR_REPO,
