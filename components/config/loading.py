@@ -158,8 +158,8 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
 
 def with_autoscaler_defaults(config: StackConfig) -> StackConfig:
     """Where the autoscaler runs, an on-demand or spot `dra` pool that does not name its minNodes keeps one node:
-    the autoscaler cannot see DRA devices on a node group with no nodes (cluster-autoscaler
-    docs/dra_support.md:70-73). An explicit minNodes stays as written (rules/autoscaler.py judges it)."""
+    the autoscaler cannot see DRA devices on a node group with no nodes
+    (docs/references.md#cluster-autoscaler-dra). An explicit minNodes stays as written (rules/autoscaler.py judges it)."""
     if not config.autoscaler_enabled:
         return config
     pools = [

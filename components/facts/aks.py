@@ -27,7 +27,7 @@ SPOT_EVICTION = "Delete"
 SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 AKS_MIG_SLICES = (1, 2, 3, 4, 7)  # GPUInstanceProfile MIG1g … MIG7g
 
-# Built-in role "Azure Kubernetes Service RBAC Cluster Admin" (Azure built-in roles reference): full access to
+# Built-in role "Azure Kubernetes Service RBAC Cluster Admin" (docs/references.md#aks-rbac-cluster-admin-role): full access to
 # every Kubernetes object of the cluster it is assigned on, through Entra ID RBAC.
 RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 
@@ -36,7 +36,7 @@ def role_definition_id(subscription_id: str, role: str = RBAC_CLUSTER_ADMIN_ROLE
     return f"/subscriptions/{subscription_id}/providers/Microsoft.Authorization/roleDefinitions/{role}"
 
 
-# kubelogin (Azure/kubelogin v0.2.19) login modes this package writes into the kubeconfig, and the switches that
+# kubelogin (Azure/kubelogin v0.2.19, docs/references.md#kubelogin-login-modes) login modes this package writes into the kubeconfig, and the switches that
 # make each read the credentials of the environment running `pulumi up` (pkg/internal/token/options.go:103-290,
 # pkg/internal/env/variables.go). No secret is written into the kubeconfig: kubelogin reads them at token time.
 KUBELOGIN_MODES = ("azurecli", "spn", "workloadidentity", "msi")

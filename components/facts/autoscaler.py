@@ -1,6 +1,7 @@
 """Cluster Autoscaler: the chart, the image per Kubernetes minor, the DRA flag and the AWS IAM it needs. Pure data.
 
-Sources (docs/references.md, "Clouds (AWS)"), kubernetes/autoscaler at the tags named:
+Sources (docs/references.md#cluster-autoscaler-chart, docs/references.md#cluster-autoscaler-dra,
+docs/references.md#cluster-autoscaler-iam), kubernetes/autoscaler at the tags named:
 - chart `cluster-autoscaler` 9.59.0 (tag cluster-autoscaler-chart-9.59.0, appVersion 1.35.0); its ClusterRole
   grants watch/list/get on resource.k8s.io resourceslices, deviceclasses, resourceclaims from 9.54.0
   (templates/clusterrole.yaml); the image tag is the `image.tag` value (values.yaml:306).

@@ -1,6 +1,6 @@
 """The AWS EFA Kubernetes device plugin: its chart and the resource it advertises. Pure data.
 
-Sources (docs/references.md, "Clouds (AWS)"): aws/eks-charts stable/aws-efa-k8s-device-plugin at 52396092
+Sources (docs/references.md#efa-device-plugin-chart, docs/references.md#eks-efa): aws/eks-charts stable/aws-efa-k8s-device-plugin at 52396092
 (Chart.yaml `version: v0.5.30`, appVersion v0.5.20; gh-pages index.yaml digest 43b3d666…); values.yaml
 `nodeSelector` (line 328) and `tolerations` (line 332); templates/daemonset.yaml tolerates only
 CriticalAddonsOnly by itself, so GPU nodes' taint must be tolerated through the values. The plugin advertises

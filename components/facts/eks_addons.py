@@ -1,7 +1,8 @@
 """EKS managed add-ons: which ones a cluster gets, their versions per Kubernetes minor, and the IAM each needs
 through EKS Pod Identity. Pure data.
 
-Sources (docs/references.md, "Clouds (AWS)"): botocore 1.44.8 `eks/2017-11-01` CreateAddonRequest
+Sources (docs/references.md#eks-managed-addons, docs/references.md#eks-addon-versions, docs/references.md#eks-pod-identity,
+docs/references.md#eks-control-plane-log-group): botocore 1.44.8 `eks/2017-11-01` CreateAddonRequest
 (addonVersion, podIdentityAssociations, resolveConflicts OVERWRITE|NONE|PRESERVE); the EKS user guide's version
 tables (managing-kube-proxy.md, managing-coredns.md); terraform-aws-eks v21.19.0
 examples/eks-managed-node-group/eks-al2023.tf:10-18 (vpc-cni and eks-pod-identity-agent before compute).

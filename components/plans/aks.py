@@ -2,7 +2,9 @@
 
 Facts: docs/references.md#aks-agentpool-arguments, docs/references.md#aks-gpu-driver-none,
 docs/references.md#aks-gpu-operator-modes, docs/references.md#aks-mig-gpu-instance-profile (AgentPool fields,
-GPUDriver, GPUInstanceProfile, ScaleSetPriority enums, the driver-None route for the GPU Operator).
+GPUDriver, GPUInstanceProfile, ScaleSetPriority enums, the driver-None route for the GPU Operator),
+docs/references.md#aks-api-server-access, docs/references.md#aks-autoscaler-profile,
+docs/references.md#kubelogin-login-modes, docs/references.md#aks-rbac-cluster-admin-role.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class KubeloginPlan:
 # takes these as strings).
 AUTOSCALER_PROFILE = {
     "expander": "least-waste",  # of the pools that fit a pending pod, grow the one that wastes the least
-    # GPU VMs boot and install their driver slower than the 15-minute default allows (clouds.md section 6).
+    # GPU VMs boot and install their driver slower than the 15-minute default allows (docs/references.md#duration-aks-pool).
     "max_node_provision_time": "20m",
 }
 

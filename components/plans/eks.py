@@ -2,7 +2,10 @@
 
 Facts: docs/references.md#eks-ami-types, docs/references.md#eks-capacity-types,
 docs/references.md#eks-capacity-block-node-groups, docs/references.md#eks-efa,
-docs/references.md#pulumi-aws-eks-arguments.
+docs/references.md#pulumi-aws-eks-arguments, docs/references.md#eks-private-endpoint-access,
+docs/references.md#eks-managed-addons, docs/references.md#eks-instance-store-raid0,
+docs/references.md#eks-capacity-block-schedules, docs/references.md#cluster-autoscaler-chart,
+docs/references.md#cluster-autoscaler-iam, docs/references.md#efa-device-plugin-chart.
 The components in eks_cluster.py / eks_gpu_node_pool.py turn these into typed pulumi_aws resources.
 """
 
@@ -43,7 +46,7 @@ CLUSTER_ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
 # IMDSv2 with one hop: host processes and host-network pods (aws-node, the EBS CSI node plugin, the EFA device
 # plugin) reach the instance metadata service, ordinary pods - one hop further - do not, so they cannot take
 # the node role's credentials. Add-ons that call AWS get their own role through EKS Pod Identity, whose agent
-# listens on 169.254.170.23, not on IMDS (docs/references.md, "Clouds (AWS)").
+# listens on 169.254.170.23, not on IMDS (docs/references.md#eks-imds-hop-limit, docs/references.md#eks-pod-identity).
 IMDS_HOP_LIMIT = 1
 
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
@@ -249,7 +252,7 @@ def autoscaler_values(cluster_name: str, region: str, version: str) -> dict[str,
     """Values of the cluster-autoscaler chart (chart 9.59.0 values.yaml / templates/deployment.yaml)."""
     tags = [f"{key}={value}" for key, value in discovery_tags(cluster_name).items()]
     extra_args: dict[str, Any] = {
-        # GPU instances boot slower than the 15-minute default allows (clouds.md section 6: p90 ~20 minutes).
+        # GPU instances boot slower than the 15-minute default allows (docs/references.md#duration-eks-node-group: p90 20 minutes).
         "max-node-provision-time": "25m0s",
     }
     if ca.version_tuple(version)[:2] < ca.DRA_FLAG_LOCKED_FROM:

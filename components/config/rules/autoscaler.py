@@ -1,8 +1,8 @@
 """Rules of the `autoscaler` section and the node pool sizes it implies.
 
-Sources: cluster-autoscaler docs/dra_support.md:70-73 (a DRA node group needs one node unless the cloud provider
-predicts its ResourceSlices; the AWS and Azure providers do not: components/facts/autoscaler.py), the released
-cluster-autoscaler images per minor (components/facts/autoscaler.py).
+Sources: docs/references.md#cluster-autoscaler-dra (a DRA node group needs one node unless the cloud provider predicts its
+ResourceSlices; the AWS and Azure providers do not) and docs/references.md#cluster-autoscaler-chart (the released
+cluster-autoscaler images per minor).
 """
 
 from __future__ import annotations

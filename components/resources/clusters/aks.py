@@ -99,7 +99,7 @@ class AksCluster(pulumi.ComponentResource):
             # resource of its own: AKS needs one pool inline at creation, and azure-native refuses to create an
             # AgentPool that already exists ("cannot create already existing subresource"; ContainerService agent
             # pools are not in its default-state list). AKS leaves pools missing from agentPoolProfiles (the GPU
-            # AgentPool resources) as they are (pulumi/pulumi-azure-native#579).
+            # AgentPool resources) as they are (docs/references.md#aks-system-pool-inline).
             opts=pulumi.ResourceOptions(parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS),
         )
 
