@@ -15,6 +15,7 @@ from typing import Mapping, Optional
 import yaml
 
 from components.facts import catalog
+from components.facts.autoscaler import DRA_PRODUCTION_READY_FROM
 from components.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG, SPOT_TAINT
 from components.facts.catalog import InstanceType
 from components.config.models import AksSettings, NodePool, StackConfig
@@ -64,7 +65,7 @@ def cluster_plan(config: StackConfig, environ: Mapping[str, str] | None = None) 
     settings = config.cluster.settings()
     kubelogin = kubelogin_plan(settings.kubelogin_mode, environ or {})
     notes = []
-    if config.autoscaler_enabled and config.cluster.minor < 35 and config.dra_pools:
+    if config.autoscaler_enabled and (1, config.cluster.minor) < DRA_PRODUCTION_READY_FROM and config.dra_pools:
         notes.append(
             f"AKS {config.cluster.kubernetes_version} runs its own cluster autoscaler; DRA handling in the autoscaler "
             "is production-ready from 1.35 (cluster-autoscaler docs/dra_support.md), so DRA claims may not grow pools here"

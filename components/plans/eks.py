@@ -159,7 +159,7 @@ def cluster_plan(config: StackConfig) -> EksClusterPlan:
 
 def cluster_notes(config: StackConfig, node_pools: Iterable[NodePoolPlan]) -> tuple[str, ...]:
     notes = []
-    if config.autoscaler_enabled and config.cluster.minor < ca.DRA_PRODUCTION_READY_FROM[1] and config.dra_pools:
+    if config.autoscaler_enabled and (1, config.cluster.minor) < ca.DRA_PRODUCTION_READY_FROM and config.dra_pools:
         notes.append(
             f"cluster-autoscaler {config.cluster.kubernetes_version} handles DRA claims only with "
             f"--{ca.DRA_FLAG} (set for you) and with known gaps; DRA autoscaling is production-ready from 1.35 "

@@ -116,10 +116,12 @@ def test_gpu_memory_per_instance_is_gpus_times_nominal():
 @pytest.fixture(scope="module")
 def ec2_instance_types():
     import gzip
-    from importlib import resources
+    from importlib.util import find_spec
+    from pathlib import Path
 
-    data = resources.files("moto.ec2.resources").joinpath("instance_types.json.gz").read_bytes()
-    return json.loads(gzip.decompress(data))
+    # the data file only: importing moto.ec2 itself costs more than a second
+    data = Path(find_spec("moto").origin).parent / "ec2" / "resources" / "instance_types.json.gz"
+    return json.loads(gzip.decompress(data.read_bytes()))
 
 
 def test_ec2_gpu_counts_nvme_disks_and_efa_cards_match_describe_instance_types(ec2_instance_types):
