@@ -173,17 +173,19 @@ def fit_report(config: StackConfig, stack: str, claim_files: list[Path] | None =
     inputs = FitInputs(gates, plugin_pools=tuple(p.name for p in config.device_plugin_pools))
     add_stack_objects(inputs, stack_documents(config), chart_classes(config), source,
                       cluster_classes=dump.classes if dump else [])
+    cluster_claims = _dump_claims(inputs, dump)  # before the claim files: their pods may use these claims
     problems = add_claim_files(inputs, list(claim_files or []), config.cluster.kubernetes_version, source)
     if problems:
         raise InputError(problems, "the claim files")
     check_admin_namespaces(inputs)
-    cluster_claims = _dump_claims(inputs, dump)
     inventory = build_inventory(config, inputs, dump)
     selectors = Selectors()
     templates = {(e.namespace, e.name): _claim_object(e) for e in inputs.entries if e.kind == "ResourceClaimTemplate"}
-    objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim"]
+    objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim" and e.origin != "cluster"]
     scheduler = Scheduler(inventory.cluster, inputs.classes, features(gates), selectors,
                           claims=[*cluster_claims, *objects], templates=templates)
+    in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods
+    classes = len(inventory.cluster.node_classes())
     rows = [evaluate_entry(scheduler, inventory, entry, inputs) for entry in inputs.entries]
     pods = [schedule_workload(scheduler, inventory, workload, inputs) for workload in inputs.workloads]
     _merge_pods(rows, pods)
@@ -197,8 +199,7 @@ def fit_report(config: StackConfig, stack: str, claim_files: list[Path] | None =
         "apiServer": inputs.api_server,
         "inventory": {"source": inventory.source, "nodes": len(inventory.cluster.nodes),
                       "devices": inventory.cluster.device_count(), "drivers": drivers, "shapes": len(inventory.shapes),
-                      "nodeClasses": len(inventory.cluster.node_classes()),
-                      "allocatedDevices": len(inventory.cluster.usage.allocated), "notes": inventory.notes},
+                      "nodeClasses": classes, "allocatedDevices": in_use, "notes": inventory.notes},
         "notes": inputs.notes,
         "stats": {"selectorEvaluations": selectors.stats.evaluations, "selectorLookups": selectors.stats.lookups,
                   "searchSteps": selectors.stats.steps, "allocations": selectors.stats.searches},
