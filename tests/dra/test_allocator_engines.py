@@ -106,7 +106,7 @@ def outcome(call):
         return "failed", str(error)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 @given(one_node())
 def test_the_class_engine_finds_what_the_exhaustive_search_finds(case):
     pools, claims, in_use, flags = case
@@ -146,7 +146,7 @@ def schedule_all(case, group_nodes: bool):
     return results
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 @given(a_cluster())
 def test_node_classes_give_what_every_node_on_its_own_gives(case):
     assert schedule_all(case, group_nodes=True) == schedule_all(case, group_nodes=False)
