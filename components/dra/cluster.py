@@ -98,9 +98,20 @@ class Shapes:
         self.consumable_capacity = consumable_capacity
         self._by_key: dict[Any, Shape] = {}
         self._lookups: dict[str, tuple] = {}  # driver -> ((qualified, bare or None), ...) per read set
+        self._layouts: dict[Any, tuple[SliceDevice, ...]] = {}  # one tuple per distinct slice layout
 
     def __len__(self) -> int:
         return len(self._by_key)
+
+    def layout(self, devices: list[SliceDevice]) -> tuple[SliceDevice, ...]:
+        """The slice's devices, shared by every slice with the same names, shapes and node selections (the
+        nodes of a pool publish the same layout), so memory grows with layouts and shapes, not devices."""
+        key = tuple((d.name, d.shape.id, None if d.selection is None else json.dumps(
+            [d.selection.node_name, d.selection.all_nodes, d.selection.node_selector], sort_keys=True)) for d in devices)
+        found = self._layouts.get(key)
+        if found is None:
+            found = self._layouts[key] = tuple(devices)
+        return found
 
     def _keys_for(self, driver: str) -> tuple:
         found = self._lookups.get(driver)
@@ -263,7 +274,7 @@ def slice_record(document: Mapping[str, Any], order: int, shapes: Shapes) -> Sli
         order, str((document.get("metadata") or {}).get("name") or f"slice-{order}"), driver, str(pool.get("name")),
         int(pool.get("generation") or 0), int(pool.get("resourceSliceCount") or 0),
         NodeSelection(spec.get("nodeName") or None, bool(spec.get("allNodes")), spec.get("nodeSelector")),
-        per_device, tuple(devices), counters, tuple(names),
+        per_device, shapes.layout(devices), counters, tuple(names),
     )
 
 

@@ -382,4 +382,5 @@ def document(report: dict[str, Any]) -> dict[str, Any]:
         "featureGates": report["featureGates"],
         "apiServer": report["apiServer"],
         "inventory": report["inventory"],
+        "stats": report["stats"],
     }
