@@ -15,7 +15,6 @@ STACKS_DIR = ROOT / "stacks"
 # The team's shared inputs next to the checkout: a real H200's NVML dump and upstream DRA example manifests. They
 # are not ours to commit; tests that need them skip (with this reason) when a clone has no ../shared.
 SHARED = ROOT.parent / "shared"
-SHARED_REFERENCE = SHARED / "reference"  # the team's fact sheets
 H200_NVML = SHARED / "fixtures" / "nvml" / "h200"
 UPSTREAM_SPECS = SHARED / "upstream-specs"
 

@@ -11,7 +11,8 @@ POOL_LABEL = f"{DOMAIN}/pool"
 GPU_LABEL = f"{DOMAIN}/gpu"
 GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
 
-# Labels the NVIDIA components read (clouds.md section 4, "GPU Operator with DRA" and operand labels).
+# Labels the NVIDIA components read (docs/references.md#gpu-operator-with-dra,
+# docs/references.md#gpu-operator-operand-labels).
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"

@@ -1,6 +1,8 @@
 """Stack rules on the device plugin → DRA migration: dra-only namespaces are guarded, legacy namespaces keep
-a node that can run the device plugin, and no pool runs both NVIDIA plugins. Facts: dra.md 4.2/4.6,
-clouds.md 1.6/4, offline-testing.md 7."""
+a node that can run the device plugin, and no pool runs both NVIDIA plugins. Facts:
+docs/references.md#nvidia-dra-gpu-resources-override, docs/references.md#gpu-operator-not-beside-dra,
+docs/references.md#eks-nvidia-ami-contents, docs/references.md#gpu-operator-with-dra,
+docs/references.md#vap-dra-only."""
 
 from __future__ import annotations
 
@@ -111,7 +113,8 @@ def _operators(releases: list[recorded.HelmRelease]) -> list[recorded.HelmReleas
 
 def _extended_resource_bridge(resources: list[Any], releases: list[recorded.HelmRelease]) -> bool:
     """Pods asking for nvidia.com/gpu are served by DRA (KEP-5004) when a DeviceClass carries that
-    extendedResourceName and the DRAExtendedResource gate is on (dra.md 3, 4.3; clouds.md 4)."""
+    extendedResourceName and the DRAExtendedResource gate is on (docs/references.md#dra-api-extended-resource-name,
+    docs/references.md#nvidia-dra-resource-api-version)."""
     for r in resources:
         if c.DEVICE_CLASS_RE.match(r.resource_type) and c.dig(r.props, "spec", "extendedResourceName") == LEGACY_RESOURCE:
             return True

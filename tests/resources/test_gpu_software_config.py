@@ -100,7 +100,7 @@ def test_feature_gates_need_a_chart_that_has_them():
     assert "has no featureGates value" in found["draDriver.featureGates"]
 
 
-# The migration runbook of README.md, phase by phase, on an existing cluster.
+# The migration runbook of docs/gpu-software.md, phase by phase, on an existing cluster.
 T4_PLUGIN = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin"}
 H100_DRA = {"name": "h100", "gpu": "H100", "maxNodes": 4, "gpuStack": "dra"}
 T4_DRA = {"name": "t4-dra", "gpu": "T4", "maxNodes": 6, "gpuStack": "dra"}

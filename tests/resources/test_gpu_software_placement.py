@@ -24,7 +24,8 @@ from components.plans.node_pools import pool_labels
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR
 from tests.plans.test_gpu_software import TABLE, stack
 
-# The NVIDIA DRA chart's default kubeletPlugin affinity: any one of these labels (values.yaml, dra.md 4.2).
+# The NVIDIA DRA chart's default kubeletPlugin affinity: any one of these labels
+# (docs/references.md#nvidia-dra-kubelet-plugin-placement).
 NVIDIA_KUBELET_PLUGIN_AFFINITY = (
     ("feature.node.kubernetes.io/pci-10de.present", "true"),
     ("feature.node.kubernetes.io/pci-0302_10de.present", "true"),
