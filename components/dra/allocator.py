@@ -225,6 +225,10 @@ class Allocation:
 
     def _choose_engine(self) -> str:
         for claim in self.claims:
+            # All takes its devices in scan order: with a constraint, which device of a class an earlier pick
+            # took decides between "in use" (no solution) and a constraint error, so classes are not symmetric.
+            if claim.spec.constraints and any(s.mode == "All" for r in claim.spec.requests for s in r.alternatives):
+                return "exact"
             for request in claim.spec.requests:
                 for sub in request.alternatives:
                     if sub.admin_access_set or (sub.capacity and self.features.consumable_capacity):

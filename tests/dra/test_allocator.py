@@ -293,3 +293,14 @@ def test_both_engines_find_the_same_first_solution(engine):
     slices = [slice_doc("n", gpus(6, per_root=2))]
     spec = claim("ns", "a", exact("x", count=2), exact("y", count=2), constraints=[{"requests": ["y"], "matchAttribute": ROOT}])
     assert names(run(slices, [spec], engine=engine, usage=Usage({(EX, "n", "gpu-3")}))) == [["gpu-0", "gpu-1", "gpu-4", "gpu-5"]]
+
+
+def test_all_after_a_pick_of_the_same_class_keeps_scan_order():
+    """allocateOne for All takes its devices in scan order: after r0 took gpu-0, All meets it in use (no solution);
+    after the backtrack to gpu-1, All meets gpu-0 first and the distinct constraint fails with must=true, an error.
+    (Found by the property test; the auto engine searches such claims device by device.)"""
+    slices = [slice_doc("n", [device("gpu-0", root="r0"), device("gpu-1", root="r0")])]
+    spec = claim("ns", "a", exact("r0"), exact("r1", allocationMode="All"), constraints=[{"distinctAttribute": ROOT}])
+    for engine in ("exact", "auto"):
+        with pytest.raises(AllocationError, match="cannot add device gpu.example.com/n/gpu-0 because a claim constraint"):
+            run(slices, [spec], engine=engine, features=Features(consumable_capacity=True))
