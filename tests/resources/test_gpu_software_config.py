@@ -21,6 +21,7 @@ EXISTING = {
         {"name": "h100", "gpu": "H100", "maxNodes": 2},
         {"name": "t4", "gpu": "T4", "maxNodes": 1, "gpuStack": "device-plugin"},
     ],
+    "gpuOperator": {"enabled": False},  # the cluster's own GPU software serves the device-plugin pool
     "deviceClasses": [{"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}],
     "namespaces": [{"name": "team", "migration": "dual", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}],
 }
@@ -49,9 +50,10 @@ def preview_problems(tmp_path, config: dict) -> dict[str, dict]:
 @pytest.mark.parametrize("config, path, value, rule", [
     (with_(EXISTING, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
     (with_(KIND_BASE, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
-    (with_(EXISTING, draDriver={"version": "0.9.9"}), "draDriver.version", "0.9.9", "no such NVIDIA DRA driver chart release"),
-    (with_(EXISTING, draDriver={"version": "26.1.0"}), "draDriver.version", "26.1.0", "no such NVIDIA DRA driver chart release"),
-    (with_(EXISTING, gpuOperator={"version": "v25.3.4"}), "gpuOperator.version", "v25.3.4", "GPU Operator v25.10.0 or newer"),
+    (with_(EXISTING, draDriver={"version": "0.9.9"}), "draDriver.version", "0.9.9", "not an NVIDIA DRA driver chart release this package lists"),
+    (with_(EXISTING, draDriver={"version": "26.1.0"}), "draDriver.version", "26.1.0", "not an NVIDIA DRA driver chart release this package lists"),
+    (with_(EXISTING, gpuOperator={"version": "v25.3.4"}, nodePools=EXISTING["nodePools"][:1]), "gpuOperator.version", "v25.3.4",
+     "GPU Operator v25.10.0 or newer"),
 ], ids=["dra-pools-driver-off", "kind-dra-pools-driver-off", "dra-version-unknown", "dra-version-future", "operator-too-old"])
 def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, rule):
     problems = preview_problems(tmp_path, config)
@@ -62,7 +64,7 @@ def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, 
 
 
 def test_an_old_operator_is_fine_without_dra_pools(tmp_path):
-    config = with_(EXISTING, gpuOperator={"version": "v25.3.4"}, draDriver={"enabled": False}, deviceClasses=[],
+    config = with_(EXISTING, gpuOperator={"enabled": True, "version": "v25.3.4"}, draDriver={"enabled": False}, deviceClasses=[],
                    namespaces=[{"name": "team", "migration": "legacy"}])
     config["nodePools"] = [EXISTING["nodePools"][1]]
     result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "o")])
