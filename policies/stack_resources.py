@@ -20,7 +20,8 @@ from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, 
 from policies.rules import common as c
 
 # ---------------------------------------------------------------------------------------------------
-# GPU hardware facts (clouds.md 1.2, 1.4, 1.6)
+# GPU hardware facts (docs/references.md#eks-ami-types, docs/references.md#ec2-gpu-instance-types,
+# docs/references.md#eks-nvidia-ami-contents)
 
 # EC2 families the EKS NVIDIA AMIs cover; the catalog knows GPU counts for the common sizes.
 NVIDIA_EC2_FAMILIES = frozenset(
@@ -73,7 +74,7 @@ class RecordedNodePool:
 
     @property
     def ships_device_plugin(self) -> bool:
-        """Bottlerocket NVIDIA AMIs ship the device plugin in the image (clouds.md 1.6)."""
+        """Bottlerocket NVIDIA AMIs ship the device plugin in the image (docs/references.md#eks-nvidia-ami-contents)."""
         return eks_amis.ships_device_plugin(self.ami_type)
 
     @property
@@ -88,7 +89,8 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
     labels = c.string_map(c.dig(props, "labels"))
     instance_types = [str(t) for t in c.as_list(c.dig(props, "instanceTypes"))]
     if not instance_types and launch_template is not None and c.dig(launch_template, "instanceType"):
-        # Capacity Block node groups carry the instance type on their launch template (clouds.md 1.3).
+        # Capacity Block node groups carry the instance type on their launch template
+        # (docs/references.md#eks-capacity-block-node-groups).
         instance_types = [str(c.dig(launch_template, "instanceType"))]
     instance_type = instance_types[0] if instance_types else None
     gpu, gpus = ec2_gpus(instance_type)

@@ -15,7 +15,6 @@ STACKS_DIR = ROOT / "stacks"
 # The team's shared inputs next to the checkout: a real H200's NVML dump and upstream DRA example manifests. They
 # are not ours to commit; tests that need them skip (with this reason) when a clone has no ../shared.
 SHARED = ROOT.parent / "shared"
-SHARED_REFERENCE = SHARED / "reference"  # the team's fact sheets
 H200_NVML = SHARED / "fixtures" / "nvml" / "h200"
 UPSTREAM_SPECS = SHARED / "upstream-specs"
 
@@ -46,6 +45,17 @@ KIND_BASE: dict[str, Any] = {
         {"name": "team-b", "migration": "legacy", "quota": {"legacyGpus": 2}},
     ],
 }
+
+
+def with_gpu_operator_on_dra(config: dict[str, Any]) -> dict[str, Any]:
+    """The stack with the GPU Operator on and only its DRA pools: one operator serves one NVIDIA GPU stack
+    (docs/gpu-software.md#one-nvidia-gpu-stack-per-operator), so device-plugin pools and the namespaces that
+    need them go."""
+    config = copy.deepcopy(config)
+    config["gpuOperator"] = {**config.get("gpuOperator", {}), "enabled": True}
+    config["nodePools"] = [p for p in config["nodePools"] if p.get("gpuStack") != "device-plugin"]
+    config["namespaces"] = [ns for ns in config.get("namespaces", []) if ns.get("migration") not in ("legacy", "dual")]
+    return config
 
 
 def qualify(config: dict[str, Any]) -> dict[str, Any]:

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 import yaml
 
-from components.plans.monitoring import dashboard
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.alerts import rule_groups
+from components.plans.monitoring import dashboard
+from components.plans.monitoring import metrics as m
+from components.plans.monitoring.alerts import RuleInputs, rule_groups
+from components.plans.monitoring.sources import SERVICE_MONITOR_LABELS, Source
 
 PROMTOOL_TESTS = Path(__file__).resolve().parent / "promtool"
 # Debian package `prometheus` ships /usr/bin/promtool (apt-get install -y --no-install-recommends prometheus).
@@ -60,10 +62,31 @@ def write_rules(directory: Path, groups: list[dict[str, Any]], name: str = "rule
     return path
 
 
-def dashboard_recording_rules(m: MonitoringConfig) -> list[dict[str, Any]]:
+# The namespaces the promtool unit tests treat as DRA namespaces (migration dual / dra-only).
+DRA_NAMESPACES = ("team-a", "team-b")
+
+
+def every_source(dra_labels: bool = True) -> tuple[Source, ...]:
+    """Every exporter scraped, dcgm-exporter with its DRA pod mapping: the inputs under which each alert and
+    panel is rendered (the per-stack choice is tested in tests/plans/monitoring/test_sources.py)."""
+    found = []
+    for exporter in m.EXPORTERS:
+        names = frozenset(n for n, s in m.SERIES.items() if s.exporter == exporter)
+        extra = SERVICE_MONITOR_LABELS | {"node", "metrics_path"}
+        if exporter == m.DCGM and dra_labels:
+            extra |= m.DCGM_DRA_LABELS
+        found.append(Source(exporter, f"test scrape of {exporter}", names, extra))
+    return tuple(found)
+
+
+def everything(config: MonitoringConfig | None = None, dra_labels: bool = True) -> RuleInputs:
+    return RuleInputs(config or MonitoringConfig(enabled=True), every_source(dra_labels), DRA_NAMESPACES)
+
+
+def dashboard_recording_rules(inputs: RuleInputs) -> list[dict[str, Any]]:
     """Every dashboard query as a recording rule `dashboard:<key>[:<n>]`, so promtool can evaluate it."""
     rules = []
-    for key, (_title, entries) in dashboard.panel_queries(m).items():
+    for key, (_title, entries) in dashboard.panel_queries(inputs).items():
         for index, (expr, _legend) in enumerate(entries):
             rules.append({"record": f"dashboard:{key}" + (f":{index}" if index else ""), "expr": expr})
     return [{"name": "dashboard", "rules": rules}]
@@ -76,4 +99,4 @@ def run_promtool_test(tmp_path: Path, test_file: str, groups: list[dict[str, Any
 
 
 def default_rules() -> list[dict[str, Any]]:
-    return rule_groups(MonitoringConfig(enabled=True))
+    return rule_groups(everything())

@@ -1,4 +1,4 @@
-"""The stack file contract (../shared/design/stack-config.md) as pydantic v2 models. Pure: no Pulumi imports.
+"""The stack file contract (docs/configuration.md documents it) as pydantic v2 models. Pure: no Pulumi imports.
 
 One loader, `parse_config_map`, turns the project's config keys into a validated `StackConfig`. The Pulumi
 program feeds it from the runtime config (`__main__.py`), `gpuplan` from the stack file itself
@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from components.facts import driver_charts, eks_amis, versions
+from components.facts import driver_charts, eks_amis, project, versions
 from components.facts.catalog import GPU_MODELS
 from components.facts.quantity import QuantityError, parse_quantity
 
@@ -368,14 +368,53 @@ class MaintenanceConfig(ConfigModel):
     device_taints: list[DeviceTaintConfig] = Field(default_factory=list, description="DeviceTaintRules (alpha; kind only).")
 
 
+def _absolute_url(value: str) -> str:
+    if not re.match(r"^https?://[^/\s]+(/\S*)?$", value):
+        raise _rule("must be an absolute http(s) URL: Alertmanager and on-call tools open runbook links as they are",
+                    f"write the full address, e.g. {project.RUNBOOKS_URL!r}")
+    return value
+
+
+MonitoringExporter = Literal["kube-state-metrics", "kubelet", "kube-scheduler", "kube-controller-manager"]
+
+
 class MonitoringConfig(ConfigModel):
     enabled: bool = Field(False, description="ServiceMonitor, alert rules and dashboard.")
     install: bool = Field(False, description="Also install a pinned kube-prometheus-stack.")
-    claim_pending_minutes: int = Field(5, ge=1, le=1440, description="Alert when a claim stays unallocated longer.")
+    namespace: DnsLabel = Field(
+        "monitoring", description="Namespace of the alert rules, the dashboard and (with install) the chart."
+    )
+    create_namespace: Optional[bool] = Field(
+        None,
+        description="true: this stack creates the namespace; false: it must exist (the stack reads it and fails "
+        "if it is missing). Default: true with install, false without.",
+    )
+    runbook_base_url: Annotated[str, AfterValidator(_absolute_url)] = Field(
+        project.RUNBOOKS_URL,
+        description="Absolute URL under which <Alert>.md runbook pages live; each alert's runbook_url is "
+        "<runbookBaseUrl>/<Alert>.md. Default: docs/monitoring/runbooks of this repository as GitHub renders it.",
+    )
+    external_sources: list[MonitoringExporter] = Field(
+        default_factory=list,
+        description="Exporters your own Prometheus already scrapes, for alerts that need them: with install: false "
+        "kube-state-metrics and kubelet; on kind/existing clusters also kube-scheduler and kube-controller-manager.",
+    )
+    dcgm_dra_pod_mapping: Optional[bool] = Field(
+        None,
+        description="dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs "
+        "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere.",
+    )
+    claim_pending_minutes: int = Field(
+        5, ge=1, le=1440, description="Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer."
+    )
     dashboard: bool = Field(True, description="Ship the Grafana dashboard ConfigMap.")
     gpu_temperature_celsius: int = Field(85, ge=40, le=120, description="GPU temperature alert threshold.")
     idle_gpu_utilization_percent: int = Field(5, ge=0, le=100, description="Below this an allocated GPU is idle.")
     idle_gpu_minutes: int = Field(60, ge=5, le=10080, description="How long an allocated GPU may idle.")
+
+    @property
+    def creates_namespace(self) -> bool:
+        return self.install if self.create_namespace is None else self.create_namespace
 
 
 # ---------------------------------------------------------------------------------------------------

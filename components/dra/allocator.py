@@ -1,6 +1,7 @@
 """DRA allocation simulation with the scheduler's semantics. Pure: no Pulumi imports, no I/O.
 
-Semantics (kubernetes/dynamic-resource-allocation structured allocator; dra.md 1.2 and 2):
+Semantics (kubernetes/dynamic-resource-allocation structured allocator; docs/references.md#allocator-semantics,
+docs/references.md#dra-api-request-shapes):
 - all devices of a claim come from one node (the pools that node can reach);
 - a device is selectable when every selector of its DeviceClass and then every selector of the request
   matches, in order: the first false stops, an evaluation error aborts the allocation (an error, not

@@ -3,8 +3,9 @@ ResourceClaimTemplate) and of DeviceClass specs, into typed specs the allocator,
 pack and `gpuplan fit` share. Pure: no Pulumi imports, no I/O.
 
 Shapes are resource.k8s.io/v1 (v1beta2 has the same `exactly`/`firstAvailable` nesting): k8s.io/api
-resource/v1/types.go (DeviceRequest, ExactDeviceRequest, DeviceSubRequest, DeviceConstraint); limits from the
-same file (32 requests, 8 subrequests, 32 constraints). docs/references.md#dra-claim-shapes.
+resource/v1/types.go (DeviceRequest, ExactDeviceRequest, DeviceSubRequest, DeviceConstraint); limits from the same
+file (32 requests, 8 subrequests, 32 constraints). docs/references.md#dra-api-request-shapes,
+docs/references.md#dra-api-limits.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""NVML snapshots: what NVML reports about a machine's GPUs, as a JSON file (the format of
-../shared/fixtures/nvml/h200/nvml.json), and the values the NVIDIA DRA driver derives from it. Pure: no
+"""NVML snapshots: what NVML reports about a machine's GPUs, as a JSON file (the format
+`gpuplan inventory --live --save-nvml` writes), and the values the NVIDIA DRA driver derives from it. Pure: no
 Pulumi imports, no I/O (gpuplan/inventory/nvml_live.py reads a live machine into the same structure).
 
 Derivations follow the driver (kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/nvlib.go,

@@ -1,7 +1,8 @@
 """ResourceQuota keys for DRA claims and what one claim is charged, as the quota evaluator counts it.
 
 Source: kubernetes `pkg/quota/v1/evaluator/core/resource_claims.go` and the `ResourceClaimsPerClass` suffix in
-`k8s.io/api/core/v1/types.go` (release-1.34/1.35); docs/references.md#dra-quota. Pure: no Pulumi imports.
+`k8s.io/api/core/v1/types.go` (release-1.34/1.35); docs/references.md#dra-quota-keys,
+docs/references.md#dra-quota-charge, docs/references.md#dra-quota-extended-resource-keys. Pure: no Pulumi imports.
 """
 
 from __future__ import annotations

@@ -9,19 +9,21 @@ Sources of an inventory:
 - an NVML snapshot (`nvml_inventory`; components/dra/nvml.py, also what --live reads);
 - a cluster dump (`dump_inventory`, `kubectl get resourceslices -o json`).
 
-Published shape (dra.md 4.4; kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/deviceinfo.go,
-mig.go): full GPUs are `gpu-<minor>` with type/uuid/productName/brand/architecture, version attributes
+Published shape (docs/references.md#nvidia-dra-gpu-attributes, docs/references.md#nvidia-dra-mig-devices;
+kubernetes-sigs/dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/deviceinfo.go, mig.go): full GPUs are `gpu-<minor>`
+with type/uuid/productName/brand/architecture, version attributes
 cudaComputeCapability/driverVersion/cudaDriverVersion, resource.kubernetes.io/pcieRoot (when known),
-resource.kubernetes.io/pciBusID (v25.12+; `pcieBusID` in the driver's domain before), addressingMode (when
-known, v25.12+) and a BinarySI `memory` capacity. A GPU in MIG mode publishes only its MIG devices,
+resource.kubernetes.io/pciBusID (v25.12+; `pcieBusID` in the driver's domain before), addressingMode (when known,
+v25.12+) and a BinarySI `memory` capacity. A GPU in MIG mode publishes only its MIG devices,
 `gpu-<minor>-mig-<profile without dots>-<profileId>-<start>` (v25.12+; `gpu-<minor>-mig-<profileId>-<start>-<size>`
 before) with parentUUID/profile added and multiprocessors/…/memory/memorySlice<N> capacities.
-dra-example-driver (dra.md 5): `gpu-0`…`gpu-7` per node with index/uuid/model/driverVersion and memory 80Gi.
+dra-example-driver (docs/references.md#example-driver-devices): `gpu-0`…`gpu-7` per node with
+index/uuid/model/driverVersion and memory 80Gi.
 
-What a simulation cannot know is marked as such: UUIDs are stable stand-ins (uuid5 of node and device),
-PCI bus IDs and pcieRoot names follow the catalog's GPUs-per-root grouping, the host driver version is the
-one of the real H200 dump (../shared/fixtures/nvml/h200), and catalog MIG devices carry the capacities the
-catalog knows (memory, multiprocessors, memory slices); NVML snapshots carry every engine count.
+What a simulation cannot know is marked as such: UUIDs are stable stand-ins (uuid5 of node and device), PCI bus IDs
+and pcieRoot names follow the catalog's GPUs-per-root grouping, the host driver version is the one of a real H200's
+NVML snapshot (docs/references.md#nvidia-published-memory), and catalog MIG devices carry the capacities the catalog
+knows (memory, multiprocessors, memory slices); NVML snapshots carry every engine count.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ _UUID_NAMESPACE = uuidlib.UUID("6b1f3c52-7d0e-4f7a-9a43-1c2b5e8d9f60")
 # slices, media extensions): the same IDs on A100, H100 and H200.
 _PROFILE_IDS = {(1, 1, False): 19, (1, 1, True): 20, (1, 2, False): 15, (2, 2, False): 14, (3, 4, False): 9,
                 (4, 4, False): 5, (7, 8, False): 0}
-ALL_BALANCED = "all-balanced"  # mig-parted: 2x 1g + 1x 2g + 1x 3g of one family (dra.md 7)
+ALL_BALANCED = "all-balanced"  # mig-parted: 2x 1g + 1x 2g + 1x 3g of one family (docs/references.md#gpu-operator-mig-profiles)
 
 
 def nvidia_naming(driver_version: str) -> str:
@@ -548,7 +550,8 @@ def _nodes(inventory: Inventory, taint_rules: list[Mapping[str, Any]]) -> list[N
 
 
 # ---------------------------------------------------------------------------------------------------
-# DeviceClasses the driver charts create (dra.md 4.3 and 5)
+# DeviceClasses the driver charts create (docs/references.md#nvidia-dra-deviceclasses,
+# docs/references.md#example-driver-deviceclass)
 
 def chart_device_classes(names: Iterable[str], dra_driver_version: str | None = None) -> list[dict[str, Any]]:
     """DeviceClass objects of the installed driver chart, as its templates render them for resource.k8s.io/v1."""

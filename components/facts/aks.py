@@ -2,7 +2,8 @@
 
 Sources: the AgentPool API (pool names: 1-12 lower-case letters and digits, starting with a letter, for Linux
 pools), the GPUInstanceProfile enum MIG1g … MIG7g, ScaleSetPriority, the Spot taint AKS applies
-(clouds.md section 2).
+(docs/references.md#aks-agentpool-arguments, docs/references.md#aks-mig-gpu-instance-profile,
+docs/references.md#aks-spot-taint).
 """
 
 from __future__ import annotations

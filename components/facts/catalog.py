@@ -1,10 +1,11 @@
 """GPU models and GPU instance types, as data. Pure: no Pulumi imports, no I/O.
 
-Sources (see ../shared/reference/): dra.md section 7 (architecture, compute capability, memory, MIG
-profiles from gpu-operator's mig-parted defaults) and clouds.md sections 1.4 and 2 (instance types and
-VM sizes). "Published" memory is what the NVIDIA DRA driver advertises as the `memory` capacity (NVML's
-total, below the marketing number); the H200 entry is checked against a real H200's NVML dump in
-tests/fixtures/shared/fixtures/nvml/h200/ (a copy of ../shared/fixtures/nvml/h200/) by tests/facts/test_catalog.py.
+Sources (docs/references.md): architecture, compute capability and memory (docs/references.md#gpu-architecture-facts),
+MIG profiles from gpu-operator's mig-parted defaults (docs/references.md#gpu-operator-mig-profiles), EC2 instance
+types (docs/references.md#ec2-gpu-instance-types) and Azure VM sizes (docs/references.md#azure-gpu-vm-sizes).
+"Published" memory is what the NVIDIA DRA driver advertises as the `memory` capacity (NVML's total, below the
+marketing number; docs/references.md#nvidia-published-memory); tests/facts/test_catalog.py checks the H200 entry
+against a real H200's NVML snapshot when the team's shared fixtures sit beside the checkout.
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ def _mig(name: str, max_count: int, memory: str, multiprocessors: int) -> MigPro
 
 
 # MIG memory/SM figures: H200 from the fixture's NVML profile dump (memorySizeMB, multiprocessorCount);
-# the others from `nvidia-smi mig -lgip` as commonly published. Max counts from mig-parted (dra.md 7).
+# the others from `nvidia-smi mig -lgip` as commonly published. Max counts from mig-parted
+# (docs/references.md#gpu-operator-mig-profiles).
 _MIG_A100_40GB = (
     _mig("1g.5gb", 7, "4864Mi", 14),
     _mig("1g.5gb+me", 1, "4864Mi", 14),
@@ -161,7 +163,7 @@ def _aks(name, gpu, gpus, vcpus, mem, family, per_root=1, default=False):
 INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
     (t.platform, t.name): t
     for t in (
-        # EC2 (clouds.md 1.4)
+        # EC2 (docs/references.md#ec2-gpu-instance-types, docs/references.md#eks-efa)
         _eks("p5.48xlarge", "H100", 8, 192, 640, efa=32, per_root=_HGX, default=True),
         _eks("p5.4xlarge", "H100", 1, 16, 80),
         _eks("p5e.48xlarge", "H200", 8, 192, 1128, efa=32, per_root=_HGX, default=True),
@@ -191,7 +193,7 @@ INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
         _eks("g6e.16xlarge", "L40S", 1, 64, 48),
         _eks("g6e.24xlarge", "L40S", 4, 96, 192),
         _eks("g6e.48xlarge", "L40S", 8, 192, 384, efa=4),
-        # Azure (clouds.md 2); no Azure size carries L4 or L40S in the catalog
+        # Azure (docs/references.md#azure-gpu-vm-sizes); no Azure size carries L4 or L40S in the catalog
         _aks("Standard_ND96isr_H100_v5", "H100", 8, 96, 640, "standardNDSH100v5Family", _HGX, default=True),
         _aks("Standard_ND96isr_H200_v5", "H200", 8, 96, 1128, "standardNDSH200v5Family", _HGX, default=True),
         _aks("Standard_ND96asr_v4", "A100-40GB", 8, 96, 320, "Standard NDASv4_A100 Family", _HGX, default=True),
@@ -248,7 +250,7 @@ def all_mig_profile_names() -> set[str]:
 
 @dataclass(frozen=True)
 class ExampleDriverDevice:
-    """What kubernetes-sigs/dra-example-driver publishes per fake GPU (dra.md section 5)."""
+    """What kubernetes-sigs/dra-example-driver publishes per fake GPU (docs/references.md#example-driver-devices)."""
 
     count_per_node: int = 8
     model: str = "LATEST-GPU-MODEL"

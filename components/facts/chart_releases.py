@@ -3,7 +3,8 @@
 A version is listed when upstream released it (the git tag its chart was published from; the commit is the tag's)
 and the values this package emits for it were rendered with a real helm against the chart at that tag. A config
 rule rejects any other version unless its section says `allowUnlisted: true` (someone pinning a newer release on
-purpose; docs/gpu-software.md, "Chart versions"). The DRA driver and dra-example-driver releases carry their
+purpose; docs/gpu-software.md#chart-versions). Sources: docs/references.md#gpu-operator-chart,
+docs/references.md#kube-prometheus-stack-releases. The DRA driver and dra-example-driver releases carry their
 source in components/facts/driver_charts.py, next to the other facts of each release.
 """
 

@@ -1,8 +1,11 @@
 """The DRA driver Helm charts, per released version: the ONE table of what each chart version is called, where
 it lives, which DeviceClasses it creates, which of our values it reads, and how its driver names devices.
 
-Config rules, the stack's simulated inventory, the GPU software values, the policy pack and preview all read
-this table; nothing else knows a chart-version cut-off. Sources (read at each tag; docs/references.md#dra-driver-charts):
+Config rules, the stack's simulated inventory, the GPU software values, the policy pack and preview all read this
+table; nothing else knows a chart-version cut-off. Sources (read at each tag; docs/references.md#nvidia-dra-charts,
+docs/references.md#nvidia-dra-deviceclasses, docs/references.md#nvidia-dra-feature-gates,
+docs/references.md#nvidia-dra-resource-api-version, docs/references.md#nvidia-dra-mig-devices,
+docs/references.md#example-driver-chart, docs/references.md#example-driver-deviceclass):
 - NVIDIA/k8s-dra-driver-gpu v25.3.0 … v25.12.0, `deployments/helm/nvidia-dra-driver-gpu/` (`Chart.yaml`,
   `values.yaml`, `templates/deviceclass-*.yaml`, `templates/_helpers.tpl`);
 - kubernetes-sigs/dra-driver-nvidia-gpu v0.4.0, v0.4.1, `deployments/helm/dra-driver-nvidia-gpu/` (same files);

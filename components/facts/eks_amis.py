@@ -1,8 +1,9 @@
 """EKS AMI types with the NVIDIA driver, and what each ships. Pure data.
 
 Sources: botocore's EKS model `AMITypes` (1.44.x), AWS docs "ml-eks-optimized-ami" and "ml-eks-k8s-device-plugin"
-(the Bottlerocket NVIDIA variants ship the NVIDIA device plugin; AL2023 NVIDIA does not), EKS stopped publishing
-AL2 AMIs on 2025-11-26 (amazon-eks-ami#2545). docs/references.md#eks-nvidia-amis.
+(the Bottlerocket NVIDIA variants ship the NVIDIA device plugin; AL2023 NVIDIA does not), EKS stopped publishing AL2
+AMIs on 2025-11-26 (amazon-eks-ami#2545). docs/references.md#eks-ami-types,
+docs/references.md#eks-nvidia-ami-contents.
 """
 
 from __future__ import annotations

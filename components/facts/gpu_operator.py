@@ -2,7 +2,8 @@
 
 The operand DaemonSets are created by the operator at run time (not by its Helm chart), so `gpuplan render`
 cannot see them in the chart's output: their placement comes from this table. Every entry names the file and
-lines at the tag (NVIDIA/gpu-operator, commit 846018752b8a); docs/gpu-software.md explains each choice.
+lines at the tag (NVIDIA/gpu-operator, commit 846018752b8a): docs/references.md#gpu-operator-operand-daemonsets,
+docs/references.md#gpu-operator-node-labelling, docs/references.md#gpu-operator-validator-plugin-validation.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ POOL_LABEL = f"{DOMAIN}/pool"
 GPU_LABEL = f"{DOMAIN}/gpu"
 GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
 
-# Labels the NVIDIA components read (clouds.md section 4, "GPU Operator with DRA" and operand labels).
-# GPU_PRESENT_LABEL is the GPU Operator's own: it sets and resets it from NFD's PCI labels (gpu-operator v25.10.1
-# controllers/state_manager.go:510-528), so no pool sets it (docs/gpu-software.md, "Who labels a GPU node").
+# Labels the NVIDIA components read (docs/references.md#gpu-operator-with-dra,
+# docs/references.md#gpu-operator-operand-labels).
+# GPU_PRESENT_LABEL is the GPU Operator's own: it sets and resets it from NFD's PCI labels, so no pool sets it
+# (docs/references.md#gpu-operator-node-labelling).
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
 DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy."
 DEVICE_PLUGIN_DEPLOY_LABEL = f"{DEPLOY_LABEL_PREFIX}device-plugin"

@@ -1,7 +1,8 @@
 """Pinned chart and image versions: the one place defaults live. Pure data.
 
-Sources: clouds.md section 4 (gpu-operator tags), clouds.md section 3 (kind node images). The DRA driver and
-dra-example-driver charts (versions, names, what each creates) are in components/facts/driver_charts.py.
+Sources: docs/references.md#gpu-operator-chart and docs/references.md#gpu-operator-cdi-default (gpu-operator),
+docs/references.md#kind-node-images (kind node images). The DRA driver and dra-example-driver charts (versions,
+names, what each creates) are in components/facts/driver_charts.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Decisions behind an AKS cluster and its GPU agent pools, as plain data. Pure: no Pulumi imports.
 
-Facts: ../shared/reference/clouds.md section 2 (AgentPool fields, GPUDriver, GPUInstanceProfile,
-ScaleSetPriority enums, the driver-None route for the GPU Operator).
+Facts: docs/references.md#aks-agentpool-arguments, docs/references.md#aks-gpu-driver-none,
+docs/references.md#aks-gpu-operator-modes, docs/references.md#aks-mig-gpu-instance-profile (AgentPool fields,
+GPUDriver, GPUInstanceProfile, ScaleSetPriority enums, the driver-None route for the GPU Operator).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """ResourceClaimTemplate device requests built from a stack's claim templates. Pure: no Pulumi imports.
 
-Shapes follow resource.k8s.io/v1 (dra.md 1.2): each request has `exactly` or `firstAvailable` (ordered,
-no priority field); constraints carry `matchAttribute` (no operator field).
+Shapes follow resource.k8s.io/v1 (docs/references.md#dra-api-request-shapes): each request has `exactly` or
+`firstAvailable` (ordered, no priority field); constraints carry `matchAttribute` (no operator field).
 """
 
 from __future__ import annotations

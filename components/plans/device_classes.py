@@ -1,9 +1,10 @@
 """DeviceClass selectors and opaque configs built from the class sugar of the stack file. Pure.
 
-NVIDIA attributes and capacities: dra.md section 4.4 (memory is a *capacity*; productName, type, profile
-and cudaComputeCapability are attributes). Quantities are compared with `compareTo`, versions with
-`semver(...)`, as the Kubernetes CEL libraries define (dra.md section 2). dra-example-driver devices
-(kind) publish only index/uuid/model/driverVersion and a memory capacity (dra.md section 5), so sugar that
+NVIDIA attributes and capacities: docs/references.md#nvidia-dra-gpu-attributes,
+docs/references.md#nvidia-memory-is-a-capacity (memory is a *capacity*; productName, type, profile and
+cudaComputeCapability are attributes). Quantities are compared with `compareTo`, versions with `semver(...)`, as the
+Kubernetes CEL libraries define (docs/references.md#cel-libraries). dra-example-driver devices (kind) publish only
+index/uuid/model/driverVersion and a memory capacity (docs/references.md#example-driver-devices), so sugar that
 needs other attributes is dropped there, with a note.
 """
 

@@ -1,8 +1,9 @@
 """Who installs the NVIDIA kernel driver and container toolkit on a GPU pool. Pure: no Pulumi imports.
 
-EKS AL2023/Bottlerocket NVIDIA AMIs ship driver and toolkit (clouds.md 1.6) and the GPU Operator has no
-driver containers for them; AKS GPU pools install the driver unless created with gpuProfile.driver=None
-(clouds.md 2); kind and existing clusters use the host's driver. `gpuOperator.driver` forces a choice.
+EKS AL2023/Bottlerocket NVIDIA AMIs ship driver and toolkit (docs/references.md#eks-nvidia-ami-contents) and the GPU
+Operator has no driver containers for them; AKS GPU pools install the driver unless created with
+gpuProfile.driver=None (docs/references.md#aks-gpu-driver-none); kind and existing clusters use the host's driver.
+`gpuOperator.driver` forces a choice.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Decisions behind an EKS cluster and its GPU node groups, as plain data. Pure: no Pulumi imports.
 
-Facts: ../shared/reference/clouds.md section 1 (AMI types, capacity types, Capacity Blocks, EFA, IAM).
+Facts: docs/references.md#eks-ami-types, docs/references.md#eks-capacity-types,
+docs/references.md#eks-capacity-block-node-groups, docs/references.md#eks-efa,
+docs/references.md#pulumi-aws-eks-arguments.
 The components in eks_cluster.py / eks_gpu_node_pool.py turn these into typed pulumi_aws resources.
 """
 

@@ -7,7 +7,7 @@ obvious, a comment names the source (the shared reference sheets, the chart's va
 One NVIDIA GPU stack per node: the DRA kubelet plugin runs only on DRA pools (nodeSelector
 nvidia.com/dra-kubelet-plugin=true, which only DRA pools carry) and a device plugin only on device-plugin pools
 (DRA pools carry nvidia.com/gpu.deploy.device-plugin=false). One GPU Operator serves DRA pools only with its own
-device plugin off (config rule, docs/gpu-software.md "One NVIDIA GPU stack per operator"), so its validator
+device plugin off (config rule, docs/gpu-software.md#one-nvidia-gpu-stack-per-operator), so its validator
 completes on DRA nodes; device-plugin pools beside DRA pools bring their own plugin (Bottlerocket).
 """
 
@@ -19,6 +19,7 @@ from typing import Any, Literal, Optional
 from components.facts import driver_charts, eks_amis, versions
 from components.config.models import NodePool, StackConfig
 from components.plans.driver_ownership import dra_driver_root, operator_installs_driver
+from components.plans.monitoring.sources import dcgm_dra_pod_mapping
 from components.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
     DRA_KUBELET_PLUGIN_LABEL,
@@ -34,19 +35,21 @@ GPU_OPERATOR_RELEASE = "gpu-operator"
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
 GPU_OPERATOR_CHART = "gpu-operator"
 DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
-# One namespace whatever the chart generation, so a version bump never moves the release (dra.md 4.1 install.md).
+# One namespace whatever the chart generation, so a version bump never moves the release
+# (docs/references.md#nvidia-dra-install-namespace).
 DRA_DRIVER_NAMESPACE = "dra-driver-nvidia-gpu"
 EXAMPLE_DRIVER_RELEASE = "dra-example-driver"
 EXAMPLE_DRIVER_NAMESPACE = "dra-example-driver"
 
-# Helm --timeout per release (clouds.md 6): the operator is ready in ~5 min with a host driver (p90 15) and
-# needs up to ~30 min when its driver container compiles the kernel module; the DRA chart takes ~1-3 min.
+# Helm --timeout per release (docs/references.md#duration-gpu-operator, docs/references.md#duration-dra-driver): the
+# operator is ready in ~5 min with a host driver (p90 15) and needs up to ~30 min when its driver container compiles
+# the kernel module; the DRA chart takes ~1-3 min.
 OPERATOR_TIMEOUT_HOST_DRIVER_S = 900
 OPERATOR_TIMEOUT_DRIVER_BUILD_S = 1800
 DRA_DRIVER_TIMEOUT_S = 600
 EXAMPLE_DRIVER_TIMEOUT_S = 300
 
-# AKS GPU images ship driver and toolkit with this runtime class (clouds.md 2, NVIDIA microsoft-aks.rst).
+# AKS GPU images ship driver and toolkit with this runtime class (docs/references.md#aks-gpu-operator-modes).
 AKS_RUNTIME_CLASS = "nvidia-container-runtime"
 
 MigStrategy = Literal["none", "single", "mixed"]
@@ -73,7 +76,8 @@ AKS_SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot
 
 
 def gpu_toleration() -> dict[str, str]:
-    """Tolerates the taint every GPU node carries, whatever its value (clouds.md 7.1: Exists, not Equal)."""
+    """Tolerates the taint every GPU node carries, whatever its value: Exists, not Equal
+    (docs/references.md#gpu-operator-daemonset-tolerations)."""
     key, _, effect = pool_taint()
     return {"key": key, "operator": "Exists", "effect": effect}
 
@@ -87,7 +91,7 @@ def gpu_tolerations(config: StackConfig) -> list[dict[str, str]]:
 
 
 def ships_device_plugin(pool: NodePool) -> bool:
-    """The Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin (clouds.md 1.6)."""
+    """The Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin (docs/references.md#eks-nvidia-ami-contents)."""
     return eks_amis.ships_device_plugin(pool.ami_type)
 
 
@@ -113,7 +117,7 @@ def operator_device_plugin_enabled(config: StackConfig) -> bool:
 
 
 def mig_manager_enabled(config: StackConfig) -> bool:
-    # kind nodes share the host's GPUs and kernel: MIG is the host's business there (AICR kind overlay, clouds.md 3).
+    # kind nodes share the host's GPUs and kernel: MIG is the host's business there (docs/references.md#kind-gpu-operator).
     return config.platform != "kind" and any(p.mig is not None for p in config.node_pools)
 
 
@@ -121,7 +125,8 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
     operator_driver = operator_installs_driver(config)
     monitoring = config.monitoring.enabled
     values: dict[str, Any] = {
-        # CDI is how both the device plugin and the DRA driver hand devices to containers (dra.md 4.6).
+        # CDI is how both the device plugin and the DRA driver hand devices to containers
+        # (docs/references.md#nvidia-dra-prerequisites).
         "cdi": {"enabled": True},
         # Host images (EKS NVIDIA AMIs, AKS default pools, kind/existing hosts) own driver and toolkit.
         "driver": {"enabled": operator_driver},
@@ -132,12 +137,12 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
         # Operand DaemonSets tolerate the GPU taint (default in values.yaml, set so it cannot drift).
         "daemonsets": {"tolerations": gpu_tolerations(config)},
-        # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and
-        # kind's control plane, which shares the host kernel, is not mistaken for a GPU node; clouds.md 3).
-        # Selected on our pool label, present from registration and never touched by the operator: not on
-        # nvidia.com/gpu.present, which the operator resets on a node NFD has not labelled yet, so NFD would
-        # never come (docs/gpu-software.md, "Who labels a GPU node"). worker.affinity / worker.tolerations:
-        # NFD v0.18.2 chart values.yaml, read by templates/worker.yaml:184-190.
+        # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and kind's
+        # control plane, which shares the host kernel, is not mistaken for a GPU node;
+        # docs/references.md#kind-gpu-operator). Selected on our pool label, present from registration and never
+        # touched by the operator; not on nvidia.com/gpu.present, which the operator resets on a node NFD has not
+        # labelled yet, so NFD would never come (docs/references.md#gpu-operator-node-labelling). worker.affinity
+        # and worker.tolerations are the NFD subchart's own (docs/references.md#gpu-operator-nfd-subchart).
         "node-feature-discovery": {
             "worker": {"affinity": _required_node_affinity([[_exists(GPU_LABEL)]]), "tolerations": gpu_tolerations(config)},
         },
@@ -146,13 +151,19 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         # dcgm-exporter labels each GPU's series with the pod/namespace using it; without honorLabels Prometheus
         # renames them exported_pod/exported_namespace (key used by awslabs/ai-on-eks nvidia-gpu-operator.yaml).
         values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
+    if dcgm_dra_pod_mapping(config):
+        # Pod and claim labels on DRA-allocated GPUs need dcgm-exporter's KUBERNETES_ENABLE_DRA
+        # (NVIDIA/dcgm-exporter@4.4.2-4.7.0 pkg/cmd/app.go:334-339); the operator copies dcgmExporter.env onto
+        # its container (NVIDIA/gpu-operator@v25.10.1 controllers/object_controls.go:1773). When it is safe:
+        # components/plans/monitoring/sources.py dcgm_dra_pod_mapping.
+        values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
     if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
-        # Cloud VMs need a reboot to change MIG mode (clouds.md 4, gpu-operator MIG docs).
+        # Cloud VMs need a reboot to change MIG mode (docs/references.md#gpu-operator-mig-manager-reboot).
         values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
     if operator_driver and config.dra_pools:
-        # "GPU Operator with DRA" (clouds.md 4): the driver manager does not know DRA pods; it evicts GPU
-        # pods before a driver reload on nodes carrying this label. Like the documented
-        # `--set driver.manager.env[0]...`, this list replaces the chart's default env list.
+        # "GPU Operator with DRA" (docs/references.md#gpu-operator-with-dra): the driver manager does not know DRA
+        # pods; it evicts GPU pods before a driver reload on nodes carrying this label. Like the documented `--set
+        # driver.manager.env[0]...`, this list replaces the chart's default env list.
         values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": DRA_KUBELET_PLUGIN_LABEL}]}
     if config.platform == "aks" and not operator_driver:
         # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
@@ -164,8 +175,9 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
 
 def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
     """NFD labels Bottlerocket GPU nodes nvidia.com/gpu.deploy.<operand>=false for what the AMI ships
-    (the approach of awslabs/ai-on-eks, clouds.md 1.6); the operator leaves operands labelled false off the
-    node. NFD publishes labels outside its own domain only when listed in master.config.extraLabelNs."""
+    (the approach of awslabs/ai-on-eks, docs/references.md#eks-bottlerocket-operand-opt-outs); the operator leaves
+    operands labelled false off the node. NFD publishes labels outside its own domain only when listed in
+    master.config.extraLabelNs."""
     nfd = values["node-feature-discovery"]
     nfd["master"] = {"config": {"extraLabelNs": ["nvidia.com"]}}
     nfd["worker"]["config"] = {
@@ -219,20 +231,21 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
     release = _dra_release(config)
     values: dict[str, Any] = {
         # Where the driver's files are on the node: / for host drivers, /run/nvidia/driver when the
-        # operator's driver container installs it (dra.md 4.2).
+        # operator's driver container installs it (docs/references.md#nvidia-dra-driver-root).
         "nvidiaDriverRoot": dra_driver_root(config),
         # Acknowledges the chart's guard against running beside the device plugin on one node; the
-        # nodeSelector below is what keeps them apart (templates/validation.yaml, dra.md 4.2).
+        # nodeSelector below is what keeps them apart (docs/references.md#nvidia-dra-gpu-resources-override).
         "gpuResourcesEnabledOverride": True,
         "resources": {"computeDomains": {"enabled": config.dra_driver.compute_domains}},
         "kubeletPlugin": {
-            # "GPU Operator with DRA" step 3 (clouds.md 4): the plugin goes only where the label is.
+            # "GPU Operator with DRA" step 3 (docs/references.md#gpu-operator-with-dra): the plugin goes only where
+            # the label is.
             "nodeSelector": {DRA_KUBELET_PLUGIN_LABEL: "true"},
             "tolerations": gpu_tolerations(config),
         },
     }
     if release.resource_api_version_value:
-        # Pin the API instead of trusting capability detection (dra.md 4.2).
+        # Pin the API instead of trusting capability detection (docs/references.md#nvidia-dra-resource-api-version).
         values["resourceApiVersion"] = "resource.k8s.io/v1"
     gates = dra_feature_gates(config)
     if gates and release.feature_gates_value:
@@ -240,8 +253,8 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
     if mig_manager_enabled(config):
         values["kubeletPlugin"]["affinity"] = _kubelet_plugin_after_mig_layout()
     elif not config.gpu_operator_enabled:
-        # The chart's default affinity wants NFD's PCI label or the operator's gpu.present (values.yaml:288-321);
-        # without the operator this stack deploys no NFD, so nothing would set either and the plugin would never
+        # The chart's default affinity wants NFD's PCI label or the operator's gpu.present
+        # (docs/references.md#nvidia-dra-kubelet-plugin-placement); without the operator this stack deploys no NFD, so nothing would set either and the plugin would never
         # start. Our pool label says the same: this is a GPU node of a pool (the nodeSelector picks the DRA ones).
         values["kubeletPlugin"]["affinity"] = _required_node_affinity([[_exists(GPU_LABEL)]])
     if config.dra_driver.compute_domains and release.controller_requires_control_plane and config.platform in ("eks", "aks"):
@@ -250,12 +263,13 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
 
 
 def _kubelet_plugin_after_mig_layout() -> dict[str, Any]:
-    """The DRA kubelet plugin reads the GPUs once, at start (dra-driver-nvidia-gpu v0.4.1
-    cmd/gpu-kubelet-plugin/nvlib.go:192-195), so on a node whose MIG layout mig-manager applies it must start
-    after mig-manager reports nvidia.com/mig.config.state=success (mig-parted v0.13.1 reconfigure.go:235).
-    Nodes without nvidia.com/mig.config are not managed by mig-manager. Both terms keep the chart's
-    requirement that NFD found an NVIDIA PCI device (values.yaml:288-321; the operator's NFD config labels
-    pci-10de.present). Helm replaces lists, so these terms replace the chart's."""
+    """The DRA kubelet plugin reads the GPUs once, at start (docs/references.md#nvidia-dra-kubelet-plugin-scans-once),
+    so on a node whose MIG layout mig-manager applies it must start after mig-manager reports
+    nvidia.com/mig.config.state=success (docs/references.md#mig-manager-config-state). Nodes without
+    nvidia.com/mig.config are not managed by mig-manager. Both terms keep the chart's requirement that NFD found an
+    NVIDIA PCI device (docs/references.md#nvidia-dra-kubelet-plugin-placement; the operator's NFD config labels
+    pci-10de.present, docs/references.md#gpu-operator-nfd-subchart). Helm replaces lists, so these terms replace
+    the chart's."""
     gpu = {"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}
     return _required_node_affinity([
         [gpu, {"key": MIG_CONFIG_LABEL, "operator": "DoesNotExist"}],
@@ -279,11 +293,11 @@ def _required_node_affinity(terms: list[list[dict[str, Any]]]) -> dict[str, Any]
 
 
 def _controller_affinity_any_node() -> dict[str, Any]:
-    """The CalVer charts' ComputeDomain controller (rendered only with ComputeDomains on, templates/controller.yaml:15)
-    requires a control-plane node, which managed control planes do not have (AICR nulls the term on EKS/AKS). A
-    null cannot travel: the Python SDK drops None from `values` (pulumi/pulumi#12178). Helm replaces lists, so
-    this term replaces the chart's nodeSelectorTerms and lets the controller run on any Linux node. The 0.4
-    charts only prefer control-plane nodes and need nothing."""
+    """The CalVer charts' ComputeDomain controller (rendered only with ComputeDomains on) requires a control-plane
+    node, which managed control planes do not have; the 0.4 charts only prefer one and need nothing
+    (docs/references.md#nvidia-dra-controller-affinity). A null cannot travel: the Python SDK drops None from
+    `values` (docs/references.md#pulumi-values-drop-none). Helm replaces lists, so this term replaces the chart's
+    nodeSelectorTerms and lets the controller run on any Linux node."""
     return _required_node_affinity([[{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]])
 
 

@@ -1,7 +1,7 @@
 """The kind cluster config for a kind stack: DRA feature gates, CDI in containerd, one worker per node of
 every pool with the pool's labels and GPU taint. Pure: no Pulumi imports.
 
-Sources: clouds.md section 3 and dra.md section 5 (dra-example-driver and NVIDIA kind configs).
+Sources: docs/references.md#kind-dra-cluster-config (dra-example-driver and NVIDIA kind configs).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from components.facts import versions
 from components.config.yamlio import dump_yaml
 from components.config.models import StackConfig
 from components.facts.node_labels import pool_taint
+from components.plans.monitoring.sources import dcgm_dra_pod_mapping
 from components.plans.node_pools import pool_labels
 
 # containerd 2.x has CDI on by default; the upstream DRA kind configs still set it explicitly.
@@ -25,7 +26,8 @@ def feature_gates(config: StackConfig) -> dict[str, bool]:
     gates = {"DynamicResourceAllocation": True}
     if config.maintenance.device_taints:
         gates["DRADeviceTaints"] = True
-        if config.cluster.minor >= 35:  # 1.35 split DeviceTaintRule into its own gate (dra.md 1.3)
+        # 1.35 split DeviceTaintRule into its own gate (docs/references.md#dra-api-device-taint-rules-gate)
+        if config.cluster.minor >= 35:
             gates["DRADeviceTaintRules"] = True
     if config.dra_driver.extended_resource_bridge:
         gates["DRAExtendedResource"] = True
@@ -33,8 +35,15 @@ def feature_gates(config: StackConfig) -> dict[str, bool]:
 
 
 def runtime_config(config: StackConfig) -> dict[str, str]:
+    runtime = {}
     # DeviceTaintRule is served only from resource.k8s.io/v1alpha3 in 1.34/1.35, which is off by default.
-    return {"resource.k8s.io/v1alpha3": "true"} if config.maintenance.device_taints else {}
+    if config.maintenance.device_taints:
+        runtime["resource.k8s.io/v1alpha3"] = "true"
+    # dcgm-exporter's DRA pod mapping lists resource.k8s.io/v1beta1 ResourceSlices, off by default from 1.34
+    # (components/plans/monitoring/sources.py dcgm_dra_pod_mapping).
+    if dcgm_dra_pod_mapping(config):
+        runtime["resource.k8s.io/v1beta1"] = "true"
+    return runtime
 
 
 def node_image(config: StackConfig) -> str:

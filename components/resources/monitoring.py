@@ -1,10 +1,12 @@
-"""Monitoring: alert rules for DRA and the GPUs, a Grafana dashboard, ResourceClaim metrics through
-kube-state-metrics, and (with `monitoring.install`) a pinned kube-prometheus-stack.
+"""Monitoring: alert rules for DRA and the GPUs, a Grafana dashboard, and (with `monitoring.install`) a pinned
+kube-prometheus-stack. Takes a MonitoringPlan (components/plans/monitoring/plan.py), never the StackConfig.
 
-Without `install` the Prometheus Operator CRDs (PrometheusRule) and a kube-state-metrics are assumed to exist:
-the custom-resource-state config for ResourceClaims is then shipped as a ConfigMap for that kube-state-metrics
-to mount (README.md, "Monitoring", says how). The GPU Operator's dcgm-exporter ServiceMonitor comes from the
-GPU Operator's own values, not from here.
+The namespace is created (`monitoring.createNamespace`, default with `install`) or required to exist: then it is
+read from the cluster, so a missing namespace fails the deployment with its name instead of the rules landing
+nowhere. Without `install` the Prometheus Operator CRDs (PrometheusRule) must exist; which alerts a stack gets
+depends on the exporters its Prometheus scrapes (components/plans/monitoring/sources.py). The GPU Operator's
+dcgm-exporter ServiceMonitor comes from the GPU Operator's own values; with its DRA pod mapping on, this component
+lets that exporter list ResourceSlices.
 """
 
 from __future__ import annotations
@@ -14,26 +16,20 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.plans.monitoring import alerts as monitoring_rules, dashboard, ksm as ksm_resourceclaims, values as monitoring_values
-from components.config.models import MonitoringConfig
 from components.facts.naming import child, labels
-from components.config.yamlio import dump_yaml
 from components.facts.type_tokens import Component
+from components.plans.monitoring import dashboard, values as monitoring_values
+from components.plans.monitoring.plan import MonitoringPlan
 
 PROMETHEUS_RULE_NAME = "dra-gpu-platform"
 DASHBOARD_CONFIGMAP = "dra-gpu-platform-dashboard"
-KSM_CONFIGMAP = "dra-gpu-platform-ksm-resourceclaims"
-KSM_CONFIG_KEY = "config.yaml"
-# node-exporter (part of kube-prometheus-stack) uses the host network, PID namespace and host paths.
-POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
+DCGM_RBAC_NAME = "dra-gpu-platform-dcgm-exporter-resourceslices"
 
 
 @dataclass(frozen=True)
 class MonitoringArgs:
-    monitoring: MonitoringConfig
-    platform: str  # eks | aks | kind | existing: where kube-prometheus-stack finds the control plane
+    plan: MonitoringPlan
     provider: k8s.Provider
-    runbook: str = monitoring_rules.RUNBOOK_DOC
 
 
 class Monitoring(pulumi.ComponentResource):
@@ -41,68 +37,82 @@ class Monitoring(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: MonitoringArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.MONITORING, name, None, opts)
-        m = args.monitoring
+        plan = args.plan
         child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
-        release = None
-        if m.install:
+        if plan.create_namespace:
             ns = k8s.core.v1.Namespace(
                 child(name, "namespace"),
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=monitoring_values.NAMESPACE, labels=labels(**POD_SECURITY)),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=plan.namespace, labels=labels(**plan.namespace_labels)),
                 opts=child_opts,
             )
+        else:
+            # Required to exist: reading it fails `pulumi up` with the namespace's name when it is missing.
+            ns = k8s.core.v1.Namespace.get(child(name, "namespace-existing"), plan.namespace, opts=child_opts)
+        # Children name the namespace by its planned name and wait for it (created or read) explicitly.
+        namespace = plan.namespace
+        in_namespace = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[ns])
+        release = None
+        if plan.chart is not None:
             release = k8s.helm.v3.Release(
                 child(name, "kube-prometheus-stack"),
-                name=monitoring_values.RELEASE_NAME,
-                chart=monitoring_values.CHART,
-                version=monitoring_values.VERSION,
-                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=monitoring_values.REPOSITORY),
-                namespace=ns.metadata.name,
+                name=plan.chart.release,
+                chart=plan.chart.chart,
+                version=plan.chart.version,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=plan.chart.repository),
+                namespace=namespace,
                 create_namespace=False,
                 atomic=True,
                 timeout=900,
-                values=monitoring_values.values(args.platform),
-                opts=child_opts,
+                values=plan.chart.values,
+                opts=in_namespace,
             )
-            namespace: pulumi.Input[str] = ns.metadata.name
-        else:
-            namespace = monitoring_values.NAMESPACE
         # The PrometheusRule CRD comes with the chart: wait for the release when this stack installs it.
         after_release = pulumi.ResourceOptions(
-            parent=self, provider=args.provider, depends_on=[release] if release is not None else []
+            parent=self, provider=args.provider, depends_on=[ns] + ([release] if release is not None else [])
         )
-
-        k8s.apiextensions.CustomResource(
-            child(name, "rules"),
-            api_version="monitoring.coreos.com/v1",
-            kind="PrometheusRule",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=PROMETHEUS_RULE_NAME, namespace=namespace, labels=labels()),
-            spec={"groups": monitoring_rules.rule_groups(m, args.runbook)},
-            opts=after_release,
-        )
-        if m.dashboard:
+        if plan.rule_groups:
+            k8s.apiextensions.CustomResource(
+                child(name, "rules"),
+                api_version="monitoring.coreos.com/v1",
+                kind="PrometheusRule",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=PROMETHEUS_RULE_NAME, namespace=namespace, labels=labels()),
+                spec={"groups": plan.rule_groups},
+                opts=after_release,
+            )
+        if plan.dashboard:
             label, value = monitoring_values.DASHBOARD_LABEL
             k8s.core.v1.ConfigMap(
                 child(name, "dashboard"),
                 metadata=k8s.meta.v1.ObjectMetaArgs(
                     name=DASHBOARD_CONFIGMAP, namespace=namespace, labels=labels(**{label: value})
                 ),
-                data={dashboard.FILE_NAME: dashboard.dashboard_json(m)},
+                data={dashboard.FILE_NAME: dashboard.dashboard_json(plan.inputs)},
                 opts=after_release,
             )
-        if not m.install:
-            # With the chart installed, its values carry this config; otherwise the cluster's own
-            # kube-state-metrics mounts it (--custom-resource-state-config-file).
-            k8s.core.v1.ConfigMap(
-                child(name, "ksm-resourceclaims"),
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=KSM_CONFIGMAP, namespace=namespace, labels=labels()),
-                data={KSM_CONFIG_KEY: dump_yaml(ksm_resourceclaims.config())},
-                opts=after_release,
+        if plan.dcgm_rbac is not None:
+            rbac = plan.dcgm_rbac
+            role = k8s.rbac.v1.ClusterRole(
+                child(name, "dcgm-resourceslices"),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=DCGM_RBAC_NAME, labels=labels()),
+                rules=[
+                    k8s.rbac.v1.PolicyRuleArgs(api_groups=r["apiGroups"], resources=r["resources"], verbs=r["verbs"])
+                    for r in rbac.rules
+                ],
+                opts=child_opts,
+            )
+            k8s.rbac.v1.ClusterRoleBinding(
+                child(name, "dcgm-resourceslices"),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=DCGM_RBAC_NAME, labels=labels()),
+                role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=role.metadata.name),
+                subjects=[k8s.rbac.v1.SubjectArgs(kind="ServiceAccount", name=rbac.service_account, namespace=rbac.namespace)],
+                opts=child_opts,
             )
         self.namespace = pulumi.Output.from_input(namespace)
         self.register_outputs(
             {
                 "namespace": self.namespace,
-                "alerts": [a.name for a in monitoring_rules.alerts(m)],
-                "kubePrometheusStack": monitoring_values.VERSION if m.install else None,
+                "alerts": list(plan.alerts),
+                "alertsLeftOut": {alert: list(series) for alert, series in plan.left_out.items()},
+                "kubePrometheusStack": plan.chart.version if plan.chart is not None else None,
             }
         )

@@ -95,9 +95,10 @@ class GpuPlatform(pulumi.ComponentResource):
             Maintenance(child(name, "maintenance"), MaintenanceArgs(config.maintenance, provider), parent)
         if config.monitoring.enabled:
             # imported only when used: the Grafana dashboard builder costs half a second to import
+            from components.plans.monitoring.plan import monitoring_plan
             from components.resources.monitoring import Monitoring, MonitoringArgs
 
-            Monitoring(child(name, "monitoring"), MonitoringArgs(config.monitoring, config.platform, provider), parent)
+            Monitoring(child(name, "monitoring"), MonitoringArgs(monitoring_plan(config), provider), parent)
 
         self.kubeconfig = self.cluster.kubeconfig
         self.register_outputs(

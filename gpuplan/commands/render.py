@@ -13,6 +13,9 @@ from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 
 HelmOption = typer.Option(None, "--helm", help="helm binary (default: helm on the PATH).")
+CheckValuesOption = typer.Option(
+    False, "--check-values", help="Also render once per values key with that key changed: report keys no template reads."
+)
 ChartsOption = typer.Option(
     None, "--charts", help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories."
 )
@@ -32,6 +35,7 @@ def as_json(report) -> dict[str, Any]:
                 "objects": len(r.rendered.documents),
                 "error": r.rendered.error,
                 "hooks": r.hooks,
+                "unreadValues": r.unread,
             }
             for r in report.releases
         ],
@@ -64,6 +68,8 @@ def render_text(report, console) -> None:
         console.print(f"helm template {r.release.name} ({where}): {state}", soft_wrap=True)
         if result.hooks:
             console.print(f"  {len(result.hooks)} Helm hook object(s) kept apart under rendered/{r.release.name}/hooks/")
+        if result.unread is not None:
+            console.print(f"  values keys read by no template: {', '.join(result.unread) or 'none'}", soft_wrap=True)
     if report.kustomization:
         console.print(f"Wrote {report.kustomization} (everything the stack deploys)")
     for line in report.unvalidated:
@@ -98,6 +104,7 @@ def register(app: typer.Typer) -> None:
         format: options.OutputFormat = options.FormatOption,
         helm: Optional[str] = HelmOption,
         charts: Optional[Path] = ChartsOption,
+        check_values: bool = CheckValuesOption,
     ) -> None:
         """Render every Helm release with a real helm, write <out>/rendered/ (+ kustomization.yaml), validate it, and
         show which DaemonSets land on which pool. Exit 1 on a failed render, an invalid object or a placement finding."""
@@ -114,7 +121,7 @@ def register(app: typer.Typer) -> None:
                 raise InputError([Problem("(command line)", "--charts", str(charts), "not a folder",
                                           "pass the folder that holds the unpacked charts")], "the command line")
             target = options.out_dir(out, name)
-            report = render_stack(stack_file, target, binary, Path(charts) if charts else None)
+            report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
             output.write_and_emit(target, "render.json", as_json(report), format,
                                   lambda: render_text(report, output.console()))
             return ExitCode.FINDINGS if report.findings else ExitCode.OK

@@ -52,6 +52,16 @@ class Registration:
     property_dependencies: dict[str, list[str]] = field(default_factory=dict)  # input property -> URNs
 
 
+@dataclass(frozen=True)
+class Read:
+    """An existing object the program reads (`Resource.get`): `pulumi up` fails when it is missing."""
+
+    type: str
+    name: str
+    id: str
+    parent: str
+
+
 @dataclass
 class ProgramRun:
     stack: str
@@ -61,6 +71,7 @@ class ProgramRun:
     resources: list[Registration]
     outputs: dict[str, Any]
     logs: list[tuple[str, str]]  # (severity, message)
+    reads: list[Read] = field(default_factory=list)
 
     def by_urn(self) -> dict[str, Registration]:
         return {r.urn: r for r in self.resources}
@@ -90,6 +101,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi_mocks.Mocks):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
+        self.reads: list[Read] = []
         self.stack_outputs: dict[str, Any] = {}
         self.stack_urn = ""
         self._types: dict[str, str] = {}  # urn -> qualified type chain
@@ -102,6 +114,12 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         urn = "urn:pulumi:" + "::".join([settings.get_stack(), settings.get_project(), qualified, name])
         self._types[urn] = qualified
         return urn
+
+    def ReadResource(self, request):
+        response = super().ReadResource(request)
+        parent = "" if request.parent == self.stack_urn else request.parent
+        self.reads.append(Read(type=request.type, name=request.name, id=request.id, parent=parent))
+        return response
 
     def RegisterResource(self, request):
         response = super().RegisterResource(request)
@@ -256,4 +274,5 @@ def run_program(
         logger.handlers = []
 
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
-    return ProgramRun(stack, PROJECT, config, str(config_file), resources, monitor.stack_outputs, collector.records)
+    return ProgramRun(stack, PROJECT, config, str(config_file), resources, monitor.stack_outputs, collector.records,
+                      sorted(monitor.reads, key=lambda r: (r.type, r.name)))

@@ -163,7 +163,7 @@ def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: st
             for error in schema_errors:
                 problems.append(Problem(file, f"{at}.{error.path.replace('/', '.')}" if error.path else at, kind,
                                         f"rejected by the Kubernetes {kubernetes_version} schema: {error.message}",
-                                        "remove or fix the field; see dra.md 1.2 for the resource.k8s.io/v1 shapes"))
+                                        "remove or fix the field; see docs/references.md#dra-api-request-shapes for the resource.k8s.io/v1 shapes"))
             if schema_errors:
                 continue
             problems += _read_object(inputs, file, at, document, workloads)

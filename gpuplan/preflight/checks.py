@@ -1,7 +1,8 @@
 """AWS preflight for EKS stacks: can the account actually launch the GPU pools the stack declares?
 
 A node group with a zero vCPU quota is "created" but never launches a node, and a p5 pool whose subnets
-sit in a zone without p5 fails late in a deploy (clouds.md 1.3-1.5). This module asks EC2 and Service
+sit in a zone without p5 fails late in a deploy (docs/references.md#ec2-zero-quota-node-group,
+docs/references.md#eks-capacity-block-node-groups). This module asks EC2 and Service
 Quotas, read-only, before `pulumi up`. The checks take boto3 clients as parameters so tests hand in
 moto-backed or stubbed clients; only `aws_clients` touches the standard credential chain.
 """
@@ -18,7 +19,8 @@ from components.facts import catalog
 from components.plans import eks as eks_plan
 from components.config.models import NodePool, StackConfig
 
-# vCPU quotas under service code `ec2`, per instance family bucket and purchase option (clouds.md 1.5).
+# vCPU quotas under service code `ec2`, per instance family bucket and purchase option
+# (docs/references.md#ec2-vcpu-quota-codes).
 QUOTA_CODES: dict[tuple[str, str], str] = {
     ("P", "on-demand"): "L-417A185B",
     ("G", "on-demand"): "L-DB2E81BA",
@@ -250,7 +252,7 @@ def quota_family(instance_type: str) -> str:
 
 def quota_purchase(pool: NodePool) -> str:
     # Capacity Block instances are counted against the On-Demand bucket: the conservative reading,
-    # since clouds.md names only On-Demand and Spot vCPU quotas.
+    # since no AWS document says which quota they count against (docs/references.md#ec2-vcpu-quota-codes).
     return "spot" if pool.capacity == "spot" else "on-demand"
 
 

@@ -25,7 +25,7 @@ from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, valid
 from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
 from gpuplan.engine.outputs import helm_values
 from gpuplan.engine.preview import preview_stack
-from gpuplan.render import files, helm
+from gpuplan.render import files, helm, values_check
 from gpuplan.render.placement import (
     DRA_PLUGIN,
     NFD_WORKER,
@@ -42,13 +42,14 @@ DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
 # Always served from 1.34 (resource.k8s.io/v1 GA); the ServiceMonitor API where monitoring expects Prometheus Operator.
 RESOURCE_API = "resource.k8s.io/v1"
 MONITORING_API = "monitoring.coreos.com/v1"
-BOTTLEROCKET_DEVICE_PLUGIN = "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-amis)"
+BOTTLEROCKET_DEVICE_PLUGIN = "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-ami-contents)"
 
 
 @dataclass
 class ReleaseResult:
     rendered: helm.Rendered
     hooks: list[str] = field(default_factory=list)
+    unread: list[str] | None = None  # values keys no template reads (--check-values), None: not checked
 
 
 @dataclass
@@ -114,7 +115,8 @@ def api_versions(config: StackConfig) -> list[str]:
     return [RESOURCE_API] + ([MONITORING_API] if config.monitoring.enabled else [])
 
 
-def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None) -> RenderReport:
+def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None,
+                 check_values: bool = False) -> RenderReport:
     run, manifests, checked, preview_errors = preview_stack(stack_file, out)
     config = run.config
     kube_version = f"{config.cluster.kubernetes_version}.0"
@@ -123,9 +125,15 @@ def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path
     for spec in release_specs(run):
         rendered = helm.render(helm_binary, spec, out / "helm-values", kube_version=kube_version,
                                api_versions=api_versions(config), charts_dir=charts_dir)
-        results.append(ReleaseResult(rendered))
+        result = ReleaseResult(rendered)
+        results.append(result)
         if rendered.error:
             findings.append(f"helm template of {spec.name} ({spec.chart_name} {spec.version}) failed: {rendered.error}")
+        elif check_values:
+            result.unread = values_check.unread_keys(helm_binary, rendered, out / "helm-values", kube_version=kube_version,
+                                                     api_versions=api_versions(config), charts_dir=charts_dir)
+            findings += [f"{spec.name}: values key {key} is read by no template of {spec.chart_name} {spec.version}"
+                         for key in result.unread]
         if (mismatch := helm.version_mismatch(rendered)) is not None:
             findings.append(mismatch)
     rendered_docs = {r.rendered.release.name: r.rendered.documents for r in results}

@@ -88,7 +88,8 @@ def as_json(model: DeployModel) -> dict[str, Any]:
 def text_lines(model: DeployModel) -> list[str]:
     bound = model.lower_bound
     lines = [
-        f"Modelled `pulumi up`: {deploy_model.format_duration(model.seconds)} (typical durations, clouds.md 6)",
+        f"Modelled `pulumi up`: {deploy_model.format_duration(model.seconds)} "
+        "(typical durations: docs/gpuplan/preview.md#modelled-durations)",
         f"  critical path: {deploy_model.render_path(model.path) or '(nothing takes time)'}",
     ]
     if bound.terms:

@@ -45,34 +45,34 @@ def _minutes(key: str, label: str, typical: float, p90: Optional[float], source:
     return StepDuration(key, label, typical * MINUTE, None if p90 is None else p90 * MINUTE, source)
 
 
-# Typical provisioning durations. Cloud numbers: shared/reference/clouds.md section 6 ("Model suggestion"
-# and the evidence column); the rest are marked as estimates.
+# Typical provisioning durations. Cloud and chart numbers: the duration-* entries of docs/references.md (each
+# source below names its entry, which a test checks); the rest are marked as estimates.
 DURATIONS: dict[str, StepDuration] = {d.key: d for d in (
     _minutes("eks-cluster", "EKS cluster", 12, 20,
-             "clouds.md 6: AWS '9 minutes or less on average' (aws-samples/eks-workshop#1101), users report "
+             "docs/references.md#duration-eks-cluster: AWS '9 minutes or less on average' (aws-samples/eks-workshop#1101), users report "
              "~14 min (aws/containers-roadmap#1227); model 12 min, p90 20"),
     _minutes("eks-gpu-node-group", "EKS GPU node group", 8, 20,
-             "clouds.md 6 model: GPU node group 8 min, p90 20 (more for p5 with EFA); GPU instance types boot "
+             "docs/references.md#duration-eks-node-group: GPU node group 8 min, p90 20 (more for p5 with EFA); GPU instance types boot "
              "slower than a c5's ~39 s (awslabs/amazon-eks-ami#1099)"),
     _minutes("eks-node-group", "EKS node group", 5, 8,
-             "clouds.md 6: managed node group 3-8 min for CPU instances (estimate); middle of the range"),
+             "docs/references.md#duration-eks-node-group: managed node group 3-8 min for CPU instances (estimate); middle of the range"),
     _minutes("aks-cluster", "AKS cluster", 10, 25,
-             "clouds.md 6: 5-15 min expected, 20-30 seen (Azure/AKS#1017, #585, #711); model 10 min, p90 25"),
+             "docs/references.md#duration-aks-cluster: 5-15 min expected, 20-30 seen (Azure/AKS#1017, #585, #711); model 10 min, p90 25"),
     _minutes("aks-pool", "AKS node pool", 8, 15,
-             "clouds.md 6 model: AKS pool 8 min, p90 15; cluster+pool acceptance tests 750-1190 s with destroy "
+             "docs/references.md#duration-aks-pool: AKS pool 8 min, p90 15; cluster+pool acceptance tests 750-1190 s with destroy "
              "(hashicorp/terraform-provider-azurerm)"),
     _minutes("kind-cluster", "kind create cluster", 1, 5,
              "`kind create cluster --wait` was 'Ready after' 33 s to 63 s in Istio CI (kubernetes-sigs/kind#2282); "
              "p90 = the component's --wait 300s"),
     _minutes("gpu-operator", "GPU Operator", 5, 15,
-             "clouds.md 6: ~5 min to ready with a host driver (canonical/data-science-stack#131); model 5, p90 15"),
+             "docs/references.md#duration-gpu-operator: ~5 min to ready with a host driver (canonical/data-science-stack#131); model 5, p90 15"),
     _minutes("gpu-operator-driver-build", "GPU Operator (driver build)", 15, 30,
-             "clouds.md 6: up to ~30 min when the driver container compiles the module (red-hat ods-ci#3001 "
+             "docs/references.md#duration-gpu-operator: up to ~30 min when the driver container compiles the module (red-hat ods-ci#3001 "
              "waits 1800 s); model choice 15, p90 30"),
     _minutes("dra-driver", "DRA driver", 2, 3,
-             "clouds.md 6: DRA driver chart ~1 min (install.md example output); model 1-3 min, middle 2"),
+             "docs/references.md#duration-dra-driver: DRA driver chart ~1 min (install.md example output); model 1-3 min, middle 2"),
     _minutes("dra-example-driver", "DRA example driver", 1, 3,
-             "clouds.md 6: a DRA driver chart takes ~1 min (install.md example output)"),
+             "docs/references.md#duration-dra-driver: a DRA driver chart takes ~1 min (install.md example output)"),
     _minutes("helm-release", "Helm release", 3, 10,
              "estimate: a chart whose pods must become ready (no measured source)"),
     StepDuration("cloud-object", "", 10.0, 30.0,

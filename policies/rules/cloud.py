@@ -1,5 +1,7 @@
 """Rules on the clouds' GPU node pools and clusters: taint, AMI, protection, endpoint exposure, IMDSv2,
-and the GPU budget at max scale. Facts: clouds.md sections 1 and 2."""
+and the GPU budget at max scale. Facts: docs/references.md#eks-ami-types,
+docs/references.md#eks-nvidia-ami-contents, docs/references.md#ec2-gpu-instance-types,
+docs/references.md#aks-agentpool-arguments, docs/references.md#azure-gpu-vm-sizes."""
 
 from __future__ import annotations
 

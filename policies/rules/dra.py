@@ -1,5 +1,8 @@
 """Rules on DRA objects: selectors that compile, claims that name a real DeviceClass, quota keys that a
-quota evaluator actually counts, and a quota for every class a namespace claims. Facts: dra.md 1-3."""
+quota evaluator actually counts, and a quota for every class a namespace claims. Facts:
+docs/references.md#dra-api-request-shapes, docs/references.md#cel-selector-limits,
+docs/references.md#cel-unknown-domain-empty-map, docs/references.md#nvidia-memory-is-a-capacity,
+docs/references.md#dra-quota-keys, docs/references.md#dra-quota-invalid-keys-accepted."""
 
 from __future__ import annotations
 
@@ -129,7 +132,8 @@ CLAIM_TEMPLATE_CLASS_EXISTS = c.stack_policy(
 TEMPLATES_KEY = "count/resourceclaimtemplates.resource.k8s.io"
 _CLASS = r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?"
 _DEVICES_KEY = re.compile(rf"^(?P<cls>{_CLASS})\.deviceclass\.resource\.k8s\.io/devices$")
-# Kubernetes 1.35 with DRAExtendedResource: requests.deviceclass.resource.kubernetes.io/<class> (dra.md 3).
+# Kubernetes 1.35 with DRAExtendedResource: requests.deviceclass.resource.kubernetes.io/<class>
+# (docs/references.md#dra-quota-extended-resource-keys).
 _EXTENDED_KEY = re.compile(rf"^requests\.deviceclass\.resource\.kubernetes\.io/(?P<cls>{_CLASS})$")
 _VALID_FIXED = (quota.CLAIMS_KEY, TEMPLATES_KEY)
 

@@ -10,7 +10,7 @@ from components.facts import driver_charts, versions
 from policies.rules import common as c
 from policies import stack_resources as recorded
 
-# Repositories of the charts this platform installs (clouds.md 4, dra.md 4.1 and 5), plus the NVIDIA
+# Repositories of the charts this platform installs (docs/references.md#helm-chart-repositories), plus the NVIDIA
 # device plugin and kube-prometheus-stack repositories.
 DEFAULT_REPOSITORIES = sorted(
     {

@@ -1,6 +1,8 @@
 """Stack rules on the device plugin → DRA migration: dra-only namespaces are guarded, legacy namespaces keep
-a node that can run the device plugin, and no pool runs both NVIDIA plugins. Facts: dra.md 4.2/4.6,
-clouds.md 1.6/4, offline-testing.md 7."""
+a node that can run the device plugin, and no pool runs both NVIDIA plugins. Facts:
+docs/references.md#nvidia-dra-gpu-resources-override, docs/references.md#gpu-operator-not-beside-dra,
+docs/references.md#eks-nvidia-ami-contents, docs/references.md#gpu-operator-with-dra,
+docs/references.md#vap-dra-only."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Any
 from pulumi_policy import Severity, StackValidationArgs
 
 from components.plans.migration import GPU_MODE_LABEL
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL
+from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
 from policies.rules import common as c
 from policies import stack_resources as recorded
 
@@ -111,7 +113,8 @@ def _operators(releases: list[recorded.HelmRelease]) -> list[recorded.HelmReleas
 
 def _extended_resource_bridge(resources: list[Any], releases: list[recorded.HelmRelease]) -> bool:
     """Pods asking for nvidia.com/gpu are served by DRA (KEP-5004) when a DeviceClass carries that
-    extendedResourceName and the DRAExtendedResource gate is on (dra.md 3, 4.3; clouds.md 4)."""
+    extendedResourceName and the DRAExtendedResource gate is on (docs/references.md#dra-api-extended-resource-name,
+    docs/references.md#nvidia-dra-resource-api-version)."""
     for r in resources:
         if c.DEVICE_CLASS_RE.match(r.resource_type) and c.dig(r.props, "spec", "extendedResourceName") == LEGACY_RESOURCE:
             return True
@@ -202,6 +205,9 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         return
     operators_on = [r for r in _operators(releases) if r.value("devicePlugin", "enabled", default=True) is not False]
     standalone = [r for r in releases if r.chart in recorded.DEVICE_PLUGIN_CHARTS]
+    # With a GPU Operator, every GPU node gets NFD's PCI label and the operator's gpu.present at run time
+    # (docs/references.md#gpu-operator-node-labelling): a selector on either reaches the pool.
+    runtime = {GPU_PRESENT_LABEL: "true", NFD_NVIDIA_PCI_LABEL: "true"} if _operators(releases) else {}
     for pool in recorded.stack_pools(args.resources):
         if not pool.gpu:
             continue
@@ -223,7 +229,7 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         reasons += [
             f"device plugin release {r.name} selects it (nodeSelector {_describe(c.string_map(r.value('nodeSelector')))})"
             for r in standalone
-            if c.node_selector_matches(c.string_map(r.value("nodeSelector")), pool.labels)
+            if c.node_selector_matches(c.string_map(r.value("nodeSelector")), {**runtime, **pool.labels})
         ]
         if reasons:
             dra = ", ".join(

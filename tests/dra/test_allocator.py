@@ -1,4 +1,4 @@
-"""Allocation with the scheduler's semantics (dra.md 1.2 and 2): one node per claim, class then request
+"""Allocation with the scheduler's semantics (docs/references.md#allocator-semantics): one node per claim, class then request
 selectors, count/All, firstAvailable order, matchAttribute, no reuse except adminAccess, taints, errors."""
 
 from __future__ import annotations

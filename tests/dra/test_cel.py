@@ -1,4 +1,5 @@
-"""The CEL adapter behaves like Kubernetes: DRA selectors (dra.md §2), admission policies (offline-testing.md §7)."""
+"""The CEL adapter behaves like Kubernetes: DRA selectors (docs/references.md#cel-unknown-domain-empty-map,
+docs/references.md#cel-libraries), admission policies (docs/references.md#vap-dra-only)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from tests.conftest import UPSTREAM_SPECS, shared_path
 NV = "device.attributes['gpu.nvidia.com']"
 NV_MEMORY = "device.capacity['gpu.nvidia.com'].memory"
 
-# A full H200 as the NVIDIA DRA driver publishes it (dra.md §4.4).
+# A full H200 as the NVIDIA DRA driver publishes it (docs/references.md#nvidia-dra-gpu-attributes).
 H200_SLICE_DEVICE = {
     "name": "gpu-0",
     "attributes": {
@@ -398,7 +399,7 @@ def test_upstream_selector_compiles_and_passes_the_policy(source, expression):
 
 def test_upstream_example_driver_selectors_on_an_example_device():
     shared_path(UPSTREAM_SPECS)
-    # dra-example-driver v0.2.1 devices (dra.md §5)
+    # dra-example-driver v0.2.1 devices (docs/references.md#example-driver-devices)
     device = Device.from_slice_device(
         "gpu.example.com",
         {
@@ -421,7 +422,7 @@ def test_upstream_example_driver_selectors_on_an_example_device():
     }
 
 
-# --- evaluate(): the ValidatingAdmissionPolicy of offline-testing.md §7 ----------------------------------
+# --- evaluate(): the ValidatingAdmissionPolicy of docs/references.md#vap-dra-only ---------------------------------
 
 GPU_DRA_ONLY_POLICY = yaml.safe_load(
     """

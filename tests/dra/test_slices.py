@@ -1,4 +1,5 @@
-"""ResourceSlices as the drivers publish them (dra.md 4.4 and 5): from the real H200 dump, the catalog, a
+"""ResourceSlices as the drivers publish them (docs/references.md#nvidia-dra-gpu-attributes,
+docs/references.md#example-driver-devices): from the real H200 dump, the catalog, a
 stack, and a cluster dump; valid resource.k8s.io/v1 objects."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 
 from gpuplan.timing import deploy_model
 from gpuplan.timing.deploy_model import DURATIONS, MINUTE, CycleError, Node, classify, model
-from tests.conftest import SHARED_REFERENCE
+from tests.conftest import ROOT
 
 
 def node(id_: str, key: str, *, role: str = "", parent: str = "", deps: tuple[str, ...] = (), provider: str = "",
@@ -149,18 +149,18 @@ def test_classify(type_, custom, parent_type, inputs, expected):
     assert classify(type_, custom, parent_type, inputs) == expected
 
 
-def test_every_duration_names_its_source_and_clouds_md_numbers_are_quoted_as_given():
+def test_every_duration_names_its_source_and_the_referenced_numbers_are_the_ones_used():
     assert all(d.source and d.seconds >= 0 and (d.p90_seconds is None or d.p90_seconds >= d.seconds) for d in DURATIONS.values())
-    clouds = SHARED_REFERENCE / "clouds.md"
-    if not clouds.exists():
-        pytest.skip("shared reference not available")
-    suggestion = next(line for line in clouds.read_text().splitlines() if line.startswith("Model suggestion"))
-    quoted = {"EKS cluster": "eks-cluster", "GPU node group": "eks-gpu-node-group", "AKS cluster": "aks-cluster",
-              "AKS pool": "aks-pool", "Operator": "gpu-operator"}
-    for phrase, key in quoted.items():
-        minutes = int(re.search(rf"{phrase} (\d+)", suggestion).group(1))
-        assert DURATIONS[key].seconds == minutes * MINUTE, key
-        assert "clouds.md 6" in DURATIONS[key].source
+    # docs/references.md: each duration-* entry ends with "Deploy model: `key` N min, p90 M; ..."
+    text = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
+    entries = re.findall(r'<a id="(duration-[a-z0-9-]+)"></a>(.*?)(?=\n### |\n## |\Z)', text, re.DOTALL)
+    quoted = {key: (anchor, int(typical), int(p90)) for anchor, body in entries
+              for key, typical, p90 in re.findall(r"`([a-z0-9-]+)` (\d+) min, p90 (\d+)", " ".join(body.split()))}
+    assert set(quoted) >= {"eks-cluster", "eks-gpu-node-group", "eks-node-group", "aks-cluster", "aks-pool",
+                           "gpu-operator", "gpu-operator-driver-build", "dra-driver", "dra-example-driver"}
+    for key, (anchor, typical, p90) in quoted.items():
+        assert (DURATIONS[key].seconds, DURATIONS[key].p90_seconds) == (typical * MINUTE, p90 * MINUTE), key
+        assert DURATIONS[key].source.startswith(f"docs/references.md#{anchor}: "), key
 
 
 def test_rendered_path_lists_the_long_steps_and_sums_the_quick_ones():

@@ -1,7 +1,7 @@
 """`gpuplan preflight` against moto's EC2 (offerings, instance types, subnets, zones) with fake credentials.
 
 moto 5.2.5 models Service Quotas only for ServiceCode `vpc` and does not implement
-DescribeCapacityReservations (offline-testing.md 4; moto raises "not implemented" for it), so quota values come
+DescribeCapacityReservations (docs/references.md#moto-gaps; moto raises "not implemented" for it), so quota values come
 from botocore's Stubber and reservations from a handler on that one EC2 operation. No test reaches AWS.
 """
 

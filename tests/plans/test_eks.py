@@ -126,11 +126,18 @@ def test_kubeconfig_authenticates_with_aws_eks_get_token():
 
 
 def docs_rows(stack: str) -> dict[str, list[str]]:
-    """pool → cells of its row in the docs table of `stack`."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split(f"`{stack}` (", 2)[2].split("\n\n", 2)[1]
+    """pool → cells of its row in the table of `stack` in docs/clouds.md ("What each pool can grow to")."""
+    text = (ROOT / "docs" / "clouds.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"### `{stack}` ("))
+    table = []
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            table.append(line)
+        elif table:
+            break
     rows = {}
-    for line in section.splitlines()[2:]:
+    for line in table[2:]:
         cells = [c.strip().strip("`") for c in line.strip("|").split("|")]
         rows[cells[0]] = cells
     return rows

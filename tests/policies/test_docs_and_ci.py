@@ -1,4 +1,4 @@
-"""The README policy section and the sample CI workflow stay true to the pack and its configs."""
+"""docs/policies.md and the sample CI workflow stay true to the pack and its configs."""
 
 from __future__ import annotations
 
@@ -11,10 +11,7 @@ from pulumi_policy import StackValidationPolicy
 from policies.pack import POLICIES
 from tests.conftest import COMMITTED_STACKS, ROOT
 
-README = (ROOT / "README.md").read_text()
-# the policy section of README: from its heading to the next second-level heading
-DOC = README[README.index("## Policy as code"):]
-DOC = DOC[: DOC.find("\n## ", 1) if "\n## " in DOC[1:] else len(DOC)]
+DOC = (ROOT / "docs" / "policies.md").read_text(encoding="utf-8")
 CONFIGS = {p.stem: json.loads(p.read_text()) for p in (ROOT / "policies" / "config").glob("*.json")}
 
 
@@ -32,7 +29,8 @@ def test_level_table_matches_the_pack_and_the_committed_configs():
 
 
 def test_every_rule_has_a_section_with_checks_why_and_fix():
-    sections = re.split(r"^#### ", DOC, flags=re.MULTILINE)[1:]
+    rules = DOC[DOC.index("## The rules\n"):DOC.index("\n## ", DOC.index("## The rules\n") + 1)]
+    sections = re.split(r"^### ", rules, flags=re.MULTILINE)[1:]
     assert [re.match(r"`([a-z0-9-]+)`", s)[1] for s in sections] == [p.name for p in POLICIES]
     for section in sections:
         assert "- **Checks**:" in section and "- **Why**:" in section and "- **Fix**:" in section

@@ -1,5 +1,6 @@
 """The Monitoring component inside the real program (offline): what it registers with and without
-`monitoring.install`, with the cluster's provider, and that the recorded PrometheusRule passes promtool."""
+`monitoring.install`, the namespace created or required, the dcgm-exporter RBAC, with the cluster's provider, and
+that the recorded PrometheusRule passes promtool."""
 
 from __future__ import annotations
 
@@ -9,17 +10,20 @@ import json
 import pytest
 import yaml
 
-from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims, values as monitoring_values
-from components.plans.monitoring.alerts import rule_groups
+from components.plans.monitoring import dashboard, values as monitoring_values
+from components.plans.monitoring.plan import monitoring_plan
 from gpuplan.engine.preview import preview_stack
 from gpuplan.engine.outputs import clean
-from tests.conftest import KIND_BASE, run_config, write_stack
+from tests.conftest import KIND_BASE, run_config, write_stack, with_gpu_operator_on_dra
 from tests.monitoring_support import promtool, write_rules
 
 MONITORING = "dra-gpu-platform:monitoring:Monitoring"
 RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 CONFIGMAP = "kubernetes:core/v1:ConfigMap"
 RELEASE = "kubernetes:helm.sh/v3:Release"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+# Your own Prometheus reads kube-state-metrics and the kubelet (install: false).
+BYO = {"enabled": True, "externalSources": ["kube-state-metrics", "kubelet"]}
 
 
 def _config(monitoring):
@@ -32,7 +36,7 @@ def _config(monitoring):
 def byo(tmp_path_factory):
     """Bring-your-own Prometheus (install: false), through `gpuplan preview` (run + manifests + validation)."""
     directory = tmp_path_factory.mktemp("byo")
-    stack = write_stack(directory, _config({"enabled": True}), "byo")
+    stack = write_stack(directory, _config(BYO), "byo")
     return preview_stack(stack, directory / "out")
 
 
@@ -58,7 +62,7 @@ def test_monitoring_is_a_child_of_the_platform_and_uses_the_cluster_provider(byo
     assert run.by_urn()[component.parent].type == "dra-gpu-platform:index:GpuPlatform"
     (provider,) = {r.provider for r in children}
     assert provider.endswith("::gpu-test-kind-k8s")
-    assert sorted(r.type for r in children) == [CONFIGMAP, CONFIGMAP, RULE]
+    assert sorted(r.type for r in children) == [CONFIGMAP, RULE]
 
 
 def test_prometheus_rule_carries_the_rendered_groups(byo):
@@ -68,7 +72,7 @@ def test_prometheus_rule_carries_the_rendered_groups(byo):
     assert inputs["apiVersion"] == "monitoring.coreos.com/v1" and inputs["kind"] == "PrometheusRule"
     assert inputs["metadata"]["namespace"] == "monitoring" and inputs["metadata"]["name"] == "dra-gpu-platform"
     assert inputs["metadata"]["labels"]["app.kubernetes.io/part-of"] == "dra-gpu-platform"
-    assert inputs["spec"] == clean({"groups": rule_groups(run.config.monitoring)})
+    assert inputs["spec"] == clean({"groups": monitoring_plan(run.config).rule_groups})
 
 
 def test_recorded_prometheus_rule_passes_promtool(byo, tmp_path):
@@ -83,17 +87,46 @@ def test_dashboard_configmap_is_labelled_for_the_grafana_sidecar(byo):
     configmap = _configmaps(children)["dra-gpu-platform-dashboard"]
     assert configmap["metadata"]["labels"]["grafana_dashboard"] == "1"
     text = configmap["data"][dashboard.FILE_NAME]
-    assert text == dashboard.dashboard_json(byo[0].config.monitoring)
+    assert text == dashboard.dashboard_json(monitoring_plan(byo[0].config).inputs)
     assert dashboard.to_json(dashboard.from_json(text)) == text
     assert json.loads(text)["uid"] == dashboard.UID
 
 
-def test_without_install_the_resourceclaim_config_is_a_configmap(byo):
+def test_without_install_the_namespace_must_exist_and_is_read_not_created(byo):
     run = byo[0]
     _, children = _in_monitoring(run)
-    configmap = _configmaps(children)["dra-gpu-platform-ksm-resourceclaims"]
-    assert yaml.safe_load(configmap["data"]["config.yaml"]) == ksm_resourceclaims.config()
+    assert NAMESPACE not in {r.type for r in children}
+    (read,) = [r for r in run.reads if r.type == NAMESPACE]
+    assert read.id == "monitoring" and read.name == "gpu-test-monitoring-namespace-existing"
     assert not [r for r in run.of_type(RELEASE) if clean(r.inputs).get("chart") == "kube-prometheus-stack"]
+    # the example-driver kind stack has no GPU Operator: only the alerts of the declared exporters
+    alerts = [r["alert"] for g in clean(run.of_type(RULE)[0].inputs)["spec"]["groups"] for r in g["rules"]]
+    assert alerts == ["DraPodUnschedulable", "DraClaimPrepareFailing", "DraKubeletPluginCallsFailing", "DraKubeletPluginNotRunning"]
+
+
+def test_a_namespace_the_stack_is_told_to_create_is_created_in_the_configured_name(tmp_path):
+    run = run_config(tmp_path, _config({**BYO, "namespace": "observability", "createNamespace": True}), "ns")
+    _, children = _in_monitoring(run)
+    (namespace,) = [r for r in children if r.type == NAMESPACE]
+    assert clean(namespace.inputs)["metadata"]["name"] == "observability"
+    assert not [r for r in run.reads if r.type == NAMESPACE]
+    (rule,) = run.of_type(RULE)
+    assert clean(rule.inputs)["metadata"]["namespace"] == "observability"
+
+
+def test_dcgm_dra_mapping_gets_resourceslice_rbac_for_the_operators_exporter(tmp_path):
+    config = with_gpu_operator_on_dra(_config(BYO))
+    config["cluster"]["kind"] = {"gpuDriver": "nvidia"}
+    run = run_config(tmp_path, config, "dcgm")
+    _, children = _in_monitoring(run)
+    (role,) = [r for r in children if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"]
+    (binding,) = [r for r in children if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"]
+    assert clean(role.inputs)["rules"] == [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}]
+    subjects = clean(binding.inputs)["subjects"]
+    assert subjects == [{"kind": "ServiceAccount", "name": "nvidia-dcgm-exporter", "namespace": "gpu-operator"}]
+    operator = next(r for r in run.of_type(RELEASE) if clean(r.inputs)["chart"] == "gpu-operator")
+    assert clean(operator.inputs)["values"]["dcgmExporter"]["env"] == [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
+    assert clean(operator.inputs)["namespace"] == subjects[0]["namespace"]
 
 
 def test_preview_validates_the_monitoring_manifests(byo):
@@ -110,7 +143,7 @@ def test_install_adds_a_pinned_kube_prometheus_stack(installed):
     assert (inputs["chart"], inputs["version"]) == ("kube-prometheus-stack", monitoring_values.VERSION)
     assert inputs["repositoryOpts"]["repo"] == monitoring_values.REPOSITORY
     assert inputs["namespace"] == "monitoring" and inputs["name"] == "kube-prometheus-stack"
-    assert inputs["values"] == clean(monitoring_values.values("kind"))
+    assert inputs["values"] == clean(monitoring_values.values(installed.config))
     (namespace,) = [r for r in children if r.type == "kubernetes:core/v1:Namespace"]
     assert clean(namespace.inputs)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "privileged"
     assert namespace.urn in release.dependencies
@@ -122,8 +155,8 @@ def test_with_install_the_rule_waits_for_the_chart_and_thresholds_follow_the_sta
     (rule,) = [r for r in children if r.type == RULE]
     assert release.urn in rule.dependencies
     pending = clean(rule.inputs)["spec"]["groups"][0]["rules"][0]
-    assert pending["alert"] == "DraResourceClaimPending" and "> 1200" in pending["expr"]
-    # dashboard: false, and the chart's values carry the ResourceClaim config
+    assert pending["alert"] == "DraPodUnschedulable" and pending["for"] == "20m"
+    # dashboard: false
     assert [r for r in children if r.type == CONFIGMAP] == []
 
 

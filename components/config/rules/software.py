@@ -88,11 +88,10 @@ def check_placement(r: RuleContext) -> None:
 
 def _one_gpu_stack_per_operator(r: RuleContext) -> None:
     """One GPU Operator cannot serve its own device plugin on some pools and DRA on others (gpu-operator v25.10.1,
-    docs/gpu-software.md "One NVIDIA GPU stack per operator"): with devicePlugin on, the operator keeps the
-    validator's plugin-validation init container on every GPU node (controllers/object_controls.go:2329-2334), and
-    on a DRA node it waits for nvidia.com/gpu capacity that never comes (cmd/nvidia-validator/main.go:1296-1316),
-    so the validator crash-loops there and the ClusterPolicy never becomes ready. No value or node label turns
-    the check off per node."""
+    docs/gpu-software.md#one-nvidia-gpu-stack-per-operator): with devicePlugin on, the operator keeps the
+    validator's plugin-validation init container on every GPU node, and on a DRA node it waits for nvidia.com/gpu
+    capacity that never comes, so the validator crash-loops there and the ClusterPolicy never becomes ready. No
+    value or node label turns the check off per node (docs/references.md#gpu-operator-validator-plugin-validation)."""
     c = r.c
     if not c.gpu_operator_enabled or not c.dra_pools:
         return

@@ -19,9 +19,9 @@ How an expression runs:
      quantity('..')/semver('..') of a literal become list literals. Reason: every call into a Python function
      leaks its arguments in cel-expr-python 0.1.3 (about 50-300 bytes per call), and is slower. The rarer
      functions (add, sub, asInteger, ...) and non-literal quantity(x)/semver(x) still call Python.
-   - Kubernetes gives an unknown domain an empty map (dra.md §2); cel-cpp maps have no default, so
-     `device.attributes[d]` becomes `device.attributes[?d].orValue({})`. An unknown *name* inside a known or
-     empty domain stays an evaluation error, as in Kubernetes.
+   - Kubernetes gives an unknown domain an empty map (docs/references.md#cel-unknown-domain-empty-map); cel-cpp maps
+     have no default, so `device.attributes[d]` becomes `device.attributes[?d].orValue({})`. An unknown *name*
+     inside a known or empty domain stays an evaluation error, as in Kubernetes.
 
 Not modelled: the CEL cost limits (estimated and runtime, 1,000,000 per selector); a bare `device` variable
 (`has(device.driver)`, `cel.bind(d, device, ...)` do not compile here; Kubernetes accepts them);

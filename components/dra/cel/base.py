@@ -11,7 +11,8 @@ import re
 # resourceapi.CELSelectorExpressionMaxLength; Go's len() counts bytes.
 MAX_SELECTOR_BYTES = 10 * 1024
 
-# Capacities the NVIDIA driver (dra.md §4.4, plus memorySlice<N> on MIG devices) and dra-example-driver (§5)
+# Capacities the NVIDIA driver (docs/references.md#nvidia-dra-gpu-attributes, plus memorySlice<N> on MIG devices:
+# docs/references.md#nvidia-dra-mig-devices) and dra-example-driver (docs/references.md#example-driver-devices)
 # publish. Reading one through device.attributes is an evaluation error that aborts allocation.
 KNOWN_CAPACITY_NAMES = frozenset(
     {

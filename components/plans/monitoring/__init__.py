@@ -3,4 +3,4 @@
 Who may import: resources, policies, gpuplan.
 """
 
-__all__ = ["alerts", "dashboard", "ksm", "metrics", "promql", "values"]  # the public modules of this package
+__all__ = ["alerts", "dashboard", "metrics", "plan", "promql", "sources", "values"]  # the public modules of this package

@@ -1,8 +1,11 @@
 """Prometheus alert rules for DRA and the GPUs, thresholds from `monitoring` in the stack. Pure: no Pulumi.
 
 The groups are plain Prometheus rule groups: the PrometheusRule's `spec.groups` and, unchanged, the file that
-`promtool check rules` / `promtool test rules` read (tests/promtool/). Every metric name comes from
-components/plans/monitoring/metrics.py. Each alert links its runbook section in README.md ("Monitoring"); the anchor is the lower-cased alert name, as GitHub renders the `### <AlertName>` headings.
+`promtool check rules` / `promtool test rules` read (tests/promtool/). Each alert reads only series of
+components/plans/monitoring/metrics.py, and a stack gets an alert only when every series it reads comes from a
+source its Prometheus scrapes (components/plans/monitoring/sources.py); the others are listed with the series
+they lack. Each alert names its sources in the `sources` annotation and links its runbook page
+(docs/monitoring/runbooks/<Alert>.md) under `monitoring.runbookBaseUrl`.
 """
 
 from __future__ import annotations
@@ -11,13 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from components.plans.monitoring import ksm
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.metrics import unknown
-from components.plans.monitoring.promql import PromQLNameError, metric_names
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL
+from components.plans.monitoring.metrics import SERIES, unknown
+from components.plans.monitoring.promql import PromQLNameError, metric_names
+from components.plans.monitoring.sources import Source, produced
 
-RUNBOOK_DOC = "README.md"
 GROUP_DRA = "dra-gpu-platform.dra"
 GROUP_GPU = "dra-gpu-platform.gpu"
 
@@ -26,8 +28,12 @@ GROUP_GPU = "dra-gpu-platform.gpu"
 KUBELET_PLUGIN_DAEMONSET = ".+-kubelet-?plugin"
 # kube-scheduler's DRA plugin name (kubernetes/kubernetes pkg/scheduler/framework/plugins/names/names.go).
 DRA_SCHEDULER_PLUGIN = "DynamicResources"
+# The resourceclaim controller's workqueue in kube-controller-manager (Kubernetes docs, "Good practices for DRA").
+CLAIM_CONTROLLER_QUEUE = "resource_claim"
 # Window over which an allocated GPU must stay below the idle threshold, evaluated continuously for idleGpuMinutes.
 IDLE_SAMPLE_WINDOW = "10m"
+# Window in which kubelet DRA failures are counted.
+KUBELET_FAILURE_WINDOW = "10m"
 
 
 def prometheus_label(kubernetes_label: str) -> str:
@@ -40,15 +46,40 @@ DRA_NODE_LABEL = prometheus_label(DRA_KUBELET_PLUGIN_LABEL)
 
 
 @dataclass(frozen=True)
+class RuleInputs:
+    """What the rules depend on, as plain data (components/plans/monitoring/plan.py builds it from the stack)."""
+
+    monitoring: MonitoringConfig
+    sources: tuple[Source, ...]
+    dra_namespaces: tuple[str, ...] = ()  # namespaces with migration dual or dra-only
+
+    @property
+    def runbook_base_url(self) -> str:
+        return self.monitoring.runbook_base_url
+
+    @property
+    def dcgm_dra_labels(self) -> bool:
+        return any("dra_claim_name" in s.extra_labels for s in self.sources)
+
+
+@dataclass(frozen=True)
 class Alert:
     name: str
+    group: str
     severity: str
     expr: str
     for_: str
     summary: str
     description: str
 
-    def rule(self, runbook: str) -> dict[str, Any]:
+    @property
+    def series(self) -> frozenset[str]:
+        return metric_names(self.expr)
+
+    def runbook_url(self, base: str) -> str:
+        return f"{base.rstrip('/')}/{self.name}.md"
+
+    def rule(self, inputs: RuleInputs) -> dict[str, Any]:
         return {
             "alert": self.name,
             "expr": self.expr,
@@ -57,31 +88,36 @@ class Alert:
             "annotations": {
                 "summary": self.summary,
                 "description": self.description,
-                "runbook_url": f"{runbook}#{self.name.lower()}",
+                "sources": source_text(self, inputs.sources),
+                "runbook_url": self.runbook_url(inputs.runbook_base_url),
             },
         }
 
 
-_GPU = "GPU {{ $labels.gpu }} ({{ $labels.UUID }}, {{ $labels.modelName }}) on {{ $labels.Hostname }}{{ $labels.hostname }}"
+def source_text(alert: Alert, found: tuple[Source, ...]) -> str:
+    """`series from exporter (how it is scraped)`, one per series the alert reads."""
+    by_series = produced(found)
+    parts = []
+    for name in sorted(alert.series):
+        source = by_series.get(name)
+        how = source.scrape if source else "no source in this stack"
+        parts.append(f"{name} from {SERIES[name].exporter} ({how})")
+    return "; ".join(parts)
 
 
-def dra_alerts(m: MonitoringConfig) -> list[Alert]:
-    pending_seconds = m.claim_pending_minutes * 60
-    return [
-        Alert(
-            "DraResourceClaimPending",
-            "warning",
-            f"((time() - {ksm.CREATED}) > {pending_seconds})\n"
-            f"unless on (namespace, resourceclaim) {ksm.ALLOCATED_DEVICE_INFO}",
-            "1m",
-            "ResourceClaim {{ $labels.namespace }}/{{ $labels.resourceclaim }} is unallocated for more than "
-            f"{m.claim_pending_minutes} minutes",
-            "No device has been allocated to the claim. Check `kubectl describe resourceclaim -n {{ $labels.namespace }} "
-            "{{ $labels.resourceclaim }}` and the events of the pod that uses it, `gpuplan fit` for the claim's "
-            "template, the namespace's ResourceQuota and the ResourceSlices of the driver (`kubectl get resourceslices`).",
-        ),
+_GPU = "GPU {{ $labels.gpu }} ({{ $labels.UUID }}, {{ $labels.modelName }}) on {{ $labels.Hostname }}"
+
+
+def _regex_alternatives(names: tuple[str, ...]) -> str:
+    return "|".join(sorted(names))
+
+
+def dra_alerts(inputs: RuleInputs) -> list[Alert]:
+    m = inputs.monitoring
+    found = [
         Alert(
             "DraPodsUnschedulable",
+            GROUP_DRA,
             "warning",
             f'max by (profile) (scheduler_unschedulable_pods{{plugin="{DRA_SCHEDULER_PLUGIN}"}}) > 0',
             f"{m.claim_pending_minutes}m",
@@ -92,7 +128,45 @@ def dra_alerts(m: MonitoringConfig) -> list[Alert]:
             "the device class selectors.",
         ),
         Alert(
+            "DraClaimPrepareFailing",
+            GROUP_DRA,
+            "warning",
+            "sum by (node) (increase(dra_operations_duration_seconds_count"
+            f'{{operation_name="PrepareResources", is_error="true"}}[{KUBELET_FAILURE_WINDOW}])) > 0',
+            "5m",
+            "The kubelet on {{ $labels.node }} keeps failing to prepare ResourceClaims for starting pods",
+            "Pods with allocated claims stay in ContainerCreating: the kubelet's NodePrepareResources for their claims "
+            "failed in the last 10 minutes, for 5 minutes in a row. Check `kubectl get events -A --field-selector "
+            "reason=FailedPrepareDynamicResources`, the DRA kubelet plugin pod on the node and its logs, and the "
+            "node's NVIDIA driver and CDI setup.",
+        ),
+        Alert(
+            "DraKubeletPluginCallsFailing",
+            GROUP_DRA,
+            "warning",
+            "sum by (node, driver_name, method_name) (increase(dra_grpc_operations_duration_seconds_count"
+            f'{{grpc_status_code!="OK"}}[{KUBELET_FAILURE_WINDOW}])) > 0',
+            "5m",
+            "Calls from the kubelet on {{ $labels.node }} to DRA driver {{ $labels.driver_name }} fail "
+            "({{ $labels.method_name }})",
+            "The DRA kubelet plugin answers the kubelet's gRPC calls with errors. The grpc_status_code label of "
+            "dra_grpc_operations_duration_seconds_count says which (Unavailable: the plugin is not listening). Read "
+            "the plugin pod's logs on the node and restart it if its socket is gone.",
+        ),
+        Alert(
+            "DraClaimControllerBacklog",
+            GROUP_DRA,
+            "warning",
+            f'max(workqueue_depth{{name="{CLAIM_CONTROLLER_QUEUE}"}}) > 0',
+            "15m",
+            "kube-controller-manager's ResourceClaim controller has had a backlog for 15 minutes",
+            "The resource_claim work queue has not drained for 15 minutes, so ResourceClaims from templates are created "
+            "late and pods wait. Check kube-controller-manager's health and API throttling (workqueue_adds_total, "
+            "rest_client_requests_total), and how fast pods with claim templates are being created.",
+        ),
+        Alert(
             "DraKubeletPluginNotRunning",
+            GROUP_DRA,
             "critical",
             f'(max by (node) (kube_node_labels{{{DRA_NODE_LABEL}="true"}})\n'
             ' and on (node) (kube_node_status_condition{condition="Ready", status="true"} == 1))\n'
@@ -108,40 +182,57 @@ def dra_alerts(m: MonitoringConfig) -> list[Alert]:
             "node's NVIDIA driver and the DaemonSet's node selector and tolerations.",
         ),
     ]
+    if inputs.dra_namespaces:
+        found.insert(
+            0,
+            Alert(
+                "DraPodUnschedulable",
+                GROUP_DRA,
+                "warning",
+                "max by (namespace, pod) (kube_pod_status_unschedulable"
+                f'{{namespace=~"{_regex_alternatives(inputs.dra_namespaces)}"}}) > 0',
+                f"{m.claim_pending_minutes}m",
+                "Pod {{ $labels.namespace }}/{{ $labels.pod }} has not been scheduled for more than "
+                f"{m.claim_pending_minutes} minutes",
+                "The pod's PodScheduled condition is False in a namespace that uses DRA; usually no node has free "
+                "devices for its ResourceClaims. Check the FailedScheduling event of `kubectl describe pod -n "
+                "{{ $labels.namespace }} {{ $labels.pod }}` for the reason, `gpuplan fit` for its claim template, "
+                "the namespace's ResourceQuota and `kubectl get resourceslices`.",
+            ),
+        )
+    return found
 
 
-def gpu_alerts(m: MonitoringConfig) -> list[Alert]:
+def gpu_alerts(inputs: RuleInputs) -> list[Alert]:
+    m = inputs.monitoring
+    coverage = (
+        "dcgm-exporter labels GPUs with the pod that uses them, through a DRA claim (its DRA pod mapping is on) "
+        "or the device plugin."
+        if inputs.dcgm_dra_labels
+        else "dcgm-exporter labels only device-plugin GPUs with their pod here: its DRA pod mapping is off "
+        "(monitoring.dcgmDraPodMapping), so GPUs allocated through DRA claims are not covered."
+    )
     return [
         Alert(
-            "GpuXidError",
-            "warning",
-            "DCGM_FI_DEV_XID_ERRORS > 0",
-            "0m",
+            "GpuXidError", GROUP_GPU, "warning", "DCGM_FI_DEV_XID_ERRORS > 0", "0m",
             f"{_GPU} reported XID {{{{ $value }}}}",
             "The driver reported an XID error; DCGM keeps the last code. Look the code up in NVIDIA's XID catalog, "
             "read `dmesg | grep -i xid` on the node and the logs of the pod using the GPU (labels pod/namespace).",
         ),
         Alert(
-            "GpuTemperatureHigh",
-            "warning",
-            f"DCGM_FI_DEV_GPU_TEMP > {m.gpu_temperature_celsius}",
-            "5m",
+            "GpuTemperatureHigh", GROUP_GPU, "warning", f"DCGM_FI_DEV_GPU_TEMP > {m.gpu_temperature_celsius}", "5m",
             f"{_GPU} is at {{{{ $value }}}} C (threshold {m.gpu_temperature_celsius} C)",
             "Sustained high temperature throttles the GPU. Check fans/airflow or the cloud instance health, "
             "`nvidia-smi -q -d TEMPERATURE,PERFORMANCE` on the node, and whether the workload is unusually heavy.",
         ),
         Alert(
-            "GpuRowRemapFailure",
-            "critical",
-            "DCGM_FI_DEV_ROW_REMAP_FAILURE > 0",
-            "0m",
+            "GpuRowRemapFailure", GROUP_GPU, "critical", "DCGM_FI_DEV_ROW_REMAP_FAILURE > 0", "0m",
             f"{_GPU} failed to remap a memory row",
             "The GPU could not remap a row with an uncorrectable ECC error; its memory can no longer be trusted. "
             "Cordon and drain the node so no new claim lands on it and have the GPU replaced.",
         ),
         Alert(
-            "GpuUncorrectableMemoryErrors",
-            "warning",
+            "GpuUncorrectableMemoryErrors", GROUP_GPU, "warning",
             "increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[1h]) > 0\nor\nincrease(DCGM_FI_DEV_RETIRED_DBE[1h]) > 0",
             "0m",
             f"{_GPU} had uncorrectable (double-bit) ECC memory errors in the last hour",
@@ -149,29 +240,46 @@ def gpu_alerts(m: MonitoringConfig) -> list[Alert]:
             "A GPU reset activates remapped rows; drain the node, reset the GPU and watch for repeats.",
         ),
         Alert(
-            "GpuAllocatedButIdle",
-            "info",
+            "GpuAllocatedButIdle", GROUP_GPU, "info",
             f"max by (namespace, pod) (max_over_time(DCGM_FI_DEV_GPU_UTIL{{pod!=\"\"}}[{IDLE_SAMPLE_WINDOW}]))"
             f" < {m.idle_gpu_utilization_percent}",
             f"{m.idle_gpu_minutes}m",
             "Pod {{ $labels.namespace }}/{{ $labels.pod }} holds GPUs below "
             f"{m.idle_gpu_utilization_percent}% utilisation for {m.idle_gpu_minutes} minutes",
             "The GPUs are allocated but do no work. Ask the owner of the pod whether it is stuck or waiting; release "
-            "the claim (delete the pod) if it is not needed. For DRA GPUs the pod label needs dcgm-exporter's "
-            "KUBERNETES_ENABLE_DRA.",
+            f"the claim (delete the pod) if it is not needed. {coverage}",
         ),
     ]
 
 
-def alerts(m: MonitoringConfig) -> list[Alert]:
-    return [*dra_alerts(m), *gpu_alerts(m)]
+def candidates(inputs: RuleInputs) -> list[Alert]:
+    """Every alert this package can render for these inputs, whether or not the stack can feed it."""
+    return [*dra_alerts(inputs), *gpu_alerts(inputs)]
 
 
-def rule_groups(m: MonitoringConfig, runbook: str = RUNBOOK_DOC) -> list[dict[str, Any]]:
-    return [
-        {"name": GROUP_DRA, "rules": [a.rule(runbook) for a in dra_alerts(m)]},
-        {"name": GROUP_GPU, "rules": [a.rule(runbook) for a in gpu_alerts(m)]},
-    ]
+def missing_series(alert: Alert, found: tuple[Source, ...]) -> list[str]:
+    available = produced(found)
+    return sorted(name for name in alert.series if name not in available)
+
+
+def alerts(inputs: RuleInputs) -> list[Alert]:
+    """The alerts the stack's sources can feed."""
+    return [a for a in candidates(inputs) if not missing_series(a, inputs.sources)]
+
+
+def left_out(inputs: RuleInputs) -> dict[str, list[str]]:
+    """Alert name -> the series no source of this stack produces (why it is not rendered)."""
+    return {a.name: missing for a in candidates(inputs) if (missing := missing_series(a, inputs.sources))}
+
+
+def rule_groups(inputs: RuleInputs) -> list[dict[str, Any]]:
+    chosen = alerts(inputs)
+    groups = []
+    for name in (GROUP_DRA, GROUP_GPU):
+        rules = [a.rule(inputs) for a in chosen if a.group == name]
+        if rules:
+            groups.append({"name": name, "rules": rules})
+    return groups
 
 
 def expressions(groups: list[dict[str, Any]]) -> list[str]:
@@ -181,7 +289,7 @@ def expressions(groups: list[dict[str, Any]]) -> list[str]:
 # ---------------------------------------------------------------------------------------------------
 # PrometheusRule manifests: a Prometheus Operator CRD, so kubernetes-validate has no schema for it. `gpuplan
 # preview` checks it here against the rule-file format (Prometheus docs, configuration/recording_rules and
-# alerting_rules; the PrometheusRule CRD's spec.groups has the same shape) and the metric allow-list.
+# alerting_rules; the PrometheusRule CRD's spec.groups has the same shape) and the series catalog.
 
 PROMETHEUS_RULE_API = "monitoring.coreos.com/v1"
 _RULE_KEYS = {"alert", "record", "expr", "for", "keep_firing_for", "labels", "annotations"}
@@ -228,5 +336,5 @@ def _rule_errors(where: str, rule: dict[str, Any]) -> list[tuple[str, str]]:
     except PromQLNameError as exc:
         return errors + [(f"{where}/expr", str(exc))]
     if missing:
-        errors.append((f"{where}/expr", f"metrics not in the allow-list (components/plans/monitoring/metrics.py): {missing}"))
+        errors.append((f"{where}/expr", f"series not in the catalog (components/plans/monitoring/metrics.py): {missing}"))
     return errors

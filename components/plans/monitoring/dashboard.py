@@ -1,11 +1,12 @@
 """The Grafana dashboard, built with the typed grafana-foundation-sdk builders and exported to JSON.
 Pure: no Pulumi imports.
 
-Panels: GPU utilisation and memory per namespace and pod (dcgm-exporter's pod mapping), allocated and idle
-GPUs per device class (ResourceClaim allocations from our kube-state-metrics config joined with the dra_*
-labels dcgm-exporter adds with KUBERNETES_ENABLE_DRA), pending claims, XID errors and GPU health, and node
-counts per pool (kube_node_labels: the pool labels must be allow-listed in kube-state-metrics, see
-components/plans/monitoring/values.py). Every query uses only names from components/plans/monitoring/metrics.py.
+Panels: pods of DRA namespaces the scheduler cannot place (kube-state-metrics), the kubelet's DRA claim
+preparation failures, claims in use and plugin call errors per node (kubelet), the scheduler's DynamicResources
+rejections and the ResourceClaim controller's queue (where the control plane is scraped), GPU utilisation and
+memory per namespace and pod, per DRA claim when dcgm-exporter's DRA pod mapping is on, XID errors and GPU
+health, and node counts per pool. A panel is shown only when every series it reads comes from a source of the
+stack (components/plans/monitoring/sources.py), exactly like the alerts.
 """
 
 from __future__ import annotations
@@ -21,10 +22,18 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models import common
 from grafana_foundation_sdk.models import dashboard as model
 
-from components.plans.monitoring import ksm
-from components.config.models import MonitoringConfig
-from components.plans.monitoring.alerts import DRA_SCHEDULER_PLUGIN, IDLE_SAMPLE_WINDOW, dra_alerts, prometheus_label
 from components.facts.node_labels import GPU_STACK_LABEL, POOL_LABEL
+from components.plans.monitoring.promql import metric_names
+from components.plans.monitoring.alerts import (
+    CLAIM_CONTROLLER_QUEUE,
+    DRA_SCHEDULER_PLUGIN,
+    IDLE_SAMPLE_WINDOW,
+    KUBELET_FAILURE_WINDOW,
+    RuleInputs,
+    dra_alerts,
+    prometheus_label,
+)
+from components.plans.monitoring.sources import produced
 
 UID = "dra-gpu-platform"
 TITLE = "DRA GPU platform"
@@ -32,113 +41,141 @@ FILE_NAME = "dra-gpu-platform.json"
 _DATASOURCE = model.DataSourceRef(type_val="prometheus", uid="${datasource}")
 POOL = prometheus_label(POOL_LABEL)
 STACK = prometheus_label(GPU_STACK_LABEL)
+# The kubelet's dra_resource_claims_in_use counts each claim once under this driver_name (Metrics Reference v1.34).
+ANY_DRIVER = "<any>"
 
 # ---------------------------------------------------------------------------------------------------
 # queries (module level so tests and the runbook can quote them)
 
-PENDING_CLAIMS = f"{ksm.CREATED} unless on (namespace, resourceclaim) {ksm.ALLOCATED_DEVICE_INFO}"
 
-# One series per allocated device with the device class of its request: exact requests join on the request
-# name; firstAvailable results are named "<request>/<subrequest>" and join on the subrequest.
-ALLOCATED_WITH_CLASS = (
-    f"({ksm.ALLOCATED_DEVICE_INFO} * on (namespace, resourceclaim, request) group_left (device_class) "
-    f"{ksm.REQUEST_INFO})\n"
-    f'or\n(label_replace({ksm.ALLOCATED_DEVICE_INFO}, "subrequest", "$1", "request", "[^/]+/(.+)") '
-    f"* on (namespace, resourceclaim, subrequest) group_left (device_class) {ksm.SUBREQUEST_INFO})"
-)
-
-
-def idle_dra_gpus(m: MonitoringConfig) -> str:
-    """DRA-allocated GPUs whose utilisation stayed below the idle threshold, with their device class."""
-    idle = (
-        f'max_over_time(DCGM_FI_DEV_GPU_UTIL{{dra_device_name!=""}}[{IDLE_SAMPLE_WINDOW}]) '
-        f"< {m.idle_gpu_utilization_percent}"
+def idle_dra_gpus(inputs: RuleInputs) -> str:
+    """GPUs held by a DRA claim (dcgm-exporter's dra_* labels) that stayed below the idle threshold."""
+    return (
+        "count by (dra_claim_namespace, dra_claim_name) (\n"
+        f'max_over_time(DCGM_FI_DEV_GPU_UTIL{{dra_claim_name!=""}}[{IDLE_SAMPLE_WINDOW}]) '
+        f"< {inputs.monitoring.idle_gpu_utilization_percent}\n)"
     )
-    by_device = f'label_replace(label_replace({idle}, "pool", "$1", "dra_pool_name", "(.+)"), "device", "$1", "dra_device_name", "(.+)")'
-    classes = f"max by (pool, device, device_class) ({ALLOCATED_WITH_CLASS})"
-    return f"count by (device_class) (\n{by_device}\n* on (pool, device) group_left (device_class) {classes}\n)"
 
 
-def panel_queries(m: MonitoringConfig) -> dict[str, tuple[str, list[tuple[str, str]]]]:
-    """key -> (panel title, [(PromQL, legend)]): the single source of the dashboard's queries. Keys are stable
-    ids (tests record each query under `dashboard:<key>` and evaluate it with promtool)."""
-    plugin_missing = next(a.expr for a in dra_alerts(m) if a.name == "DraKubeletPluginNotRunning")
-    pending_too_long = (
-        f"((time() - {ksm.CREATED}) > {m.claim_pending_minutes * 60}) "
-        f"unless on (namespace, resourceclaim) {ksm.ALLOCATED_DEVICE_INFO}"
+def all_panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    """key -> (panel title, [(PromQL, legend)]) for every panel this package can draw. Keys are stable ids
+    (tests record each query under `dashboard:<key>` and evaluate it with promtool)."""
+    m = inputs.monitoring
+    alert_exprs = {a.name: a.expr for a in dra_alerts(inputs)}
+    queries: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    if "DraPodUnschedulable" in alert_exprs:
+        unschedulable = alert_exprs["DraPodUnschedulable"].rsplit(" > 0", 1)[0]
+        queries["dra_pods_unschedulable"] = (
+            "Unschedulable pods in DRA namespaces", [(f"count({unschedulable}) or vector(0)", "pods")]
+        )
+        queries["unschedulable_by_namespace"] = (
+            "Unschedulable pods by DRA namespace", [(f"count by (namespace) ({unschedulable})", "{{namespace}}")]
+        )
+    queries["dra_nodes_without_plugin"] = (
+        "DRA nodes without a ready kubelet plugin",
+        [(f"count({alert_exprs['DraKubeletPluginNotRunning']}) or vector(0)", "nodes")],
     )
+    queries["uncorrectable_memory_errors"] = (
+        "Uncorrectable memory errors (24h)",
+        [
+            (
+                "sum(increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[24h]) or vector(0)) "
+                "+ sum(increase(DCGM_FI_DEV_RETIRED_DBE[24h]) or vector(0))",
+                "errors",
+            ),
+            ("sum(DCGM_FI_DEV_ROW_REMAP_FAILURE) or vector(0)", "remap failures"),
+        ],
+    )
+    queries["claims_in_use_by_node"] = (
+        "ResourceClaims in use, by node",
+        [(f'sum by (node) (dra_resource_claims_in_use{{driver_name="{ANY_DRIVER}"}})', "{{node}}")],
+    )
+    queries["prepare_failures_by_node"] = (
+        f"Failed claim preparations by node ({KUBELET_FAILURE_WINDOW})",
+        [
+            (
+                "sum by (node) (increase(dra_operations_duration_seconds_count"
+                f'{{operation_name="PrepareResources", is_error="true"}}[{KUBELET_FAILURE_WINDOW}]))',
+                "{{node}}",
+            )
+        ],
+    )
+    queries["plugin_call_errors"] = (
+        f"Kubelet -> DRA plugin call errors ({KUBELET_FAILURE_WINDOW})",
+        [
+            (
+                "sum by (driver_name, grpc_status_code) (increase(dra_grpc_operations_duration_seconds_count"
+                f'{{grpc_status_code!="OK"}}[{KUBELET_FAILURE_WINDOW}]))',
+                "{{driver_name}} {{grpc_status_code}}",
+            )
+        ],
+    )
+    queries["scheduler_unschedulable"] = (
+        "Pods the scheduler's DRA plugin rejects",
+        [(f'max by (profile) (scheduler_unschedulable_pods{{plugin="{DRA_SCHEDULER_PLUGIN}"}})', "{{profile}}")],
+    )
+    queries["scheduler_pending"] = (
+        "Pending pods by scheduler queue", [("max by (queue) (scheduler_pending_pods)", "{{queue}}")]
+    )
+    queries["claim_controller_queue"] = (
+        "ResourceClaim controller queue depth",
+        [(f'max(workqueue_depth{{name="{CLAIM_CONTROLLER_QUEUE}"}})', "depth")],
+    )
+    if inputs.dcgm_dra_labels:
+        queries["gpus_by_claim"] = (
+            "GPUs in use by DRA claim",
+            [
+                (
+                    'count by (dra_claim_namespace, dra_claim_name) (DCGM_FI_DEV_GPU_UTIL{dra_claim_name!=""})',
+                    "{{dra_claim_namespace}}/{{dra_claim_name}}",
+                )
+            ],
+        )
+        queries["idle_gpus_by_claim"] = (
+            f"Idle GPUs by DRA claim (< {m.idle_gpu_utilization_percent}% for {IDLE_SAMPLE_WINDOW})",
+            [(idle_dra_gpus(inputs), "{{dra_claim_namespace}}/{{dra_claim_name}}")],
+        )
+    queries.update(
+        {
+            "util_by_namespace": (
+                "GPU utilisation by namespace",
+                [('avg by (namespace) (DCGM_FI_DEV_GPU_UTIL{pod!=""})', "{{namespace}}")],
+            ),
+            "util_by_pod": (
+                "GPU utilisation by pod",
+                [('avg by (namespace, pod) (DCGM_FI_DEV_GPU_UTIL{pod!=""})', "{{namespace}}/{{pod}}")],
+            ),
+            "memory_by_namespace": (
+                "GPU memory used by namespace",
+                [('sum by (namespace) (DCGM_FI_DEV_FB_USED{pod!=""})', "{{namespace}}")],
+            ),
+            "memory_by_pod": (
+                "GPU memory used by pod",
+                [('sum by (namespace, pod) (DCGM_FI_DEV_FB_USED{pod!=""})', "{{namespace}}/{{pod}}")],
+            ),
+            "xid_errors": (
+                "XID errors (last code per GPU)",
+                [("max by (UUID, gpu, modelName) (DCGM_FI_DEV_XID_ERRORS) > 0", "{{UUID}} GPU {{gpu}}")],
+            ),
+            "temperature": (
+                "GPU temperature", [("max by (UUID, gpu) (DCGM_FI_DEV_GPU_TEMP)", "{{UUID}} GPU {{gpu}}")]
+            ),
+            "nodes_by_pool": (
+                "Nodes by pool",
+                [(f'count by ({POOL}, {STACK}) (kube_node_labels{{{POOL}!=""}})', f"{{{{{POOL}}}}} ({{{{{STACK}}}}})")],
+            ),
+        }
+    )
+    return queries
+
+
+def panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    """The panels the stack's sources can feed (every query of the panel reads produced series only)."""
+    available = produced(inputs.sources)
     return {
-        "pending_claims": ("Pending claims", [(f"count({PENDING_CLAIMS}) or vector(0)", "pending")]),
-        "claims_pending_too_long": (
-            f"Claims pending > {m.claim_pending_minutes} min",
-            [(f"count({pending_too_long}) or vector(0)", "too long")],
-        ),
-        "dra_nodes_without_plugin": (
-            "DRA nodes without a ready kubelet plugin",
-            [(f"count({plugin_missing}) or vector(0)", "nodes")],
-        ),
-        "uncorrectable_memory_errors": (
-            "Uncorrectable memory errors (24h)",
-            [
-                (
-                    "sum(increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[24h]) or vector(0)) "
-                    "+ sum(increase(DCGM_FI_DEV_RETIRED_DBE[24h]) or vector(0))",
-                    "errors",
-                ),
-                ("sum(DCGM_FI_DEV_ROW_REMAP_FAILURE) or vector(0)", "remap failures"),
-            ],
-        ),
-        "allocated_by_class": (
-            "Allocated devices by device class",
-            [(f"count by (device_class) (\n{ALLOCATED_WITH_CLASS}\n)", "{{device_class}}")],
-        ),
-        "idle_by_class": (
-            f"Idle allocated GPUs by device class (< {m.idle_gpu_utilization_percent}% for {IDLE_SAMPLE_WINDOW})",
-            [(idle_dra_gpus(m), "{{device_class}}")],
-        ),
-        "claims_in_use_by_namespace": (
-            "Claims reserved by pods, by namespace",
-            [(f'count by (namespace) ({ksm.RESERVED_FOR_INFO}{{consumer_resource="pods"}})', "{{namespace}}")],
-        ),
-        "pending_by_namespace": (
-            "Pending claims by namespace",
-            [(f"count by (namespace) ({PENDING_CLAIMS})", "{{namespace}}")],
-        ),
-        "unschedulable": (
-            "Pods the scheduler cannot place",
-            [
-                (
-                    f'max by (plugin) (scheduler_unschedulable_pods{{plugin="{DRA_SCHEDULER_PLUGIN}"}})',
-                    "{{plugin}}",
-                ),
-                ('max by (queue) (scheduler_pending_pods{queue="unschedulable"})', "queue {{queue}}"),
-            ],
-        ),
-        "util_by_namespace": (
-            "GPU utilisation by namespace",
-            [('avg by (namespace) (DCGM_FI_DEV_GPU_UTIL{pod!=""})', "{{namespace}}")],
-        ),
-        "util_by_pod": (
-            "GPU utilisation by pod",
-            [('avg by (namespace, pod) (DCGM_FI_DEV_GPU_UTIL{pod!=""})', "{{namespace}}/{{pod}}")],
-        ),
-        "memory_by_namespace": (
-            "GPU memory used by namespace",
-            [('sum by (namespace) (DCGM_FI_DEV_FB_USED{pod!=""})', "{{namespace}}")],
-        ),
-        "memory_by_pod": (
-            "GPU memory used by pod",
-            [('sum by (namespace, pod) (DCGM_FI_DEV_FB_USED{pod!=""})', "{{namespace}}/{{pod}}")],
-        ),
-        "xid_errors": (
-            "XID errors (last code per GPU)",
-            [("max by (UUID, gpu, modelName) (DCGM_FI_DEV_XID_ERRORS) > 0", "{{UUID}} GPU {{gpu}}")],
-        ),
-        "temperature": ("GPU temperature", [("max by (UUID, gpu) (DCGM_FI_DEV_GPU_TEMP)", "{{UUID}} GPU {{gpu}}")]),
-        "nodes_by_pool": (
-            "Nodes by pool",
-            [(f'count by ({POOL}, {STACK}) (kube_node_labels{{{POOL}!=""}})', f"{{{{{POOL}}}}} ({{{{{STACK}}}}})")],
-        ),
+        key: (title, entries)
+        for key, (title, entries) in all_panel_queries(inputs).items()
+        if all(metric_names(expr) <= available.keys() for expr, _legend in entries)
     }
 
 
@@ -197,18 +234,46 @@ def _stat(title: str, entries, unit: str = "short", red_from: float = 1, descrip
     return _targets(panel, entries, instant=True)
 
 
-def build(m: MonitoringConfig) -> model.Dashboard:
-    q = panel_queries(m)
-
-    def ts(key: str, unit: str, width: int = 12, description: str = ""):
-        title, entries = q[key]
-        return _timeseries(title, entries, unit, width, description)
-
-    def st(key: str, description: str = ""):
-        title, entries = q[key]
-        return _stat(title, entries, description=description)
-
+def _layout(inputs: RuleInputs) -> tuple[tuple[str, tuple[tuple[str, str, int, str], ...]], ...]:
+    """(row title, [(panel key, "stat" | unit of a time series, width, description)]); a panel whose key the
+    stack's sources cannot feed is left out, and so is a row left empty."""
+    temperature = f"GpuTemperatureHigh fires above {inputs.monitoring.gpu_temperature_celsius} C."
     return (
+        (
+            "DRA allocation",
+            (
+                ("dra_pods_unschedulable", "stat", 6, "The DraPodUnschedulable alert fires for these after claimPendingMinutes."),
+                ("dra_nodes_without_plugin", "stat", 6, "The DraKubeletPluginNotRunning alert fires for these."),
+                ("uncorrectable_memory_errors", "stat", 6, "New uncorrectable remapped rows and DBE-retired pages."),
+                ("unschedulable_by_namespace", "short", 12, ""),
+                ("claims_in_use_by_node", "short", 12, "kubelet dra_resource_claims_in_use, every driver."),
+                ("prepare_failures_by_node", "short", 12, "DraClaimPrepareFailing fires while these keep coming."),
+                ("plugin_call_errors", "short", 12, "By gRPC status code; DraKubeletPluginCallsFailing fires on them."),
+                ("scheduler_unschedulable", "short", 12, ""),
+                ("scheduler_pending", "short", 12, ""),
+                ("claim_controller_queue", "short", 12, "DraClaimControllerBacklog fires when it stays above 0."),
+                ("gpus_by_claim", "short", 12, "dcgm-exporter's DRA pod mapping (dra_* labels)."),
+                ("idle_gpus_by_claim", "short", 12, "dcgm-exporter's DRA pod mapping (dra_* labels)."),
+            ),
+        ),
+        (
+            "GPU utilisation and memory",
+            (
+                ("util_by_namespace", "percent", 12, ""),
+                ("util_by_pod", "percent", 12, ""),
+                # DCGM_FI_DEV_FB_USED is in MiB; Grafana's "mbytes" unit is MiB.
+                ("memory_by_namespace", "mbytes", 12, ""),
+                ("memory_by_pod", "mbytes", 12, ""),
+            ),
+        ),
+        ("GPU health", (("xid_errors", "none", 12, ""), ("temperature", "celsius", 12, temperature))),
+        ("Nodes", (("nodes_by_pool", "short", 24, f"kube_node_labels carries {POOL_LABEL} only when kube-state-metrics allow-lists it."),)),
+    )
+
+
+def build(inputs: RuleInputs) -> model.Dashboard:
+    q = panel_queries(inputs)
+    board = (
         builders.Dashboard(TITLE)
         .uid(UID)
         .tags(["gpu", "dra", "dra-gpu-platform"])
@@ -216,34 +281,19 @@ def build(m: MonitoringConfig) -> model.Dashboard:
         .time("now-6h", "now")
         .timezone("browser")
         .with_variable(builders.DatasourceVariable("datasource").label("Data source").type("prometheus"))
-        .with_row(builders.Row("DRA allocation"))
-        .with_panel(st("pending_claims", "Claims with no allocated device."))
-        .with_panel(st("claims_pending_too_long", "The DraResourceClaimPending alert fires for these."))
-        .with_panel(st("dra_nodes_without_plugin", "The DraKubeletPluginNotRunning alert fires for these."))
-        .with_panel(st("uncorrectable_memory_errors", "New uncorrectable remapped rows and DBE-retired pages."))
-        .with_panel(ts("allocated_by_class", "short"))
-        .with_panel(
-            ts("idle_by_class", "short", description="Needs dcgm-exporter with KUBERNETES_ENABLE_DRA (dra_* labels).")
-        )
-        .with_panel(ts("pending_by_namespace", "short"))
-        .with_panel(ts("claims_in_use_by_namespace", "short"))
-        .with_panel(ts("unschedulable", "short"))
-        .with_row(builders.Row("GPU utilisation and memory"))
-        .with_panel(ts("util_by_namespace", "percent"))
-        .with_panel(ts("util_by_pod", "percent"))
-        # DCGM_FI_DEV_FB_USED is in MiB; Grafana's "mbytes" unit is MiB.
-        .with_panel(ts("memory_by_namespace", "mbytes"))
-        .with_panel(ts("memory_by_pod", "mbytes"))
-        .with_row(builders.Row("GPU health"))
-        .with_panel(ts("xid_errors", "none"))
-        .with_panel(ts("temperature", "celsius", description=f"GpuTemperatureHigh fires above {m.gpu_temperature_celsius} C."))
-        .with_row(builders.Row("Nodes"))
-        .with_panel(
-            ts("nodes_by_pool", "short", width=24,
-               description=f"kube_node_labels carries {POOL_LABEL} only when kube-state-metrics allow-lists it.")
-        )
-        .build()
     )
+    for row, panels in _layout(inputs):
+        present = [p for p in panels if p[0] in q]
+        if not present:
+            continue
+        board = board.with_row(builders.Row(row))
+        for key, kind, width, description in present:
+            title, entries = q[key]
+            if kind == "stat":
+                board = board.with_panel(_stat(title, entries, description=description))
+            else:
+                board = board.with_panel(_timeseries(title, entries, kind, width, description))
+    return board.build()
 
 
 def to_json(dashboard: model.Dashboard) -> str:
@@ -256,8 +306,8 @@ def from_json(text: str) -> model.Dashboard:
     return model.Dashboard.from_json(json.loads(text))
 
 
-def dashboard_json(m: MonitoringConfig) -> str:
-    return to_json(build(m))
+def dashboard_json(inputs: RuleInputs) -> str:
+    return to_json(build(inputs))
 
 
 def exprs(document: dict[str, Any]) -> list[str]:

@@ -1,79 +1,123 @@
-"""THE allow-list: every metric name the alert rules and the dashboard may read, with where it comes from.
-Pure: no Pulumi imports.
+"""THE catalog of series the alert rules and the dashboard may read: for each, the exporter that produces it,
+the labels that exporter sets, and the upstream file (at the pinned tag) that defines it. Pure data.
 
 Articles about DRA monitoring invent metrics (dra_constraint_violations_total, dra_allocation_duration_seconds,
 kube_resourceclaim_status_allocation_state, a `resourceclaim` label on DCGM metrics). Nothing here is taken
-from an article: each entry names the upstream file that defines or documents it, and the tests parse every
-query of the rules and the dashboard and fail on any name missing from this list.
+from an article. Whether a stack can read a series is decided by components/plans/monitoring/sources.py: this
+file says what exists, that one says what is scraped. docs/references.md ("Monitoring") holds the same facts
+with their line numbers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.plans.monitoring import ksm as ksm_resourceclaims
+DCGM = "dcgm-exporter"
+KSM = "kube-state-metrics"
+KUBELET = "kubelet"
+SCHEDULER = "kube-scheduler"
+CONTROLLER_MANAGER = "kube-controller-manager"
+EXPORTERS = (DCGM, KSM, KUBELET, SCHEDULER, CONTROLLER_MANAGER)
 
 
 @dataclass(frozen=True)
-class MetricSource:
-    exporter: str  # who exposes it
-    reference: str  # repository and file (or doc) that defines it
+class Series:
+    exporter: str
+    labels: frozenset[str]  # set by the exporter itself (the scrape adds more, sources.py)
+    reference: str  # repository@tag file:line
     note: str = ""
+    label_prefix: str = ""  # labels generated per object label (kube_node_labels: label_<name>)
 
 
-# GPU Operator's dcgm-exporter DaemonSet sets DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv
-# (NVIDIA/gpu-operator assets/state-dcgm-exporter/0800_daemonset.yaml), so that file, not default-counters.csv,
-# decides which DCGM fields are exported on GPU Operator clusters.
-_DCGM_OPERATOR = "NVIDIA/dcgm-exporter etc/dcp-metrics-included.csv"
-_DCGM_BOTH = "NVIDIA/dcgm-exporter etc/dcp-metrics-included.csv and etc/default-counters.csv"
-_SCHEDULER = "kubernetes/kubernetes pkg/scheduler/metrics/metrics.go"
-_KSM_POD = "kubernetes/kube-state-metrics docs/metrics/workload/pod-metrics.md"
-_KSM_NODE = "kubernetes/kube-state-metrics docs/metrics/cluster/node-metrics.md"
-_OURS = (
-    "this package's kube-state-metrics custom-resource-state config (components/plans/monitoring/ksm.py); "
-    "name = metricNamePrefix + '_' + metric name, kubernetes/kube-state-metrics "
-    "docs/metrics/extend/customresourcestate-metrics.md#naming"
+# dcgm-exporter 4.4.2-4.7.0 (GPU Operator v25.10.1 values.yaml:291). The GPU Operator sets
+# DCGM_EXPORTER_COLLECTORS=/etc/dcgm-exporter/dcp-metrics-included.csv (assets/state-dcgm-exporter/0800_daemonset.yaml:46),
+# so that file decides which fields exist. Labels: internal/pkg/rendermetrics/render_metrics.go:47 (gpu, UUID,
+# pci_bus_id, device, modelName, GPU_I_PROFILE/GPU_I_ID for MIG, Hostname) and the pod mapping,
+# internal/pkg/transformation/const.go:21-24 (pod, namespace, container, pod_uid; DCGM_EXPORTER_KUBERNETES=true
+# in the operator's DaemonSet :44). The dra_* labels come only with KUBERNETES_ENABLE_DRA (const.go:32-39).
+_DCGM_LABELS = frozenset(
+    {"gpu", "UUID", "pci_bus_id", "device", "modelName", "GPU_I_PROFILE", "GPU_I_ID", "Hostname",
+     "pod", "namespace", "container", "pod_uid"}
 )
+DCGM_DRA_LABELS = frozenset(
+    {"dra_claim_name", "dra_claim_namespace", "dra_driver_name", "dra_pool_name", "dra_device_name",
+     "dra_mig_profile", "dra_mig_device_uuid"}
+)
+_DCGM_REF = "NVIDIA/dcgm-exporter@4.4.2-4.7.0 etc/dcp-metrics-included.csv"
 
-ALLOWED: dict[str, MetricSource] = {
-    # --- dcgm-exporter (labels: gpu, UUID, device, modelName, Hostname/hostname; pod, namespace, container from
-    # its Kubernetes mapping, internal/pkg/transformation/const.go; dra_claim_name, dra_claim_namespace,
-    # dra_pool_name, dra_device_name, dra_driver_name with KUBERNETES_ENABLE_DRA, same file)
-    "DCGM_FI_DEV_GPU_UTIL": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, GPU utilization (in %)"),
-    "DCGM_FI_DEV_FB_USED": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, framebuffer memory used (in MiB)"),
-    "DCGM_FI_DEV_GPU_TEMP": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, GPU temperature (in C)"),
-    "DCGM_FI_DEV_XID_ERRORS": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, value of the last XID error"),
-    "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS": MetricSource(
-        "dcgm-exporter", _DCGM_BOTH, "counter, remapped rows for uncorrectable errors (Ampere and newer)"
+
+def _dcgm(note: str) -> Series:
+    return Series(DCGM, _DCGM_LABELS, _DCGM_REF, note)
+
+
+# kube-state-metrics v2.18.0 (ksm chart 7.1.0 of kube-prometheus-stack 81.x), built-in resources only:
+# custom-resource-state resolves CRDs only (internal/discovery/discovery.go:42-48, 122-193), so there is no
+# ResourceClaim series in any kube-state-metrics (docs/references.md, Monitoring).
+_KSM_POD = "kubernetes/kube-state-metrics@v2.18.0 docs/metrics/workload/pod-metrics.md"
+_KSM_NODE = "kubernetes/kube-state-metrics@v2.18.0 docs/metrics/cluster/node-metrics.md"
+# Kubernetes Metrics Reference generated for v1.34 (kubernetes.io/docs/reference/instrumentation/metrics/);
+# 1.35 changes from CHANGELOG-1.35.md (only a `source` label on resourceclaim_controller_resource_claims).
+_K8S = "kubernetes/kubernetes@v1.34 Metrics Reference"
+_DRA_OPS = frozenset({"is_error", "operation_name"})
+_DRA_GRPC = frozenset({"driver_name", "grpc_status_code", "method_name"})
+
+SERIES: dict[str, Series] = {
+    "DCGM_FI_DEV_GPU_UTIL": _dcgm("gauge, GPU utilization (in %)"),
+    "DCGM_FI_DEV_FB_USED": _dcgm("gauge, framebuffer memory used (in MiB)"),
+    "DCGM_FI_DEV_GPU_TEMP": _dcgm("gauge, GPU temperature (in C)"),
+    "DCGM_FI_DEV_XID_ERRORS": _dcgm("gauge, value of the last XID error"),
+    "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS": _dcgm("counter, rows remapped for uncorrectable errors (Ampere+)"),
+    "DCGM_FI_DEV_ROW_REMAP_FAILURE": _dcgm("gauge, whether row remapping failed"),
+    "DCGM_FI_DEV_RETIRED_DBE": _dcgm("counter, pages retired after double-bit ECC errors (Volta/Turing)"),
+    "kube_pod_info": Series(
+        KSM,
+        frozenset({"pod", "namespace", "uid", "host_ip", "pod_ip", "node", "created_by_kind", "created_by_name",
+                   "priority_class", "host_network"}),
+        f"{_KSM_POD}:6",
     ),
-    "DCGM_FI_DEV_ROW_REMAP_FAILURE": MetricSource("dcgm-exporter", _DCGM_BOTH, "gauge, whether row remapping failed"),
-    "DCGM_FI_DEV_RETIRED_DBE": MetricSource(
-        "dcgm-exporter", _DCGM_OPERATOR,
-        "counter, pages retired after double-bit ECC errors (Volta/Turing, e.g. T4); commented out in default-counters.csv",
+    "kube_pod_status_ready": Series(KSM, frozenset({"pod", "namespace", "uid", "condition"}), f"{_KSM_POD}:15"),
+    "kube_pod_status_unschedulable": Series(
+        KSM, frozenset({"pod", "namespace", "uid"}), f"{_KSM_POD}:55",
+        "1 while the pod's PodScheduled condition is False (internal/store/pod.go:1633-1657)",
     ),
-    # --- kube-scheduler
-    "scheduler_unschedulable_pods": MetricSource(
-        "kube-scheduler", _SCHEDULER, "gauge by plugin and profile; the DRA plugin is named DynamicResources"
+    "kube_node_labels": Series(
+        KSM, frozenset({"node"}), f"{_KSM_NODE}:7", "node labels only when allow-listed (--metric-labels-allowlist)",
+        label_prefix="label_",
     ),
-    "scheduler_pending_pods": MetricSource("kube-scheduler", _SCHEDULER, "gauge by queue (active, backoff, unschedulable, gated)"),
-    # --- kube-state-metrics built-in resources
-    "kube_pod_info": MetricSource("kube-state-metrics", _KSM_POD, "labels include node, created_by_kind, created_by_name"),
-    "kube_pod_status_ready": MetricSource("kube-state-metrics", _KSM_POD, "label condition=true|false|unknown"),
-    "kube_node_labels": MetricSource(
-        "kube-state-metrics", _KSM_NODE, "node labels appear only when allow-listed with --metric-labels-allowlist"
+    "kube_node_status_condition": Series(KSM, frozenset({"node", "condition", "status"}), f"{_KSM_NODE}:14"),
+    "dra_operations_duration_seconds_count": Series(
+        KUBELET, _DRA_OPS, _K8S,
+        "histogram count; operation_name PrepareResources|UnprepareResources, is_error true|false",
     ),
-    "kube_node_status_condition": MetricSource("kube-state-metrics", _KSM_NODE, "labels condition, status"),
-    # --- kube-state-metrics custom-resource-state metrics this package defines for resource.k8s.io/v1 ResourceClaims
-    **{name: MetricSource("kube-state-metrics", _OURS) for name in ksm_resourceclaims.METRIC_NAMES},
+    "dra_grpc_operations_duration_seconds_count": Series(
+        KUBELET, _DRA_GRPC, _K8S, "histogram count of the kubelet's gRPC calls to each DRA kubelet plugin"
+    ),
+    "dra_resource_claims_in_use": Series(
+        KUBELET, frozenset({"driver_name"}), _K8S, "claims in use on the node; driver_name=\"<any>\" counts each once"
+    ),
+    "scheduler_unschedulable_pods": Series(
+        SCHEDULER, frozenset({"plugin", "profile"}), _K8S, "ALPHA gauge; the DRA plugin is DynamicResources"
+    ),
+    "scheduler_pending_pods": Series(SCHEDULER, frozenset({"queue"}), _K8S, "STABLE gauge by queue"),
+    "workqueue_depth": Series(
+        CONTROLLER_MANAGER, frozenset({"name"}), _K8S, "the resourceclaim controller's queue is name=\"resource_claim\""
+    ),
 }
 
-# Names articles use that exist nowhere upstream; tests assert none of them is allowed.
+# Names articles use that exist nowhere upstream, and the series a custom-resource-state config on ResourceClaim
+# would have produced (kube-state-metrics never does); tests assert none of them is in the catalog.
 INVENTED = (
     "dra_constraint_violations_total",
     "dra_allocation_duration_seconds",
     "kube_resourceclaim_status_allocation_state",
+    "kube_customresource_resourceclaim_created",
+    "kube_customresource_resourceclaim_allocated_device_info",
 )
 
 
 def unknown(names: frozenset[str] | set[str]) -> list[str]:
-    return sorted(n for n in names if n not in ALLOWED)
+    return sorted(n for n in names if n not in SERIES)
+
+
+def labels_of(name: str, extra: frozenset[str] = frozenset()) -> frozenset[str]:
+    return SERIES[name].labels | extra

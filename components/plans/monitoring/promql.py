@@ -96,3 +96,29 @@ def names(expr: str) -> Names:
 
 def metric_names(expr: str) -> frozenset[str]:
     return names(expr).metrics
+
+
+_MATCHER_LABEL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)")
+_BEFORE_BRACE = re.compile(r"([A-Za-z_:][A-Za-z0-9_:]*)\s*$")
+
+
+def _blank_strings(expr: str) -> str:
+    """The expression with every string literal's content replaced by spaces (same length, quotes kept)."""
+    return _STRING.sub(lambda match: match.group()[0] + " " * (len(match.group()) - 2) + match.group()[-1], expr)
+
+
+def selectors(expr: str) -> list[tuple[str | None, frozenset[str]]]:
+    """(metric name or None, label names matched) for every `{...}` selector of the expression."""
+    text = _blank_strings(expr)
+    found: list[tuple[str | None, frozenset[str]]] = []
+    start = text.find("{")
+    while start != -1:
+        end = text.find("}", start)
+        if end == -1:
+            raise PromQLNameError(f"unclosed label matcher in {expr!r}")
+        before = _BEFORE_BRACE.search(text[:start])
+        name = before.group(1) if before and before.group(1) not in FUNCTIONS | KEYWORDS else None
+        labels = frozenset(_MATCHER_LABEL.findall(text[start + 1:end])) - {"__name__"}
+        found.append((name, labels))
+        start = text.find("{", end)
+    return found

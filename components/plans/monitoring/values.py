@@ -2,11 +2,11 @@
 
 Every key set here exists in the chart's values.yaml (prometheus-community/helm-charts
 charts/kube-prometheus-stack/values.yaml; the kube-state-metrics subchart's charts/kube-state-metrics/values.yaml):
-`prometheus.prometheusSpec.{rule,serviceMonitor,podMonitor}SelectorNilUsesHelmValues`, `kubeControllerManager`,
-`kubeScheduler`, `kubeEtcd` `.enabled`, and under `kube-state-metrics`: `metricLabelsAllowlist`,
-`customResourceState.{enabled,config}` (rendered into the chart's own ConfigMap, templates/crs-configmap.yaml) and
-`rbac.extraRules`. Grafana's dashboard sidecar is on by default in the chart and watches ConfigMaps labelled
-`grafana_dashboard: "1"` in all namespaces (`grafana.sidecar.dashboards.{label,labelValue,searchNamespace}`).
+`prometheus.prometheusSpec.{rule,serviceMonitor,podMonitor}SelectorNilUsesHelmValues`,
+`prometheus.prometheusSpec.additionalScrapeConfigs`, `prometheus.additionalRulesForClusterRole`,
+`kubeControllerManager`, `kubeScheduler`, `kubeEtcd` `.enabled`, and `kube-state-metrics.metricLabelsAllowlist`.
+Grafana's dashboard sidecar is on by default in the chart and watches ConfigMaps labelled `grafana_dashboard: "1"`
+in all namespaces (`grafana.sidecar.dashboards.{label,labelValue,searchNamespace}`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from components.facts import chart_releases
-from components.plans.monitoring import ksm as ksm_resourceclaims
+from components.config.models import StackConfig
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, GPU_STACK_LABEL, POOL_LABEL
+from components.plans.monitoring import sources
 
 CHART = chart_releases.KUBE_PROMETHEUS_STACK_CHART
 # A released version from the facts table (81.4.5 was never released); its Chart.yaml: appVersion v0.88.1,
@@ -23,7 +24,6 @@ CHART = chart_releases.KUBE_PROMETHEUS_STACK_CHART
 VERSION = chart_releases.KUBE_PROMETHEUS_STACK_DEFAULT
 REPOSITORY = chart_releases.KUBE_PROMETHEUS_STACK_REPO
 RELEASE_NAME = "kube-prometheus-stack"
-NAMESPACE = "monitoring"
 
 # The Grafana sidecar's default label (chart values `grafana.sidecar.dashboards.label/labelValue`).
 DASHBOARD_LABEL = ("grafana_dashboard", "1")
@@ -31,31 +31,63 @@ DASHBOARD_LABEL = ("grafana_dashboard", "1")
 # Node labels kube_node_labels may carry (kube-state-metrics drops all labels not allow-listed).
 NODE_LABELS = (POOL_LABEL, GPU_LABEL, GPU_STACK_LABEL, DRA_KUBELET_PLUGIN_LABEL)
 
+_SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
+# Prometheus needs `get` on these to read the EKS control-plane endpoints (awsdocs/amazon-eks-user-guide
+# latest/ug/observability/view-raw-metrics.adoc:314-328).
+EKS_METRICS_RULE = {"apiGroups": ["metrics.eks.amazonaws.com"], "resources": ["kcm/metrics", "ksh/metrics"], "verbs": ["get"]}
+
 
 def metric_labels_allowlist() -> list[str]:
     return [f"nodes=[{','.join(NODE_LABELS)}]"]
 
 
-def values(platform: str) -> dict[str, Any]:
-    managed_control_plane = platform in ("eks", "aks")
+def eks_scrape_config(job: str, path: str) -> dict[str, Any]:
+    """One scrape job for an EKS control-plane endpoint, as AWS documents it (view-raw-metrics.adoc:256-293):
+    the API server's endpoints (default/kubernetes:https), the EKS metrics path, the pod's service account."""
     return {
+        "job_name": job,
+        "kubernetes_sd_configs": [{"role": "endpoints"}],
+        "metrics_path": path,
+        "scheme": "https",
+        "tls_config": {"ca_file": f"{_SERVICE_ACCOUNT}/ca.crt", "insecure_skip_verify": True},
+        "bearer_token_file": f"{_SERVICE_ACCOUNT}/token",
+        "relabel_configs": [
+            {
+                "source_labels": [
+                    "__meta_kubernetes_namespace",
+                    "__meta_kubernetes_service_name",
+                    "__meta_kubernetes_endpoint_port_name",
+                ],
+                "action": "keep",
+                "regex": "default;kubernetes;https",
+            }
+        ],
+    }
+
+
+def values(config: StackConfig) -> dict[str, Any]:
+    managed_control_plane = config.platform in ("eks", "aks")
+    prometheus: dict[str, Any] = {
         # Select every PrometheusRule/ServiceMonitor/PodMonitor, not only the chart's own: ours and the GPU
         # Operator's dcgm-exporter ServiceMonitor do not carry the release label.
-        "prometheus": {
-            "prometheusSpec": {
-                "ruleSelectorNilUsesHelmValues": False,
-                "serviceMonitorSelectorNilUsesHelmValues": False,
-                "podMonitorSelectorNilUsesHelmValues": False,
-            }
-        },
-        # EKS and AKS run the control plane out of reach of in-cluster scrapes; scraping it only yields
-        # "target down" alerts. kube-scheduler metrics (DraPodsUnschedulable) then need the provider's endpoint.
+        "prometheusSpec": {
+            "ruleSelectorNilUsesHelmValues": False,
+            "serviceMonitorSelectorNilUsesHelmValues": False,
+            "podMonitorSelectorNilUsesHelmValues": False,
+        }
+    }
+    if sources.eks_control_plane_scraped(config):
+        prometheus["prometheusSpec"]["additionalScrapeConfigs"] = [
+            eks_scrape_config(sources.EKS_SCHEDULER_JOB, sources.EKS_SCHEDULER_PATH),
+            eks_scrape_config(sources.EKS_CONTROLLER_MANAGER_JOB, sources.EKS_CONTROLLER_MANAGER_PATH),
+        ]
+        prometheus["additionalRulesForClusterRole"] = [dict(EKS_METRICS_RULE)]
+    return {
+        "prometheus": prometheus,
+        # EKS and AKS run the control plane out of reach of in-cluster scrapes; the chart's ServiceMonitors would
+        # only yield "target down" alerts (EKS is read through the scrape jobs above instead).
         "kubeControllerManager": {"enabled": not managed_control_plane},
         "kubeScheduler": {"enabled": not managed_control_plane},
         "kubeEtcd": {"enabled": not managed_control_plane},
-        "kube-state-metrics": {
-            "metricLabelsAllowlist": metric_labels_allowlist(),
-            "customResourceState": {"enabled": True, "config": ksm_resourceclaims.config()},
-            "rbac": {"extraRules": [dict(rule) for rule in ksm_resourceclaims.RBAC_RULES]},
-        },
+        "kube-state-metrics": {"metricLabelsAllowlist": metric_labels_allowlist()},
     }

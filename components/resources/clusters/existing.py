@@ -36,9 +36,9 @@ class ExistingCluster(pulumi.ComponentResource):
             enable_server_side_apply=True,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        # A NodePatch is a server-side apply of only these fields: the node's other labels stay as they are.
-        # Its taints are one atomic list (NodeSpec.taints is +listType=atomic), so a node whose taints another
-        # manager owns reports a conflict instead of losing them (docs/gpu-software.md, "Existing clusters").
+        # A NodePatch is a server-side apply of only these fields: the node's other labels stay as they are
+        # (docs/references.md#pulumi-node-patch). Its taints are one atomic list, so a node whose taints another
+        # manager owns reports a conflict instead of losing them (docs/references.md#kubernetes-node-taints-atomic).
         self.node_patches = {
             plan.node: k8s.core.v1.NodePatch(
                 child(name, "node", plan.node),

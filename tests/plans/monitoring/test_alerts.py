@@ -1,4 +1,4 @@
-"""Alert rules: the set of alerts, thresholds from the stack, annotations and runbook links, and the
+"""Alert rules: the set of alerts, thresholds from the stack, annotations, sources and runbook links, and the
 PrometheusRule check `gpuplan preview` runs."""
 
 from __future__ import annotations
@@ -9,18 +9,23 @@ import re
 import pytest
 
 from components.config.models import MonitoringConfig
+from components.plans.monitoring import metrics
 from components.plans.monitoring.alerts import (
     DRA_NODE_LABEL,
     PROMETHEUS_RULE_API,
+    RuleInputs,
     alerts,
+    candidates,
+    left_out,
     prometheus_label,
     prometheus_rule_errors,
     rule_groups,
 )
 from tests.conftest import ROOT
+from tests.monitoring_support import every_source, everything
 
-RUNBOOK = ROOT / "README.md"
-DEFAULTS = MonitoringConfig(enabled=True)
+RUNBOOKS = ROOT / "docs" / "monitoring" / "runbooks"
+DEFAULTS = everything()
 
 
 def _rule(groups, name):
@@ -31,23 +36,60 @@ def _manifest(groups):
     return {"apiVersion": PROMETHEUS_RULE_API, "kind": "PrometheusRule", "metadata": {"name": "x"}, "spec": {"groups": groups}}
 
 
-def test_the_alerts_the_issue_asks_for():
-    assert [a.name for a in alerts(DEFAULTS)] == [
-        "DraResourceClaimPending", "DraPodsUnschedulable", "DraKubeletPluginNotRunning",
-        "GpuXidError", "GpuTemperatureHigh", "GpuRowRemapFailure", "GpuUncorrectableMemoryErrors", "GpuAllocatedButIdle",
-    ]
+ALL = [
+    "DraPodUnschedulable", "DraPodsUnschedulable", "DraClaimPrepareFailing", "DraKubeletPluginCallsFailing",
+    "DraClaimControllerBacklog", "DraKubeletPluginNotRunning",
+    "GpuXidError", "GpuTemperatureHigh", "GpuRowRemapFailure", "GpuUncorrectableMemoryErrors", "GpuAllocatedButIdle",
+]
+
+
+def test_with_every_source_every_alert_is_rendered():
+    assert [a.name for a in alerts(DEFAULTS)] == ALL
+    assert left_out(DEFAULTS) == {}
+
+
+def test_an_alert_whose_series_no_source_produces_is_left_out_with_the_missing_series():
+    control_plane = (metrics.SCHEDULER, metrics.CONTROLLER_MANAGER)
+    sources = tuple(s for s in every_source() if s.exporter not in control_plane)
+    no_control_plane = RuleInputs(DEFAULTS.monitoring, sources, DEFAULTS.dra_namespaces)
+    assert left_out(no_control_plane) == {
+        "DraPodsUnschedulable": ["scheduler_unschedulable_pods"],
+        "DraClaimControllerBacklog": ["workqueue_depth"],
+    }
+    assert [a.name for a in alerts(no_control_plane)] == [n for n in ALL if n not in left_out(no_control_plane)]
+    nothing = RuleInputs(DEFAULTS.monitoring, (), DEFAULTS.dra_namespaces)
+    assert alerts(nothing) == [] and rule_groups(nothing) == [] and set(left_out(nothing)) == set(ALL)
+
+
+def test_without_dra_namespaces_there_is_no_namespace_alert():
+    inputs = RuleInputs(DEFAULTS.monitoring, every_source(), ())
+    assert "DraPodUnschedulable" not in [a.name for a in candidates(inputs)]
 
 
 def test_thresholds_come_from_the_stack():
     custom = MonitoringConfig(enabled=True, claim_pending_minutes=30, gpu_temperature_celsius=92,
                               idle_gpu_utilization_percent=15, idle_gpu_minutes=120)
-    groups = rule_groups(custom)
-    assert "> 1800" in _rule(groups, "DraResourceClaimPending")["expr"]
+    groups = rule_groups(everything(custom))
+    assert _rule(groups, "DraPodUnschedulable")["for"] == "30m"
     assert _rule(groups, "DraPodsUnschedulable")["for"] == "30m"
     assert _rule(groups, "GpuTemperatureHigh")["expr"] == "DCGM_FI_DEV_GPU_TEMP > 92"
     idle = _rule(groups, "GpuAllocatedButIdle")
     assert idle["expr"].endswith("< 15") and idle["for"] == "120m"
-    assert "> 300" in _rule(rule_groups(DEFAULTS), "DraResourceClaimPending")["expr"]
+    assert _rule(rule_groups(DEFAULTS), "DraPodUnschedulable")["for"] == "5m"
+
+
+def test_the_namespace_alert_watches_exactly_the_dra_namespaces():
+    expr = _rule(rule_groups(DEFAULTS), "DraPodUnschedulable")["expr"]
+    assert 'namespace=~"team-a|team-b"' in expr
+    pattern = re.search(r'namespace=~"([^"]+)"', expr).group(1)
+    assert re.fullmatch(pattern, "team-a") and not re.fullmatch(pattern, "team-ab")
+
+
+def test_idle_alert_says_whether_dra_gpus_are_covered():
+    with_mapping = _rule(rule_groups(DEFAULTS), "GpuAllocatedButIdle")["annotations"]["description"]
+    without = _rule(rule_groups(everything(dra_labels=False)), "GpuAllocatedButIdle")["annotations"]["description"]
+    assert "DRA pod mapping is on" in with_mapping
+    assert "not covered" in without and "dcgmDraPodMapping" in without
 
 
 def test_dra_rules_use_the_scheduler_plugin_and_node_label_that_exist():
@@ -74,24 +116,42 @@ def test_idle_alert_reads_dcgm_exporter_pod_labels():
 
 
 @pytest.mark.parametrize("alert", alerts(DEFAULTS), ids=lambda a: a.name)
-def test_every_alert_has_summary_description_severity_and_runbook(alert):
-    rule = alert.rule("README.md")
+def test_every_alert_has_summary_description_severity_sources_and_an_absolute_runbook(alert):
+    rule = alert.rule(DEFAULTS)
     assert rule["labels"]["severity"] in ("critical", "warning", "info")
     assert rule["annotations"]["summary"] and len(rule["annotations"]["description"]) > 80
     # the description says what to check
-    assert re.search(r"\bCheck\b|\bcheck\b|Look|Ask|Cordon|drain", rule["annotations"]["description"])
-    assert rule["annotations"]["runbook_url"] == f"README.md#{alert.name.lower()}"
+    assert re.search(r"\bCheck\b|\bcheck\b|Look|Ask|Cordon|drain|Read", rule["annotations"]["description"])
+    assert rule["annotations"]["runbook_url"] == f"{DEFAULTS.runbook_base_url}/{alert.name}.md"
+    assert rule["annotations"]["runbook_url"].startswith("https://")
+    for name in alert.series:
+        assert f"{name} from " in rule["annotations"]["sources"]
+    assert "no source" not in rule["annotations"]["sources"]
 
 
-def test_every_alert_has_a_runbook_section_with_the_three_parts():
-    text = RUNBOOK.read_text(encoding="utf-8")
-    sections = re.split(r"^### ", text, flags=re.MULTILINE)
-    by_heading = {s.split("\n", 1)[0].strip(): s for s in sections[1:]}
-    for alert in alerts(DEFAULTS):
-        section = by_heading.get(alert.name)
-        assert section is not None, f"no `### {alert.name}` in {RUNBOOK}"
-        for part in ("**What it means.**", "**What to check.**", "**How to fix.**"):
-            assert part in section, (alert.name, part)
+def test_runbook_links_follow_the_configured_base():
+    base = "https://runbooks.example.org/gpu/"
+    inputs = everything(MonitoringConfig(enabled=True, runbook_base_url=base))
+    urls = [r["annotations"]["runbook_url"] for g in rule_groups(inputs) for r in g["rules"]]
+    assert urls and all(re.fullmatch(r"https://runbooks\.example\.org/gpu/[A-Z][A-Za-z]+\.md", u) for u in urls)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_alert_has_a_runbook_page_with_its_parts_and_sources(name):
+    page = RUNBOOKS / f"{name}.md"
+    assert page.is_file(), f"{page} is missing"
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith(f"# {name}\n")
+    for part in ("## What it means", "## Source series", "## What to check", "## How to fix"):
+        assert part in text, (name, part)
+    alert = next(a for a in candidates(DEFAULTS) if a.name == name)
+    for series in alert.series:
+        assert f"`{series}`" in text, (name, series)
+
+
+def test_no_runbook_page_without_an_alert():
+    pages = {p.stem for p in RUNBOOKS.glob("*.md")}
+    assert pages == set(ALL)
 
 
 def test_rendered_rules_pass_the_preview_check():

@@ -8,10 +8,12 @@ import json
 import pytest
 from grafana_foundation_sdk.models import dashboard as model
 
-from components.plans.monitoring import dashboard
 from components.config.models import MonitoringConfig
+from components.plans.monitoring import dashboard
+from components.plans.monitoring.alerts import RuleInputs
+from tests.monitoring_support import every_source, everything
 
-DEFAULTS = MonitoringConfig(enabled=True)
+DEFAULTS = everything()
 
 
 @pytest.fixture(scope="module")
@@ -54,12 +56,21 @@ def test_identity_and_datasource_variable(document):
 def test_panels_cover_what_the_issue_asks_for(document):
     titles = {p["title"] for p in _panels(document)}
     for wanted in ("GPU utilisation by namespace", "GPU utilisation by pod", "GPU memory used by namespace",
-                   "GPU memory used by pod", "Allocated devices by device class", "Pending claims",
-                   "XID errors (last code per GPU)", "Nodes by pool"):
+                   "GPU memory used by pod", "Unschedulable pods in DRA namespaces", "ResourceClaims in use, by node",
+                   "GPUs in use by DRA claim", "XID errors (last code per GPU)", "Nodes by pool"):
         assert wanted in titles
-    assert any(t.startswith("Idle allocated GPUs by device class") for t in titles)
+    assert any(t.startswith("Idle GPUs by DRA claim") for t in titles)
     rows = [p["title"] for p in document["panels"] if p["type"] == "row"]
     assert rows == ["DRA allocation", "GPU utilisation and memory", "GPU health", "Nodes"]
+
+
+def test_panels_whose_series_no_source_produces_are_left_out():
+    dcgm_only = RuleInputs(DEFAULTS.monitoring, tuple(s for s in every_source(dra_labels=False) if s.exporter == "dcgm-exporter"))
+    keys = set(dashboard.panel_queries(dcgm_only))
+    assert keys == {"uncorrectable_memory_errors", "util_by_namespace", "util_by_pod", "memory_by_namespace",
+                    "memory_by_pod", "xid_errors", "temperature"}
+    rows = [p["title"] for p in json.loads(dashboard.dashboard_json(dcgm_only))["panels"] if p["type"] == "row"]
+    assert rows == ["DRA allocation", "GPU utilisation and memory", "GPU health"]
 
 
 def test_every_panel_queries_with_distinct_ref_ids(document):
@@ -87,12 +98,13 @@ def test_panels_do_not_overlap(document):
 
 
 def test_thresholds_from_the_stack_shape_the_queries():
-    custom = MonitoringConfig(enabled=True, claim_pending_minutes=45, idle_gpu_utilization_percent=12)
+    custom = everything(MonitoringConfig(enabled=True, gpu_temperature_celsius=90, idle_gpu_utilization_percent=12))
     queries = dashboard.panel_queries(custom)
-    assert queries["claims_pending_too_long"][0] == "Claims pending > 45 min"
-    assert "> 2700" in queries["claims_pending_too_long"][1][0][0]
-    assert "< 12" in queries["idle_by_class"][1][0][0]
+    assert queries["idle_gpus_by_claim"][0].startswith("Idle GPUs by DRA claim (< 12%")
+    assert "< 12" in queries["idle_gpus_by_claim"][1][0][0]
     assert dashboard.dashboard_json(custom) != dashboard.dashboard_json(DEFAULTS)
+    temperature = next(p for p in json.loads(dashboard.dashboard_json(custom))["panels"] if p["title"] == "GPU temperature")
+    assert "90 C" in temperature["description"]
 
 
 def test_exprs_finds_every_query(document):

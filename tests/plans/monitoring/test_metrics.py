@@ -1,20 +1,24 @@
-"""The metric allow-list, the PromQL name extraction that enforces it, and the ResourceClaim KSM config."""
+"""The series catalog, the PromQL name and matcher extraction that enforces it, and the promtool inputs."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+import yaml
 
-from components.plans.monitoring import dashboard, ksm as ksm_resourceclaims
 from components.config.models import MonitoringConfig
-from components.plans.monitoring.metrics import ALLOWED, INVENTED, unknown
-from components.plans.monitoring.promql import PromQLNameError, metric_names, names
-from components.plans.monitoring.alerts import expressions, rule_groups
+from components.plans.monitoring import dashboard
+from components.plans.monitoring.metrics import EXPORTERS, INVENTED, SERIES, unknown
+from components.plans.monitoring.promql import PromQLNameError, metric_names, names, selectors
+from components.plans.monitoring.alerts import candidates
+from tests.conftest import ROOT
+from tests.monitoring_support import PROMTOOL_TESTS, every_source, everything
 
-CONFIGS = [
-    MonitoringConfig(enabled=True),
-    MonitoringConfig(enabled=True, claim_pending_minutes=90, idle_gpu_utilization_percent=0, idle_gpu_minutes=5),
+INPUTS = [
+    everything(),
+    everything(MonitoringConfig(enabled=True, claim_pending_minutes=90, idle_gpu_utilization_percent=0, idle_gpu_minutes=5)),
 ]
 
 
@@ -52,64 +56,108 @@ def test_an_unknown_function_is_an_error_not_a_metric():
         metric_names("rat(foo[5m])")
 
 
-# --- the allow-list ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "expr, expected",
+    [
+        ('a{x="1", y!~"2"} + b', [("a", {"x", "y"})]),
+        ('sum(rate(c{job="k", le=~"0.5|1"}[5m])) by (le)', [("c", {"job", "le"})]),
+        ('d{v="{not=a,label}"}', [("d", {"v"})]),
+        ('{__name__="hidden", z="1"}', [(None, {"z"})]),
+        ("e", []),
+    ],
+)
+def test_selectors_name_the_matched_labels(expr, expected):
+    assert [(n, set(labels)) for n, labels in selectors(expr)] == expected
 
 
-def test_every_entry_names_its_exporter_and_upstream_file():
-    for name, source in ALLOWED.items():
-        assert source.exporter and "/" in source.reference, name
+# --- the catalog ---------------------------------------------------------------------------------------
+
+
+def test_every_series_names_its_exporter_labels_and_upstream_source():
+    for name, series in SERIES.items():
+        assert series.exporter in EXPORTERS, name
+        assert series.labels and "@" in series.reference and "/" in series.reference, name
         if name.startswith("DCGM_FI_"):
-            assert source.exporter == "dcgm-exporter" and "NVIDIA/dcgm-exporter etc/" in source.reference
-        elif name.startswith("scheduler_"):
-            assert "pkg/scheduler/metrics/metrics.go" in source.reference
-        elif name.startswith("kube_customresource_"):
-            assert "monitoring/ksm.py" in source.reference
+            assert series.reference.startswith("NVIDIA/dcgm-exporter@4.4.2-4.7.0 ")
+        elif name.startswith("kube_"):
+            assert series.reference.startswith("kubernetes/kube-state-metrics@v2.18.0 docs/metrics/")
         else:
-            assert name.startswith("kube_") and "kubernetes/kube-state-metrics docs/" in source.reference, name
+            assert series.reference.startswith("kubernetes/kubernetes@v1.34"), name
 
 
-def test_invented_article_metrics_are_not_allowed():
-    assert not set(INVENTED) & set(ALLOWED)
+def test_no_kube_state_metrics_resourceclaim_series_and_no_invented_names():
+    # kube-state-metrics' custom-resource-state resolves CRDs only (docs/references.md, Monitoring)
+    assert not [n for n in SERIES if n.startswith("kube_customresource_")]
+    assert not set(INVENTED) & set(SERIES)
     assert unknown(set(INVENTED)) == sorted(INVENTED)
 
 
-def test_our_kube_state_metrics_names_are_what_its_config_generates():
-    # kube-state-metrics names a custom-resource-state metric metricNamePrefix + "_" + name (docs: #naming)
-    document = ksm_resourceclaims.config()
-    (resource,) = document["spec"]["resources"]
-    generated = {f"{resource['metricNamePrefix']}_{m['name']}" for m in resource["metrics"]}
-    ours = {n for n, s in ALLOWED.items() if "monitoring/ksm.py" in s.reference}
-    assert ours == generated == set(ksm_resourceclaims.METRIC_NAMES)
-    for constant in (ksm_resourceclaims.CREATED, ksm_resourceclaims.ALLOCATED_DEVICE_INFO,
-                     ksm_resourceclaims.REQUEST_INFO, ksm_resourceclaims.SUBREQUEST_INFO):
-        assert constant in generated
+# --- every query of every alert and panel --------------------------------------------------------------
 
 
-def test_kube_state_metrics_config_targets_the_v1_resourceclaim_api():
-    (resource,) = ksm_resourceclaims.config()["spec"]["resources"]
-    assert resource["groupVersionKind"] == {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceClaim"}
-    assert resource["labelsFromPath"] == {"namespace": ["metadata", "namespace"], "resourceclaim": ["metadata", "name"]}
-    by_name = {m["name"]: m for m in resource["metrics"]}
-    assert by_name["resourceclaim_created"]["each"]["gauge"]["valueFrom"] == ["creationTimestamp"]
-    # v1 field paths (dra.md 1.2): requests[].exactly.deviceClassName, results[] of status.allocation.devices
-    assert by_name["resourceclaim_request_info"]["each"]["info"]["labelsFromPath"]["device_class"] == ["exactly", "deviceClassName"]
-    assert by_name["resourceclaim_allocated_device_info"]["each"]["info"]["path"] == ["status", "allocation", "devices", "results"]
-    assert {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"], "verbs": ["list", "watch"]} in ksm_resourceclaims.RBAC_RULES
+def _labels_ok(expr: str) -> list[str]:
+    by_exporter = {s.exporter: s for s in every_source()}
+    problems = []
+    for name, labels in selectors(expr):
+        if name is None:
+            problems.append(f"selector without a metric name in {expr!r}")
+            continue
+        series = SERIES[name]
+        allowed = by_exporter[series.exporter].labels(name)
+        extra = {label for label in labels if label not in allowed and not (series.label_prefix and label.startswith(series.label_prefix))}
+        if extra:
+            problems.append(f"{name} has no labels {sorted(extra)}")
+    return problems
 
 
-# --- every query of the rules and the dashboard --------------------------------------------------------
-
-
-@pytest.mark.parametrize("config", CONFIGS)
-def test_rules_and_dashboard_use_only_allowed_metrics(config):
-    queries = expressions(rule_groups(config)) + dashboard.exprs(json.loads(dashboard.dashboard_json(config)))
-    assert len(queries) > 20
+@pytest.mark.parametrize("inputs", INPUTS)
+def test_rules_and_dashboard_read_only_catalog_series_and_their_labels(inputs):
+    queries = [a.expr for a in candidates(inputs)]
+    queries += dashboard.exprs(json.loads(dashboard.dashboard_json(inputs)))
+    assert len(queries) > 25
     for query in queries:
         assert unknown(metric_names(query)) == [], query
+        assert _labels_ok(query) == [], query
 
 
-def test_every_allowed_metric_is_used():
-    config = MonitoringConfig(enabled=True)
-    queries = expressions(rule_groups(config)) + dashboard.exprs(json.loads(dashboard.dashboard_json(config)))
+def test_a_label_the_exporter_does_not_set_is_caught():
+    assert _labels_ok('kube_pod_status_unschedulable{resourceclaim="x"}') == [
+        "kube_pod_status_unschedulable has no labels ['resourceclaim']"
+    ]
+
+
+def test_every_catalog_series_is_used():
+    inputs = everything()
+    queries = [a.expr for a in candidates(inputs)] + dashboard.exprs(json.loads(dashboard.dashboard_json(inputs)))
     used = set().union(*(metric_names(q) for q in queries))
-    assert set(ALLOWED) - used == set()
+    assert set(SERIES) - used == set()
+
+
+# --- the promtool inputs are what the exporters produce ------------------------------------------------
+
+
+def _input_series(path: Path) -> list[str]:
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [s["series"] for test in document["tests"] for s in test["input_series"]]
+
+
+@pytest.mark.parametrize("path", sorted(PROMTOOL_TESTS.glob("*_test.yaml")), ids=lambda p: p.name)
+def test_promtool_input_series_use_real_names_and_labels(path):
+    series = _input_series(path)
+    assert series
+    for text in series:
+        (name,) = metric_names(text)
+        assert name in SERIES, text
+        assert _labels_ok(text) == [], text
+
+
+def test_every_catalog_source_is_in_the_references_monitoring_section():
+    text = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
+    section = text[text.index("## Monitoring"):]
+    for name, series in SERIES.items():
+        repository, _, rest = series.reference.partition("@")
+        tag = rest.split(" ")[0]
+        if repository == "kubernetes/kubernetes":
+            assert "Metrics Reference generated for v1.34" in section, name
+        else:
+            assert f"{repository}@{tag}" in section, (name, repository, tag)

@@ -10,16 +10,17 @@ from components.plans.monitoring.alerts import alerts, rule_groups
 from tests.monitoring_support import (
     PROMTOOL_TESTS,
     dashboard_recording_rules,
+    everything,
     promtool,
     run_promtool_test,
     summaries_only,
     write_rules,
 )
 
-DEFAULTS = MonitoringConfig(enabled=True)
-CUSTOM = MonitoringConfig(
+DEFAULTS = everything()
+CUSTOM = everything(MonitoringConfig(
     enabled=True, claim_pending_minutes=30, gpu_temperature_celsius=95, idle_gpu_utilization_percent=20, idle_gpu_minutes=15
-)
+))
 
 
 @pytest.mark.parametrize("config", [DEFAULTS, CUSTOM], ids=["defaults", "custom-thresholds"])
@@ -68,7 +69,7 @@ def test_the_alert_unit_tests_fail_against_other_thresholds(tmp_path):
     # the same input series and expectations do not pass with the custom thresholds: the tests pin them
     result = run_promtool_test(tmp_path, "alerts_test.yaml", summaries_only(rule_groups(CUSTOM)))
     assert result.returncode != 0
-    assert "DraResourceClaimPending" in result.stdout + result.stderr
+    assert "DraPodUnschedulable" in result.stdout + result.stderr
 
 
 def test_dashboard_queries_compute_what_the_panels_show(tmp_path):

@@ -1,11 +1,23 @@
-"""kube-prometheus-stack values: rule selection, the ResourceClaim config, node labels, managed control planes."""
+"""kube-prometheus-stack values: rule selection, node labels, managed control planes, EKS control-plane scrapes."""
 
 from __future__ import annotations
 
 import pytest
 
-from components.plans.monitoring import ksm as ksm_resourceclaims, values as monitoring_values
+from components.config.loading import parse_config_map
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, POOL_LABEL
+from components.plans.monitoring import values as monitoring_values
+from tests.conftest import KIND_BASE, load_committed, qualify
+from tests.config.test_loading import EKS_BASE
+
+
+def _config(platform: str, install: bool = True):
+    base = {"kind": KIND_BASE, "eks": EKS_BASE, "aks": load_committed("staging")}.get(platform)
+    if base is None:  # existing
+        base = {"cluster": {"platform": "existing", "name": "c", "kubernetesVersion": "1.35"}, "kubeconfig": "apiVersion: v1",
+                "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}]}
+    config = {**base, "monitoring": {"enabled": True, "install": install}}
+    return parse_config_map(qualify(config), stack="t", source="Pulumi.t.yaml")
 
 
 def test_chart_is_pinned():
@@ -15,7 +27,7 @@ def test_chart_is_pinned():
 
 
 def test_prometheus_selects_rules_and_monitors_it_did_not_create():
-    spec = monitoring_values.values("kind")["prometheus"]["prometheusSpec"]
+    spec = monitoring_values.values(_config("kind"))["prometheus"]["prometheusSpec"]
     assert spec == {
         "ruleSelectorNilUsesHelmValues": False,
         "serviceMonitorSelectorNilUsesHelmValues": False,
@@ -23,19 +35,32 @@ def test_prometheus_selects_rules_and_monitors_it_did_not_create():
     }
 
 
-def test_kube_state_metrics_gets_the_resourceclaim_config_rbac_and_node_labels():
-    ksm = monitoring_values.values("kind")["kube-state-metrics"]
-    assert ksm["customResourceState"] == {"enabled": True, "config": ksm_resourceclaims.config()}
-    assert ksm["rbac"]["extraRules"] == [dict(r) for r in ksm_resourceclaims.RBAC_RULES]
+def test_kube_state_metrics_allow_lists_the_node_labels_and_gets_no_resourceclaim_config():
+    # custom-resource-state resolves only CRDs (kube-state-metrics v2.18.0 internal/discovery/discovery.go:42-48):
+    # a ResourceClaim config would produce nothing, so there is none
+    ksm = monitoring_values.values(_config("kind"))["kube-state-metrics"]
+    assert set(ksm) == {"metricLabelsAllowlist"}
     (allowlist,) = ksm["metricLabelsAllowlist"]
     assert allowlist.startswith("nodes=[") and POOL_LABEL in allowlist and DRA_KUBELET_PLUGIN_LABEL in allowlist
 
 
 @pytest.mark.parametrize("platform, scraped", [("kind", True), ("existing", True), ("eks", False), ("aks", False)])
 def test_control_plane_scrapes_only_where_reachable(platform, scraped):
-    values = monitoring_values.values(platform)
+    values = monitoring_values.values(_config(platform))
     for component in ("kubeControllerManager", "kubeScheduler", "kubeEtcd"):
         assert values[component] == {"enabled": scraped}
+    # EKS's control plane is read through metrics.eks.amazonaws.com instead, nowhere else
+    jobs = values["prometheus"]["prometheusSpec"].get("additionalScrapeConfigs", [])
+    assert [j["job_name"] for j in jobs] == (["eks-kube-scheduler", "eks-kube-controller-manager"] if platform == "eks" else [])
+
+
+def test_eks_scrape_jobs_keep_only_the_api_server_endpoint():
+    (job, _) = monitoring_values.values(_config("eks"))["prometheus"]["prometheusSpec"]["additionalScrapeConfigs"]
+    assert job["relabel_configs"] == [{
+        "source_labels": ["__meta_kubernetes_namespace", "__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
+        "action": "keep", "regex": "default;kubernetes;https",
+    }]
+    assert job["scheme"] == "https" and job["bearer_token_file"].endswith("/serviceaccount/token")
 
 
 def _gpu_operator_values(monitoring: dict):

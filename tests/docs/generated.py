@@ -1,0 +1,107 @@
+"""The generated parts of docs/configuration.md: the config reference (from the pydantic models) and the
+per-GPU defaults (from the catalog). Each sits between a BEGIN and an END marker; the docs tests compare
+what is there with what this module generates, and rewrite it with UPDATE_GOLDEN=1."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from components.facts import aks, catalog
+from components.config.reference import config_reference
+
+
+@dataclass(frozen=True)
+class GeneratedBlock:
+    name: str
+    generate: Callable[[], str]
+
+    @property
+    def begin(self) -> str:
+        return f"<!-- BEGIN GENERATED {self.name}"
+
+    @property
+    def end(self) -> str:
+        return f"<!-- END GENERATED {self.name} -->"
+
+    def span(self, text: str) -> tuple[int, int]:
+        """Start and end offsets of the generated text (after the BEGIN comment, before END)."""
+        start = text.index(self.begin)
+        start = text.index("-->", start) + len("-->\n")
+        return start, text.index(self.end)
+
+    def current(self, text: str) -> str:
+        start, end = self.span(text)
+        return text[start:end]
+
+    def rewrite(self, text: str) -> str:
+        start, end = self.span(text)
+        return text[:start] + self.generate() + text[end:]
+
+
+def _shape(t: catalog.InstanceType | None) -> str:
+    return f"`{t.name}` ({t.gpus} × {t.gpu}, {t.vcpus} vCPUs)" if t else "–"
+
+
+def gpu_defaults() -> str:
+    """One row per GPU of the catalog: what a pool that names only `gpu` gets on each cloud."""
+    lines = [
+        "| `gpu` | NVML `productName` | published `memory` (nominal) | EKS default instance type | AKS default VM size | MIG profiles (max per GPU) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, model in catalog.GPU_MODELS.items():
+        mig = ", ".join(f"`{p.name}` ×{p.max_count}" for p in model.mig_profiles) or "no MIG"
+        lines.append(
+            f"| `{key}` | {model.product_name} | `{model.published_memory}` ({model.nominal_memory_gb} GB) "
+            f"| {_shape(catalog.default_instance_type('eks', key))} | {_shape(catalog.default_instance_type('aks', key))} | {mig} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def instance_types() -> str:
+    """Every instance type and VM size of the catalog, in the catalog's order."""
+    lines = [
+        "| platform | instance type / VM size | GPUs per node | vCPUs | EFA interfaces | vCPU quota family | default for its GPU |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for t in catalog.INSTANCE_TYPES.values():
+        lines.append(
+            f"| {t.platform} | `{t.name}` | {t.gpus} × {t.gpu} | {t.vcpus} | {t.efa_interfaces or '–'} "
+            f"| {t.quota_family} | {'yes' if t.default else ''} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def mig_profiles() -> str:
+    """The MIG devices each profile gives, as the NVIDIA DRA driver publishes them."""
+    lines = [
+        "| `gpu` | profile | max per GPU | published `memory` | multiprocessors | AKS `gpuInstanceProfile` |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, model in catalog.GPU_MODELS.items():
+        for p in model.mig_profiles:
+            on_aks = aks.gpu_instance_profile(key, p.name)
+            lines.append(f"| `{key}` | `{p.name}` | {p.max_count} | `{p.memory}` | {p.multiprocessors} "
+                         f"| {f'`{on_aks}`' if on_aks else 'not on AKS'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _config_reference() -> str:
+    # one level below the page's "## Reference"
+    return "\n".join("### " + line[5:] if line.startswith("#### ") else line for line in config_reference().split("\n")) + "\n"
+
+
+CONFIGURATION_BLOCKS = (
+    GeneratedBlock("gpu-defaults", gpu_defaults),
+    GeneratedBlock("instance-types", instance_types),
+    GeneratedBlock("mig-profiles", mig_profiles),
+    GeneratedBlock("config-reference", _config_reference),
+)
+
+
+def regenerate(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    for block in CONFIGURATION_BLOCKS:
+        text = block.rewrite(text)
+    path.write_text(text, encoding="utf-8")
