@@ -46,6 +46,7 @@ class PoolFacts:
     mig_capable: bool  # GFD publishes nvidia.com/mig.capable=true; the operator then adds gpu.deploy.mig-manager
     nfd_rule_labels: dict[str, str] = field(default_factory=dict)  # labels the stack's NFD rules add on this pool
     host_device_plugin: str | None = None  # the image's own device plugin (Bottlerocket NVIDIA), if any
+    unlabelled: str | None = None  # why the nodes carry none of the pool's labels yet (an existing cluster's pool)
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,8 @@ def _findings(p: PoolPlacement, spec: dict[str, Any] | None) -> list[str]:
         findings.append(f"two NVIDIA GPU stacks on one node: the DRA kubelet plugin ({', '.join(names[DRA_PLUGIN])}) and "
                         f"a device plugin ({', '.join(names[DEVICE_PLUGIN])})")
     elif not dra and not plugin:
-        findings.append("no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here")
+        findings.append("no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here"
+                        + (f" ({p.pool.unlabelled})" if p.pool.unlabelled else ""))
     elif dra and p.pool.gpu_stack != "dra":
         findings.append(f"gpuStack is {p.pool.gpu_stack} but the DRA kubelet plugin lands here ({', '.join(names[DRA_PLUGIN])})")
     elif plugin and p.pool.gpu_stack != "device-plugin":

@@ -71,11 +71,16 @@ def pool_facts(config: StackConfig, pool: NodePool) -> PoolFacts:
     else:
         taints = (pool_taint(),)
     bottlerocket = eks_amis.ships_device_plugin(pool.ami_type)
+    # An existing cluster's pool whose nodes the stack does not name carries none of its labels until someone runs
+    # the kubectl commands preview prints (components/plans/node_pools.unmapped_pool_warning).
+    unlabelled = config.platform == "existing" and not pool.nodes
     return PoolFacts(
         name=pool.name,
         gpu_stack=pool.gpu_stack,
-        labels={**pool_labels(pool), **KUBELET_LABELS},
-        taints=taints,
+        labels=dict(KUBELET_LABELS) if unlabelled else {**pool_labels(pool), **KUBELET_LABELS},
+        taints=() if unlabelled else taints,
+        unlabelled="its nodes are not listed in nodePools[].nodes: until the kubectl label/taint commands preview prints "
+                   "are applied, they carry none of the pool's labels" if unlabelled else None,
         mig_capable=catalog.gpu_model(pool.gpu).supports_mig and config.platform != "kind",
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
         host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if bottlerocket else None,

@@ -16,21 +16,22 @@ from tests.conftest import ROOT, write_stack
 from tests.gpuplan import probe_charts
 from tests.helm_binary import helm_from_wheel
 
-# An existing cluster: an A100 MIG pool whose nodes the stack names, an H100 pool it does not; the GPU Operator on.
+# An existing cluster whose pools name their nodes: an A100 MIG pool and an H100 pool; the GPU Operator on.
 STACK = {
     "cluster": {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35"},
     "kubeconfig": {"secure": "v1:offline"},
     "nodePools": [
         {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 2, "gpusPerNode": 8, "mig": {"profile": "3g.40gb"},
          "nodes": ["gpu-a100-1", "gpu-a100-2"]},
-        {"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8},
+        {"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8, "nodes": ["gpu-h100-1"]},
     ],
     "gpuOperator": {"enabled": True},
 }
 # No GPU Operator, a device-plugin pool beside a DRA pool: the cluster's own device plugin is outside the stack.
 UNSERVED = {**STACK, "gpuOperator": {"enabled": False},
-            "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8},
-                          {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpusPerNode": 1, "gpuStack": "device-plugin"}]}
+            "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8},  # nodes not named
+                          {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpusPerNode": 1, "gpuStack": "device-plugin",
+                           "nodes": ["gpu-t4-1"]}]}
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +110,11 @@ def test_placement_flags_a_pool_no_gpu_software_reaches_and_a_plugin_off_its_poo
                                       "--charts", str(charts), "--format", "json"])
     assert result.exit_code == 1, result.output
     findings = {p["pool"]: p["findings"] for p in json.loads(result.output)["placement"]}
-    assert findings["h100"] == []
     assert findings["t4"] == ["gpuStack is device-plugin but the DRA kubelet plugin lands here "
                               "(dra-driver-nvidia-gpu/dra-driver-nvidia-gpu-kubelet-plugin)"]
+    # nodes the stack does not name carry none of the pool's labels until the printed kubectl commands run
+    (h100,) = findings["h100"]
+    assert h100.startswith("no GPU software reaches this pool") and "nodePools[].nodes" in h100
 
 
 def test_text_output_prints_the_table(helm_path, tmp_path):

@@ -56,7 +56,8 @@ def placements(config: StackConfig, daemonsets=None, operator=None, pools=None):
     modelled, modelled_operator = modelled_daemonsets(config)
     daemonsets = modelled if daemonsets is None else daemonsets
     operator = modelled_operator if operator is None else operator
-    pools = pools or [pool_facts(config, p) for p in config.node_pools]
+    # an existing cluster's pools as if their nodes were named (and so labelled): the table rows name none
+    pools = pools or [pool_facts(config, p.model_copy(update={"nodes": p.nodes or ["node-1"]})) for p in config.node_pools]
     return {p.name: placement.place_pool(p, daemonsets, operator) for p in pools}
 
 
