@@ -17,7 +17,8 @@ EKS = {
     "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35"},
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2, "availabilityZone": "us-east-1a"},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        # Bottlerocket: its own device plugin lets the GPU Operator serve the DRA pool (one stack per operator)
+        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
     ],
 }
 AKS = {
@@ -25,7 +26,7 @@ AKS = {
     "cluster": {"platform": "aks", "name": "gpu-test", "kubernetesVersion": "1.35"},
     "nodePools": [
         {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2, "mig": {"profile": "3g.40gb"}},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        {"name": "t4", "gpu": "T4", "maxNodes": 2},
     ],
 }
 
