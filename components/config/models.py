@@ -116,7 +116,18 @@ def _labels(value: dict[str, str]) -> dict[str, str]:
     return value
 
 
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _node_name(value: str) -> str:
+    if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+        raise _rule("a node name is a DNS subdomain (RFC 1123): lower-case letters, digits, '-' and '.', at most 253 "
+                    "characters", "copy the name from `kubectl get nodes`")
+    return value
+
+
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
+NodeName = Annotated[str, AfterValidator(_node_name)]
 QuantityText = Annotated[str, AfterValidator(_quantity)]
 QualifiedAttribute = Annotated[str, AfterValidator(_qualified_attribute)]
 ComputeCapability = Annotated[str, AfterValidator(_compute_capability)]
@@ -195,6 +206,9 @@ class KindSettings(ConfigModel):
         "example", description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."
     )
     example_driver_version: str = Field(driver_charts.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
+    allow_unlisted: bool = Field(
+        False, description="Accept an exampleDriverVersion that is not a listed release (pinned on purpose; values unchecked)."
+    )
 
 
 class ExistingSettings(ConfigModel):
@@ -266,6 +280,11 @@ class NodePool(ConfigModel):
     gpus_per_node: Optional[int] = Field(
         None, ge=1, le=64, description="GPUs per node on kind/existing clusters (clouds: from the instance type)."
     )
+    nodes: list[NodeName] = Field(
+        default_factory=list,
+        description="platform existing: the pool's existing nodes; the program applies the pool's labels and taint to "
+        "them (server-side apply). Empty: preview prints the kubectl commands.",
+    )
 
     @property
     def initial_nodes(self) -> int:
@@ -288,6 +307,9 @@ class GpuOperatorConfig(ConfigModel):
     version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = Field(
         versions.GPU_OPERATOR_DEFAULT, description="Pinned gpu-operator chart version."
     )
+    allow_unlisted: bool = Field(
+        False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
+    )
     driver: Literal["auto", "host", "operator"] = Field(
         "auto", description="Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator."
     )
@@ -296,6 +318,9 @@ class GpuOperatorConfig(ConfigModel):
 class DraDriverConfig(ConfigModel):
     enabled: bool = Field(True, description="Install the NVIDIA DRA driver.")
     version: str = Field(driver_charts.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
+    allow_unlisted: bool = Field(
+        False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
+    )
     feature_gates: dict[str, bool] = Field(
         default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
     )
@@ -486,6 +511,12 @@ class StackConfig(ConfigModel):
     @property
     def device_plugin_pools(self) -> list[NodePool]:
         return [p for p in self.node_pools if p.gpu_stack == "device-plugin"]
+
+    @property
+    def operator_device_plugin_pools(self) -> list[NodePool]:
+        """Device-plugin pools whose image has no NVIDIA device plugin of its own (only Bottlerocket NVIDIA ships
+        one), so the GPU Operator's must run there."""
+        return [p for p in self.device_plugin_pools if not eks_amis.ships_device_plugin(p.ami_type)]
 
     def pool(self, name: str) -> NodePool | None:
         return next((p for p in self.node_pools if p.name == name), None)

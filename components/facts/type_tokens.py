@@ -73,6 +73,7 @@ class Upstream:
     HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
     HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
     NAMESPACE = "kubernetes:core/v1:Namespace"
+    NODE_PATCH = "kubernetes:core/v1:NodePatch"
     RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
     DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
     RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"

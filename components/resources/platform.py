@@ -45,10 +45,14 @@ def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
     if config.platform == "existing":
         from components.resources.clusters.existing import ExistingCluster, ExistingClusterArgs
 
+        from components.plans import node_pools
+
         if args.kubeconfig is None:
             raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
         context = config.cluster.settings().context
-        return ExistingCluster(child(name, "existing"), ExistingClusterArgs(context, args.kubeconfig), opts)
+        existing = ExistingClusterArgs(context, args.kubeconfig, node_pools.existing_node_plans(config),
+                                       tuple(node_pools.unmapped_pool_warning(p) for p in node_pools.unmapped_pools(config)))
+        return ExistingCluster(child(name, "existing"), existing, opts)
     if config.platform == "eks":
         from components.plans import eks
         from components.resources.clusters.eks import EksCluster, EksClusterArgs

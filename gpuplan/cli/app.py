@@ -12,7 +12,7 @@ from gpuplan import commands
 
 app = typer.Typer(
     name="gpuplan",
-    help="Know a dra-gpu-platform stack before deploying it: preview, policy, fit, inventory, preflight, diff.",
+    help="Know a dra-gpu-platform stack before deploying it: preview, render, policy, fit, inventory, preflight, diff.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

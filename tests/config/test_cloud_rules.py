@@ -20,7 +20,8 @@ EKS = {
     "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2, "availabilityZone": "us-east-1a"},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        # Bottlerocket: its own device plugin lets the GPU Operator serve the DRA pool (one stack per operator)
+        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
     ],
 }
 AKS = {
@@ -28,7 +29,7 @@ AKS = {
     "cluster": {"platform": "aks", "name": "gpu-test", "kubernetesVersion": "1.35"},
     "nodePools": [
         {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2, "mig": {"profile": "3g.40gb"}},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        {"name": "t4", "gpu": "T4", "maxNodes": 2},
     ],
 }
 

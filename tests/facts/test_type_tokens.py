@@ -43,6 +43,7 @@ SDK_CLASSES = {
     Upstream.HELM_RELEASE: ("pulumi_kubernetes.helm.v3", "Release"),
     Upstream.HELM_CHART_V4: ("pulumi_kubernetes.helm.v4", "Chart"),
     Upstream.NAMESPACE: ("pulumi_kubernetes.core.v1", "Namespace"),
+    Upstream.NODE_PATCH: ("pulumi_kubernetes.core.v1", "NodePatch"),
     Upstream.RESOURCE_QUOTA: ("pulumi_kubernetes.core.v1", "ResourceQuota"),
     Upstream.DEVICE_CLASS: ("pulumi_kubernetes.resource.v1", "DeviceClass"),
     Upstream.RESOURCE_CLAIM_TEMPLATE: ("pulumi_kubernetes.resource.v1", "ResourceClaimTemplate"),

@@ -150,8 +150,8 @@ def test_rename_is_delete_plus_create_refused_with_an_alias_hint(rename_report):
     assert 'pulumi.Alias(name="gpu-prod-eks-pool-t4-legacy-nodes")' in old.how
     assert "new pool beside this one" in old.how
     deleted_tags = [c for c in rename_report.changes if c.op == "delete" and "t4-legacy-asg-tag" in c.name]
-    # 7 node-template tags and 3 autoscaler discovery tags
-    assert len(deleted_tags) == 10 and not any(t.refused for t in deleted_tags)
+    # 4 labels, 1 taint, 1 resources, and 3 autoscaler discovery tags
+    assert len(deleted_tags) == 9 and not any(t.refused for t in deleted_tags)
 
 
 def test_capacity_block_instance_type_is_a_new_template_version_that_rolls_the_pool(rename_report):

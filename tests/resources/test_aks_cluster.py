@@ -30,12 +30,12 @@ STACK = {
     "nodePools": [
         {"name": "h100-mig", "gpu": "H100", "maxNodes": 2, "mig": {"profile": "1g.10gb"}, "labels": {"team": "research"}},
         {"name": "t4-spot", "gpu": "T4", "minNodes": 1, "maxNodes": 5, "desiredNodes": 2, "capacity": "spot",
-         "gpuStack": "device-plugin", "instanceType": "Standard_NC64as_T4_v3"},
+         "instanceType": "Standard_NC64as_T4_v3"},  # DRA too: AKS images bring no device plugin of their own
     ],
     "gpuOperator": {"driver": "operator"},
     "deviceClasses": [{"name": "h100-1g", "gpu": "H100", "migProfile": "1g.10gb"}],
     "namespaces": [
-        {"name": "research", "migration": "dual", "claimTemplates": [{"name": "slice", "deviceClass": "h100-1g"}]},
+        {"name": "research", "migration": "dra-only", "claimTemplates": [{"name": "slice", "deviceClass": "h100-1g"}]},
     ],
 }
 

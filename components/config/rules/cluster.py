@@ -6,7 +6,7 @@ import ipaddress
 
 from components.config.problems import MISSING
 from components.config.rules._context import RuleContext
-from components.facts import driver_charts
+from components.facts import chart_releases, driver_charts
 
 
 def check(r: RuleContext) -> None:
@@ -61,8 +61,14 @@ def check(r: RuleContext) -> None:
                   f"the node image must run Kubernetes {cluster.kubernetes_version} (kubernetesVersion)",
                   f"use kindest/node:v{cluster.kubernetes_version}.x or change kubernetesVersion")
     if cluster.platform == "kind" and settings.example_driver_version not in driver_charts.EXAMPLE_DRIVER_RELEASES:
-        r.add("cluster.kind.exampleDriverVersion", settings.example_driver_version, "no such dra-example-driver chart release",
-              f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}")
+        version = settings.example_driver_version
+        if driver_charts.parse_version(version) is None:
+            r.add("cluster.kind.exampleDriverVersion", version, "not a chart version",
+                  f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}")
+        elif not settings.allow_unlisted:
+            r.add("cluster.kind.exampleDriverVersion", version,
+                  "not a dra-example-driver chart release this package lists (components/facts/driver_charts.py)",
+                  chart_releases.unlisted_fix("cluster.kind", list(driver_charts.EXAMPLE_DRIVER_RELEASES)))
     if cluster.platform == "existing" and not r.c.has_kubeconfig:
         r.add("kubeconfig", MISSING, "platform existing needs the cluster's kubeconfig as a secret config value",
               "run `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack <stack>`")

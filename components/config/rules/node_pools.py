@@ -79,10 +79,26 @@ def check(r: RuleContext) -> None:
             if platform == "kind" and c.uses_example_driver:
                 r.add(f"{at}.mig", {"profile": pool.mig.profile}, "the dra-example-driver has no MIG devices",
                       "remove mig or use kind.gpuDriver: nvidia")
+        if pool.nodes and platform != "existing":
+            r.add(f"{at}.nodes", pool.nodes, f"nodes names existing nodes of platform existing; on {platform} the pool creates its nodes",
+                  "remove nodes")
         for key in pool.labels:
             if key.startswith(RESERVED_LABEL_PREFIXES):
                 r.add(f"{at}.labels.{key}", pool.labels[key], "this label domain is managed by the platform",
                       "use your own prefix, e.g. team: research or example.com/team")
+    _node_owners(r)
+
+
+def _node_owners(r: RuleContext) -> None:
+    """A node belongs to one pool: two pools' labels (gpu-stack, the DRA plugin label) on one node contradict."""
+    owner: dict[str, str] = {}
+    for i, pool in enumerate(r.c.node_pools):
+        for j, node in enumerate(pool.nodes):
+            if node in owner:
+                r.add(f"nodePools[{i}].nodes[{j}]", node, f"node {node} is already listed by {owner[node]}",
+                      "list each node in one pool only")
+            else:
+                owner[node] = f"nodePools[{i}] ({pool.name})"
 
 
 def _block_window(r: RuleContext, at: str, pool) -> None:
