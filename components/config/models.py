@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -20,6 +20,7 @@ from components.facts.catalog import GPU_MODELS
 from components.facts.quantity import QuantityError, parse_quantity
 
 PROJECT = "dra-gpu-platform"
+AUTOSCALED_PLATFORMS = ("eks", "aks")
 STACK_CONFIG_DIR = "stacks"
 
 GpuKey = Literal["H100", "H200", "A100-40GB", "A100-80GB", "T4", "L4", "L40S"]
@@ -157,6 +158,11 @@ class EksSettings(ConfigModel):
     public_access_cidrs: list[str] = Field(
         default_factory=list, description="CIDRs allowed to reach a public endpoint; required when it is public."
     )
+    private_access_cidrs: list[str] = Field(
+        default_factory=list,
+        description="CIDRs allowed to reach the private endpoint (443 ingress on the cluster security group), "
+                    "e.g. the VPN or bastion network you deploy from.",
+    )
     system_nodes: SystemNodesEks = Field(default_factory=SystemNodesEks, description="System node group.")
     vpc_cidr: str = Field("10.0.0.0/16", description="CIDR of the VPC created when subnetIds is omitted.")
     availability_zones: int = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
@@ -176,6 +182,21 @@ class AksSettings(ConfigModel):
     system_nodes: SystemNodesAks = Field(default_factory=SystemNodesAks, description="System agent pool.")
     admin_group_object_ids: list[str] = Field(
         default_factory=list, description="Entra ID groups that become cluster admins (Azure AD RBAC)."
+    )
+    authorized_ip_ranges: list[str] = Field(
+        default_factory=list, description="CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."
+    )
+    private_cluster: bool = Field(False, description="Private API server (reachable only from the cluster's network).")
+    kubelogin_mode: Optional[Literal["azurecli", "spn", "workloadidentity", "msi"]] = Field(
+        None,
+        description="How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` "
+                    "(AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or "
+                    "_CERTIFICATE_PATH: spn, else azurecli).",
+    )
+    deployer_principal_type: Optional[Literal["User", "ServicePrincipal"]] = Field(
+        None,
+        description="Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with "
+                    "the azurecli login, ServicePrincipal with spn, workloadidentity and msi.",
     )
 
 
@@ -228,7 +249,10 @@ class NodePool(ConfigModel):
     name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
     gpu: GpuKey = Field(description="GPU model of the pool.")
     instance_type: Optional[str] = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
-    min_nodes: int = Field(0, ge=0, le=1000, description="Autoscaling minimum.")
+    min_nodes: int = Field(
+        0, ge=0, le=1000,
+        description="Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs.",
+    )
     max_nodes: int = Field(ge=1, le=1000, description="Autoscaling maximum.")
     desired_nodes: Optional[int] = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
     capacity: Literal["on-demand", "spot", "capacity-block"] = Field("on-demand", description="Purchase option.")
@@ -237,6 +261,12 @@ class NodePool(ConfigModel):
     )
     availability_zone: Optional[str] = Field(
         None, description="Zone the pool is limited to (a capacity block's zone)."
+    )
+    capacity_block_start: Optional[AwareDatetime] = Field(
+        None, description="capacity-block pools: the block's start (UTC, e.g. 2026-10-01T11:30:00Z); scales the pool up then."
+    )
+    capacity_block_end: Optional[AwareDatetime] = Field(
+        None, description="capacity-block pools: the block's end; the pool scales to zero before it."
     )
     gpu_stack: Literal["dra", "device-plugin"] = Field(
         "dra", description="Which NVIDIA stack runs on these nodes: the DRA kubelet plugin or the device plugin."
@@ -259,6 +289,13 @@ class NodePool(ConfigModel):
     @property
     def initial_nodes(self) -> int:
         return self.desired_nodes if self.desired_nodes is not None else self.min_nodes
+
+    @property
+    def autoscaled_from_one_node(self) -> bool:
+        """Where the autoscaler runs, this pool can only grow from one node up: its GPUs are DRA devices, which
+        the AWS and Azure autoscaler providers cannot predict for an empty node group, and it is bought on
+        demand or spot (a Capacity Block pool is sized by its block)."""
+        return self.gpu_stack == "dra" and self.capacity in ("on-demand", "spot")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -368,6 +405,16 @@ class MaintenanceConfig(ConfigModel):
     device_taints: list[DeviceTaintConfig] = Field(default_factory=list, description="DeviceTaintRules (alpha; kind only).")
 
 
+class AutoscalerConfig(ConfigModel):
+    enabled: Optional[bool] = Field(
+        None, description="Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."
+    )
+    version: Optional[str] = Field(
+        None, pattern=r"^v?\d+\.\d+\.\d+$",
+        description="EKS: the cluster-autoscaler image version (same minor as the cluster); default: the newest of the cluster's minor.",
+    )
+
+
 def _absolute_url(value: str) -> str:
     if not re.match(r"^https?://[^/\s]+(/\S*)?$", value):
         raise _rule("must be an absolute http(s) URL: Alertmanager and on-call tools open runbook links as they are",
@@ -432,6 +479,7 @@ class StackConfig(ConfigModel):
     device_classes: list[DeviceClassConfig] = Field(default_factory=list)
     namespaces: list[NamespaceConfig] = Field(default_factory=list)
     maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig)
+    autoscaler: AutoscalerConfig = Field(default_factory=AutoscalerConfig)
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
     has_kubeconfig: bool = False
 
@@ -449,6 +497,12 @@ class StackConfig(ConfigModel):
         if self.gpu_operator.enabled is not None:
             return self.gpu_operator.enabled
         return self.platform != "kind"
+
+    @property
+    def autoscaler_enabled(self) -> bool:
+        if self.autoscaler.enabled is not None:
+            return self.autoscaler.enabled
+        return self.platform in AUTOSCALED_PLATFORMS
 
     @property
     def dra_pools(self) -> list[NodePool]:

@@ -10,6 +10,10 @@ DOMAIN = "dra-gpu-platform.io"
 POOL_LABEL = f"{DOMAIN}/pool"
 GPU_LABEL = f"{DOMAIN}/gpu"
 GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
+# System (CPU) nodes of the cloud clusters: where cluster add-ons like the autoscaler run.
+SYSTEM_ROLE_LABEL = f"{DOMAIN}/role"
+# On EKS pools whose nodes carry EFA interfaces: the EFA device plugin's node selector.
+EFA_LABEL = f"{DOMAIN}/efa"
 
 # Labels the NVIDIA components read (docs/references.md#gpu-operator-with-dra,
 # docs/references.md#gpu-operator-operand-labels).

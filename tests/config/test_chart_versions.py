@@ -17,7 +17,7 @@ from tests.conftest import KIND_BASE, qualify
 
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35"},
+    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2},
                   {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}],
 }

@@ -130,7 +130,9 @@ T4_POOL = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 4, "gpuStack": "device-
 
 
 def eks_config(subnet_ids: list[str] | None, pools: list[dict], **eks: Any) -> dict[str, Any]:
-    settings = {**({"subnetIds": subnet_ids} if subnet_ids is not None else {}), **eks}
+    # a created VPC needs a public endpoint for the deploy (a private-only one is a config error)
+    reach = {"subnetIds": subnet_ids} if subnet_ids is not None else {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"]}
+    settings = {**reach, **eks}
     return {
         "aws:region": REGION,
         "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35", "eks": settings},

@@ -29,7 +29,7 @@ SPOT_TOLERATION = {"key": "kubernetes.azure.com/scalesetpriority", "operator": "
 MPS_CLASS = {"name": "mps", "gpu": "H100", "sharing": {"strategy": "MPS", "defaultActiveThreadPercentage": 50}}
 
 CLUSTERS = {
-    "eks": ({"platform": "eks", "name": "c", "kubernetesVersion": "1.35"}, {"aws:region": "us-east-1"}),
+    "eks": ({"platform": "eks", "name": "c", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}}, {"aws:region": "us-east-1"}),
     "aks": ({"platform": "aks", "name": "c", "kubernetesVersion": "1.35"}, {"azure-native:location": "eastus"}),
     "existing": ({"platform": "existing", "name": "c", "kubernetesVersion": "1.35"}, {"kubeconfig": "apiVersion: v1"}),
     "kind-nvidia": ({"platform": "kind", "name": "c", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "nvidia"}}, {}),

@@ -69,7 +69,7 @@ def test_node_lists_are_checked(tmp_path):
 
     twice = copy.deepcopy(STACK)
     twice["nodePools"][1]["nodes"] = ["gpu-a100-2"]
-    eks = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "c", "kubernetesVersion": "1.35"},
+    eks = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "c", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
            "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 1, "nodes": ["ip-10-0-0-1"]}]}
     bad_name = copy.deepcopy(STACK)
     bad_name["nodePools"][1]["nodes"] = ["GPU_Node"]

@@ -27,7 +27,7 @@ EXISTING = {
 }
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35"},
+    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
 }
 
@@ -104,7 +104,7 @@ def test_feature_gates_need_a_chart_that_has_them():
 
 # The migration runbook of docs/gpu-software.md, phase by phase, on EKS (a dual-stack cluster needs device-plugin pools
 # that bring their own plugin: docs/gpu-software.md#one-nvidia-gpu-stack-per-operator).
-EKS_RUNBOOK = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35"}}
+EKS_RUNBOOK = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}}}
 T4_PLUGIN = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin"}
 T4_BOTTLEROCKET = {"name": "t4-br", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 H100_DRA = {"name": "h100", "gpu": "H100", "maxNodes": 4, "gpuStack": "dra"}
