@@ -19,14 +19,13 @@ The class engine is used unless the pod needs per-device bookkeeping it does not
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
 
 from components.dra.capacity import capacity_fits, consumed_capacity
-from components.dra.claims import Constraint, DeviceClassSpec
+from components.dra.claims import Constraint, DeviceClassSpec, SubRequest
 from components.dra.model import (
     AllocationError,
     ClaimAllocation,

@@ -32,12 +32,11 @@ import math
 import re
 import uuid as uuidlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from components.facts import catalog, driver_charts
 from components.facts.catalog import EXAMPLE_DEVICE, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
-from components.dra.cel import Device
 from components.dra.nvml import GpuInfo, NvmlSnapshot
 from components.config.problems import MISSING, InputError, Problem
 from components.facts.quantity import format_binary_si, parse_quantity

@@ -10,7 +10,7 @@ other, each taking its devices for the pods that follow. A claim used by a pod t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,6 @@ from components.dra.scheduler import (
     REJECTED,
     UNSCHEDULABLE,
     ClaimObject,
-    PodClaimRef,
     PodSpec,
     Scheduler,
 )

@@ -22,7 +22,7 @@ from components.plans.gpu_software import (
 )
 from components.plans.node_pools import pool_labels
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
-from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
+from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values
 from gpuplan.engine.preview import preview_stack
 from gpuplan.render import files, helm, values_check

@@ -21,6 +21,8 @@ from components.plans.monitoring import sources
 CHART = chart_releases.KUBE_PROMETHEUS_STACK_CHART
 # A released version from the facts table (81.4.5 was never released); its Chart.yaml: appVersion v0.88.1,
 # kube-state-metrics 7.1.0 and grafana 10.5.15 subcharts.
+# Helm --timeout: the operator, its CRDs, Prometheus and Grafana become ready within minutes.
+TIMEOUT_S = 900
 VERSION = chart_releases.KUBE_PROMETHEUS_STACK_DEFAULT
 REPOSITORY = chart_releases.KUBE_PROMETHEUS_STACK_REPO
 RELEASE_NAME = "kube-prometheus-stack"

@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from components.facts.naming import child
 from components.facts.type_tokens import Component
 from components.plans import eks as eks_plan
+from components.resources.software.helm_release import pinned_release
 
 
 @dataclass(frozen=True)
@@ -52,17 +53,8 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.after)),
         )
         release = plan.release
-        self.release = k8s.helm.v3.Release(
-            child(name, "release"),
-            name=release.release,
-            chart=release.chart,
-            version=release.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=release.repository),
-            namespace=release.namespace,
-            create_namespace=False,
-            atomic=True,
-            timeout=release.timeout_s,
-            values=release.values,
+        self.release = pinned_release(
+            child(name, "release"), release, namespace=release.namespace,
             # credentials exist before the pod starts asking for them
             opts=pulumi.ResourceOptions(
                 parent=self, provider=args.provider, protect=args.protect, depends_on=[policy, association],

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 from components.facts.naming import child
 from components.facts.type_tokens import Component
 from components.plans.gpu_software import ReleasePlan
+from components.resources.software.helm_release import pinned_release
 
 
 @dataclass(frozen=True)
@@ -26,17 +27,8 @@ class EfaDevicePlugin(pulumi.ComponentResource):
     def __init__(self, name: str, args: EfaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EFA_DEVICE_PLUGIN, name, None, opts)
         plan = args.plan
-        self.release = k8s.helm.v3.Release(
-            child(name, "release"),
-            name=plan.release,
-            chart=plan.chart,
-            version=plan.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=plan.repository),
-            namespace=plan.namespace,
-            create_namespace=False,
-            atomic=True,
-            timeout=plan.timeout_s,
-            values=plan.values,
+        self.release = pinned_release(
+            child(name, "release"), plan, namespace=plan.namespace,
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect),
         )
         self.register_outputs({"release": plan.release, "chart": plan.chart, "version": plan.version})
