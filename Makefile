@@ -34,7 +34,7 @@ policy: setup
 
 test: setup
 	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n 2
 
 bench: setup
 	$(VENV)/bin/python -m bench

@@ -1,152 +1,177 @@
-"""Fit simulator benchmark: 1,000 nodes x 8 GPUs and 100 claim templates.
+"""`gpuplan fit --inventory` at cluster scale, against the CLI's own start-up (issue 16 targets).
 
-Side by side:
-- simulate: components.dra.allocator.Simulator evaluates every template (where it fits per pool, greedy fill
-  for how many fit at once, reasons), with selector results cached on the projection of each device onto
-  what the expression reads (devices that differ only in uuid/bus ID/pcieRoot are evaluated once);
-- naive: every selector of every template evaluated on every device, no cache (what a simulator without
-  the cache would do at least once per device and template).
+Cases, measured in one run as fresh children, alternating with `gpuplan fit --help` (medians):
+- 1,000 nodes x 8 GPUs (H100, H200, A100-80GB nodes, two GPUs per pcieRoot), 100 claim templates: <= 2 x help;
+- 10,000 nodes x 8 GPUs, 1,000 claim templates: <= 10 x help.
+The inventory is a `kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json` style dump written
+under bench/.work/fit (never committed), the templates a claim file with their DeviceClasses; the stack is
+bench/fit_stack.yaml's EKS stack, whose own nodes the dump replaces.
 
-Run: `python -m bench.fit_bench [--nodes N] [--templates N] [--out bench/results-fit.json]`.
-Writes times, evaluation counts and evaluations per second; never asserts on time.
+Memory: the model the allocator works on (tracemalloc of building the cluster from already parsed slices, and
+gathering every node's pools), for more nodes with the same shapes, more GPUs per node, and more distinct
+shapes: it grows with nodes (a slice record and pool view each) and shapes, not with devices.
+
+Run: `python -m bench.fit_bench [--quick] [--out bench/results-fit.json]`. Never asserts on time.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import sys
-import time
+import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components.facts import catalog  # noqa: E402
-from components.dra.allocator import Simulator  # noqa: E402
-from components.dra.claims import ClaimSpec, Constraint, DeviceClassSpec, Request, SubRequest, parse_device_class  # noqa: E402
-from components.dra.cel import compile_selector  # noqa: E402
-from components.dra.slices import Inventory, catalog_inventory, chart_device_classes  # noqa: E402
+import yaml  # noqa: E402
 
+from bench import measure  # noqa: E402
+from components.dra.cluster import build_cluster  # noqa: E402
+from components.dra.slices import catalog_inventory  # noqa: E402
+from components.facts import catalog  # noqa: E402
+
+STACK = ROOT / "bench" / "fit_stack.yaml"
+WORK = measure.WORK / "fit"
 # (pool, GPU, instance type): 8 GPUs per node, two per pcieRoot, as the catalog models HGX boards.
 POOLS = (("h100", "H100", "p5.48xlarge"), ("h200", "H200", "p5e.48xlarge"), ("a100", "A100-80GB", "p4de.24xlarge"))
+CASES = ((1_000, 100, 2.0), (10_000, 1_000, 10.0))  # nodes, templates, target ratio to `fit --help`
+NV = "device.attributes['gpu.nvidia.com']"
+MEMORY = "device.capacity['gpu.nvidia.com'].memory"
 
 
-def build_inventory(nodes: int) -> Inventory:
-    slices = []
-    node_pools = {}
-    for index in range(nodes):
+def nodes_and_slices(count: int, gpus: int | None = None) -> list[dict]:
+    items = []
+    for index in range(count):
         pool, gpu, instance = POOLS[index % len(POOLS)]
         shape = catalog.instance_type("eks", instance)
         name = f"{pool}-{index // len(POOLS)}"
-        node = catalog_inventory(gpu, shape.gpus, name, per_root=shape.gpus_per_pcie_root)
-        slices += node.slices
-        node_pools[name] = pool
-    return Inventory("bench", tuple(slices), node_pools)
+        inventory = catalog_inventory(gpu, gpus or shape.gpus, name, per_root=shape.gpus_per_pcie_root)
+        for i, piece in enumerate(inventory.slices):
+            items.append({**piece, "metadata": {"name": f"{name}-gpu.nvidia.com-{i}"}})
+        items.append({"apiVersion": "v1", "kind": "Node",
+                      "metadata": {"name": name, "labels": {"eks.amazonaws.com/nodegroup": pool}}})
+    return items
 
 
-def device_classes() -> dict[str, DeviceClassSpec]:
-    nv = "device.attributes['gpu.nvidia.com']"
-    memory = "device.capacity['gpu.nvidia.com'].memory"
-    classes = {}
-    for document in chart_device_classes(["gpu.nvidia.com", "mig.nvidia.com"], "0.4.1"):
-        spec, _ = parse_device_class(document)
-        classes[spec.name] = spec
-    for key, model in catalog.GPU_MODELS.items():
-        name = key.lower()
-        classes[name] = DeviceClassSpec(name, (
-            f"device.driver == 'gpu.nvidia.com' && {nv}.type == 'gpu' && {nv}.productName.matches('{model.product_name_regex}')",
-        ))
-    for gib in (40, 79, 140):
-        classes[f"min-{gib}gi"] = DeviceClassSpec(f"min-{gib}gi", (
-            f"device.driver == 'gpu.nvidia.com' && {nv}.type == 'gpu'", f"{memory}.compareTo(quantity('{gib}Gi')) >= 0"))
-    classes["hopper"] = DeviceClassSpec("hopper", (
-        f"device.driver == 'gpu.nvidia.com' && {nv}.cudaComputeCapability.compareTo(semver('9.0.0')) >= 0",))
-    return classes
+def device_classes() -> list[dict]:
+    classes = [(key.lower(), [f"device.driver == 'gpu.nvidia.com' && {NV}.type == 'gpu' && "
+                              f"{NV}.productName.matches('{model.product_name_regex}')"])
+               for key, model in catalog.GPU_MODELS.items()]
+    classes += [(f"min-{gib}gi", [f"device.driver == 'gpu.nvidia.com' && {NV}.type == 'gpu'",
+                                  f"{MEMORY}.compareTo(quantity('{gib}Gi')) >= 0"]) for gib in (40, 79, 140)]
+    classes.append(("hopper", [f"device.driver == 'gpu.nvidia.com' && {NV}.cudaComputeCapability.compareTo(semver('9.0.0')) >= 0"]))
+    return [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+             "spec": {"selectors": [{"cel": {"expression": e}} for e in selectors]}} for name, selectors in classes]
 
 
-def templates(count: int, class_names: list[str]) -> list[tuple[str, ClaimSpec]]:
-    nv = "device.attributes['gpu.nvidia.com']"
-    extra = ("", f"{nv}.driverVersion.isGreaterThan(semver('570.0.0'))", f"{nv}.architecture != 'Turing'",
+def templates(count: int, class_names: list[str]) -> list[dict]:
+    extra = ("", f"{NV}.driverVersion.isGreaterThan(semver('570.0.0'))", f"{NV}.architecture != 'Turing'",
              "device.attributes['resource.kubernetes.io'].pcieRoot.startsWith('pci0000')")
-    result = []
     counts = (1, 2, 4, 8, 16)
-    for index in range(count):  # co-prime strides mix classes, sizes, selectors and constraints
+    result = []
+    for index in range(count):  # co-prime strides mix classes, sizes, selectors, alternatives and constraints
         device_class = class_names[index % len(class_names)]
         devices, selector = counts[(index // 3) % len(counts)], extra[(index // 7) % len(extra)]
-        paired = index % 2 == 1
-        selectors = (selector,) if selector else ()
-        if index % 10 == 9:  # every tenth: prioritized alternatives
-            subs = (SubRequest("gpu", "big", device_class, selectors, count=devices),
-                    SubRequest("gpu", "any", "gpu.nvidia.com", (), count=1))
-            spec = ClaimSpec((Request("gpu", subs, first_available=True),))
+        selectors = {"selectors": [{"cel": {"expression": selector}}]} if selector else {}
+        if index % 10 == 9:
+            spec = {"requests": [{"name": "gpu", "firstAvailable": [
+                {"name": "big", "deviceClassName": device_class, "count": devices, **selectors},
+                {"name": "any", "deviceClassName": "gpu.nvidia.com", "count": 1}]}]}
         else:
-            constraints = (Constraint(("gpu",), "resource.kubernetes.io/pcieRoot"),) if paired and devices == 2 else ()
-            spec = ClaimSpec((Request("gpu", (SubRequest("gpu", None, device_class, selectors, count=devices),)),), constraints)
-        result.append((f"t{index:03d}-{device_class}-{devices}", spec))
+            spec = {"requests": [{"name": "gpu", "exactly": {"deviceClassName": device_class, "count": devices, **selectors}}]}
+            if index % 2 == 1 and devices == 2:
+                spec["constraints"] = [{"requests": ["gpu"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}]
+        result.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                       "metadata": {"name": f"t{index:04d}-{device_class}-{devices}", "namespace": "bench"},
+                       "spec": {"spec": {"devices": spec}}})
     return result
 
 
-def run(nodes: int, template_count: int) -> dict:
-    started = time.perf_counter()
-    inventory = build_inventory(nodes)
-    node_list = inventory.nodes()
-    devices = [d for n in node_list for d in n.devices]
-    build_s = time.perf_counter() - started
-    classes = device_classes()
-    specs = templates(template_count, sorted(classes))
+def write_inputs(nodes: int, template_count: int) -> tuple[Path, Path]:
+    WORK.mkdir(parents=True, exist_ok=True)
+    dump, claims = WORK / f"dump-{nodes}.json", WORK / f"claims-{template_count}.yaml"
+    if not dump.exists():
+        dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes_and_slices(nodes)}), encoding="utf-8")
+    if not claims.exists():
+        classes = device_classes()
+        names = sorted(c["metadata"]["name"] for c in classes) + ["gpu.nvidia.com"]
+        claims.write_text(yaml.safe_dump_all([*classes, *templates(template_count, names)]), encoding="utf-8")
+    return dump, claims
 
-    simulator = Simulator(node_list, classes)
-    started = time.perf_counter()
-    outcomes = [simulator.evaluate_claim(spec) for _, spec in specs]
-    simulate_s = time.perf_counter() - started
 
-    chains = [tuple(e for _, _, e in simulator.chain(sub)) for _, spec in specs for r in spec.requests for sub in r.alternatives]
-    selectors = [compile_selector(e) for chain in chains for e in chain]
-    started = time.perf_counter()
-    naive_evaluations = 0
-    naive_errors = 0
-    for selector in selectors:
-        for device in devices:
-            try:
-                selector.matches(device.device)
-            except Exception:  # an error counts as an evaluation too
-                naive_errors += 1
-            naive_evaluations += 1
-    naive_s = time.perf_counter() - started
-
-    stats = simulator.stats
+def cli_case(nodes: int, template_count: int, target: float, repeats: int) -> dict:
+    dump, claims = write_inputs(nodes, template_count)
+    out = WORK / f"out-{nodes}"
+    fit = [measure.PYTHON, "-m", "gpuplan", "fit", "--config", str(STACK), "--inventory", str(dump), "--claims", str(claims),
+           "--format", "json", "--out", str(out)]
+    help_ = [measure.PYTHON, "-m", "gpuplan", "fit", "--help"]
+    measure.run(help_)  # warm the bytecode cache once
+    helps, fits, document = [], [], None
+    for _ in range(repeats):  # alternating children: both see the same machine load
+        helps.append(measure.run(help_)[0])
+        sample, stdout = measure.run(fit, capture=True, timeout=1800)
+        fits.append(sample)
+        document = json.loads(stdout)
+    help_summary, fit_summary = measure.summary(helps), measure.summary(fits)
+    ratio_wall = fit_summary["wall_s"] / help_summary["wall_s"]
+    ratio_cpu = fit_summary["cpu_s"] / help_summary["cpu_s"]
+    claims_out = document["claims"]
     return {
-        "inventory": {"nodes": len(node_list), "devices": len(devices), "build_s": round(build_s, 3)},
-        "templates": len(specs),
-        "satisfiable": sum(1 for o in outcomes if o.satisfiable),
-        "simulate": {
-            "seconds": round(simulate_s, 3),
-            "selector_checks": stats.lookups,  # (selector, device) results the allocation asked for
-            "selector_checks_per_s": round(stats.lookups / simulate_s) if simulate_s else None,
-            "cel_evaluations": stats.evaluations,  # of those, evaluated by CEL; the rest came from the cache
-        },
-        "naive_every_selector_every_device": {
-            "seconds": round(naive_s, 3),
-            "cel_evaluations": naive_evaluations,
-            "evaluation_errors": naive_errors,
-            "cel_evaluations_per_s": round(naive_evaluations / naive_s) if naive_s else None,
-        },
-        "cel_evaluations_saved_by_cache": round(1 - stats.evaluations / naive_evaluations, 6) if naive_evaluations else None,
-        "python": platform.python_version(),
-        "machine": platform.machine(),
+        "nodes": nodes, "templates": template_count, "target_ratio": target,
+        "help": help_summary, "fit": fit_summary, "ratio_wall": round(ratio_wall, 3), "ratio_cpu": round(ratio_cpu, 3),
+        "met": ratio_wall <= target,
+        "inventory": document["inventory"], "stats": document["stats"],
+        "satisfiable": sum(1 for c in claims_out if c["satisfiable"]), "claims": len(claims_out),
+        "input_mib": round(dump.stat().st_size / 2**20, 1),
     }
+
+
+def model_bytes(nodes: int, gpus: int | None = None, distinct_memory: int = 1) -> dict:
+    """Traced bytes of the cluster model built from parsed slices (devices projected onto what the templates
+    read), with every node's pools gathered; `distinct_memory` gives the GPUs that many memory sizes."""
+    items = [i for i in nodes_and_slices(nodes, gpus) if i["kind"] == "ResourceSlice"]
+    for n, item in enumerate(items):
+        for d, device in enumerate(item["spec"]["devices"]):
+            device["capacity"]["memory"]["value"] = str(80 + (n * 8 + d) % distinct_memory) + "Gi"
+    expressions = [e["cel"]["expression"] for c in device_classes() for e in c["spec"]["selectors"]]
+    gc.collect()
+    tracemalloc.start()
+    cluster = build_cluster(items, expressions=expressions, constraint_attributes=["resource.kubernetes.io/pcieRoot"])
+    for node in cluster.nodes:
+        cluster.pools(node)
+    classes = len(cluster.node_classes())
+    current, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    devices = cluster.device_count()
+    return {"nodes": len(cluster.nodes), "devices": devices, "shapes": len(cluster.shapes), "node_classes": classes,
+            "model_kib": round(current / 1024), "bytes_per_node": round(current / len(cluster.nodes)),
+            "bytes_per_device": round(current / devices)}
+
+
+def run(quick: bool = False) -> dict:
+    cases = [(n // 10, t // 10, target) for n, t, target in CASES] if quick else list(CASES)
+    result = {"cases": [cli_case(n, t, target, repeats=3 if n <= 1_000 else 2) for n, t, target in cases]}
+    scale = 10 if quick else 1
+    result["memory"] = {
+        "more_nodes": [model_bytes(n // scale) for n in (1_000, 3_000, 10_000)],
+        "more_gpus_per_node": [model_bytes(1_000 // scale, gpus) for gpus in (8, 32, 128)],
+        "more_shapes": [model_bytes(1_000 // scale, distinct_memory=k) for k in (1, 16, 256)],
+    }
+    result.update(python=platform.python_version(), machine=platform.machine())
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=1000)
-    parser.add_argument("--templates", type=int, default=100)
+    parser.add_argument("--quick", action="store_true", help="a tenth of the sizes (smoke run)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results-fit.json")
     args = parser.parse_args(argv)
-    result = run(args.nodes, args.templates)
+    result = run(args.quick)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2, sort_keys=True))

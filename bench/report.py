@@ -33,6 +33,13 @@ def targets(results: dict) -> list[dict[str, Any]]:
             "value": f"{largest['ratio_wall']:.2f}× wall ({largest['ratio_cpu']:.2f}× CPU)",
             "met": scaling["met"],
         })
+    for case in ((results.get("fit") or {}).get("results") or {}).get("cases", []):
+        found.append({
+            "name": f"fit --inventory {case['nodes']:,} nodes x 8 GPUs, {case['templates']:,} templates "
+                    f"<= {case['target_ratio']:g} x fit --help",
+            "value": f"{case['ratio_wall']:.2f}x wall ({case['ratio_cpu']:.2f}x CPU)",
+            "met": case["met"],
+        })
     suite = results.get("suite")
     if suite:
         found.append({
@@ -169,23 +176,29 @@ def _fit(results: dict) -> list[str]:
     fit = results.get("fit")
     if not fit:
         return []
-    lines = ["## Fit simulator (bench/fit_bench.py)", ""]
+    lines = ["## gpuplan fit at cluster scale (bench/fit_bench.py)", ""]
     if "results" not in fit:
         return lines + [f"Not run: {fit.get('skipped') or fit.get('error')}.", ""]
     r = fit["results"]
-    simulate, naive = r.get("simulate", {}), r.get("naive_every_selector_every_device", {})
-    inventory = r.get("inventory", {})
-    lines.append(f"{inventory.get('nodes')} nodes, {inventory.get('devices')} devices, {r.get('templates')} claim templates "
-                 f"(whole benchmark {fit['wall_s']:.1f} s, exit {fit['exit_code']}):")
-    lines.append("")
-    lines += _table(["", "seconds", "selector checks", "CEL evaluations", "checks per second"], [
-        ["simulate (cached selectors)", simulate.get("seconds"), simulate.get("selector_checks"),
-         simulate.get("cel_evaluations"), simulate.get("selector_checks_per_s")],
-        ["every selector on every device", naive.get("seconds"), naive.get("cel_evaluations"),
-         naive.get("cel_evaluations"), naive.get("cel_evaluations_per_s")],
-    ])
-    if simulate.get("seconds") and naive.get("seconds"):
-        lines += ["", f"Naive / simulate: {naive['seconds'] / simulate['seconds']:.1f}×; full numbers in bench/results-fit.json."]
+    lines += [f"Cluster dumps of H100/H200/A100 nodes with 8 GPUs each and claim files of templates; each case against "
+              f"`gpuplan fit --help` in the same run, alternating children, medians (whole benchmark {fit['wall_s']:.1f} s, "
+              f"exit {fit['exit_code']}).", ""]
+    rows = []
+    for c in r.get("cases", []):
+        inventory, stats = c["inventory"], c["stats"]
+        rows.append([f"{c['nodes']:,} x 8", f"{c['templates']:,}", f"{c['input_mib']} MiB",
+                     f"{_f(c['help']['wall_s'])} / {_f(c['help']['cpu_s'])}", f"{_f(c['fit']['wall_s'])} / {_f(c['fit']['cpu_s'])}",
+                     f"{_f(c['ratio_wall'])} / {_f(c['ratio_cpu'])} (target {c['target_ratio']:g})", f"{c['fit']['peak_rss_mib']:.0f}",
+                     f"{inventory['shapes']} / {inventory['nodeClasses']}", f"{stats['selectorEvaluations']:,}",
+                     f"{c['satisfiable']} of {c['claims']}"])
+    lines += _table(["nodes", "templates", "dump", "help s (wall / CPU)", "fit s (wall / CPU)", "ratio (wall / CPU)",
+                     "peak MiB", "shapes / node classes", "CEL evaluations", "fit"], rows)
+    memory = r.get("memory") or {}
+    if memory:
+        lines += ["", "Model memory (tracemalloc of the cluster model built from parsed slices, every node's pools gathered):", ""]
+        mem_rows = [[series.replace("_", " "), m["nodes"], m["devices"], m["shapes"], m["model_kib"], m["bytes_per_node"],
+                     m["bytes_per_device"]] for series, entries in memory.items() for m in entries]
+        lines += _table(["series", "nodes", "devices", "shapes", "model KiB", "bytes / node", "bytes / device"], mem_rows)
     return lines + [""]
 
 

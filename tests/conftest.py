@@ -47,6 +47,17 @@ KIND_BASE: dict[str, Any] = {
 }
 
 
+def with_gpu_operator_on_dra(config: dict[str, Any]) -> dict[str, Any]:
+    """The stack with the GPU Operator on and only its DRA pools: one operator serves one NVIDIA GPU stack
+    (docs/gpu-software.md#one-nvidia-gpu-stack-per-operator), so device-plugin pools and the namespaces that
+    need them go."""
+    config = copy.deepcopy(config)
+    config["gpuOperator"] = {**config.get("gpuOperator", {}), "enabled": True}
+    config["nodePools"] = [p for p in config["nodePools"] if p.get("gpuStack") != "device-plugin"]
+    config["namespaces"] = [ns for ns in config.get("namespaces", []) if ns.get("migration") not in ("legacy", "dual")]
+    return config
+
+
 def qualify(config: dict[str, Any]) -> dict[str, Any]:
     """Project keys get the `dra-gpu-platform:` prefix; keys with a namespace (aws:region) stay."""
     return {(k if ":" in k else f"{PROJECT}:{k}"): v for k, v in config.items()}

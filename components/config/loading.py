@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
 from components.config.models import (
     PROJECT,
     STACK_CONFIG_DIR,
+    AutoscalerConfig,
     ClusterConfig,
     DeviceClassConfig,
     DnsLabel,
@@ -44,6 +45,7 @@ SECTIONS: dict[str, tuple[str, Any]] = {
     "deviceClasses": ("device_classes", list[DeviceClassConfig]),
     "namespaces": ("namespaces", list[NamespaceConfig]),
     "maintenance": ("maintenance", MaintenanceConfig),
+    "autoscaler": ("autoscaler", AutoscalerConfig),
     "monitoring": ("monitoring", MonitoringConfig),
 }
 SECRET_KEYS = ("kubeconfig",)
@@ -149,7 +151,9 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
             parsed["cluster"] = fallback
     config = None
     if "cluster" in parsed:
-        config = StackConfig(stack=stack, source=source, region=region, has_kubeconfig=has_kubeconfig, **parsed)
+        config = with_autoscaler_defaults(
+            StackConfig(stack=stack, source=source, region=region, has_kubeconfig=has_kubeconfig, **parsed)
+        )
         given = {key for key in _REGION_TABLES if key in values}  # written, perhaps wrongly: not "missing" again
         problems.extend(p for p in consistency_problems(config, _declared_names(project_values))
                         if not (p.path in given and p.value is MISSING))
@@ -172,6 +176,21 @@ def plaintext_secret_warnings(values: Mapping[str, Any], is_secret: Callable[[st
                 f"credentials. Make it a secret: `pulumi config set --secret {name} \"$(cat ~/.kube/config)\" --stack "
                 f"{stack}` (offline, `{key}: {{secure: v1:offline-placeholder}}` is enough for gpuplan)")
     return warnings
+
+
+def with_autoscaler_defaults(config: StackConfig) -> StackConfig:
+    """Where the autoscaler runs, an on-demand or spot `dra` pool that does not name its minNodes keeps one node:
+    the autoscaler cannot see DRA devices on a node group with no nodes
+    (docs/references.md#cluster-autoscaler-dra). An explicit minNodes stays as written (rules/autoscaler.py judges it)."""
+    if not config.autoscaler_enabled:
+        return config
+    pools = [
+        pool.model_copy(update={"min_nodes": 1})
+        if "min_nodes" not in pool.model_fields_set and pool.autoscaled_from_one_node
+        else pool
+        for pool in config.node_pools
+    ]
+    return config.model_copy(update={"node_pools": pools})
 
 
 def _fallback_cluster(raw: dict[str, Any]) -> ClusterConfig | None:

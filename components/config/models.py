@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -20,6 +20,7 @@ from components.facts.catalog import GPU_MODELS
 from components.facts.quantity import QuantityError, parse_quantity
 
 PROJECT = "dra-gpu-platform"
+AUTOSCALED_PLATFORMS = ("eks", "aks")
 STACK_CONFIG_DIR = "stacks"
 
 GpuKey = Literal["H100", "H200", "A100-40GB", "A100-80GB", "T4", "L4", "L40S"]
@@ -115,6 +116,16 @@ def _labels(value: dict[str, str]) -> dict[str, str]:
     return value
 
 
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _node_name(value: str) -> str:
+    if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+        raise _rule("a node name is a DNS subdomain (RFC 1123): lower-case letters, digits, '-' and '.', at most 253 "
+                    "characters", "copy the name from `kubectl get nodes`")
+    return value
+
+
 _PULUMI_INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 
 
@@ -138,6 +149,7 @@ def _pulumi_int(value: Any) -> Any:
 StackBool = Annotated[bool, Strict(), BeforeValidator(_pulumi_bool)]
 StackInt = Annotated[int, Strict(), BeforeValidator(_pulumi_int)]
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
+NodeName = Annotated[str, AfterValidator(_node_name)]
 QuantityText = Annotated[str, AfterValidator(_quantity)]
 QualifiedAttribute = Annotated[str, AfterValidator(_qualified_attribute)]
 ComputeCapability = Annotated[str, AfterValidator(_compute_capability)]
@@ -168,6 +180,11 @@ class EksSettings(ConfigModel):
     public_access_cidrs: list[str] = Field(
         default_factory=list, description="CIDRs allowed to reach a public endpoint; required when it is public."
     )
+    private_access_cidrs: list[str] = Field(
+        default_factory=list,
+        description="CIDRs allowed to reach the private endpoint (443 ingress on the cluster security group), "
+                    "e.g. the VPN or bastion network you deploy from.",
+    )
     system_nodes: SystemNodesEks = Field(default_factory=SystemNodesEks, description="System node group.")
     vpc_cidr: str = Field("10.0.0.0/16", description="CIDR of the VPC created when subnetIds is omitted.")
     availability_zones: StackInt = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
@@ -188,6 +205,21 @@ class AksSettings(ConfigModel):
     admin_group_object_ids: list[str] = Field(
         default_factory=list, description="Entra ID groups that become cluster admins (Azure AD RBAC)."
     )
+    authorized_ip_ranges: list[str] = Field(
+        default_factory=list, description="CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."
+    )
+    private_cluster: StackBool = Field(False, description="Private API server (reachable only from the cluster's network).")
+    kubelogin_mode: Optional[Literal["azurecli", "spn", "workloadidentity", "msi"]] = Field(
+        None,
+        description="How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` "
+                    "(AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or "
+                    "_CERTIFICATE_PATH: spn, else azurecli).",
+    )
+    deployer_principal_type: Optional[Literal["User", "ServicePrincipal"]] = Field(
+        None,
+        description="Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with "
+                    "the azurecli login, ServicePrincipal with spn, workloadidentity and msi.",
+    )
 
 
 class KindSettings(ConfigModel):
@@ -196,6 +228,9 @@ class KindSettings(ConfigModel):
         "example", description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."
     )
     example_driver_version: str = Field(driver_charts.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
+    allow_unlisted: StackBool = Field(
+        False, description="Accept an exampleDriverVersion that is not a listed release (pinned on purpose; values unchecked)."
+    )
 
 
 class ExistingSettings(ConfigModel):
@@ -236,7 +271,10 @@ class NodePool(ConfigModel):
     name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
     gpu: GpuKey = Field(description="GPU model of the pool.")
     instance_type: Optional[str] = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
-    min_nodes: StackInt = Field(0, ge=0, le=1000, description="Autoscaling minimum.")
+    min_nodes: StackInt = Field(
+        0, ge=0, le=1000,
+        description="Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs.",
+    )
     max_nodes: StackInt = Field(ge=1, le=1000, description="Autoscaling maximum.")
     desired_nodes: Optional[StackInt] = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
     capacity: Literal["on-demand", "spot", "capacity-block"] = Field("on-demand", description="Purchase option.")
@@ -245,6 +283,12 @@ class NodePool(ConfigModel):
     )
     availability_zone: Optional[str] = Field(
         None, description="Zone the pool is limited to (a capacity block's zone)."
+    )
+    capacity_block_start: Optional[AwareDatetime] = Field(
+        None, description="capacity-block pools: the block's start (UTC, e.g. 2026-10-01T11:30:00Z); scales the pool up then."
+    )
+    capacity_block_end: Optional[AwareDatetime] = Field(
+        None, description="capacity-block pools: the block's end; the pool scales to zero before it."
     )
     gpu_stack: Literal["dra", "device-plugin"] = Field(
         "dra", description="Which NVIDIA stack runs on these nodes: the DRA kubelet plugin or the device plugin."
@@ -258,10 +302,22 @@ class NodePool(ConfigModel):
     gpus_per_node: Optional[StackInt] = Field(
         None, ge=1, le=64, description="GPUs per node on kind/existing clusters (clouds: from the instance type)."
     )
+    nodes: list[NodeName] = Field(
+        default_factory=list,
+        description="platform existing: the pool's existing nodes; the program applies the pool's labels and taint to "
+        "them (server-side apply). Empty: preview prints the kubectl commands.",
+    )
 
     @property
     def initial_nodes(self) -> int:
         return self.desired_nodes if self.desired_nodes is not None else self.min_nodes
+
+    @property
+    def autoscaled_from_one_node(self) -> bool:
+        """Where the autoscaler runs, this pool can only grow from one node up: its GPUs are DRA devices, which
+        the AWS and Azure autoscaler providers cannot predict for an empty node group, and it is bought on
+        demand or spot (a Capacity Block pool is sized by its block)."""
+        return self.gpu_stack == "dra" and self.capacity in ("on-demand", "spot")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -273,6 +329,9 @@ class GpuOperatorConfig(ConfigModel):
     version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = Field(
         versions.GPU_OPERATOR_DEFAULT, description="Pinned gpu-operator chart version."
     )
+    allow_unlisted: StackBool = Field(
+        False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
+    )
     driver: Literal["auto", "host", "operator"] = Field(
         "auto", description="Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator."
     )
@@ -281,6 +340,9 @@ class GpuOperatorConfig(ConfigModel):
 class DraDriverConfig(ConfigModel):
     enabled: StackBool = Field(True, description="Install the NVIDIA DRA driver.")
     version: str = Field(driver_charts.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
+    allow_unlisted: StackBool = Field(
+        False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
+    )
     feature_gates: dict[str, StackBool] = Field(
         default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
     )
@@ -365,6 +427,16 @@ class MaintenanceConfig(ConfigModel):
     device_taints: list[DeviceTaintConfig] = Field(default_factory=list, description="DeviceTaintRules (alpha; kind only).")
 
 
+class AutoscalerConfig(ConfigModel):
+    enabled: Optional[StackBool] = Field(
+        None, description="Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."
+    )
+    version: Optional[str] = Field(
+        None, pattern=r"^v?\d+\.\d+\.\d+$",
+        description="EKS: the cluster-autoscaler image version (same minor as the cluster); default: the newest of the cluster's minor.",
+    )
+
+
 def _absolute_url(value: str) -> str:
     if not re.match(r"^https?://[^/\s]+(/\S*)?$", value):
         raise _rule("must be an absolute http(s) URL: Alertmanager and on-call tools open runbook links as they are",
@@ -429,6 +501,7 @@ class StackConfig(ConfigModel):
     device_classes: list[DeviceClassConfig] = Field(default_factory=list)
     namespaces: list[NamespaceConfig] = Field(default_factory=list)
     maintenance: MaintenanceConfig = Field(default_factory=MaintenanceConfig)
+    autoscaler: AutoscalerConfig = Field(default_factory=AutoscalerConfig)
     monitoring: MonitoringConfig = Field(default_factory=MonitoringConfig)
     has_kubeconfig: bool = False
 
@@ -448,12 +521,24 @@ class StackConfig(ConfigModel):
         return self.platform != "kind"
 
     @property
+    def autoscaler_enabled(self) -> bool:
+        if self.autoscaler.enabled is not None:
+            return self.autoscaler.enabled
+        return self.platform in AUTOSCALED_PLATFORMS
+
+    @property
     def dra_pools(self) -> list[NodePool]:
         return [p for p in self.node_pools if p.gpu_stack == "dra"]
 
     @property
     def device_plugin_pools(self) -> list[NodePool]:
         return [p for p in self.node_pools if p.gpu_stack == "device-plugin"]
+
+    @property
+    def operator_device_plugin_pools(self) -> list[NodePool]:
+        """Device-plugin pools whose image has no NVIDIA device plugin of its own (only Bottlerocket NVIDIA ships
+        one), so the GPU Operator's must run there."""
+        return [p for p in self.device_plugin_pools if not eks_amis.ships_device_plugin(p.ami_type)]
 
     def pool(self, name: str) -> NodePool | None:
         return next((p for p in self.node_pools if p.name == name), None)

@@ -387,9 +387,17 @@ def read_stack_yaml(path: Path | str) -> Any:
     return load_stack_text(read_text(path, STACK_FILE, missing_fix="check --stack/--config"), str(path))
 
 
-def load_documents_text(text: str, file: str, limits: Limits = DOCUMENTS) -> list[Any]:
+def load_documents_text(text: str, file: str, limits: Limits = DOCUMENTS, *, json_array_is_documents: bool = False) -> list[Any]:
     """Every document of a YAML or JSON file. JSON (what kubectl -o json and NVML snapshots are) takes the
-    fast json parser; a JSON file with a repeated key goes through YAML, which names its lines."""
+    fast json parser; a JSON file with a repeated key goes through YAML, which names its lines. With
+    `json_array_is_documents`, a file that is one JSON array is its items."""
+    documents = _load_documents(text, file, limits)
+    if json_array_is_documents and len(documents) == 1 and isinstance(documents[0], list) and text.lstrip()[:1] == "[":
+        return documents[0]
+    return documents
+
+
+def _load_documents(text: str, file: str, limits: Limits) -> list[Any]:
     if text.lstrip()[:1] in ("{", "["):
         try:
             document = json.loads(text, object_pairs_hook=_unique_pairs)
@@ -402,8 +410,10 @@ def load_documents_text(text: str, file: str, limits: Limits = DOCUMENTS) -> lis
     return _construct(text, file, _DocumentLoader, single=False)
 
 
-def read_documents_file(path: Path | str, limits: Limits = DOCUMENTS, *, missing_fix: str = "check the path") -> list[Any]:
-    return load_documents_text(read_text(path, limits, missing_fix=missing_fix), str(path), limits)
+def read_documents_file(path: Path | str, limits: Limits = DOCUMENTS, *, missing_fix: str = "check the path",
+                        json_array_is_documents: bool = False) -> list[Any]:
+    return load_documents_text(read_text(path, limits, missing_fix=missing_fix), str(path), limits,
+                               json_array_is_documents=json_array_is_documents)
 
 
 def _depth(value: Any) -> int:

@@ -1,498 +1,669 @@
-"""DRA allocation simulation with the scheduler's semantics. Pure: no Pulumi imports, no I/O.
+"""The structured allocator of the kube-scheduler, for the unallocated claims of one pod on one node.
+Pure: no Pulumi imports, no I/O.
 
-Semantics (kubernetes/dynamic-resource-allocation structured allocator; docs/references.md#allocator-semantics,
-docs/references.md#dra-api-request-shapes):
-- all devices of a claim come from one node (the pools that node can reach);
-- a device is selectable when every selector of its DeviceClass and then every selector of the request
-  matches, in order: the first false stops, an evaluation error aborts the allocation (an error, not
-  "unsatisfiable");
-- ExactCount takes `count` devices, All takes every selectable device of the node (at least one, each one
-  free, at most 32 per claim); firstAvailable tries its subrequests in order and reports the one that won;
-- constraints[].matchAttribute: all devices of the named requests (all requests when none are named; a
-  `<request>/<subrequest>` entry names one alternative) share the attribute's value, and a device without
-  it fails the constraint; distinctAttribute (alpha) wants distinct values;
-- a device already allocated is not taken again, except by an adminAccess request (which never marks
-  devices in use); a device tainted NoSchedule/NoExecute needs a matching toleration;
-- the search backtracks over devices in publication order, like the scheduler, and takes the first solution.
+A port of kubernetes/dynamic-resource-allocation v0.35.6 `structured/internal/incubating/allocator_incubating.go`
+(the variant the 1.35 scheduler runs with default gates) plus what `internal/experimental/allocator_experimental.go`
+adds when its gates are on (distinctAttribute, consumable capacity, binding conditions). Function names in
+comments are upstream's; docs/gpuplan/fit.md lists every rule with its source.
 
-Selector results are cached on the projection of a device onto what the expression reads
-(DeviceSelector.device_key), so devices that differ only in uuid, bus ID or pcieRoot are evaluated once.
+Two engines walk the same recursion (`_allocate_one` = upstream `allocateOne`):
+- `exact`: device by device in the node's scan order (pools, slices, devices), exactly as upstream;
+- `classes`: devices that the pod cannot tell apart (same shape, same in-use state, same per-device node match)
+  form a class; at each step the engine tries one device per class, the lowest free one, in the order of each
+  class's first free device, and remembers failed states. That visits the same first solution: upstream tries
+  every device of a class at that step, and after the first of them failed the others fail the same way.
+  The property test (tests/dra/test_allocator_engines.py) compares both engines on random inventories.
+The class engine is used unless the pod needs per-device bookkeeping it does not model: adminAccess requests
+(they may share devices with other claims of the pod), devices that consume counters, and consumable capacity.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
 
-from components.dra.cel import CelCompileError, CelEvaluationError, DeviceSelector, Version, compile_selector
-from components.dra.claims import ClaimSpec, Constraint, DeviceClassSpec, SubRequest
-from components.dra.slices import DeviceTaint, NodeInventory, SliceDevice
+from components.dra.capacity import capacity_fits, consumed_capacity
+from components.dra.claims import Constraint, DeviceClassSpec, SubRequest
+from components.dra.model import (
+    AllocationError,
+    ClaimAllocation,
+    FailedOnNode,
+    DeviceID,
+    DeviceResult,
+    Features,
+    NodeInfo,
+    NodeSelection,
+    PodClaim,
+    PoolView,
+    Selectors,
+    Shape,
+    Usage,
+    blocking_taint,
+    lookup_attribute,
+    node_selection_matches,
+)
 
 MAX_DEVICES_PER_CLAIM = 32  # resourceapi.AllocationResultsMaxSize
-SEARCH_BUDGET = 200_000  # candidate devices tried per claim and node before the simulation gives up
+FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize (scoring)
+# Steps (allocateOne calls) one node may take before the simulation stops, as the scheduler's Filter stops
+# after DRASchedulerFilterTimeout (10 s by default) and reports the node unschedulable.
+SEARCH_BUDGET = 200_000
+
 
 
 # ---------------------------------------------------------------------------------------------------
-# simulation
+# constraints (matchAttributeConstraint; experimental distinctAttributeConstraint)
 
 
-class AllocationError(Exception):
-    """The scheduler would stop with an error (CEL evaluation or compile error, unknown DeviceClass, ...)."""
+class _MatchAttribute:
+    __slots__ = ("names", "attribute", "value", "count")
+
+    def __init__(self, constraint: Constraint):
+        self.names = frozenset(constraint.requests)
+        self.attribute = constraint.attribute
+        self.value: tuple[str, Any] | None = None
+        self.count = 0
+
+    def _applies(self, request: str, sub: str | None) -> bool:
+        return not self.names or request in self.names or (sub is not None and f"{request}/{sub}" in self.names)
+
+    def add(self, request: str, sub: str | None, shape: Shape) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = lookup_attribute(shape, self.attribute)
+        if value is None:
+            return False
+        if self.count == 0:
+            self.value, self.count = value, 1
+            return True
+        if value[0] not in ("string", "int", "bool", "version") or value != self.value:
+            return False
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str | None, shape: Shape) -> None:
+        if self._applies(request, sub):
+            self.count -= 1
+
+    def state(self) -> Any:
+        return self.value if self.count else None
+
+
+class _DistinctAttribute(_MatchAttribute):
+    """Upstream keeps one value per request name, so a device is only compared with the last device of each
+    request (constraint.go distinctAttributeConstraint) - replicated, see docs/gpuplan/fit.md."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, constraint: Constraint):
+        super().__init__(constraint)
+        self.values: dict[str, tuple[str, Any]] = {}
+
+    def add(self, request: str, sub: str | None, shape: Shape) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = lookup_attribute(shape, self.attribute)
+        if value is None:
+            return False
+        if self.count == 0:
+            self.values[request], self.count = value, 1
+            return True
+        if value[0] not in ("string", "int", "bool", "version") or value in self.values.values():
+            return False
+        self.values[request] = value
+        self.count += 1
+        return True
+
+    def remove(self, request: str, sub: str | None, shape: Shape) -> None:
+        if self._applies(request, sub):
+            self.values.pop(request, None)
+            self.count -= 1
+
+    def state(self) -> Any:
+        return (tuple(sorted(self.values.items())), self.count)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the search
+
+
+class _MaxSize(Exception):
+    """errAllocationResultMaxSizeExceeded as a value (never raised)."""
+
+
+_MAX_SIZE = _MaxSize()
 
 
 @dataclass
-class Stats:
-    evaluations: int = 0  # CEL evaluations actually run
-    lookups: int = 0  # selector results asked for (cache hits included)
+class _RequestData:
+    sub: SubRequest
+    parent: str | None  # request name when this is a subrequest
+    device_class: DeviceClassSpec
+    count: int
+    all_devices: list[int] | None = None  # positions, for allocationMode All
+    selected: int = 0  # selectedSubRequestIndex (on the entry with sub index 0)
 
 
 @dataclass(frozen=True)
-class Pick:
-    sub: SubRequest
-    device: SliceDevice
+class _Position:
+    pool: int
+    slice: int
+    index: int
+    id: DeviceID
+    shape: Shape
+    usable: bool  # pool complete and valid (for the device loop)
+    node_match: bool | None  # per-device node selection result, None when the slice selects as a whole
 
 
-@dataclass
-class ClaimResult:
-    satisfiable: bool
-    allocations: list[dict[str, Any]]
-    max_concurrent: int
-    reasons: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    pools: list[str] = field(default_factory=list)  # node pools where the claim fits
-
-
-class _GaveUp(Exception):
+class _Stop(Exception):
     pass
 
 
-class _ConstraintState:
-    def __init__(self, constraint: Constraint):
-        self.constraint = constraint
-        self.values: Counter = Counter()
+class Allocation:
+    """One Allocate call: upstream `allocator` (the per-call state)."""
 
-    def add(self, sub: SubRequest, device: SliceDevice) -> bool:
-        if not self.constraint.applies(sub):
+    def __init__(self, node: NodeInfo, pools: Sequence[PoolView], claims: Sequence[PodClaim],
+                 classes: Mapping[str, DeviceClassSpec], usage: Usage, features: Features, selectors: Selectors,
+                 *, engine: str = "auto", budget: int = SEARCH_BUDGET):
+        self.node = node
+        self.pools = list(pools)
+        self.claims = list(claims)
+        self.classes = classes
+        self.usage = usage
+        self.features = features
+        self.selectors = selectors
+        self.budget = budget
+        self.steps = 0
+        # Positions depend on the node and its pools only: kept per run (Selectors.layouts).
+        key = (node.name, id(pools), features.minor)
+        layout = selectors.layouts.get(key)
+        if layout is not None and layout[0] is pools:
+            self.positions, self.pool_positions = layout[1], layout[2]
+        else:
+            self.positions, self.pool_positions = [], []
+            self._layout(node)
+            selectors.layouts[key] = (pools, self.positions, self.pool_positions)
+        self.engine = self._choose_engine() if engine == "auto" else engine
+        self._init_state()
+
+    def _layout(self, node: NodeInfo) -> None:
+        for p, pool in enumerate(self.pools):
+            slices = []
+            for s, slice_ in enumerate(pool.slices):
+                indexes = []
+                for d, device in enumerate(slice_.devices):
+                    match = node_selection_matches(device.selection or NodeSelection(), node) if slice_.per_device else None
+                    indexes.append(len(self.positions))
+                    self.positions.append(_Position(p, s, d, (pool.driver, pool.pool, device.name), device.shape,
+                                                    self._pool_usable(pool), match))
+                slices.append(indexes)
+            self.pool_positions.append(slices)
+
+    def _init_state(self) -> None:
+        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.constraints: list[list[_MatchAttribute]] = [[] for _ in self.claims]
+        self.results: list[list[tuple[int, _RequestData, bool, tuple[tuple[str, Fraction], ...]]]] = [[] for _ in self.claims]
+        self.allocating: dict[int, set[int]] = {}  # position -> claim indexes (allocatingDevices)
+        self.allocating_capacity: dict[int, dict[str, Fraction]] = {}
+        self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}  # pool -> set -> counter
+        self._available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        self._matches: dict[tuple[int, int, int, int], bool] = {}
+        # class engine
+        self._class_of: list[int] = []
+        self._class_members: list[list[int]] = []
+        self._taken: list[int] = []
+        self._failed: set[Any] = set()
+        self._failed_err: dict[Any, _MaxSize] = {}
+
+    def _pool_usable(self, pool: PoolView) -> bool:
+        if self.features.minor <= 34:  # v0.34: incomplete pools are used; an invalid one is an error when reached
             return True
-        value = attribute_value(device, self.constraint.attribute)
-        if value is None:
+        return not pool.incomplete and pool.invalid is None
+
+    def _choose_engine(self) -> str:
+        for claim in self.claims:
+            # All takes its devices in scan order: with a constraint, which device of a class an earlier pick
+            # took decides between "in use" (no solution) and a constraint error, so classes are not symmetric.
+            if claim.spec.constraints and any(s.mode == "All" for r in claim.spec.requests for s in r.alternatives):
+                return "exact"
+            for request in claim.spec.requests:
+                for sub in request.alternatives:
+                    if sub.admin_access_set or (sub.capacity and self.features.consumable_capacity):
+                        return "exact"
+        for position in self.positions:
+            shape = position.shape
+            if shape.consumes and self.features.partitionable_devices:
+                return "exact"
+            if shape.allow_multiple and self.features.consumable_capacity:
+                return "exact"
+        if self.features.minor <= 34 and any(p.invalid for p in self.pools):
+            return "exact"
+        return "classes"
+
+    # -- Allocate ------------------------------------------------------------------------------------
+    def run(self) -> list[ClaimAllocation] | None:
+        """The allocation of every claim, or None (unschedulable on this node). Raises AllocationError, or
+        FailedOnNode for ErrFailedAllocationOnNode."""
+        self.selectors.stats.searches += 1
+        min_total = 0
+        for ci, claim in enumerate(self.claims):
+            minimum = 0
+            for ri, request in enumerate(claim.spec.requests):
+                if request.first_available:
+                    if not self.features.prioritized_list:
+                        raise AllocationError(f"claim {claim.ref}, request {request.name}: has subrequests, but the "
+                                              "DRAPrioritizedList feature is disabled")
+                if self.features.experimental and not self.features.consumable_capacity:
+                    for sub in request.alternatives:
+                        if sub.capacity:
+                            what = f"subrequest {sub.name}" if request.first_available else f"request {request.name}"
+                            raise AllocationError(f"claim {claim.ref}, {what}: has capacity requests, but the "
+                                                  "DRAConsumableCapacity feature is disabled")
+                least = None
+                for si, sub in enumerate(request.alternatives):
+                    data = self._validate(ci, claim, sub, request.name if request.first_available else None)
+                    self.request_data[(ci, ri, si)] = data
+                    least = data.count if least is None else min(least, data.count)
+                minimum += least or 0
+            if minimum > MAX_DEVICES_PER_CLAIM:
+                raise AllocationError(f"claim {claim.ref}: number of requested devices {minimum} exceeds the claim "
+                                      f"limit of {MAX_DEVICES_PER_CLAIM}")
+            for i, constraint in enumerate(claim.spec.constraints):
+                if constraint.attribute is None or (constraint.distinct and not self.features.experimental):
+                    raise AllocationError(f"claim {claim.ref}, constraint #{i}: empty constraint (unsupported "
+                                          "constraint type?)")
+                self.constraints[ci].append(_DistinctAttribute(constraint) if constraint.distinct else _MatchAttribute(constraint))
+            min_total += minimum
+        if self.engine == "classes":
+            self._build_classes()
+        try:
+            done, _ = self._allocate_one(0, 0, 0, 0, False)
+        except _Stop:
+            raise FailedOnNode(f"timed out trying to allocate devices (the simulation stopped after {self.budget} "
+                               "search steps; the scheduler stops after DRASchedulerFilterTimeout)") from None
+        if not done:
+            if self.features.minor > 34 and any(pool.invalid is not None for pool in self.pools):
+                raise FailedOnNode("invalid resource pools were encountered")
+            return None
+        return self._results()
+
+    def _validate(self, ci: int, claim: PodClaim, sub: SubRequest, parent: str | None) -> _RequestData:
+        """validateDeviceRequest."""
+        name = sub.name if parent else sub.request
+        if sub.admin_access_set and not self.features.admin_access:
+            raise AllocationError(f"claim {claim.ref}, request {name}: admin access is requested, but the feature is disabled")
+        if not sub.device_class:
+            raise AllocationError(f"claim {claim.ref}, request {name}: missing device class name (unsupported request type?)")
+        device_class = self.classes.get(sub.device_class)
+        if device_class is None:
+            raise AllocationError(f"claim {claim.ref}, request {name}: could not retrieve device class {sub.device_class}: "
+                                  f"deviceclass.resource.k8s.io \"{sub.device_class}\" not found")
+        data = _RequestData(sub, parent, device_class, sub.count)
+        if sub.mode == "All":
+            data.all_devices = []
+            for p, pool in enumerate(self.pools):
+                if pool.incomplete:
+                    raise AllocationError(f"claim {claim.ref}, request {name}: asks for all devices, but resource pool "
+                                          f"{pool.driver}/{pool.pool} is currently being updated")
+                if pool.invalid is not None:
+                    raise AllocationError(f"claim {claim.ref}, request {name}: asks for all devices, but resource pool "
+                                          f"{pool.driver}/{pool.pool} is currently invalid")
+                for positions in self.pool_positions[p]:
+                    for position in positions:
+                        if self._selectable(ci, data, position):
+                            if self.features.consumable_capacity:
+                                fits = self._capacity_fits(data.sub, position)
+                                if not fits:
+                                    continue
+                            data.all_devices.append(position)
+            data.count = len(data.all_devices)
+        return data
+
+    # -- allocateOne ---------------------------------------------------------------------------------
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> tuple[bool, _MaxSize | None]:
+        self.steps += 1
+        self.selectors.stats.steps += 1
+        if self.steps > self.budget:
+            raise _Stop
+        if ci >= len(self.claims):
+            return True, None
+        claim = self.claims[ci]
+        if ri >= len(claim.spec.requests):
+            ok, err = self._allocate_one(ci + 1, 0, 0, 0, False)
+            if err is _MAX_SIZE:
+                return False, None
+            return ok, err
+        key = None
+        if self.engine == "classes":
+            key = (ci, ri, si, di, in_sub, tuple(self._taken), len(self.results[ci]),
+                   tuple(c.state() for c in self.constraints[ci]))
+            if key in self._failed:
+                return False, self._failed_err.get(key)
+        ok, err = self._allocate_one_uncached(ci, ri, si, di, in_sub)
+        if key is not None and not ok:
+            self._failed.add(key)
+            if err is not None:
+                self._failed_err[key] = err
+        return ok, err
+
+    def _allocate_one_uncached(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> tuple[bool, _MaxSize | None]:
+        data = self.request_data[(ci, ri, si)]
+        if not in_sub and data.parent is not None:
+            all_exceeded = True
+            sub_index = 0
+            while (ci, ri, sub_index) in self.request_data:
+                ok, err = self._allocate_one(ci, ri, sub_index, di, True)
+                if err is _MAX_SIZE:
+                    sub_index += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    self.request_data[(ci, ri, 0)].selected = sub_index
+                    return True, None
+                sub_index += 1
+            return False, (_MAX_SIZE if all_exceeded else None)
+        sub = data.sub
+        if sub.mode == "All" and not data.all_devices:
+            return False, None
+        if di >= data.count:
+            return self._allocate_one(ci, ri + 1, 0, 0, False)
+        if len(self.results[ci]) + data.count - di > MAX_DEVICES_PER_CLAIM:
+            return False, _MAX_SIZE
+        if sub.mode == "All":
+            position = data.all_devices[di]  # type: ignore[index]
+            ok, undo = self._allocate_device(ci, data, position, must=True)
+            if not ok:
+                return False, None
+            done, err = self._allocate_one(ci, ri, si, di + 1, in_sub)
+            if err is not None or not done:
+                undo()
+                return False, err
+            return True, None
+        for position in self._candidates(ci, data):
+            ok, undo = self._allocate_device(ci, data, position, must=False)
+            if not ok:
+                continue
+            done, err = self._allocate_one(ci, ri, si, di + 1, in_sub)
+            if err is None and done:
+                return True, None
+            undo()
+            if err is not None:
+                return False, err
+        return False, None
+
+    def _candidates(self, ci: int, data: _RequestData):
+        """Devices to try for the next pick: every device of a usable pool in scan order, after the cheap in-use
+        check and the selectors (the device loop of allocateOne); or one device per class."""
+        admin = data.sub.admin_access
+        if self.engine == "exact":
+            for position in range(len(self.positions)):
+                entry = self.positions[position]
+                if self.features.minor <= 34 and self.pools[entry.pool].invalid is not None:
+                    pool = self.pools[entry.pool]  # v0.34 allocateOne: an invalid pool fails the search
+                    raise AllocationError(f"pool {pool.pool} is invalid: {pool.invalid}")
+                if not entry.usable:
+                    continue
+                if admin and ci in self.allocating.get(position, ()):
+                    continue
+                if not admin and self._in_use(position):
+                    continue
+                if not self._selectable(ci, data, position):
+                    continue
+                if self.features.consumable_capacity and self._capacity_fits(data.sub, position) is not True:
+                    continue
+                yield position
+            return
+        # classes: one candidate per class, in the order of each class's first free device
+        order = []
+        for cls, members in enumerate(self._class_members):
+            taken = self._taken[cls]
+            if taken >= len(members):
+                continue
+            first = members[taken]
+            if self._in_use(first):  # allocated in the cluster: the whole class is
+                continue
+            order.append((first, cls))
+        order.sort()
+        for first, cls in order:
+            if self._taken[cls] >= len(self._class_members[cls]):
+                continue
+            position = self._class_members[cls][self._taken[cls]]
+            if not self._selectable(ci, data, position):
+                continue
+            yield position
+
+    # -- isSelectable / allocateDevice ---------------------------------------------------------------
+    def _selectable(self, ci: int, data: _RequestData, position: int) -> bool:
+        entry = self.positions[position]
+        shape = entry.shape
+        if not self.features.binding_and_status and shape.binding_conditions:
             return False
-        if self.constraint.distinct:
-            if self.values[value]:
-                return False
-        elif self.values and value not in self.values:
+        key = (ci, id(data), shape.id, -1 if entry.node_match is None else int(entry.node_match))
+        found = self._matches.get(key)
+        if found is not None:
+            return found
+        claim = self.claims[ci]
+        for owner, selectors in ((data.device_class, data.device_class.selectors), (None, data.sub.selectors)):
+            for i, expression in enumerate(selectors):
+                verdict = self.selectors.verdict(expression, shape)
+                if isinstance(verdict, str):
+                    where = f"class {owner.name}" if owner is not None else f"claim {claim.ref}"
+                    raise AllocationError(f"{where}: selector #{i}: {verdict} (on device {'/'.join(entry.id)}; the "
+                                          "scheduler aborts the pod's scheduling attempt)")
+                if not verdict:
+                    self._matches[key] = False
+                    return False
+        if entry.node_match is False:
+            self._matches[key] = False
             return False
-        self.values[value] += 1
+        self._matches[key] = True
         return True
 
-    def remove(self, sub: SubRequest, device: SliceDevice) -> None:
-        if self.constraint.applies(sub):
-            value = attribute_value(device, self.constraint.attribute)
-            self.values[value] -= 1
-            if not self.values[value]:
-                del self.values[value]
+    def _in_use(self, position: int) -> bool:
+        return self.positions[position].id in self.usage.allocated or bool(self.allocating.get(position))
 
+    def _capacity_fits(self, sub: SubRequest, position: int) -> bool | None:
+        entry = self.positions[position]
+        return capacity_fits(sub, entry.shape, self.usage.consumed.get(entry.id, {}), self.allocating_capacity.get(position, {}))
 
-def attribute_value(device: SliceDevice, qualified: str) -> tuple[str, str] | None:
-    """The attribute as the constraint compares it (same kind and value), or None when the device lacks it."""
-    domain, _, name = qualified.partition("/")
-    value = device.device.attributes.get(domain, {}).get(name)
-    if value is None:
+    def _allocate_device(self, ci: int, data: _RequestData, position: int, must: bool) -> tuple[bool, Callable[[], None]]:
+        entry = self.positions[position]
+        shape = entry.shape
+        sub = data.sub
+        multiple = self.features.consumable_capacity and shape.allow_multiple
+        if not multiple and sub.admin_access and ci in self.allocating.get(position, ()):
+            return False, _noop
+        if not sub.admin_access and self._in_use(position):
+            return False, _noop
+        if not self.features.partitionable_devices and shape.consumes:
+            return False, _noop
+        skip_counters = multiple and (entry.id in self.usage.consumed or position in self.allocating_capacity)
+        if not skip_counters and shape.consumes:
+            if not self._check_counters(entry):  # consumes the counters when they suffice
+                return False, _noop
+        request = data.parent or sub.request
+        sub_name = sub.name if data.parent else None
+        if self.features.device_taints and blocking_taint(sub, shape) is not None:
+            return False, _noop  # upstream leaks the counters consumed above; so does this port
+        constraints = self.constraints[ci]
+        for i, constraint in enumerate(constraints):
+            if not constraint.add(request, sub_name, shape):
+                if must:
+                    claim = self.claims[ci]
+                    raise AllocationError(f"claim {claim.ref}, request {sub.name if data.parent else sub.request}: cannot add "
+                                          f"device {'/'.join(entry.id)} because a claim constraint would not be satisfied")
+                for earlier in constraints[:i]:
+                    earlier.remove(request, sub_name, shape)
+                return False, _noop
+        owners = self.allocating.setdefault(position, set())
+        if not multiple:
+            owners.add(ci)
+        consumed: tuple[tuple[str, Fraction], ...] = ()
+        if self.features.consumable_capacity:
+            fits = self._capacity_fits(sub, position)
+            if not fits:
+                return False, _noop  # upstream returns here without rolling back; so does this port
+            if multiple:
+                requests = dict(sub.capacity or ())
+                consumed = tuple(sorted((name, consumed_capacity(requests.get(name), cap)) for name, cap in shape.capacity.items()))
+                bucket = self.allocating_capacity.setdefault(position, {})
+                for name, amount in consumed:
+                    bucket[name] = bucket.get(name, Fraction(0)) + amount
+        self.results[ci].append((position, data, bool(sub.admin_access), consumed))
+        if self.engine == "classes":
+            self._taken[self._class_of[position]] += 1
+        previous = len(self.results[ci]) - 1
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(request, sub_name, shape)
+            owners.discard(ci)
+            if multiple:
+                bucket = self.allocating_capacity.get(position, {})
+                for name, amount in consumed:
+                    bucket[name] = bucket.get(name, Fraction(0)) - amount
+                    if not bucket[name]:
+                        del bucket[name]
+                if not bucket:
+                    self.allocating_capacity.pop(position, None)
+            elif self.features.partitionable_devices and shape.consumes:
+                self._release_counters(entry)
+            del self.results[ci][previous:]
+            if self.engine == "classes":
+                self._taken[self._class_of[position]] -= 1
+
+        return True, undo
+
+    # -- counters (checkAvailableCounters) ------------------------------------------------------------
+    def _pool_counters(self, pool: PoolView) -> dict[str, dict[str, Fraction]]:
+        found = self._available_counters.get(pool.pool)
+        if found is None:
+            found = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+            for slice_ in (*pool.slices, *pool.other_slices):
+                for device in slice_.devices:
+                    if (pool.driver, pool.pool, device.name) not in self.usage.allocated:
+                        continue
+                    for counter_set, counters in device.shape.consumes:
+                        available = found.get(counter_set)
+                        if available is None:
+                            continue
+                        for name, amount in counters:
+                            if name in available:
+                                available[name] -= amount
+            self._available_counters[pool.pool] = found
+        return found
+
+    def _check_counters(self, entry: _Position) -> bool:
+        pool = self.pools[entry.pool]
+        available = self._pool_counters(pool)
+        consumed = self.consumed_counters.setdefault(pool.pool, {})
+        for counter_set, counters in entry.shape.consumes:
+            bucket = consumed.setdefault(counter_set, {})
+            for name, amount in counters:
+                bucket[name] = bucket.get(name, Fraction(0)) + amount
+        for set_name, counters in available.items():
+            for name, amount in counters.items():
+                if amount < consumed.get(set_name, {}).get(name, Fraction(0)):
+                    self._release_counters(entry)
+                    return False
+        return True
+
+    def _release_counters(self, entry: _Position) -> None:
+        consumed = self.consumed_counters.get(self.pools[entry.pool].pool, {})
+        for counter_set, counters in entry.shape.consumes:
+            bucket = consumed.get(counter_set, {})
+            for name, amount in counters:
+                bucket[name] = bucket.get(name, Fraction(0)) - amount
+
+    # -- classes ---------------------------------------------------------------------------------------
+    def _build_classes(self) -> None:
+        index: dict[tuple, int] = {}
+        for position, entry in enumerate(self.positions):
+            if not entry.usable:
+                self._class_of.append(-1)
+                continue
+            key = (entry.shape.id, entry.id in self.usage.allocated, entry.node_match)
+            cls = index.get(key)
+            if cls is None:
+                cls = index[key] = len(self._class_members)
+                self._class_members.append([])
+            self._class_members[cls].append(position)
+            self._class_of.append(cls)
+        self._taken = [0] * len(self._class_members)
+
+    # -- results (Allocate's result assembly, createNodeSelector) -----------------------------------
+    def _results(self) -> list[ClaimAllocation]:
+        allocations = []
+        for ci, claim in enumerate(self.claims):
+            devices = []
+            slices = []
+            for position, data, admin, consumed in self.results[ci]:
+                entry = self.positions[position]
+                label = f"{data.parent}/{data.sub.name}" if data.parent else data.sub.request
+                devices.append(DeviceResult(label, entry.id, admin, consumed, bool(consumed)))
+                slice_ = self.pools[entry.pool].slices[entry.slice]
+                device = slice_.devices[entry.index]
+                slices.append((slice_.selection if not slice_.per_device else (device.selection or NodeSelection()),
+                               entry.shape.binds_to_node and self.features.binding_and_status))
+            chosen = {}
+            for ri, request in enumerate(claim.spec.requests):
+                if request.first_available:
+                    chosen[request.name] = request.alternatives[self.request_data[(ci, ri, 0)].selected].name
+            allocations.append(ClaimAllocation(tuple(devices), self._node_selector(slices), chosen))
+        return allocations
+
+    def _node_selector(self, selections: list[tuple[NodeSelection, bool]]) -> Mapping[str, Any] | None:
+        fields: list[dict[str, Any]] = []
+        expressions: list[dict[str, Any]] = []
+        for selection, binds in selections:
+            if selection.node_name or binds:
+                name = self.node.name if binds and self.features.experimental else (selection.node_name or self.node.name)
+                return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+            if selection.node_selector is not None:
+                terms = selection.node_selector.get("nodeSelectorTerms") or []
+                if len(terms) == 1:
+                    for source, target in ((terms[0].get("matchFields") or [], fields),
+                                           (terms[0].get("matchExpressions") or [], expressions)):
+                        for requirement in source:
+                            if not any(_same_requirement(requirement, r) for r in target):
+                                target.append(dict(requirement))
+                elif len(terms) > 1:
+                    raise AllocationError(f"unsupported ResourceSlice.NodeSelector with {len(terms)} terms")
+        if fields or expressions:
+            term: dict[str, Any] = {}
+            if fields:
+                term["matchFields"] = fields
+            if expressions:
+                term["matchExpressions"] = expressions
+            return {"nodeSelectorTerms": [term]}
         return None
-    kind = "version" if isinstance(value, Version) else type(value).__name__
-    return (kind, str(value))
 
 
-def _blocking_taint(sub: SubRequest, device: SliceDevice) -> DeviceTaint | None:
-    for taint in device.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(t.tolerates(taint) for t in sub.tolerations):
-            return taint
+def _same_requirement(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a.get("key") == b.get("key") and a.get("operator") == b.get("operator") and \
+        set(a.get("values") or []) == set(b.get("values") or [])
+
+
+def _noop() -> None:
     return None
 
 
-class Simulator:
-    """Allocates claims on an inventory. `cache=False` evaluates every selector every time it is asked
-    (the baseline of bench/fit_bench.py)."""
-
-    def __init__(self, nodes: list[NodeInventory], classes: Mapping[str, DeviceClassSpec], *, cache: bool = True):
-        self.nodes = nodes
-        self.classes = dict(classes)
-        self.cache = cache
-        self.stats = Stats()
-        self._compiled: dict[str, DeviceSelector | str] = {}
-        self._results: dict[tuple[str, Any], bool | str] = {}
-        self._chains: dict[SubRequest, tuple[tuple[str, int, str], ...]] = {}
-        self._masks: dict[tuple[SubRequest, str], list[Any]] = {}
-
-    # -- selectors -------------------------------------------------------------------------------------
-    def selector(self, expression: str) -> DeviceSelector:
-        compiled = self._compiled.get(expression)
-        if compiled is None:
-            try:
-                compiled = compile_selector(expression)
-            except CelCompileError as error:
-                compiled = str(error)
-            self._compiled[expression] = compiled
-        if isinstance(compiled, str):
-            raise AllocationError(f"CEL compile error: {compiled}")
-        return compiled
-
-    def chain(self, sub: SubRequest) -> tuple[tuple[str, int, str], ...]:
-        """(owner, index, expression) of every selector a device must pass: the class's, then the request's."""
-        chain = self._chains.get(sub)
-        if chain is None:
-            device_class = self.classes.get(sub.device_class)
-            if device_class is None:
-                raise AllocationError(
-                    f"request {sub.label}: DeviceClass {sub.device_class!r} does not exist (not in the stack, the "
-                    f"driver chart's classes or the claim files); the claim stays pending"
-                )
-            chain = tuple((f"DeviceClass {device_class.name}", i, e) for i, e in enumerate(device_class.selectors)) + tuple(
-                (f"request {sub.label}", i, e) for i, e in enumerate(sub.selectors))
-            self._chains[sub] = chain
-        return chain
-
-    def evaluate(self, expression: str, device: SliceDevice) -> bool:
-        selector = self.selector(expression)
-        self.stats.lookups += 1
-        key = (expression, selector.device_key(device.device)) if self.cache else None
-        result = self._results.get(key) if key is not None else None
-        if result is None:
-            self.stats.evaluations += 1
-            try:
-                result = selector.matches(device.device)
-            except CelEvaluationError as error:
-                result = str(error)
-            if key is not None:
-                self._results[key] = result
-        if isinstance(result, str):
-            raise AllocationError(f"CEL evaluation error: {result}")
-        return result
-
-    def first_failure(self, sub: SubRequest, device: SliceDevice) -> tuple[str, int, str] | None:
-        """The first selector that is false for the device, or None when it is selectable."""
-        for step in self.chain(sub):
-            if not self.evaluate(step[2], device):
-                return step
-        return None
-
-    # -- one claim on one node -------------------------------------------------------------------------
-    def _mask(self, sub: SubRequest, node: NodeInventory) -> list[Any]:
-        """Per device of the node: None (not evaluated yet), True/False, or the AllocationError it raised.
-        Filled lazily, in the order the search reaches devices, so an error surfaces only where the
-        scheduler would meet it."""
-        key = (sub, node.name)
-        mask = self._masks.get(key) if self.cache else None
-        if mask is None:
-            mask = [None] * len(node.devices)
-            if self.cache:
-                self._masks[key] = mask
-        return mask
-
-    def _selectable_at(self, sub: SubRequest, node: NodeInventory, mask: list[Any], index: int) -> bool:
-        verdict = mask[index]
-        if verdict is None:
-            try:
-                verdict = self.first_failure(sub, node.devices[index]) is None
-            except AllocationError as error:
-                verdict = error
-            mask[index] = verdict
-        if verdict is True or verdict is False:
-            return verdict
-        raise verdict
-
-    def allocate(self, spec: ClaimSpec, node: NodeInventory, in_use: set[tuple[str, str, str]]) -> list[Pick] | None:
-        """The first allocation the scheduler would find on this node, or None. Raises AllocationError."""
-        masks = [[self._mask(sub, node) for sub in request.alternatives] for request in spec.requests]
-        for request, request_masks in zip(spec.requests, masks):  # cheap necessary condition before the search
-            if not any(self._enough(sub, node, in_use, mask) for sub, mask in zip(request.alternatives, request_masks)):
-                return None
-        devices = node.devices
-        picks: list[Pick] = []
-        taken: set[tuple[str, str, str]] = set()  # devices of this claim
-        states = [_ConstraintState(c) for c in spec.constraints]
-        steps = [0]
-
-        def free(sub: SubRequest, device: SliceDevice) -> bool:
-            if device.id in taken:
-                return False
-            return sub.admin_access or device.id not in in_use
-
-        def add(sub: SubRequest, device: SliceDevice) -> bool:
-            for i, state in enumerate(states):
-                if not state.add(sub, device):
-                    for earlier in states[:i]:
-                        earlier.remove(sub, device)
-                    return False
-            picks.append(Pick(sub, device))
-            taken.add(device.id)
-            return True
-
-        def undo(sub: SubRequest, device: SliceDevice) -> None:
-            picks.pop()
-            taken.discard(device.id)
-            for state in states:
-                state.remove(sub, device)
-
-        def place(index: int) -> bool:
-            if index == len(spec.requests):
-                return True
-            request = spec.requests[index]
-            return any(try_sub(index, sub, mask) for sub, mask in zip(request.alternatives, masks[index]))
-
-        def try_sub(index: int, sub: SubRequest, mask: list[Any]) -> bool:
-            if sub.mode == "All":
-                matching = [d for i, d in enumerate(devices) if self._selectable_at(sub, node, mask, i)]
-                if not matching or len(picks) + len(matching) > MAX_DEVICES_PER_CLAIM:
-                    return False
-                added = []
-                for device in matching:
-                    if not free(sub, device) or _blocking_taint(sub, device) is not None:
-                        break
-                    if not add(sub, device):
-                        for d in reversed(added):
-                            undo(sub, d)
-                        raise AllocationError(
-                            f"request {sub.label}: cannot add device {device.pool}/{device.name} because constraint "
-                            f"{_constraint_text(spec)} would not be satisfied (allocationMode All)"
-                        )
-                    added.append(device)
-                else:
-                    if place(index + 1):
-                        return True
-                for device in reversed(added):
-                    undo(sub, device)
-                return False
-            return pick(index, sub, mask, sub.count, 0)
-
-        def pick(index: int, sub: SubRequest, mask: list[Any], remaining: int, start: int) -> bool:
-            if remaining == 0:
-                return place(index + 1)
-            if len(picks) + remaining > MAX_DEVICES_PER_CLAIM:
-                return False
-            for position in range(start, len(devices)):
-                steps[0] += 1
-                if steps[0] > SEARCH_BUDGET:
-                    raise _GaveUp
-                device = devices[position]
-                # Cheap checks first, as the scheduler does: in use, then taints, then selectors.
-                if not free(sub, device) or (device.taints and _blocking_taint(sub, device) is not None):
-                    continue
-                if not self._selectable_at(sub, node, mask, position) or not add(sub, device):
-                    continue
-                if pick(index, sub, mask, remaining - 1, position + 1):
-                    return True
-                undo(sub, device)
-            return False
-
-        try:
-            return list(picks) if place(0) else None
-        except _GaveUp:
-            raise AllocationError(
-                f"node {node.name}: the simulation stopped after {SEARCH_BUDGET} candidate devices without a "
-                "solution; the constraints make this claim expensive for the scheduler as well"
-            ) from None
-
-    def _usable(self, sub: SubRequest, node: NodeInventory, in_use: set[tuple[str, str, str]]) -> list[SliceDevice]:
-        mask = self._mask(sub, node)
-        return [d for i, d in enumerate(node.devices) if (sub.admin_access or d.id not in in_use)
-                and _blocking_taint(sub, d) is None and self._selectable_at(sub, node, mask, i)]
-
-    def _enough(self, sub: SubRequest, node: NodeInventory, in_use: set[tuple[str, str, str]], mask: list[Any]) -> bool:
-        if sub.mode == "All":
-            return True  # decided by the search (every matching device must be free)
-        found = 0
-        for index, device in enumerate(node.devices):
-            if sub.admin_access or device.id not in in_use:
-                if (not device.taints or _blocking_taint(sub, device) is None) and self._selectable_at(sub, node, mask, index):
-                    found += 1
-                    if found >= sub.count:
-                        return True
-        return False
-
-    # -- a claim on the whole inventory ----------------------------------------------------------------
-    def evaluate_claim(self, spec: ClaimSpec, *, single: bool = False) -> ClaimResult:
-        """Where the claim fits on an empty inventory (first node per node pool), how many fit at once
-        (greedy fill over every node; a ResourceClaim object counts once), and why not, per pool."""
-        errors: list[str] = []
-        allocations: list[dict[str, Any]] = []
-        fitting_pools: list[str] = []
-        failed: list[NodeInventory] = []
-        for pool, nodes in _by_pool(self.nodes).items():
-            for node in nodes:
-                try:
-                    picks = self.allocate(spec, node, set())
-                except AllocationError as error:
-                    _add_unique(errors, str(error))
-                    break
-                if picks is not None:
-                    allocations += allocation_entries(pool, node.name, spec, picks)
-                    fitting_pools.append(pool)
-                    break
-            else:
-                if nodes:
-                    failed.append(nodes[0])
-        max_concurrent = self.fill(spec, single=single) if fitting_pools else 0
-        reasons: list[str] = []
-        if not fitting_pools and not errors:  # an error is the finding; the scheduler stops there
-            for node in failed:
-                try:
-                    reasons.append(f"pool {node.node_pool}: {self.diagnose(spec, node)}")
-                except AllocationError as error:
-                    _add_unique(errors, str(error))
-            if not self.nodes:
-                reasons.append("the inventory has no DRA devices (no node pool with gpuStack: dra, or an empty dump)")
-        return ClaimResult(bool(fitting_pools), allocations, max_concurrent, reasons, errors, fitting_pools)
-
-    def fill(self, spec: ClaimSpec, *, single: bool = False) -> int:
-        """Greedy fill: allocate claims node after node until none fits. Feasibility only shrinks as devices
-        are taken, so staying on a node until it is full equals first-fit from the first node each time.
-        A claim that takes no device (adminAccess only) counts once per node where it fits."""
-        in_use: set[tuple[str, str, str]] = set()
-        count = 0
-        for node in self.nodes:
-            while True:
-                try:
-                    picks = self.allocate(spec, node, in_use)
-                except AllocationError:
-                    picks = None
-                if picks is None:
-                    break
-                count += 1
-                if single:
-                    return count
-                consumed = {p.device.id for p in picks if not p.sub.admin_access}
-                if not consumed:
-                    break
-                in_use |= consumed
-        return count
-
-    # -- why not ---------------------------------------------------------------------------------------
-    def diagnose(self, spec: ClaimSpec, node: NodeInventory) -> str:
-        """Why the claim does not fit on this (empty) node, in one line."""
-        problems = []
-        for request in spec.requests:
-            shortfalls = [self._shortfall(sub, node) for sub in request.alternatives]
-            if all(shortfalls):
-                if request.first_available:
-                    problems.append(f"request {request.name}: no alternative fits: " +
-                                    "; ".join(f"{sub.name}: {text}" for sub, text in zip(request.alternatives, shortfalls)))
-                else:
-                    problems.append(f"request {request.name}: {shortfalls[0]}")
-        if problems:
-            return "; ".join(problems)
-        for constraint in spec.constraints:
-            text = self._constraint_shortfall(spec, constraint, node)
-            if text:
-                return text
-        needed = sum(min(s.count for s in r.alternatives) for r in spec.requests)
-        return (f"each request fits alone, but not all {len(spec.requests)} together: they need {needed} distinct "
-                f"devices on one node (a device serves one request)")
-
-    def _shortfall(self, sub: SubRequest, node: NodeInventory) -> str | None:
-        """Why this (sub)request alone does not fit on the empty node, or None when it does."""
-        usable = self._usable(sub, node, set())
-        failures: Counter = Counter()
-        tainted = 0
-        for device in node.devices:
-            verdict = self.first_failure(sub, device)
-            if verdict is not None:
-                failures[verdict] += 1
-            elif _blocking_taint(sub, device) is not None:
-                tainted += 1
-        if sub.mode == "All":
-            if len(usable) > MAX_DEVICES_PER_CLAIM:
-                return f"allocationMode All would take {len(usable)} devices, more than {MAX_DEVICES_PER_CLAIM} per claim"
-            if usable and not tainted:
-                return None
-            if usable:
-                return f"allocationMode All needs every matching device, and {tainted} of them are tainted and not tolerated"
-        elif len(usable) >= sub.count:
-            return None
-        if usable:
-            return (f"needs {sub.count} devices of DeviceClass {sub.device_class} on one node, a node of this pool has "
-                    f"{len(usable)} that match" + (f" ({tainted} more are tainted and not tolerated)" if tainted else ""))
-        if not node.devices:
-            return "a node of this pool publishes no devices"
-        per_node = f"{len(node.devices)} device{'s' if len(node.devices) != 1 else ''} per node"
-        parts = []
-        for step, count in failures.most_common(2):
-            owner, index, expression = step
-            devices = [d for d in node.devices if self.first_failure(sub, d) == step]
-            parts.append(f"{owner} selector #{index} `{expression}` is false for {count} of {per_node} "
-                         f"({self._values(expression, devices)})")
-        if tainted:
-            parts.append(f"{tainted} matching device(s) are tainted and not tolerated")
-        return "no device matches: " + "; ".join(parts)
-
-    def _values(self, expression: str, devices: list[SliceDevice]) -> str:
-        """The values of what a selector reads, as the failing devices publish them."""
-        selector = self.selector(expression)
-        shown = []
-        if "device.driver" in expression:
-            shown.append("driver " + _distinct(d.driver for d in devices))
-        for map_name, domain, name in selector.reads() or ():
-            source = (lambda d: d.device.attributes) if map_name == "attributes" else (lambda d: d.device.capacity)
-            values = [source(d).get(domain, {}).get(name) for d in devices]
-            if all(v is None for v in values):
-                shown.append(f"{domain}/{name} not published")
-            else:
-                shown.append(f"{domain}/{name}={_distinct('missing' if v is None else str(v) for v in values)}")
-        return ", ".join(shown) if shown else "the expression reads whole attribute maps"
-
-    def _constraint_shortfall(self, spec: ClaimSpec, constraint: Constraint, node: NodeInventory) -> str | None:
-        subs = [sub for r in spec.requests for sub in r.alternatives[:1] if constraint.applies(sub)]
-        if not subs:
-            return None
-        needed = sum(s.count for s in subs)
-        candidates = {d.id: d for sub in subs for d in self._usable(sub, node, set())}.values()
-        values = Counter(attribute_value(d, constraint.attribute) for d in candidates)
-        missing = values.pop(None, 0)
-        where = f"constraint {constraint.field_name} {constraint.attribute}"
-        if not values:
-            return f"{where}: the {missing} matching devices do not publish {constraint.attribute}"
-        if constraint.distinct:
-            return f"{where}: only {len(values)} distinct values among matching devices, {needed} devices needed"
-        best, count = values.most_common(1)[0]
-        return (f"{where}: at most {count} matching devices share one value ({best[1]}) on a node of this pool, "
-                f"{needed} needed" + (f"; {missing} lack the attribute" if missing else ""))
+def allocate(node: NodeInfo, pools: Sequence[PoolView], claims: Sequence[PodClaim], classes: Mapping[str, DeviceClassSpec],
+             usage: Usage, features: Features, selectors: Selectors, *, engine: str = "auto",
+             budget: int = SEARCH_BUDGET) -> list[ClaimAllocation] | None:
+    """Allocate for one node: the allocation of every claim, or None when they do not fit here.
+    Raises AllocationError (the scheduler's error) or FailedOnNode (unschedulable with a message)."""
+    return Allocation(node, pools, claims, classes, usage, features, selectors, engine=engine, budget=budget).run()
 
 
-def _constraint_text(spec: ClaimSpec) -> str:
-    return ", ".join(f"{c.field_name} {c.attribute}" for c in spec.constraints) or "(none)"
-
-
-def _distinct(values: Iterable[str], limit: int = 3) -> str:
-    seen = list(dict.fromkeys(values))
-    text = "|".join(seen[:limit])
-    return text + (f"|… ({len(seen)} values)" if len(seen) > limit else "")
-
-
-def _add_unique(items: list[str], item: str) -> None:
-    if item not in items:
-        items.append(item)
-
-
-def _by_pool(nodes: list[NodeInventory]) -> dict[str, list[NodeInventory]]:
-    pools: dict[str, list[NodeInventory]] = {}
-    for node in nodes:
-        pools.setdefault(node.node_pool, []).append(node)
-    return pools
-
-
-def allocation_entries(pool: str, node: str, spec: ClaimSpec, picks: list[Pick]) -> list[dict[str, Any]]:
-    """One entry per request: the subrequest that won (None for `exactly`) and its devices."""
-    entries = []
-    for request in spec.requests:
-        mine = [p for p in picks if p.sub.request == request.name]
-        subrequest = mine[0].sub.name if mine else None
-        entries.append({
-            "pool": pool,
-            "node": node,
-            "request": request.name,
-            "subrequest": subrequest,
-            "devices": [f"{p.device.driver}/{p.device.pool}/{p.device.name}" for p in mine],
-        })
-    return entries
+def prioritized_score(claims: Sequence[PodClaim], allocations: Sequence[ClaimAllocation]) -> int:
+    """dynamicresources.go computeScore: Σ over firstAvailable requests of 8 - index of the chosen subrequest."""
+    score = 0
+    for claim, allocation in zip(claims, allocations):
+        for request in claim.spec.requests:
+            if request.first_available and request.name in allocation.subrequests:
+                names = [s.name for s in request.alternatives]
+                score += FIRST_AVAILABLE_MAX - names.index(allocation.subrequests[request.name])
+    return score

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.dra.slices import DeviceTaint
+from components.facts.quantity import QuantityError, parse_quantity
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _QUALIFIED = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z_][A-Za-z0-9_]{0,31}$")
@@ -31,11 +32,16 @@ class Toleration:
     effect: str = ""
 
     def tolerates(self, taint: DeviceTaint) -> bool:
+        """resourceclaim.ToleratesTaint (dynamic-resource-allocation v0.35.6 resourceclaim/devicetoleration.go):
+        an empty effect matches every effect, an empty key every key; Equal (or no operator) compares the
+        value, Exists matches any value."""
         if self.effect and self.effect != taint.effect:
             return False
-        if self.operator == "Exists":
-            return not self.key or self.key == taint.key
-        return self.key == taint.key and self.value == taint.value
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator in ("", "Equal"):
+            return self.value == taint.value
+        return self.operator == "Exists"
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class SubRequest:
     count: int = 1
     admin_access: bool = False
     tolerations: tuple[Toleration, ...] = ()
+    admin_access_set: bool = False  # adminAccess present (even false): refused when DRAAdminAccess is off
+    capacity: tuple[tuple[str, Any], ...] | None = None  # capacity.requests (DRAConsumableCapacity): (name, Fraction)
 
     @property
     def label(self) -> str:
@@ -60,7 +68,7 @@ class SubRequest:
         cached = self.__dict__.get("_hash")
         if cached is None:
             cached = hash((self.request, self.name, self.device_class, self.selectors, self.mode, self.count,
-                           self.admin_access, self.tolerations))
+                           self.admin_access, self.tolerations, self.admin_access_set, self.capacity))
             object.__setattr__(self, "_hash", cached)
         return cached
 
@@ -75,7 +83,7 @@ class Request:
 @dataclass(frozen=True)
 class Constraint:
     requests: tuple[str, ...]  # empty: every request
-    attribute: str  # fully qualified
+    attribute: str | None  # fully qualified; None: neither field set (stored only with DRAConsumableCapacity off)
     distinct: bool = False  # distinctAttribute instead of matchAttribute
 
     def applies(self, sub: SubRequest) -> bool:
@@ -168,14 +176,35 @@ def _sub_request(raw: Mapping[str, Any], request: str, name: str | None, path: s
         problems.append((f"{path}.adminAccess", admin, "firstAvailable subrequests have no adminAccess", "move the request to exactly"))
     selectors = _selectors(raw.get("selectors"), f"{path}.selectors", problems)
     tolerations = _tolerations(raw.get("tolerations"), f"{path}.tolerations", problems)
+    capacity = _capacity_requests(raw.get("capacity"), f"{path}.capacity", problems)
     if len(problems) > before:
         return None
     return SubRequest(request, name, device_class, selectors, mode, count if mode == "ExactCount" and count else 1,
-                      bool(admin) and allow_admin, tolerations)
+                      bool(admin) and allow_admin, tolerations, admin is not None and allow_admin, capacity)
 
 
-def parse_claim_spec(devices: Any, path: str = "spec.devices") -> tuple[ClaimSpec | None, list[SpecProblem]]:
-    """A DeviceClaim (resource.k8s.io/v1 ResourceClaim spec.devices) with the API's structural rules."""
+def _capacity_requests(raw: Any, path: str, problems: list[SpecProblem]) -> tuple[tuple[str, Any], ...] | None:
+    """`capacity.requests` (ExactDeviceRequest/DeviceSubRequest CapacityRequirements) as exact amounts."""
+    if raw is None:
+        return None
+    requests = raw.get("requests") if isinstance(raw, Mapping) else None
+    if not isinstance(requests, Mapping):
+        problems.append((path, raw, "capacity is {requests: {<name>: <quantity>}}", "e.g. capacity: {requests: {memory: 10Gi}}"))
+        return None
+    parsed = []
+    for name, value in requests.items():
+        try:
+            parsed.append((str(name), parse_quantity(str(value)).value))
+        except QuantityError as error:
+            problems.append((f"{path}.requests.{name}", value, f"not a quantity: {error}", "e.g. 10Gi"))
+    return tuple(sorted(parsed))
+
+
+def parse_claim_spec(devices: Any, path: str = "spec.devices", *,
+                     consumable_capacity: bool = True) -> tuple[ClaimSpec | None, list[SpecProblem]]:
+    """A DeviceClaim (resource.k8s.io/v1 ResourceClaim spec.devices) with the API's structural rules.
+    `consumable_capacity` is the API server's DRAConsumableCapacity gate, which decides what
+    validateDeviceConstraint says about a constraint that has neither matchAttribute nor distinctAttribute."""
     problems: list[SpecProblem] = []
     if not isinstance(devices, Mapping):
         return None, [(path, devices, "a claim needs spec.devices with requests", "add devices: {requests: [...]}")]
@@ -235,8 +264,18 @@ def parse_claim_spec(devices: Any, path: str = "spec.devices") -> tuple[ClaimSpe
             problems.append((at, raw, "a constraint is an object", "write {requests, matchAttribute}"))
             continue
         match, distinct = raw.get("matchAttribute"), raw.get("distinctAttribute")
-        if (match is None) == (distinct is None):
+        if match is not None and distinct is not None:
             problems.append((at, raw, "exactly one of matchAttribute or distinctAttribute", "e.g. matchAttribute: resource.kubernetes.io/pcieRoot"))
+            continue
+        if match is None and distinct is None:
+            # pkg/apis/resource/validation validateDeviceConstraint: without DRAConsumableCapacity only
+            # matchAttribute exists, so it is the required field.
+            if consumable_capacity:
+                problems.append((at, raw, "exactly one of matchAttribute or distinctAttribute is required",
+                                 "e.g. matchAttribute: resource.kubernetes.io/pcieRoot"))
+            else:
+                problems.append((f"{at}.matchAttribute", None, "Required value (distinctAttribute exists only with the "
+                                 "DRAConsumableCapacity feature gate)", "use matchAttribute, or enable DRAConsumableCapacity"))
             continue
         attribute = match if match is not None else distinct
         if not isinstance(attribute, str) or not _QUALIFIED.match(attribute):

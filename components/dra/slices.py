@@ -32,12 +32,11 @@ import math
 import re
 import uuid as uuidlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from components.facts import catalog, driver_charts
 from components.facts.catalog import EXAMPLE_DEVICE, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
-from components.dra.cel import Device
 from components.dra.nvml import GpuInfo, NvmlSnapshot
 from components.config.problems import MISSING, InputError, Problem
 from components.facts.quantity import format_binary_si, parse_quantity
@@ -317,43 +316,11 @@ class DeviceTaint:
 
 
 @dataclass(frozen=True)
-class SliceDevice:
-    """One device of the inventory, where it lives and its taints."""
-
-    driver: str
-    pool: str  # ResourceSlice pool (the node name for node-local drivers)
-    name: str
-    node: str
-    node_pool: str  # the stack's node pool, or the slice pool for a dump
-    device: Device
-    taints: tuple[DeviceTaint, ...] = ()
-    id: tuple[str, str, str] = field(init=False, repr=False, compare=False)  # (driver, pool, name)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "id", (self.driver, self.pool, self.name))
-
-
-@dataclass(frozen=True)
-class NodeInventory:
-    name: str
-    node_pool: str
-    devices: tuple[SliceDevice, ...]
-
-
-@dataclass(frozen=True)
 class Inventory:
     source: str  # "stack:<name>", "catalog", an NVML snapshot or a dump file
     slices: tuple[dict[str, Any], ...]
     node_pools: Mapping[str, str] = field(default_factory=dict)  # node -> stack node pool
     notes: tuple[str, ...] = ()
-
-    def with_node_pools(self, node_pools: Mapping[str, str]) -> "Inventory":
-        return replace(self, node_pools={**self.node_pools, **node_pools})
-
-    def nodes(self, taint_rules: Iterable[Mapping[str, Any]] = ()) -> list[NodeInventory]:
-        """Devices per node in publication order (slices, then devices), with DeviceTaintRules applied.
-        Raises InputError for slices that are not valid ResourceSlices."""
-        return _nodes(self, list(taint_rules))
 
     def device_count(self) -> int:
         return sum(len(s["spec"].get("devices") or []) for s in self.slices)
@@ -409,45 +376,91 @@ def nvml_inventory(snapshot: NvmlSnapshot, node: str, *, mig: str | None = None,
 # cluster dumps
 
 _SLICE_APIS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1")
+DUMP_KINDS = ("ResourceSlice", "ResourceClaim", "Node", "DeviceClass", "DeviceTaintRule")
 
 
-def dump_inventory(documents: list[Any], source: str) -> Inventory:
-    """ResourceSlices from `kubectl get resourceslices -o json|yaml` (a List), single slices, or several
-    YAML documents of either. v1beta1 slices (devices[].basic) are read as v1. Raises InputError."""
+@dataclass
+class ClusterDump:
+    """`kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json` (or any mix of those objects,
+    single or in Lists): slices in v1 shape and in input order, every generation kept (pool validity is the
+    allocator's judgement, components/dra/cluster.py)."""
+
+    source: str
+    slices: list[dict[str, Any]] = field(default_factory=list)
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    classes: list[dict[str, Any]] = field(default_factory=list)
+    taint_rules: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_cluster_dump(documents: list[Any], source: str) -> ClusterDump:
+    """Raises InputError listing every problem (structure the API server would never have stored)."""
+    dump = ClusterDump(source)
     problems: list[Problem] = []
-    slices: list[dict[str, Any]] = []
+    ignored: dict[str, int] = {}
+    seen: dict[tuple[str, str, str], tuple[str, Any]] = {}  # (kind, namespace, name) -> (path, object)
+    items: list[tuple[str, Any]] = []
     for d, document in enumerate(documents):
         at = f"[{d}]" if len(documents) > 1 else ""
         if document is None:
             continue
-        if not isinstance(document, Mapping):
-            problems.append(Problem(source, at, document, "not a Kubernetes object", "pass `kubectl get resourceslices -o json` output"))
-            continue
-        if document.get("kind") in ("List", "ResourceSliceList") or "items" in document and "kind" not in document:
-            items = document.get("items")
-            if not isinstance(items, list):
-                problems.append(Problem(source, f"{at}items".lstrip("."), items, "a List needs items", "pass `kubectl get resourceslices -o json` output"))
+        if isinstance(document, Mapping) and (document.get("kind") in ("List", "ResourceSliceList") or
+                                              ("items" in document and "kind" not in document)):
+            values = document.get("items")
+            if not isinstance(values, list):
+                problems.append(Problem(source, f"{at}items".lstrip("."), values, "a List needs items",
+                                        "pass `kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json` output"))
                 continue
-            for i, item in enumerate(items):
-                _read_slice(item, f"{at}items[{i}]", source, slices, problems)
+            items += [(f"{at}items[{i}]", item) for i, item in enumerate(values)]
         else:
-            _read_slice(document, at, source, slices, problems)
-    if not problems and not slices:
+            items.append((at, document))
+    for at, item in items:
+        if not isinstance(item, Mapping):
+            problems.append(Problem(source, at, item, "not a Kubernetes object", "pass `kubectl get ... -o json` output"))
+            continue
+        kind = item.get("kind")
+        if kind not in DUMP_KINDS:
+            ignored[str(kind)] = ignored.get(str(kind), 0) + 1
+            continue
+        metadata = item.get("metadata") or {}
+        key = (str(kind), str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+        if key[2] and key in seen:
+            if seen[key][1] == item:
+                dump.notes.append(f"{kind} {key[2]} is listed twice ({seen[key][0]} and {at}); the API server stores one "
+                                  "object per name, so it counts once")
+                continue
+            problems.append(Problem(source, at, key[2], f"a second, different {kind} named {key[2]} (first at {seen[key][0]}); "
+                                    "a cluster holds one object per name", "dump the cluster once; do not concatenate dumps"))
+            continue
+        seen[key] = (at, item)
+        if kind == "ResourceSlice":
+            _read_slice(item, at, source, dump.slices, problems)
+        elif kind == "ResourceClaim":
+            dump.claims.append(dict(item))
+        elif kind == "Node":
+            if not metadata.get("name"):
+                problems.append(Problem(source, f"{at}.metadata.name", MISSING, "a Node needs a name", "dump the full object"))
+                continue
+            dump.nodes.append(dict(item))
+        elif kind == "DeviceClass":
+            dump.classes.append(dict(item))
+        else:
+            dump.taint_rules.append(dict(item))
+    for kind, count in sorted(ignored.items()):
+        dump.notes.append(f"{count} object(s) of kind {kind} ignored (fit reads {', '.join(DUMP_KINDS)})")
+    if not problems and not dump.slices:
         problems.append(Problem(source, "", MISSING, "the inventory holds no ResourceSlice",
-                                "dump a cluster whose DRA drivers run: kubectl get resourceslices -o json"))
+                                "dump a cluster whose DRA drivers run: kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json"))
     if problems:
         raise InputError(problems, source)
-    return Inventory(source, tuple(_latest_generation(slices)))
+    return dump
 
 
 def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], problems: list[Problem]) -> None:
     def bad(path: str, value: Any, rule: str, fix: str) -> None:
         problems.append(Problem(source, f"{at}.{path}" if at else path, value, rule, fix))
 
-    if not isinstance(item, Mapping) or item.get("kind") != "ResourceSlice":
-        bad("kind", item.get("kind", MISSING) if isinstance(item, Mapping) else item, "not a ResourceSlice",
-            "an inventory holds ResourceSlices only (kubectl get resourceslices -o json)")
-        return
     if item.get("apiVersion") not in _SLICE_APIS:
         bad("apiVersion", item.get("apiVersion", MISSING), f"must be one of {', '.join(_SLICE_APIS)}", "dump with a kubectl of Kubernetes 1.32 or newer")
         return
@@ -460,10 +473,12 @@ def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], prob
         bad("spec.driver", driver if driver is not None else MISSING, "required driver name", "e.g. gpu.nvidia.com")
     if not isinstance(pool, Mapping) or not isinstance(pool.get("name"), str):
         bad("spec.pool.name", pool.get("name", MISSING) if isinstance(pool, Mapping) else MISSING, "required pool name", "dump the full object")
-    placement = [key for key in ("nodeName", "allNodes", "nodeSelector", "perDeviceNodeSelection") if spec.get(key)]
-    if len(placement) != 1:
-        bad("spec.nodeName", spec.get("nodeName", MISSING), "exactly one of nodeName, allNodes, nodeSelector, perDeviceNodeSelection",
-            "dump the full object")
+        return
+    for key in ("generation", "resourceSliceCount"):
+        value = pool.get(key, 0 if key == "generation" else None)
+        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "generation" else 1):
+            bad(f"spec.pool.{key}", value if value is not None else MISSING,
+                "an integer (generation >= 0, resourceSliceCount >= 1)", "dump the full object")
     devices = spec.get("devices") or []
     if not isinstance(devices, list):
         bad("spec.devices", devices, "must be a list", "dump the full object")
@@ -477,76 +492,37 @@ def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], prob
             continue
         if "basic" in device:  # v1beta1
             device = {"name": device["name"], **(device.get("basic") or {})}
-        try:
-            Device.from_slice_device(driver, device)
-        except (ValueError, TypeError) as error:
-            bad(f"spec.devices[{j}]", device["name"], str(error), "dump the full object; attributes are {string|int|bool|version: value}")
-            continue
-        converted.append(dict(device))
-    normalized = {"apiVersion": RESOURCE_API, "kind": "ResourceSlice", "metadata": dict(item.get("metadata") or {}),
-                  "spec": {**spec, "devices": converted}}
-    out.append(normalized)
+        for kind in ("attributes", "capacity"):
+            values = device.get(kind)
+            if values is not None and not isinstance(values, dict):
+                bad(f"spec.devices[{j}].{kind}", values, f"{kind} map names to objects", "dump the full object")
+        converted.append(device)
+    out.append({"apiVersion": RESOURCE_API, "kind": "ResourceSlice", "metadata": dict(item.get("metadata") or {}),
+                "spec": {**spec, "devices": converted}})
 
 
-def _latest_generation(slices: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    # The scheduler uses only the newest generation of each pool.
-    newest: dict[tuple[str, str], int] = {}
+def apply_taint_rules(slices: list[dict[str, Any]], rules: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Slices with the taints of matching DeviceTaintRules added (resourceslice/tracker applyPatches: a rule
+    selects by driver, pool and device; an unset field matches all)."""
+    if not rules:
+        return slices
+    patched = []
     for s in slices:
-        key = (s["spec"]["driver"], s["spec"]["pool"]["name"])
-        newest[key] = max(newest.get(key, 0), int(s["spec"]["pool"].get("generation") or 0))
-    return [s for s in slices
-            if int(s["spec"]["pool"].get("generation") or 0) == newest[(s["spec"]["driver"], s["spec"]["pool"]["name"])]]
+        spec = s["spec"]
+        devices = []
+        for device in spec.get("devices") or []:
+            extra = [(r.get("spec") or {}).get("taint") for r in rules
+                     if _taint_rule_matches(r, spec["driver"], spec["pool"]["name"], device["name"])]
+            if extra:
+                device = {**device, "taints": [*(device.get("taints") or []), *[t for t in extra if isinstance(t, Mapping)]]}
+            devices.append(device)
+        patched.append({**s, "spec": {**spec, "devices": devices}})
+    return patched
 
 
 def _taint_rule_matches(rule: Mapping[str, Any], driver: str, pool: str, name: str) -> bool:
     selector = (rule.get("spec") or {}).get("deviceSelector") or {}
     return all(selector.get(key) in (None, value) for key, value in (("driver", driver), ("pool", pool), ("device", name)))
-
-
-def _taints(raw: Any) -> tuple[DeviceTaint, ...]:
-    return tuple(
-        DeviceTaint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "")))
-        for t in raw or () if isinstance(t, Mapping)
-    )
-
-
-def _nodes(inventory: Inventory, taint_rules: list[Mapping[str, Any]]) -> list[NodeInventory]:
-    local: dict[str, list[SliceDevice]] = {}
-    shared: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    problems: list[Problem] = []
-    for index, s in enumerate(inventory.slices):
-        spec = s["spec"]
-        node = spec.get("nodeName")
-        for device in spec.get("devices") or []:
-            if node:
-                try:
-                    parsed = Device.from_slice_device(spec["driver"], device)
-                except (ValueError, TypeError) as error:
-                    problems.append(Problem(inventory.source, f"slices[{index}].devices.{device.get('name')}", device.get("name"),
-                                            str(error), "fix the ResourceSlice"))
-                    continue
-                taints = _taints(device.get("taints"))
-                taints += tuple(t for r in taint_rules if _taint_rule_matches(r, spec["driver"], spec["pool"]["name"], device["name"])
-                                for t in _taints([(r.get("spec") or {}).get("taint")]))
-                local.setdefault(node, []).append(SliceDevice(
-                    spec["driver"], spec["pool"]["name"], device["name"], node,
-                    inventory.node_pools.get(node, spec["pool"]["name"]), parsed, taints,
-                ))
-            else:
-                shared.append((spec, device))
-    if problems:
-        raise InputError(problems, inventory.source)
-    names = list(local) or (["(cluster)"] if shared else [])
-    nodes = []
-    for name in names:
-        devices = list(local.get(name, []))
-        for spec, device in shared:  # allNodes / nodeSelector slices: reachable from every node here
-            devices.append(SliceDevice(spec["driver"], spec["pool"]["name"], device["name"], name,
-                                       inventory.node_pools.get(name, spec["pool"]["name"]),
-                                       Device.from_slice_device(spec["driver"], device), _taints(device.get("taints"))))
-        pool = inventory.node_pools.get(name, devices[0].node_pool if devices else name)
-        nodes.append(NodeInventory(name, pool, tuple(devices)))
-    return nodes
 
 
 # ---------------------------------------------------------------------------------------------------

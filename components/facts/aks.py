@@ -27,6 +27,24 @@ SPOT_EVICTION = "Delete"
 SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 AKS_MIG_SLICES = (1, 2, 3, 4, 7)  # GPUInstanceProfile MIG1g … MIG7g
 
+# Built-in role "Azure Kubernetes Service RBAC Cluster Admin" (docs/references.md#aks-rbac-cluster-admin-role): full access to
+# every Kubernetes object of the cluster it is assigned on, through Entra ID RBAC.
+RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+
+
+def role_definition_id(subscription_id: str, role: str = RBAC_CLUSTER_ADMIN_ROLE) -> str:
+    return f"/subscriptions/{subscription_id}/providers/Microsoft.Authorization/roleDefinitions/{role}"
+
+
+# kubelogin (Azure/kubelogin v0.2.19, docs/references.md#kubelogin-login-modes) login modes this package writes into the kubeconfig, and the switches that
+# make each read the credentials of the environment running `pulumi up` (pkg/internal/token/options.go:103-290,
+# pkg/internal/env/variables.go). No secret is written into the kubeconfig: kubelogin reads them at token time.
+KUBELOGIN_MODES = ("azurecli", "spn", "workloadidentity", "msi")
+# `--use-azurerm-env-vars`: read ARM_CLIENT_ID, ARM_CLIENT_SECRET, ARM_CLIENT_CERTIFICATE_PATH,
+# ARM_CLIENT_CERTIFICATE_PASSWORD and ARM_TENANT_ID (the names Pulumi's azure-native provider reads) instead of
+# AZURE_* (options.go:133-134, 193-208).
+KUBELOGIN_ARM_ENV_FLAG = "--use-azurerm-env-vars"
+
 
 def agent_pool_name(pool_name: str) -> str:
     """Deterministic AKS pool name from the stack's pool name: its letters and digits, at most 12."""

@@ -138,7 +138,8 @@ class InstanceType:
     efa_interfaces: int = 0  # EFA network cards (one EFA interface per card)
     gpus_per_pcie_root: int = 1  # modelled pcieRoot grouping (see note below)
     default: bool = False  # the size chosen when a pool names only its GPU
-    quota_family: str = ""  # vCPU quota bucket: "P" / "G" on EC2, the VM family on Azure
+    quota_family: str = ""  # vCPU quota bucket: "P" / "G" on EC2, the Compute usage-API family name on Azure
+    nvme_disks: int = 0  # NVMe instance-store disks (EC2 DescribeInstanceTypes InstanceStorageInfo)
 
     @property
     def family(self) -> str:
@@ -151,9 +152,9 @@ class InstanceType:
 _HGX = 2
 
 
-def _eks(name, gpu, gpus, vcpus, mem, efa=0, per_root=1, default=False):
+def _eks(name, gpu, gpus, vcpus, mem, efa=0, per_root=1, default=False, nvme=0):
     family = "P" if name.startswith("p") else "G"
-    return InstanceType(name, "eks", gpu, gpus, vcpus, mem, efa, per_root, default, family)
+    return InstanceType(name, "eks", gpu, gpus, vcpus, mem, efa, per_root, default, family, nvme)
 
 
 def _aks(name, gpu, gpus, vcpus, mem, family, per_root=1, default=False):
@@ -164,47 +165,47 @@ INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
     (t.platform, t.name): t
     for t in (
         # EC2 (docs/references.md#ec2-gpu-instance-types, docs/references.md#eks-efa)
-        _eks("p5.48xlarge", "H100", 8, 192, 640, efa=32, per_root=_HGX, default=True),
-        _eks("p5.4xlarge", "H100", 1, 16, 80),
-        _eks("p5e.48xlarge", "H200", 8, 192, 1128, efa=32, per_root=_HGX, default=True),
-        _eks("p5en.48xlarge", "H200", 8, 192, 1128, efa=16, per_root=_HGX),
-        _eks("p4d.24xlarge", "A100-40GB", 8, 96, 320, efa=4, per_root=_HGX, default=True),
-        _eks("p4de.24xlarge", "A100-80GB", 8, 96, 640, efa=4, per_root=_HGX, default=True),
-        _eks("g4dn.xlarge", "T4", 1, 4, 16, default=True),
-        _eks("g4dn.2xlarge", "T4", 1, 8, 16),
-        _eks("g4dn.4xlarge", "T4", 1, 16, 16),
-        _eks("g4dn.8xlarge", "T4", 1, 32, 16),
-        _eks("g4dn.16xlarge", "T4", 1, 64, 16),
-        _eks("g4dn.12xlarge", "T4", 4, 48, 64),
-        _eks("g4dn.metal", "T4", 8, 96, 128),
-        _eks("g6.xlarge", "L4", 1, 4, 24, default=True),
-        _eks("g6.2xlarge", "L4", 1, 8, 24),
-        _eks("g6.4xlarge", "L4", 1, 16, 24),
-        _eks("g6.8xlarge", "L4", 1, 32, 24),
-        _eks("g6.12xlarge", "L4", 4, 48, 96),
-        _eks("g6.16xlarge", "L4", 1, 64, 24),
-        _eks("g6.24xlarge", "L4", 4, 96, 96),
-        _eks("g6.48xlarge", "L4", 8, 192, 192),
-        _eks("g6e.xlarge", "L40S", 1, 4, 48, default=True),
-        _eks("g6e.2xlarge", "L40S", 1, 8, 48),
-        _eks("g6e.4xlarge", "L40S", 1, 16, 48),
-        _eks("g6e.8xlarge", "L40S", 1, 32, 48),
-        _eks("g6e.12xlarge", "L40S", 4, 48, 192),
-        _eks("g6e.16xlarge", "L40S", 1, 64, 48),
-        _eks("g6e.24xlarge", "L40S", 4, 96, 192),
-        _eks("g6e.48xlarge", "L40S", 8, 192, 384, efa=4),
+        _eks("p5.48xlarge", "H100", 8, 192, 640, efa=32, per_root=_HGX, default=True, nvme=8),
+        _eks("p5.4xlarge", "H100", 1, 16, 80, nvme=1),
+        _eks("p5e.48xlarge", "H200", 8, 192, 1128, efa=32, per_root=_HGX, default=True, nvme=8),
+        _eks("p5en.48xlarge", "H200", 8, 192, 1128, efa=16, per_root=_HGX, nvme=8),
+        _eks("p4d.24xlarge", "A100-40GB", 8, 96, 320, efa=4, per_root=_HGX, default=True, nvme=8),
+        _eks("p4de.24xlarge", "A100-80GB", 8, 96, 640, efa=4, per_root=_HGX, default=True, nvme=8),
+        _eks("g4dn.xlarge", "T4", 1, 4, 16, default=True, nvme=1),
+        _eks("g4dn.2xlarge", "T4", 1, 8, 16, nvme=1),
+        _eks("g4dn.4xlarge", "T4", 1, 16, 16, nvme=1),
+        _eks("g4dn.8xlarge", "T4", 1, 32, 16, nvme=1),
+        _eks("g4dn.16xlarge", "T4", 1, 64, 16, nvme=1),
+        _eks("g4dn.12xlarge", "T4", 4, 48, 64, nvme=1),
+        _eks("g4dn.metal", "T4", 8, 96, 128, nvme=2),
+        _eks("g6.xlarge", "L4", 1, 4, 24, default=True, nvme=1),
+        _eks("g6.2xlarge", "L4", 1, 8, 24, nvme=1),
+        _eks("g6.4xlarge", "L4", 1, 16, 24, nvme=1),
+        _eks("g6.8xlarge", "L4", 1, 32, 24, nvme=2),
+        _eks("g6.12xlarge", "L4", 4, 48, 96, nvme=4),
+        _eks("g6.16xlarge", "L4", 1, 64, 24, nvme=2),
+        _eks("g6.24xlarge", "L4", 4, 96, 96, nvme=4),
+        _eks("g6.48xlarge", "L4", 8, 192, 192, nvme=8),
+        _eks("g6e.xlarge", "L40S", 1, 4, 48, default=True, nvme=1),
+        _eks("g6e.2xlarge", "L40S", 1, 8, 48, nvme=1),
+        _eks("g6e.4xlarge", "L40S", 1, 16, 48, nvme=1),
+        _eks("g6e.8xlarge", "L40S", 1, 32, 48, nvme=2),
+        _eks("g6e.12xlarge", "L40S", 4, 48, 192, nvme=2),
+        _eks("g6e.16xlarge", "L40S", 1, 64, 48, nvme=2),
+        _eks("g6e.24xlarge", "L40S", 4, 96, 192, nvme=2),
+        _eks("g6e.48xlarge", "L40S", 8, 192, 384, efa=4, nvme=4),
         # Azure (docs/references.md#azure-gpu-vm-sizes); no Azure size carries L4 or L40S in the catalog
         _aks("Standard_ND96isr_H100_v5", "H100", 8, 96, 640, "standardNDSH100v5Family", _HGX, default=True),
-        _aks("Standard_ND96isr_H200_v5", "H200", 8, 96, 1128, "standardNDSH200v5Family", _HGX, default=True),
-        _aks("Standard_ND96asr_v4", "A100-40GB", 8, 96, 320, "Standard NDASv4_A100 Family", _HGX, default=True),
-        _aks("Standard_ND96amsr_A100_v4", "A100-80GB", 8, 96, 640, "standard NDAMSv4_A100Family", _HGX),
+        _aks("Standard_ND96isr_H200_v5", "H200", 8, 96, 1128, "standardNDISRH200V5Family", _HGX, default=True),
+        _aks("Standard_ND96asr_v4", "A100-40GB", 8, 96, 320, "standardNDASv4_A100Family", _HGX, default=True),
+        _aks("Standard_ND96amsr_A100_v4", "A100-80GB", 8, 96, 640, "standardNDAMSv4_A100Family", _HGX),
         _aks("Standard_NC24ads_A100_v4", "A100-80GB", 1, 24, 80, "StandardNCADSA100v4Family", default=True),
         _aks("Standard_NC48ads_A100_v4", "A100-80GB", 2, 48, 160, "StandardNCADSA100v4Family"),
         _aks("Standard_NC96ads_A100_v4", "A100-80GB", 4, 96, 320, "StandardNCADSA100v4Family"),
-        _aks("Standard_NC4as_T4_v3", "T4", 1, 4, 16, "Standard NCASv3_T4 Family", default=True),
-        _aks("Standard_NC8as_T4_v3", "T4", 1, 8, 16, "Standard NCASv3_T4 Family"),
-        _aks("Standard_NC16as_T4_v3", "T4", 1, 16, 16, "Standard NCASv3_T4 Family"),
-        _aks("Standard_NC64as_T4_v3", "T4", 4, 64, 64, "Standard NCASv3_T4 Family"),
+        _aks("Standard_NC4as_T4_v3", "T4", 1, 4, 16, "standardNCASv3_T4Family", default=True),
+        _aks("Standard_NC8as_T4_v3", "T4", 1, 8, 16, "standardNCASv3_T4Family"),
+        _aks("Standard_NC16as_T4_v3", "T4", 1, 16, 16, "standardNCASv3_T4Family"),
+        _aks("Standard_NC64as_T4_v3", "T4", 4, 64, 64, "standardNCASv3_T4Family"),
     )
 }
 

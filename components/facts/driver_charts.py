@@ -20,6 +20,7 @@ from typing import Literal
 from packaging.version import InvalidVersion, Version
 
 from components.facts.catalog import EXAMPLE_DRIVER
+from components.facts.chart_releases import ChartSource
 
 NGC_REPO = "https://helm.ngc.nvidia.com/nvidia"
 DRA_DRIVER_OCI_REPO = "oci://registry.k8s.io/dra-driver-nvidia/charts"
@@ -56,6 +57,18 @@ FEATURE_GATES = (
 )
 SHARING_FEATURE_GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
 
+# The kubelet plugin's default required node affinity (values.yaml kubeletPlugin.affinity; dra-driver-nvidia-gpu
+# v0.4.1 values.yaml:288-321): any one of these labels (NFD's PCI and Tegra CPU labels, the GPU Operator's
+# nvidia.com/gpu.present). The CalVer charts list the same without the two PCI class labels (25.3.2-25.12.0).
+# Our values replace it only to wait for a MIG layout.
+KUBELET_PLUGIN_DEFAULT_AFFINITY = (
+    ("feature.node.kubernetes.io/pci-10de.present", "true"),
+    ("feature.node.kubernetes.io/pci-0302_10de.present", "true"),
+    ("feature.node.kubernetes.io/pci-0300_10de.present", "true"),
+    ("feature.node.kubernetes.io/cpu-model.vendor_id", "NVIDIA"),
+    ("nvidia.com/gpu.present", "true"),
+)
+
 Lineage = Literal["nvidia-calver", "kubernetes-sigs"]
 AttributeNaming = Literal["legacy", "current"]
 
@@ -79,6 +92,12 @@ class DraDriverRelease:
     # gpu-<minor>-mig-<profileId>-<start>-<size>; "current" = resource.kubernetes.io/pciBusID and
     # gpu-<minor>-mig-<profile>-<profileId>-<start>.
     attribute_naming: AttributeNaming
+    # templates/controller.yaml renders the controller only with resources.computeDomains.enabled (line 15 at
+    # every tag); its default affinity in values.yaml is a *required* node-role.kubernetes.io/control-plane term
+    # in the CalVer charts and only *preferred* from 0.4.0 on, so only CalVer needs an override on managed
+    # control planes, and only with ComputeDomains on.
+    controller_requires_control_plane: bool
+    source: ChartSource  # the release tag the facts above were read at
 
     @property
     def chart(self) -> str:
@@ -93,8 +112,16 @@ class DraDriverRelease:
         return (self.gpu_classes if gpus else ()) + (COMPUTE_DOMAIN_CLASSES if compute_domains else ())
 
 
-def _calver(version: str, **facts) -> DraDriverRelease:
-    return DraDriverRelease(version=version, lineage="nvidia-calver", **facts)
+def _calver(version: str, commit: str, **facts) -> DraDriverRelease:
+    source = ChartSource("NVIDIA/k8s-dra-driver-gpu", f"v{version}", commit, "deployments/helm/nvidia-dra-driver-gpu")
+    return DraDriverRelease(version=version, lineage="nvidia-calver", controller_requires_control_plane=True,
+                            source=source, **facts)
+
+
+def _sigs(version: str, commit: str, **facts) -> DraDriverRelease:
+    source = ChartSource("kubernetes-sigs/dra-driver-nvidia-gpu", f"v{version}", commit, "deployments/helm/dra-driver-nvidia-gpu")
+    return DraDriverRelease(version=version, lineage="kubernetes-sigs", controller_requires_control_plane=False,
+                            source=source, **facts)
 
 
 _LEGACY_25_3 = dict(
@@ -111,21 +138,30 @@ _CURRENT = dict(
 DRA_DRIVER_RELEASES: dict[str, DraDriverRelease] = {
     r.version: r
     for r in (
-        _calver("25.3.0", **_LEGACY_25_3),
-        _calver("25.3.1", **_LEGACY_25_3),
-        _calver("25.3.2", **_LEGACY_25_3),
-        _calver("25.8.0", **_LEGACY_25_8),
-        _calver("25.8.1", **_LEGACY_25_8),
-        _calver("25.12.0", **_CURRENT),
-        DraDriverRelease(version="0.4.0", lineage="kubernetes-sigs", **_CURRENT),
-        DraDriverRelease(version="0.4.1", lineage="kubernetes-sigs", **_CURRENT),
+        _calver("25.3.0", "06db1a78434d01cdf82521a6546077cc5a8ac39b", **_LEGACY_25_3),
+        _calver("25.3.1", "42270a3bd6fc2f38404b6d82dc1ffaf6926844a0", **_LEGACY_25_3),
+        _calver("25.3.2", "7020737a5e6d17d53003b19b1c473fa352f59232", **_LEGACY_25_3),
+        _calver("25.8.0", "2ef1f2ad8ad2e65756d19f454f55e5b021d0bf3b", **_LEGACY_25_8),
+        _calver("25.8.1", "fc69d98528027bfe06efff81e6fd99c98ede8ff7", **_LEGACY_25_8),
+        _calver("25.12.0", "0882da8720c28763137e0987778ec476ec4cf8df", **_CURRENT),
+        _sigs("0.4.0", "6910a2bea298933cf64cfb061ddf88b6e17743ff", **_CURRENT),
+        _sigs("0.4.1", "764900e7833798a1528bd52a2af3e1b2d5f7a616", **_CURRENT),
     )
 }
 DRA_DRIVER_DEFAULT = "0.4.1"
 
 # chart/<version> tags (0.2.0 hard-codes resource.k8s.io/v1beta1 in templates/deviceclass.yaml; 0.2.1 on detect
-# the API); every version renders the one class gpu.example.com.
-EXAMPLE_DRIVER_RELEASES = ("0.2.0", "0.2.1", "0.3.0", "0.4.0")
+# the API); every version renders the one class gpu.example.com. Chart.yaml at a tag says 0.0.0-dev: the
+# publish job stamps the tag's version.
+EXAMPLE_DRIVER_RELEASES: dict[str, ChartSource] = {
+    version: ChartSource("kubernetes-sigs/dra-example-driver", f"chart/{version}", commit, "deployments/helm/dra-example-driver")
+    for version, commit in (
+        ("0.2.0", "5f544fa3d28d32b6bac67a124c616ef814cd8cc9"),
+        ("0.2.1", "bb67e6bac6b045a80498017ad60a1aa6b23eb9ce"),
+        ("0.3.0", "445c162bbd679f49dabd5ee4d23aa600cf2dc5d7"),
+        ("0.4.0", "bab2dce4b045e729565c9a3b85554738247cda30"),
+    )
+}
 EXAMPLE_DRIVER_DEFAULT = "0.2.1"
 EXAMPLE_DRIVER_CLASSES = (EXAMPLE_DRIVER,)
 

@@ -10,13 +10,27 @@ DOMAIN = "dra-gpu-platform.io"
 POOL_LABEL = f"{DOMAIN}/pool"
 GPU_LABEL = f"{DOMAIN}/gpu"
 GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
+# System (CPU) nodes of the cloud clusters: where cluster add-ons like the autoscaler run.
+SYSTEM_ROLE_LABEL = f"{DOMAIN}/role"
+# On EKS pools whose nodes carry EFA interfaces: the EFA device plugin's node selector.
+EFA_LABEL = f"{DOMAIN}/efa"
 
 # Labels the NVIDIA components read (docs/references.md#gpu-operator-with-dra,
 # docs/references.md#gpu-operator-operand-labels).
+# GPU_PRESENT_LABEL is the GPU Operator's own: it sets and resets it from NFD's PCI labels, so no pool sets it
+# (docs/references.md#gpu-operator-node-labelling).
 GPU_PRESENT_LABEL = "nvidia.com/gpu.present"
-DEVICE_PLUGIN_DEPLOY_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+DEPLOY_LABEL_PREFIX = "nvidia.com/gpu.deploy."
+DEVICE_PLUGIN_DEPLOY_LABEL = f"{DEPLOY_LABEL_PREFIX}device-plugin"
 DRA_KUBELET_PLUGIN_LABEL = "nvidia.com/dra-kubelet-plugin"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+# mig-manager's progress on the node: pending, rebooting, success, failed (mig-parted v0.13.1
+# pkg/mig/reconfigure/reconfigure.go:39,46-47,154,184).
+MIG_CONFIG_STATE_LABEL = "nvidia.com/mig.config.state"
+MIG_CONFIG_STATE_SUCCESS = "success"
+# What NFD publishes for an NVIDIA PCI device with the GPU Operator's worker config (deviceLabelFields: [vendor],
+# gpu-operator v25.10.1 deployments/gpu-operator/values.yaml:547-557): pci-<vendor>.present.
+NFD_NVIDIA_PCI_LABEL = "feature.node.kubernetes.io/pci-10de.present"
 
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "present"

@@ -157,6 +157,16 @@ UNVERIFIED_TYPES: dict[str, str] = {
     Upstream.EC2_ROUTE_TABLE: "schema not checked (emitted only when the stack creates its own VPC)",
     Upstream.EC2_INTERNET_GATEWAY: "schema not checked (emitted only when the stack creates its own VPC)",
     Upstream.EC2_EIP: "schema not checked (emitted only when the stack creates its own VPC)",
+    # Added with the EKS add-ons, autoscaler and private-endpoint access (issue 15); their Terraform schemas were
+    # not read here (the terraform-provider-aws repository was too large to mirror), so every change is reported
+    # as "may replace" rather than guessed.
+    Upstream.EKS_ADDON: "schema not checked: aws_eks_addon (addon_name, cluster_name are identity)",
+    Upstream.EKS_POD_IDENTITY_ASSOCIATION: "schema not checked: aws_eks_pod_identity_association",
+    Upstream.IAM_ROLE_POLICY: "schema not checked: aws_iam_role_policy",
+    Upstream.VPC_SECURITY_GROUP_INGRESS_RULE: "schema not checked: aws_vpc_security_group_ingress_rule",
+    Upstream.CLOUDWATCH_LOG_GROUP: "schema not checked: aws_cloudwatch_log_group (name is identity)",
+    Upstream.AUTOSCALING_SCHEDULE: "schema not checked: aws_autoscaling_schedule",
+    Upstream.AZURE_ROLE_ASSIGNMENT: "schema not checked: Microsoft.Authorization roleAssignments (scope is a URL path parameter)",
 }
 
 # ----------------------------------------------------------------------------------------------- Azure
@@ -174,10 +184,11 @@ _AZURE: tuple[TypeRule, ...] = (
         complete=False,
         updatable=(
             "kubernetesVersion", "tags", "aadProfile", "disableLocalAccounts", "autoScalerProfile",
-            "apiServerAccessProfile", "oidcIssuerProfile", "sku",
+            "apiServerAccessProfile.authorizedIPRanges", "oidcIssuerProfile", "sku",
         ),
         source=AZN_REPLACEMENT + "; in-place updates: Set-AzAksCluster (learn.microsoft.com powershell az.aks)",
-        note="agentPoolProfiles cannot be updated through the cluster (SDK docstring); the package ignores it",
+        note="apiServerAccessProfile.enablePrivateCluster is not in either list (a public cluster cannot always be "
+             "made private in place): reported as may replace; agentPoolProfiles updates the inline system pool",
     ),
     TypeRule(
         Upstream.AKS_AGENT_POOL,

@@ -2,17 +2,21 @@
 
 Facts: docs/references.md#aks-agentpool-arguments, docs/references.md#aks-gpu-driver-none,
 docs/references.md#aks-gpu-operator-modes, docs/references.md#aks-mig-gpu-instance-profile (AgentPool fields,
-GPUDriver, GPUInstanceProfile, ScaleSetPriority enums, the driver-None route for the GPU Operator).
+GPUDriver, GPUInstanceProfile, ScaleSetPriority enums, the driver-None route for the GPU Operator),
+docs/references.md#aks-api-server-access, docs/references.md#aks-autoscaler-profile,
+docs/references.md#kubelogin-login-modes, docs/references.md#aks-rbac-cluster-admin-role.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping, Optional
 
 import yaml
 
 from components.facts import catalog
-from components.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, SPOT_TAINT
+from components.facts.autoscaler import DRA_PRODUCTION_READY_FROM
+from components.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG, SPOT_TAINT
 from components.facts.catalog import InstanceType
 from components.config.models import AksSettings, NodePool, StackConfig
 from components.plans.driver_ownership import driver_owner
@@ -20,8 +24,28 @@ from components.facts.node_labels import aks_taint_string
 
 
 @dataclass(frozen=True)
+class KubeloginPlan:
+    """How the kubeconfig's `kubelogin get-token` signs in (components/facts/aks.py KUBELOGIN_*)."""
+
+    mode: str  # azurecli | spn | workloadidentity | msi
+    arm_env: bool  # read ARM_* instead of AZURE_* (`--use-azurerm-env-vars`)
+    client_id: Optional[str]  # a user-assigned managed identity's client id (msi)
+    source: str  # why this mode: "cluster.aks.kubeloginMode" or the environment variable that chose it
+
+
+# Autoscaler profile of the AKS managed cluster-autoscaler (ManagedClusterPropertiesAutoScalerProfileArgs; AKS
+# takes these as strings).
+AUTOSCALER_PROFILE = {
+    "expander": "least-waste",  # of the pools that fit a pending pod, grow the one that wastes the least
+    # GPU VMs boot and install their driver slower than the 15-minute default allows (docs/references.md#duration-aks-pool).
+    "max_node_provision_time": "20m",
+}
+
+
+@dataclass(frozen=True)
 class AksClusterPlan:
-    """What AksCluster needs from the stack: its cluster block, location, pools (sorted) and GPU driver mode."""
+    """What AksCluster needs from the stack: its cluster block, location, pools (sorted), GPU driver mode,
+    API server access, the autoscaler and how Pulumi's kubeconfig signs in."""
 
     name: str
     kubernetes_version: str
@@ -31,19 +55,71 @@ class AksClusterPlan:
     resource_group: str
     pools: tuple[NodePool, ...]
     gpu_driver: str
+    autoscaled: bool = True
+    kubelogin: KubeloginPlan = KubeloginPlan("azurecli", False, None, "default")
+    deployer_principal_type: str = "User"  # RoleAssignment.principalType (the SDK's default is User)
+    notes: tuple[str, ...] = ()
 
 
-def cluster_plan(config: StackConfig) -> AksClusterPlan:
+def cluster_plan(config: StackConfig, environ: Mapping[str, str] | None = None) -> AksClusterPlan:
+    settings = config.cluster.settings()
+    kubelogin = kubelogin_plan(settings.kubelogin_mode, environ or {})
+    notes = []
+    if config.autoscaler_enabled and (1, config.cluster.minor) < DRA_PRODUCTION_READY_FROM and config.dra_pools:
+        notes.append(
+            f"AKS {config.cluster.kubernetes_version} runs its own cluster autoscaler; DRA handling in the autoscaler "
+            "is production-ready from 1.35 (cluster-autoscaler docs/dra_support.md), so DRA claims may not grow pools here"
+        )
+    if kubelogin.source == "ARM_USE_OIDC":
+        notes.append(
+            "ARM_USE_OIDC is set but kubelogin reads a federated token only from a file: export "
+            "AZURE_FEDERATED_TOKEN_FILE (and AZURE_CLIENT_ID, AZURE_TENANT_ID) for workloadidentity, or set "
+            "cluster.aks.kubeloginMode; using azurecli"
+        )
     return AksClusterPlan(
         name=config.cluster.name,
         kubernetes_version=config.cluster.kubernetes_version,
         location=config.region or "",
         protect=config.cluster.protect,
-        settings=config.cluster.settings(),
+        settings=settings,
         resource_group=resource_group_name(config),
         pools=tuple(sorted(config.node_pools, key=lambda p: p.name)),
         gpu_driver=gpu_driver(config),
+        autoscaled=config.autoscaler_enabled,
+        kubelogin=kubelogin,
+        deployer_principal_type=settings.deployer_principal_type or ("User" if kubelogin.mode == "azurecli" else "ServicePrincipal"),
+        notes=tuple(notes),
     )
+
+
+def _set(environ: Mapping[str, str], name: str) -> bool:
+    return bool(environ.get(name, "").strip())
+
+
+def _true(environ: Mapping[str, str], name: str) -> bool:
+    return environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+
+def kubelogin_plan(mode: Optional[str], environ: Mapping[str, str]) -> KubeloginPlan:
+    """The login mode: the stack's `kubeloginMode`, else the credentials `pulumi up` itself runs with (the Azure
+    provider's ARM_* variables, or the Azure SDK's AZURE_*), else the Azure CLI's login."""
+    arm = (_set(environ, "ARM_CLIENT_ID") or _set(environ, "ARM_CLIENT_SECRET")) and not _set(environ, "AZURE_CLIENT_ID")
+    msi_client = environ.get("ARM_CLIENT_ID") or environ.get("AZURE_CLIENT_ID") or None
+    if mode is not None:
+        return KubeloginPlan(mode, arm and mode == "spn", msi_client if mode == "msi" else None, "cluster.aks.kubeloginMode")
+    if _set(environ, "AZURE_FEDERATED_TOKEN_FILE"):
+        return KubeloginPlan("workloadidentity", False, None, "AZURE_FEDERATED_TOKEN_FILE")
+    if _true(environ, "ARM_USE_MSI"):
+        return KubeloginPlan("msi", False, msi_client, "ARM_USE_MSI")
+    for name in ("ARM_CLIENT_SECRET", "ARM_CLIENT_CERTIFICATE_PATH"):
+        if _set(environ, name):
+            return KubeloginPlan("spn", True, None, name)
+    for name in ("AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PATH", "AAD_SERVICE_PRINCIPAL_CLIENT_SECRET"):
+        if _set(environ, name):
+            return KubeloginPlan("spn", False, None, name)
+    if _true(environ, "ARM_USE_OIDC"):
+        return KubeloginPlan("azurecli", False, None, "ARM_USE_OIDC")
+    return KubeloginPlan("azurecli", False, None, "default")
 
 
 def vm_shape(pool: NodePool) -> InstanceType:
@@ -70,19 +146,31 @@ def resource_group_name(config: StackConfig) -> str:
     return settings.resource_group or f"rg-{config.cluster.name}"
 
 
-def non_interactive_kubeconfig(text: str) -> str:
+def non_interactive_kubeconfig(text: str, kubelogin: KubeloginPlan | None = None) -> str:
     """AKS returns an exec kubeconfig whose kubelogin logs in with a device code, which would hang
-    `pulumi up`; switch it to the Azure CLI login (what `kubelogin convert-kubeconfig -l azurecli` does)."""
+    `pulumi up`; switch it to a login that needs no person (what `kubelogin convert-kubeconfig -l <mode>`
+    writes, Azure/kubelogin v0.2.19 pkg/internal/converter/convert.go:283-490), default azurecli."""
+    plan = kubelogin or KubeloginPlan("azurecli", False, None, "default")
     document = yaml.safe_load(text)
     for user in document.get("users") or []:
         exec_config = (user.get("user") or {}).get("exec")
         if not exec_config or "kubelogin" not in str(exec_config.get("command", "")):
             continue
-        exec_config["args"] = _azurecli_args(list(exec_config.get("args") or []))
+        exec_config["args"] = kubelogin_args(list(exec_config.get("args") or []), plan)
     return yaml.safe_dump(document, sort_keys=False)
 
 
-def _azurecli_args(args: list[str]) -> list[str]:
+# Flags AKS writes that a mode must not keep: the public client app (`--client-id`) serves only interactive
+# logins; a managed identity signs in without a tenant.
+_DROPPED = {
+    "azurecli": ("--client-id",),
+    "spn": ("--client-id",),  # the service principal's id comes from the environment at token time
+    "workloadidentity": ("--client-id",),
+    "msi": ("--client-id", "--tenant-id"),
+}
+
+
+def kubelogin_args(args: list[str], plan: KubeloginPlan) -> list[str]:
     out: list[str] = []
     skip = False
     for arg in args:
@@ -90,13 +178,13 @@ def _azurecli_args(args: list[str]) -> list[str]:
             skip = False
             continue
         flag, eq, _ = arg.partition("=")
-        if flag in ("--login", "-l"):
-            out += ["--login", "azurecli"]
+        if flag in ("--login", "-l") or flag in _DROPPED[plan.mode]:
             skip = not eq
-        elif flag == "--client-id":  # the public client app is only used by interactive logins
-            skip = not eq
-        else:
+        elif flag != KUBELOGIN_ARM_ENV_FLAG:
             out.append(arg)
-    if "--login" not in out:
-        out += ["--login", "azurecli"]
+    out += ["--login", plan.mode]
+    if plan.mode == "msi" and plan.client_id:
+        out += ["--client-id", plan.client_id]  # a user-assigned identity (not a secret)
+    if plan.arm_env:
+        out.append(KUBELOGIN_ARM_ENV_FLAG)
     return out

@@ -2,22 +2,28 @@
 
 Facts: docs/references.md#eks-ami-types, docs/references.md#eks-capacity-types,
 docs/references.md#eks-capacity-block-node-groups, docs/references.md#eks-efa,
-docs/references.md#pulumi-aws-eks-arguments.
+docs/references.md#pulumi-aws-eks-arguments, docs/references.md#eks-private-endpoint-access,
+docs/references.md#eks-managed-addons, docs/references.md#eks-instance-store-raid0,
+docs/references.md#eks-capacity-block-schedules, docs/references.md#cluster-autoscaler-chart,
+docs/references.md#cluster-autoscaler-iam, docs/references.md#efa-device-plugin-chart.
 The components in eks_cluster.py / eks_gpu_node_pool.py turn these into typed pulumi_aws resources.
 """
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 from dataclasses import dataclass
-from typing import Iterable
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable, Optional
 
 import yaml
 
-from components.facts import catalog, eks_amis
+from components.facts import autoscaler as ca, catalog, efa as efa_facts, eks_addons, eks_amis
 from components.facts.catalog import InstanceType
 from components.config.models import EksSettings, NodePool, StackConfig
-from components.facts.node_labels import pool_taint
+from components.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL, pool_taint
+from components.plans.gpu_software import ReleasePlan, gpu_toleration
 from components.plans.node_pools import pool_labels
 
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
@@ -31,10 +37,17 @@ TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "Prefer
 CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 AUTHENTICATION_MODE = "API"
 
-# Only what EKS itself needs: the control plane, and nodes joining, running the VPC CNI, pulling images.
+# Only what EKS itself needs: the control plane, and nodes joining and pulling images (the VPC CNI's own
+# permissions go through Pod Identity: components/facts/eks_addons.py).
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
-NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+NODE_POLICIES = eks_addons.NODE_POLICIES
 CLUSTER_ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
+
+# IMDSv2 with one hop: host processes and host-network pods (aws-node, the EBS CSI node plugin, the EFA device
+# plugin) reach the instance metadata service, ordinary pods - one hop further - do not, so they cannot take
+# the node role's credentials. Add-ons that call AWS get their own role through EKS Pod Identity, whose agent
+# listens on 169.254.170.23, not on IMDS (docs/references.md#eks-imds-hop-limit, docs/references.md#eks-pod-identity).
+IMDS_HOP_LIMIT = 1
 
 AUTOSCALER_PREFIX = "k8s.io/cluster-autoscaler"
 NODE_TEMPLATE = f"{AUTOSCALER_PREFIX}/node-template"
@@ -42,8 +55,64 @@ GPU_RESOURCE = "nvidia.com/gpu"
 
 
 @dataclass(frozen=True)
+class EfaInterface:
+    network_card_index: int
+    device_index: int
+    interface_type: str  # "efa" (card 0, with the node's IP address) or "efa-only"
+
+
+@dataclass(frozen=True)
+class ScheduledSize:
+    """One scheduled action on a node group's Auto Scaling group (`-1`: leave that size as it is)."""
+
+    name: str
+    start_time: str  # UTC, "YYYY-MM-DDThh:mm:ssZ" (aws.autoscaling.Schedule)
+    desired: int
+    min_size: int = -1
+    max_size: int = -1
+
+
+@dataclass(frozen=True)
+class NodePoolPlan:
+    """Everything EksGpuNodePool needs for one stack pool."""
+
+    pool: NodePool
+    shape: InstanceType
+    ami_type: str
+    capacity_type: str
+    labels: dict[str, str]
+    autoscaled: bool  # the cluster autoscaler discovers and sizes this node group
+    min_size: int
+    max_size: int
+    desired_size: int
+    autoscaler_tags: dict[str, str]  # node group tags (incl. the discovery and node-template tags)
+    asg_tags: dict[str, str]  # what must be on the Auto Scaling group itself
+    efa: tuple[EfaInterface, ...]
+    user_data: Optional[str]  # base64 MIME multi-part for the launch template, or None
+    schedules: tuple[ScheduledSize, ...]
+
+
+@dataclass(frozen=True)
+class AddonPlan:
+    name: str
+    version: Optional[str]  # None: the EKS default version for the cluster's Kubernetes version
+    before_compute: bool
+    preserve: bool
+    service_account: Optional[tuple[str, str]]  # (namespace, name) bound to its own role through Pod Identity
+    policy_arn: Optional[str]
+
+
+@dataclass(frozen=True)
+class AutoscalerPlan:
+    release: ReleasePlan
+    namespace: str
+    service_account: str
+    policy: dict[str, Any]  # inline IAM policy of the autoscaler's Pod Identity role
+
+
+@dataclass(frozen=True)
 class EksClusterPlan:
-    """What EksCluster needs from the stack: its cluster block, region and pools (sorted by name)."""
+    """What EksCluster needs from the stack: its cluster block, region, pools (sorted by name) and add-ons."""
 
     name: str
     kubernetes_version: str
@@ -52,17 +121,182 @@ class EksClusterPlan:
     settings: EksSettings
     pools: tuple[NodePool, ...]
     extended_resource_bridge: bool
+    node_pools: tuple[NodePoolPlan, ...] = ()
+    addons: tuple[AddonPlan, ...] = ()
+    autoscaler: Optional[AutoscalerPlan] = None
+    efa_plugin: Optional[ReleasePlan] = None
+    log_group: str = ""
+    log_retention_days: int = eks_addons.CONTROL_PLANE_LOG_RETENTION_DAYS
+    notes: tuple[str, ...] = ()  # what the preview should tell the operator
 
 
 def cluster_plan(config: StackConfig) -> EksClusterPlan:
+    name = config.cluster.name
+    region = config.region or ""
+    minor = config.cluster.kubernetes_version
+    bridge = config.dra_driver.extended_resource_bridge
+    pools = tuple(sorted(config.node_pools, key=lambda p: p.name))
+    node_pools = tuple(node_pool_plan(name, pool, config.autoscaler_enabled, bridge) for pool in pools)
+    autoscaler = None
+    if config.autoscaler_enabled:
+        autoscaler = autoscaler_plan(name, region, minor, config.autoscaler.version)
     return EksClusterPlan(
-        name=config.cluster.name,
-        kubernetes_version=config.cluster.kubernetes_version,
-        region=config.region or "",
+        name=name,
+        kubernetes_version=minor,
+        region=region,
         protect=config.cluster.protect,
         settings=config.cluster.settings(),
-        pools=tuple(sorted(config.node_pools, key=lambda p: p.name)),
-        extended_resource_bridge=config.dra_driver.extended_resource_bridge,
+        pools=pools,
+        extended_resource_bridge=bridge,
+        node_pools=node_pools,
+        addons=addon_plans(minor, region),
+        autoscaler=autoscaler,
+        efa_plugin=efa_plugin_plan() if any(p.efa for p in node_pools) else None,
+        log_group=eks_addons.control_plane_log_group(name),
+        notes=cluster_notes(config, node_pools),
+    )
+
+
+def cluster_notes(config: StackConfig, node_pools: Iterable[NodePoolPlan]) -> tuple[str, ...]:
+    notes = []
+    if config.autoscaler_enabled and (1, config.cluster.minor) < ca.DRA_PRODUCTION_READY_FROM and config.dra_pools:
+        notes.append(
+            f"cluster-autoscaler {config.cluster.kubernetes_version} handles DRA claims only with "
+            f"--{ca.DRA_FLAG} (set for you) and with known gaps; DRA autoscaling is production-ready from 1.35 "
+            "(cluster-autoscaler docs/dra_support.md)"
+        )
+    for plan in node_pools:
+        if plan.pool.capacity == "capacity-block" and not plan.schedules:
+            notes.append(
+                f"pool {plan.pool.name}: a Capacity Block pool of {plan.max_size} node(s); its instances launch once the "
+                "block is active (set capacityBlockStart/capacityBlockEnd to scale with the block)"
+            )
+        if plan.user_data is None and plan.shape.nvme_disks and eks_amis.is_bottlerocket(plan.ami_type):
+            notes.append(
+                f"pool {plan.pool.name}: {plan.shape.name} has {plan.shape.nvme_disks} NVMe instance-store disk(s), "
+                "left unused on Bottlerocket (nodeadm's RAID0 local storage is an AL2023 feature)"
+            )
+    settings = config.cluster.settings()
+    if not settings.endpoint_public_access and settings.subnet_ids and not settings.private_access_cidrs:
+        notes.append(
+            "the API endpoint is private and no privateAccessCidrs are listed: only members of the cluster security "
+            "group reach it; list the network you deploy from in cluster.eks.privateAccessCidrs"
+        )
+    return tuple(notes)
+
+
+# ---------------------------------------------------------------------------------------------- add-ons
+
+
+def addon_plans(minor: str, region: str) -> tuple[AddonPlan, ...]:
+    return tuple(
+        AddonPlan(
+            name=addon.name,
+            version=addon.version(minor),
+            before_compute=addon.before_compute,
+            preserve=addon.preserve,
+            service_account=addon.service_account,
+            policy_arn=managed_policy_arn(region, addon.managed_policy) if addon.managed_policy else None,
+        )
+        for addon in eks_addons.ADDONS
+    )
+
+
+def pod_identity_trust_policy() -> dict:
+    """Trust policy of a role that EKS Pod Identity hands to a service account."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [{
+            "Effect": "Allow",
+            "Principal": {"Service": eks_addons.POD_IDENTITY_SERVICE},
+            "Action": list(eks_addons.POD_IDENTITY_ACTIONS),
+        }],
+    }
+
+
+# ---------------------------------------------------------------------------------------------- autoscaler
+
+
+def autoscaler_version(minor: str, override: Optional[str]) -> str:
+    return override.lstrip("v") if override else ca.default_version(minor)
+
+
+def discovery_tags(cluster_name: str) -> dict[str, str]:
+    """The Auto Scaling group tags (and values) the autoscaler discovers a node group by."""
+    return {
+        ca.DISCOVERY_ENABLED: "true",
+        ca.discovery_owner_tag(cluster_name): "owned",
+        ca.DISCOVERY_MARKER: "true",
+    }
+
+
+def autoscaler_policy(cluster_name: str) -> dict[str, Any]:
+    """cluster-autoscaler's IAM (cloudprovider/aws/README.md "Full Cluster Autoscaler Features Policy"), with the
+    scaling actions limited to this cluster's Auto Scaling groups by their owner tag."""
+    return {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Sid": "Discover", "Effect": "Allow", "Action": list(ca.DESCRIBE_ACTIONS), "Resource": "*"},
+            {
+                "Sid": "ScaleThisClustersGroups",
+                "Effect": "Allow",
+                "Action": list(ca.SCALE_ACTIONS),
+                "Resource": "*",
+                "Condition": {"StringEquals": {f"aws:ResourceTag/{ca.discovery_owner_tag(cluster_name)}": "owned"}},
+            },
+        ],
+    }
+
+
+def autoscaler_values(cluster_name: str, region: str, version: str) -> dict[str, Any]:
+    """Values of the cluster-autoscaler chart (chart 9.59.0 values.yaml / templates/deployment.yaml)."""
+    tags = [f"{key}={value}" for key, value in discovery_tags(cluster_name).items()]
+    extra_args: dict[str, Any] = {
+        # GPU instances boot slower than the 15-minute default allows (docs/references.md#duration-eks-node-group: p90 20 minutes).
+        "max-node-provision-time": "25m0s",
+    }
+    if ca.version_tuple(version)[:2] < ca.DRA_FLAG_LOCKED_FROM:
+        extra_args[ca.DRA_FLAG] = True  # off by default before 1.35 (config/flags/flags.go)
+    return {
+        "cloudProvider": "aws",
+        "awsRegion": region,
+        "autoDiscovery": {"clusterName": cluster_name, "tags": tags},
+        "image": {"tag": f"v{version}"},
+        "rbac": {"serviceAccount": {"create": True, "name": ca.SERVICE_ACCOUNT}},
+        "extraArgs": dict(sorted(extra_args.items())),
+        # on the system nodes: GPU nodes come and go with the autoscaler's own decisions
+        "nodeSelector": {SYSTEM_ROLE_LABEL: "system"},
+    }
+
+
+def autoscaler_plan(cluster_name: str, region: str, minor: str, override: Optional[str]) -> AutoscalerPlan:
+    version = autoscaler_version(minor, override)
+    return AutoscalerPlan(
+        release=ReleasePlan(
+            release=ca.RELEASE, chart=ca.CHART, version=ca.CHART_VERSION, repository=ca.REPOSITORY,
+            namespace=ca.NAMESPACE, values=autoscaler_values(cluster_name, region, version), timeout_s=600,
+        ),
+        namespace=ca.NAMESPACE,
+        service_account=ca.SERVICE_ACCOUNT,
+        policy=autoscaler_policy(cluster_name),
+    )
+
+
+# ---------------------------------------------------------------------------------------------- EFA
+
+
+def efa_plugin_values() -> dict[str, Any]:
+    return {
+        "nodeSelector": {EFA_LABEL: "true"},
+        # GPU nodes carry the nvidia.com/gpu taint; the chart tolerates only CriticalAddonsOnly by itself.
+        "tolerations": [gpu_toleration()],
+    }
+
+
+def efa_plugin_plan() -> ReleasePlan:
+    return ReleasePlan(
+        release=efa_facts.RELEASE, chart=efa_facts.CHART, version=efa_facts.CHART_VERSION,
+        repository=efa_facts.REPOSITORY, namespace=efa_facts.NAMESPACE, values=efa_plugin_values(), timeout_s=300,
     )
 
 
@@ -121,17 +355,15 @@ def uses_efa(shape: InstanceType) -> bool:
     return shape.family in catalog.EFA_FAMILIES and shape.efa_interfaces > 0
 
 
-@dataclass(frozen=True)
-class EfaInterface:
-    network_card_index: int
-    device_index: int
-
-
 def efa_interfaces(shape: InstanceType) -> list[EfaInterface]:
-    """One EFA interface per network card: the primary (device 0) on card 0, device 1 on every other card."""
+    """One EFA interface per network card: the primary (device 0, `efa`, the node's IP address) on card 0,
+    device 1 and `efa-only` (no IP address) on every other card."""
     if not uses_efa(shape):
         return []
-    return [EfaInterface(card, 0 if card == 0 else 1) for card in range(shape.efa_interfaces)]
+    return [
+        EfaInterface(card, 0, efa_facts.PRIMARY_INTERFACE) if card == 0 else EfaInterface(card, 1, efa_facts.SECONDARY_INTERFACE)
+        for card in range(shape.efa_interfaces)
+    ]
 
 
 def uses_placement_group(pool: NodePool, shape: InstanceType) -> bool:
@@ -157,22 +389,104 @@ def advertises_gpu_resource(pool: NodePool, extended_resource_bridge: bool) -> b
     return pool.gpu_stack == "device-plugin" or extended_resource_bridge
 
 
+def eks_pool_labels(pool: NodePool, shape: InstanceType) -> dict[str, str]:
+    """The pool's node labels on EKS: the common ones plus the EFA marker the EFA device plugin selects."""
+    labels = pool_labels(pool)
+    if uses_efa(shape):
+        labels[EFA_LABEL] = "true"
+    return dict(sorted(labels.items()))
+
+
 def autoscaler_tags(cluster_name: str, pool: NodePool, shape: InstanceType, extended_resource_bridge: bool) -> dict[str, str]:
     """cluster-autoscaler auto-discovery and node-template tags, so a pool at 0 nodes can still be chosen
     for a pending pod (the autoscaler builds a template node from these)."""
     tags = {f"{AUTOSCALER_PREFIX}/enabled": "true", f"{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}
-    for key, value in pool_labels(pool).items():
+    for key, value in eks_pool_labels(pool, shape).items():
         tags[f"{NODE_TEMPLATE}/label/{key}"] = value
     key, value, effect = pool_taint()
     tags[f"{NODE_TEMPLATE}/taint/{key}"] = f"{value}:{effect}"
     if advertises_gpu_resource(pool, extended_resource_bridge):
         tags[f"{NODE_TEMPLATE}/resources/{GPU_RESOURCE}"] = str(gpus_per_node_resource(pool, shape))
+    if uses_efa(shape):
+        # The EFA device plugin advertises one vpc.amazonaws.com/efa per interface.
+        tags[f"{NODE_TEMPLATE}/resources/{efa_facts.RESOURCE}"] = str(shape.efa_interfaces)
     return dict(sorted(tags.items()))
 
 
 def node_template_tags(tags: dict[str, str]) -> dict[str, str]:
     """The node-template subset (what must reach the Auto Scaling group itself)."""
     return {k: v for k, v in tags.items() if k.startswith(f"{NODE_TEMPLATE}/")}
+
+
+def raid0_user_data() -> str:
+    """Launch-template user data (base64 MIME multi-part) with a nodeadm NodeConfig part that builds one RAID0
+    volume from the instance-store NVMe disks for kubelet, containerd and pod logs (amazon-eks-ami v20260724
+    nodeadm/api/v1alpha1/nodeconfig_types.go `spec.instance.localStorage.strategy: RAID0`). EKS merges it with
+    its own NodeConfig part (cluster name, endpoint, CA)."""
+    node_config = yaml.safe_dump(
+        {"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig", "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}}},
+        sort_keys=False,
+    )
+    mime = (
+        'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="BOUNDARY"\n\n'
+        f"--BOUNDARY\nContent-Type: application/node.eks.aws\n\n---\n{node_config}\n--BOUNDARY--\n"
+    )
+    return base64.b64encode(mime.encode()).decode()
+
+
+def uses_local_raid(pool: NodePool, shape: InstanceType) -> bool:
+    return shape.nvme_disks > 0 and not eks_amis.is_bottlerocket(gpu_ami_type(pool))
+
+
+def utc(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# A Capacity Block's instances are reclaimed at its end; drain them well before (the pool goes to zero first).
+CAPACITY_BLOCK_SCALE_DOWN_LEAD = timedelta(hours=1)
+
+
+def capacity_block_schedules(pool: NodePool) -> tuple[ScheduledSize, ...]:
+    start, end = pool.capacity_block_start, pool.capacity_block_end
+    if pool.capacity != "capacity-block" or start is None or end is None:
+        return ()
+    scale_down = max(start, end - CAPACITY_BLOCK_SCALE_DOWN_LEAD)
+    return (
+        ScheduledSize(f"{pool.name}-block-start", utc(start), desired=pool.max_nodes),
+        ScheduledSize(f"{pool.name}-block-end", utc(scale_down), desired=0),
+    )
+
+
+def node_pool_plan(cluster_name: str, pool: NodePool, autoscaler_enabled: bool, extended_resource_bridge: bool) -> NodePoolPlan:
+    shape = instance_shape(pool)
+    capacity_block = pool.capacity == "capacity-block"
+    autoscaled = autoscaler_enabled and not capacity_block
+    schedules = capacity_block_schedules(pool)
+    tags = autoscaler_tags(cluster_name, pool, shape, extended_resource_bridge)
+    asg_tags = node_template_tags(tags)
+    if autoscaled:
+        asg_tags.update(discovery_tags(cluster_name))
+    if capacity_block:
+        # Sized by the block: its instances start when the schedule (or the block) begins.
+        min_size, desired = 0, (0 if schedules else pool.max_nodes)
+    else:
+        min_size, desired = pool.min_nodes, pool.initial_nodes
+    return NodePoolPlan(
+        pool=pool,
+        shape=shape,
+        ami_type=gpu_ami_type(pool),
+        capacity_type=capacity_type(pool),
+        labels=eks_pool_labels(pool, shape),
+        autoscaled=autoscaled,
+        min_size=min_size,
+        max_size=pool.max_nodes,
+        desired_size=desired,
+        autoscaler_tags=tags,
+        asg_tags=dict(sorted(asg_tags.items())),
+        efa=tuple(efa_interfaces(shape)),
+        user_data=raid0_user_data() if uses_local_raid(pool, shape) else None,
+        schedules=schedules,
+    )
 
 
 def eks_taint() -> tuple[str, str, str]:

@@ -4,9 +4,11 @@ Three releases: the NVIDIA GPU Operator, the NVIDIA DRA driver, and (kind with g
 dra-example-driver. Every key set here exists in the pinned chart's values.yaml; where a key is not
 obvious, a comment names the source (the shared reference sheets, the chart's values.yaml or docs).
 
-Dual-stack rule: the GPU Operator's device plugin runs only on device-plugin pools (DRA pools carry
-nvidia.com/gpu.deploy.device-plugin=false, see components/facts/node_labels.py) and the DRA kubelet plugin only
-on DRA pools (nodeSelector nvidia.com/dra-kubelet-plugin=true, which only DRA pools carry).
+One NVIDIA GPU stack per node: the DRA kubelet plugin runs only on DRA pools (nodeSelector
+nvidia.com/dra-kubelet-plugin=true, which only DRA pools carry) and a device plugin only on device-plugin pools
+(DRA pools carry nvidia.com/gpu.deploy.device-plugin=false). One GPU Operator serves DRA pools only with its own
+device plugin off (config rule, docs/gpu-software.md#one-nvidia-gpu-stack-per-operator), so its validator
+completes on DRA nodes; device-plugin pools beside DRA pools bring their own plugin (Bottlerocket).
 """
 
 from __future__ import annotations
@@ -19,8 +21,13 @@ from components.config.models import NodePool, StackConfig
 from components.plans.driver_ownership import dra_driver_root, operator_installs_driver
 from components.plans.monitoring.sources import dcgm_dra_pod_mapping
 from components.facts.node_labels import (
+    DEPLOY_LABEL_PREFIX,
     DRA_KUBELET_PLUGIN_LABEL,
-    GPU_PRESENT_LABEL,
+    GPU_LABEL,
+    MIG_CONFIG_LABEL,
+    MIG_CONFIG_STATE_LABEL,
+    MIG_CONFIG_STATE_SUCCESS,
+    NFD_NVIDIA_PCI_LABEL,
     pool_taint,
 )
 
@@ -60,6 +67,9 @@ class ReleasePlan:
     values: dict[str, Any]
     timeout_s: int
 
+
+# What the NFD rule of _bottlerocket_opt_outs labels Bottlerocket GPU nodes with.
+BOTTLEROCKET_OPERAND_LABELS = {f"{DEPLOY_LABEL_PREFIX}{operand}": "false" for operand in eks_amis.BOTTLEROCKET_OPERANDS}
 
 # AKS taints every Spot node itself (learn.microsoft.com AKS spot node pools; components/plans/aks.py declares it).
 AKS_SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
@@ -103,7 +113,7 @@ def mig_strategy(config: StackConfig) -> MigStrategy:
 
 def operator_device_plugin_enabled(config: StackConfig) -> bool:
     """The operator's device plugin is needed only for device-plugin pools whose image lacks one."""
-    return any(not ships_device_plugin(p) for p in config.device_plugin_pools)
+    return bool(config.operator_device_plugin_pools)
 
 
 def mig_manager_enabled(config: StackConfig) -> bool:
@@ -129,11 +139,12 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         "daemonsets": {"tolerations": gpu_tolerations(config)},
         # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and kind's
         # control plane, which shares the host kernel, is not mistaken for a GPU node;
-        # docs/references.md#kind-gpu-operator).
-        # The subchart keys are node-feature-discovery's own (worker.nodeSelector / worker.tolerations in
-        # NVIDIA/gpu-operator deployments/gpu-operator/charts/node-feature-discovery/values.yaml).
+        # docs/references.md#kind-gpu-operator). Selected on our pool label, present from registration and never
+        # touched by the operator; not on nvidia.com/gpu.present, which the operator resets on a node NFD has not
+        # labelled yet, so NFD would never come (docs/references.md#gpu-operator-node-labelling). worker.affinity
+        # and worker.tolerations are the NFD subchart's own (docs/references.md#gpu-operator-nfd-subchart).
         "node-feature-discovery": {
-            "worker": {"nodeSelector": {GPU_PRESENT_LABEL: "true"}, "tolerations": gpu_tolerations(config)},
+            "worker": {"affinity": _required_node_affinity([[_exists(GPU_LABEL)]]), "tolerations": gpu_tolerations(config)},
         },
     }
     if monitoring:
@@ -174,7 +185,7 @@ def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
             "custom": [
                 {
                     "name": "bottlerocket-nvidia-operands-off",
-                    "labels": {f"nvidia.com/gpu.deploy.{operand}": "false" for operand in eks_amis.BOTTLEROCKET_OPERANDS},
+                    "labels": dict(BOTTLEROCKET_OPERAND_LABELS),
                     "matchFeatures": [
                         {"feature": "system.osRelease", "matchExpressions": {"ID": {"op": "In", "value": ["bottlerocket"]}}},
                         {"feature": "pci.device", "matchExpressions": {"vendor": {"op": "In", "value": ["10de"]}}},
@@ -239,23 +250,55 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
     gates = dra_feature_gates(config)
     if gates and release.feature_gates_value:
         values["featureGates"] = gates
-    if config.platform in ("eks", "aks"):
+    if mig_manager_enabled(config):
+        values["kubeletPlugin"]["affinity"] = _kubelet_plugin_after_mig_layout()
+    elif not config.gpu_operator_enabled:
+        # The chart's default affinity wants NFD's PCI label or the operator's gpu.present
+        # (docs/references.md#nvidia-dra-kubelet-plugin-placement); without the operator this stack deploys no NFD, so nothing would set either and the plugin would never
+        # start. Our pool label says the same: this is a GPU node of a pool (the nodeSelector picks the DRA ones).
+        values["kubeletPlugin"]["affinity"] = _required_node_affinity([[_exists(GPU_LABEL)]])
+    if config.dra_driver.compute_domains and release.controller_requires_control_plane and config.platform in ("eks", "aks"):
         values["controller"] = {"affinity": _controller_affinity_any_node()}
     return values
 
 
-def _controller_affinity_any_node() -> dict[str, Any]:
-    """Managed control planes have no control-plane nodes, where the chart's ComputeDomain controller asks
-    to run (a required term in 25.x: docs/references.md#nvidia-dra-controller-affinity). A null cannot travel: the
-    Python SDK drops None from `values` (docs/references.md#pulumi-values-drop-none). Helm replaces lists, so this
-    term replaces the chart's nodeSelectorTerms and lets the controller run on any Linux node."""
+def _kubelet_plugin_after_mig_layout() -> dict[str, Any]:
+    """The DRA kubelet plugin reads the GPUs once, at start (docs/references.md#nvidia-dra-kubelet-plugin-scans-once),
+    so on a node whose MIG layout mig-manager applies it must start after mig-manager reports
+    nvidia.com/mig.config.state=success (docs/references.md#mig-manager-config-state). Nodes without
+    nvidia.com/mig.config are not managed by mig-manager. Both terms keep the chart's requirement that NFD found an
+    NVIDIA PCI device (docs/references.md#nvidia-dra-kubelet-plugin-placement; the operator's NFD config labels
+    pci-10de.present, docs/references.md#gpu-operator-nfd-subchart). Helm replaces lists, so these terms replace
+    the chart's."""
+    gpu = {"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}
+    return _required_node_affinity([
+        [gpu, {"key": MIG_CONFIG_LABEL, "operator": "DoesNotExist"}],
+        [gpu, {"key": MIG_CONFIG_STATE_LABEL, "operator": "In", "values": [MIG_CONFIG_STATE_SUCCESS]}],
+    ])
+
+
+def _exists(key: str) -> dict[str, Any]:
+    return {"key": key, "operator": "Exists"}
+
+
+def _required_node_affinity(terms: list[list[dict[str, Any]]]) -> dict[str, Any]:
+    """A required node affinity: the terms are ORed, the expressions of one term ANDed."""
     return {
         "nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]
+                "nodeSelectorTerms": [{"matchExpressions": expressions} for expressions in terms]
             }
         }
     }
+
+
+def _controller_affinity_any_node() -> dict[str, Any]:
+    """The CalVer charts' ComputeDomain controller (rendered only with ComputeDomains on) requires a control-plane
+    node, which managed control planes do not have; the 0.4 charts only prefer one and need nothing
+    (docs/references.md#nvidia-dra-controller-affinity). A null cannot travel: the Python SDK drops None from
+    `values` (docs/references.md#pulumi-values-drop-none). Helm replaces lists, so this term replaces the chart's
+    nodeSelectorTerms and lets the controller run on any Linux node."""
+    return _required_node_affinity([[{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]])
 
 
 def dra_driver_chart_ref(version: str) -> tuple[str, Optional[str]]:

@@ -101,7 +101,21 @@ class KindClusterPlan:
     name: str
     config_yaml: str
     protect: bool
+    notes: tuple[str, ...] = ()
+
+
+def image_notes(config: StackConfig) -> tuple[str, ...]:
+    """A node image named by tag alone can change under the same name; say which digest the default pins."""
+    image = node_image(config)
+    if "@sha256:" in image:
+        return ()
+    pinned = versions.KIND_NODE_IMAGES[config.cluster.kubernetes_version]
+    return (f"cluster.kind.nodeImage {image} is not pinned by digest; the default for {config.cluster.kubernetes_version} "
+            f"is {pinned} (changing it recreates the kind cluster)",)
 
 
 def cluster_plan(config: StackConfig) -> KindClusterPlan:
-    return KindClusterPlan(name=config.cluster.name, config_yaml=render_yaml(config), protect=config.cluster.protect)
+    return KindClusterPlan(
+        name=config.cluster.name, config_yaml=render_yaml(config), protect=config.cluster.protect,
+        notes=image_notes(config),
+    )

@@ -20,6 +20,7 @@ from components.facts.naming import child, labels
 from components.facts.type_tokens import Component
 from components.plans.monitoring import dashboard, values as monitoring_values
 from components.plans.monitoring.plan import MonitoringPlan
+from components.resources.software.helm_release import pinned_release
 
 PROMETHEUS_RULE_NAME = "dra-gpu-platform"
 DASHBOARD_CONFIGMAP = "dra-gpu-platform-dashboard"
@@ -53,19 +54,7 @@ class Monitoring(pulumi.ComponentResource):
         in_namespace = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[ns])
         release = None
         if plan.chart is not None:
-            release = k8s.helm.v3.Release(
-                child(name, "kube-prometheus-stack"),
-                name=plan.chart.release,
-                chart=plan.chart.chart,
-                version=plan.chart.version,
-                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=plan.chart.repository),
-                namespace=namespace,
-                create_namespace=False,
-                atomic=True,
-                timeout=900,
-                values=plan.chart.values,
-                opts=in_namespace,
-            )
+            release = pinned_release(child(name, "kube-prometheus-stack"), plan.chart, namespace=namespace, opts=in_namespace)
         # The PrometheusRule CRD comes with the chart: wait for the release when this stack installs it.
         after_release = pulumi.ResourceOptions(
             parent=self, provider=args.provider, depends_on=[ns] + ([release] if release is not None else [])

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import os
+
 import pulumi
 
 from components.config.models import StackConfig
@@ -43,10 +45,14 @@ def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
     if config.platform == "existing":
         from components.resources.clusters.existing import ExistingCluster, ExistingClusterArgs
 
+        from components.plans import node_pools
+
         if args.kubeconfig is None:
             raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
         context = config.cluster.settings().context
-        return ExistingCluster(child(name, "existing"), ExistingClusterArgs(context, args.kubeconfig), opts)
+        existing = ExistingClusterArgs(context, args.kubeconfig, node_pools.existing_node_plans(config),
+                                       tuple(node_pools.unmapped_pool_warning(p) for p in node_pools.unmapped_pools(config)))
+        return ExistingCluster(child(name, "existing"), existing, opts)
     if config.platform == "eks":
         from components.plans import eks
         from components.resources.clusters.eks import EksCluster, EksClusterArgs
@@ -56,7 +62,8 @@ def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
         from components.plans import aks
         from components.resources.clusters.aks import AksCluster, AksClusterArgs
 
-        return AksCluster(child(name, "aks"), AksClusterArgs(aks.cluster_plan(config)), opts)
+        # the kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
+        return AksCluster(child(name, "aks"), AksClusterArgs(aks.cluster_plan(config, os.environ)), opts)
     raise pulumi.RunError(f"platform {config.platform} is not available in this version of dra-gpu-platform")
 
 
@@ -67,24 +74,28 @@ class GpuPlatform(pulumi.ComponentResource):
         self.cluster = _cluster(name, args, self)
         provider = self.cluster.provider
         parent = pulumi.ResourceOptions(parent=self)
+        protect = config.cluster.protect
+        # In a protected stack the GPU software's releases and namespaces are protected too (children inherit
+        # `protect`): deleting them takes every GPU workload's devices away.
+        software = pulumi.ResourceOptions(parent=self, protect=protect)
 
         # GPU software right after the cluster; the DRA driver waits for the operator only when the
         # operator installs the driver (components/plans/gpu_software.py).
         self.gpu_operator = self.dra_driver = None
         if (operator := gpu_operator_plan(config)) is not None:
-            self.gpu_operator = GpuOperator(child(name, "gpu-operator"), ReleaseArgs(operator, provider), parent)
+            self.gpu_operator = GpuOperator(child(name, "gpu-operator"), ReleaseArgs(operator, provider), software)
         if (example := example_driver_plan(config)) is not None:
-            self.dra_driver = ExampleDraDriver(child(name, "dra-example-driver"), ReleaseArgs(example, provider), parent)
+            self.dra_driver = ExampleDraDriver(child(name, "dra-example-driver"), ReleaseArgs(example, provider), software)
         elif (driver := dra_driver_plan(config)) is not None:
             after = [self.gpu_operator.release] if self.gpu_operator and dra_driver_waits_for_operator(config) else []
-            self.dra_driver = DraDriver(child(name, "dra-driver"), ReleaseArgs(driver, provider, after), parent)
+            self.dra_driver = DraDriver(child(name, "dra-driver"), ReleaseArgs(driver, provider, after), software)
 
         self.device_classes = DeviceClasses(
             child(name, "device-classes"), DeviceClassesArgs(plan_device_classes(config), provider), parent
         )
         DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(provider), parent)
         self.namespaces = {
-            ns.name: TenantNamespace(child(name, "ns", ns.name), TenantNamespaceArgs(ns, provider), parent)
+            ns.name: TenantNamespace(child(name, "ns", ns.name), TenantNamespaceArgs(ns, provider, protect), parent)
             for ns in sorted(config.namespaces, key=lambda n: n.name)
         }
         if config.maintenance.device_taints:

@@ -80,7 +80,7 @@ def _usage_error(error: typer.TyperException, fmt: OutputFormat) -> int:
 app = typer.Typer(
     name="gpuplan",
     cls=GpuplanGroup,
-    help="Know a dra-gpu-platform stack before deploying it: preview, policy, fit, inventory, preflight, diff.",
+    help="Know a dra-gpu-platform stack before deploying it: preview, render, policy, fit, inventory, preflight, diff.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

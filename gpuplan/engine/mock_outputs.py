@@ -130,6 +130,20 @@ def _subnet(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
     return {"id": subnet, "availabilityZone": f"{_aws_region(config)}{_ZONE_LETTERS[position % len(_ZONE_LETTERS)]}"}
 
 
+FAKE_SUBSCRIPTION = "00000000-0000-0000-0000-000000005ab5"
+FAKE_TENANT = "00000000-0000-0000-0000-0000000070e7"
+
+
+def _azure_client_config(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+    """Who runs Pulumi (azure-native authorization.getClientConfig): a fixed fake identity."""
+    return {
+        "clientId": "00000000-0000-0000-0000-00000000c1e7",
+        "objectId": "00000000-0000-0000-0000-0000000000b1",
+        "subscriptionId": FAKE_SUBSCRIPTION,
+        "tenantId": FAKE_TENANT,
+    }
+
+
 def fake_aks_kubeconfig(cluster: str, location: str) -> str:
     """The shape AKS returns for format=exec on an Entra ID cluster: kubelogin with a device-code login."""
     server = f"https://{cluster}-{_hex(cluster, 8)}.hcp.{location}.azmk8s.io:443"
@@ -169,6 +183,7 @@ INVOKES.update({
     "aws:index/getAvailabilityZones:getAvailabilityZones": _availability_zones,
     "aws:ec2/getSubnet:getSubnet": _subnet,
     "azure-native:containerservice:listManagedClusterUserCredentials": _aks_credentials,
+    "azure-native:authorization:getClientConfig": _azure_client_config,
 })
 
 

@@ -1,11 +1,15 @@
 """What `gpuplan fit` evaluates: the stack's own DRA objects and the manifests of --claims files.
 
-Claim files are multi-document YAML. DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceQuota and
-Namespace objects are taken as they are; Pods and workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet,
-Job, CronJob) are read for their claims: spec.resourceClaims entries resolve against the files and the
-stack, and extended resources in container limits become the claim the scheduler would create for them
-(KEP-5004: `deviceclass.resource.kubernetes.io/<class>`, or a class's extendedResourceName).
-A file that cannot be read, an unknown kind or an object the API server would reject is invalid input.
+Claim files are multi-document YAML or JSON. DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceQuota
+and Namespace objects are taken as they are; Pods and workloads (Deployment, StatefulSet, DaemonSet,
+ReplicaSet, Job, CronJob) become pods: their `spec.resourceClaims` in order, one pod per replica, and extended
+resources in container limits become the claim the scheduler creates for them (KEP-5004:
+`deviceclass.resource.kubernetes.io/<class>`, or a class's extendedResourceName).
+
+Two kinds of problems: a file that cannot be read, an unknown kind or an object that no Kubernetes version
+accepts is invalid input (exit 2); an object that the API server of this stack, with these feature gates,
+changes or refuses (fields of disabled gates dropped, then validation fails; adminAccess outside an
+admin-access namespace) is evaluated and reported as `rejected` (components/dra/apiserver.py).
 """
 
 from __future__ import annotations
@@ -14,13 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from components.dra.claims import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
-from components.dra.cel import CelCompileError, compile_selector
 from components.config.problems import MISSING, InputError, Problem
 from components.config.strict_yaml import read_documents_file
+from components.dra import apiserver
+from components.dra.cel import CelCompileError, compile_selector
+from components.dra.claims import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
+from components.dra.gates import FeatureGates
+from components.dra.scheduler import PodClaimRef
 from components.facts.quantity import QuantityError, parse_quantity
+from components.plans.migration import ADMIN_ACCESS_LABEL
 
-ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
 IMPLICIT_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
 DEVICE_PLUGIN_RESOURCE = "nvidia.com/gpu"
 _CLAIM_APIS = ("resource.k8s.io/v1", "resource.k8s.io/v1beta2")
@@ -38,11 +45,12 @@ _KINDS = {
     "Job": ("batch/v1",),
     "CronJob": ("batch/v1",),
 }
+WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
 
 
 @dataclass
 class ClaimEntry:
-    """One claim or claim template to evaluate, with what is already known about it."""
+    """One claim or claim template (a row of the report), with what is already known about it."""
 
     source: str
     namespace: str
@@ -52,6 +60,10 @@ class ClaimEntry:
     errors: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     extended_resources: tuple[str, ...] = ()
+    dropped: list[str] = field(default_factory=list)  # fields the API server drops (gates off)
+    rejected: list[str] = field(default_factory=list)  # why the API server refuses it
+    status: Mapping[str, Any] | None = None  # status of a ResourceClaim read from a cluster dump
+    origin: str = "file"  # stack | file | cluster
 
     @property
     def single(self) -> bool:
@@ -60,15 +72,33 @@ class ClaimEntry:
 
 
 @dataclass
+class Workload:
+    """A Pod or a workload's pod template: the pods it makes are scheduled one after the other."""
+
+    source: str
+    kind: str
+    namespace: str
+    name: str
+    replicas: int | None  # None: one pod per node (DaemonSet)
+    claims: tuple[PodClaimRef, ...]
+    node_name: str | None = None
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    extended: ClaimEntry | None = None
+    rejected: list[str] = field(default_factory=list)
+
+
+@dataclass
 class FitInputs:
+    gates: FeatureGates
     classes: dict[str, DeviceClassSpec] = field(default_factory=dict)
     class_sources: dict[str, str] = field(default_factory=dict)
     quotas: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # namespace -> hard maps
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)  # namespace -> labels
     taint_rules: list[dict[str, Any]] = field(default_factory=list)
     entries: list[ClaimEntry] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    extended_gate: bool = False  # DRAExtendedResource on (draDriver.extendedResourceBridge)
+    api_server: list[dict[str, Any]] = field(default_factory=list)  # what the API server changed or refused
     plugin_pools: tuple[str, ...] = ()  # node pools whose device plugin advertises nvidia.com/gpu
 
     def add_class(self, spec: DeviceClassSpec, source: str, *, override: bool = True) -> None:
@@ -79,24 +109,82 @@ class FitInputs:
     def find(self, namespace: str, name: str, kinds: tuple[str, ...]) -> ClaimEntry | None:
         return next((e for e in self.entries if e.namespace == namespace and e.name == name and e.kind in kinds), None)
 
+    def expressions(self) -> set[str]:
+        """Every CEL selector of the run (what the inventory's devices are projected onto)."""
+        found = {e for c in self.classes.values() for e in c.selectors}
+        for entry in self.entries:
+            if entry.spec is not None:
+                found |= {e for r in entry.spec.requests for s in r.alternatives for e in s.selectors}
+        return found
+
+    def constraint_attributes(self) -> set[str]:
+        return {c.attribute for e in self.entries if e.spec is not None for c in e.spec.constraints if c.attribute}
+
 
 def _meta(document: Mapping[str, Any]) -> tuple[str, str]:
     metadata = document.get("metadata") or {}
     return str(metadata.get("namespace") or "default"), str(metadata.get("name") or metadata.get("generateName") or "")
 
 
-def add_stack_objects(inputs: FitInputs, manifests: list[dict[str, Any]], chart_classes: list[dict[str, Any]], source: str) -> None:
-    """The stack's DeviceClasses, claim templates, quotas, namespaces and DeviceTaintRules as recorded by the
-    offline program run, plus the classes the driver chart creates by itself."""
-    for document in chart_classes:
+# ---------------------------------------------------------------------------------------------------
+# the API server of this stack
+
+
+def admit_claim(inputs: FitInputs, entry: ClaimEntry, devices: Any, path: str) -> None:
+    """Drop what the gates disable, then validate what is left (components/dra/apiserver.py); the entry gets the
+    spec the API server stores, or `rejected`."""
+    kept, dropped = apiserver.drop_claim_spec_fields(devices, path, inputs.gates)
+    entry.dropped = apiserver.describe(dropped)
+    spec, problems = parse_claim_spec(kept, path, consumable_capacity=inputs.gates.consumable_capacity)
+    if problems:
+        entry.spec = None
+        entry.rejected = [f"{p}: {rule}" for p, _, rule, _ in problems]
+    else:
+        entry.spec = spec
+    if entry.dropped or entry.rejected:
+        inputs.api_server.append({"object": f"{entry.kind} {entry.namespace}/{entry.name}", "source": entry.source,
+                                  "dropped": entry.dropped, "rejected": entry.rejected})
+
+
+def check_admin_namespaces(inputs: FitInputs) -> None:
+    """validateAdminAccess (pkg/registry/resource/resourceclaim/strategy.go): adminAccess only in a namespace
+    labelled resource.kubernetes.io/admin-access: "true" (checked once every file is read)."""
+    for entry in inputs.entries:
+        labels = inputs.namespaces.get(entry.namespace)
+        if entry.spec is None or not entry.spec.admin_access or labels is None or labels.get(ADMIN_ACCESS_LABEL) == "true":
+            continue
+        reason = (f"admin access to devices is not allowed in namespace {entry.namespace} without the DRA Admin Access "
+                  f"label ({ADMIN_ACCESS_LABEL}: \"true\")")
+        entry.rejected.append(reason)
+        inputs.api_server.append({"object": f"{entry.kind} {entry.namespace}/{entry.name}", "source": entry.source,
+                                  "dropped": [], "rejected": [reason]})
+
+
+def _admit_class(inputs: FitInputs, document: Mapping[str, Any], source: str) -> Mapping[str, Any]:
+    kept, dropped = apiserver.drop_device_class_fields(document, inputs.gates)
+    if dropped:
+        inputs.api_server.append({"object": f"DeviceClass {_meta(document)[1]}", "source": source,
+                                  "dropped": apiserver.describe(dropped), "rejected": []})
+    return kept
+
+
+def add_stack_objects(inputs: FitInputs, documents: list[dict[str, Any]], chart_classes: list[dict[str, Any]], source: str,
+                      *, cluster_classes: list[dict[str, Any]] = ()) -> None:
+    """The stack's DeviceClasses, claim templates, quotas, namespaces and DeviceTaintRules, the classes of a
+    cluster dump (what exists) and those the driver chart creates by itself (filled in when missing)."""
+    for document in cluster_classes:
         spec, _ = parse_device_class(document)
         if spec is not None:
-            inputs.add_class(spec, "driver chart")
-    for document in manifests:
+            inputs.add_class(spec, "cluster")
+    for document in chart_classes:
+        spec, _ = parse_device_class(_admit_class(inputs, document, "driver chart"))
+        if spec is not None:
+            inputs.add_class(spec, "driver chart", override=False)
+    for document in documents:
         kind = document.get("kind")
         namespace, name = _meta(document)
         if kind == "DeviceClass":
-            spec, _ = parse_device_class(document)
+            spec, _ = parse_device_class(_admit_class(inputs, document, source))
             if spec is not None:
                 inputs.add_class(spec, source)
         elif kind == "ResourceQuota":
@@ -105,19 +193,24 @@ def add_stack_objects(inputs: FitInputs, manifests: list[dict[str, Any]], chart_
             inputs.namespaces[name] = dict((document.get("metadata") or {}).get("labels") or {})
         elif kind == "DeviceTaintRule":
             inputs.taint_rules.append(document)
-    for document in sorted((d for d in manifests if d.get("kind") == "ResourceClaimTemplate"), key=_meta):
+    for document in sorted((d for d in documents if d.get("kind") == "ResourceClaimTemplate"), key=_meta):
         namespace, name = _meta(document)
-        spec, problems = parse_claim_spec(((document.get("spec") or {}).get("spec") or {}).get("devices"), "spec.spec.devices")
-        entry = ClaimEntry(source, namespace, name, "ResourceClaimTemplate", spec)
-        entry.errors += [f"{path}: {rule}" for path, _, rule, _ in problems]
+        entry = ClaimEntry(source, namespace, name, "ResourceClaimTemplate", origin="stack")
+        admit_claim(inputs, entry, ((document.get("spec") or {}).get("spec") or {}).get("devices"), "spec.spec.devices")
         inputs.entries.append(entry)
 
 
+# ---------------------------------------------------------------------------------------------------
+# files
+
+
 def read_documents(path: Path) -> tuple[list[Any], list[Problem]]:
-    """Every YAML/JSON document of a claim file or inventory, read strictly (components/config/strict_yaml.py:
-    regular UTF-8 files within limits, no duplicate keys, bounded aliases), or the problems that stopped it."""
+    """YAML documents, or one JSON document (a `kubectl ... -o json` dump parses far faster as JSON; a top-level JSON
+    array is a list of documents), read strictly (components/config/strict_yaml.py: regular UTF-8 files within
+    limits, no duplicate keys, bounded aliases), or the problems that stopped it."""
     try:
-        return read_documents_file(path, missing_fix="check the path given to --claims/--inventory"), []
+        return read_documents_file(path, missing_fix="check the path given to --claims/--inventory",
+                                   json_array_is_documents=True), []
     except InputError as error:
         return [], list(error.problems)
 
@@ -127,12 +220,12 @@ def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: st
     from gpuplan.checks.kube_validate import validate_document
 
     problems: list[Problem] = []
-    workloads: list[tuple[str, str, str, Mapping[str, Any]]] = []  # (file, kind, name, pod spec)
+    pods: list[tuple[str, str, Mapping[str, Any]]] = []  # (file, at, document)
     for path in paths:
         file = str(path)
         documents, read_problems = read_documents(path)
         problems += read_problems
-        for index, document in enumerate(documents):
+        for index, document in enumerate(_items(documents)):
             if document is None:
                 continue
             at = f"documents[{index}]"
@@ -158,14 +251,26 @@ def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: st
                                         "remove or fix the field; see docs/references.md#dra-api-request-shapes for the resource.k8s.io/v1 shapes"))
             if schema_errors:
                 continue
-            problems += _read_object(inputs, file, at, document, workloads)
-    for file, kind, name, pod in workloads:
-        _resolve_pod(inputs, file, kind, name, pod, stack_source)
+            if kind in WORKLOAD_KINDS:
+                pods.append((file, at, document))
+            else:
+                problems += _read_object(inputs, file, at, document)
+    for file, _, document in pods:
+        _read_workload(inputs, file, document, stack_source)
     return problems
 
 
-def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, Any],
-                 workloads: list[tuple[str, str, str, Mapping[str, Any]]]) -> list[Problem]:
+def _items(documents: list[Any]) -> list[Any]:
+    result = []
+    for document in documents:
+        if isinstance(document, Mapping) and document.get("kind") == "List" and isinstance(document.get("items"), list):
+            result.extend(document["items"])
+        else:
+            result.append(document)
+    return result
+
+
+def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, Any]) -> list[Problem]:
     kind = document["kind"]
     namespace, name = _meta(document)
     problems: list[Problem] = []
@@ -179,11 +284,14 @@ def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, A
             bad(path, value, rule, fix)
         if spec is not None:
             _check_cel(spec.selectors, "spec.selectors", bad)
-            inputs.add_class(spec, file, override=False)
+            if not problems:
+                admitted, _ = parse_device_class(_admit_class(inputs, document, file))
+                inputs.add_class(admitted or spec, file, override=False)
     elif kind in ("ResourceClaim", "ResourceClaimTemplate"):
         base = "spec.spec.devices" if kind == "ResourceClaimTemplate" else "spec.devices"
         holder = (document.get("spec") or {}).get("spec") if kind == "ResourceClaimTemplate" else document.get("spec")
-        spec, spec_problems = parse_claim_spec((holder or {}).get("devices"), base)
+        devices = (holder or {}).get("devices")
+        spec, spec_problems = parse_claim_spec(devices, base)  # what some Kubernetes accepts: all gates on
         for path, value, rule, fix in spec_problems:
             bad(path, value, rule, fix)
         if spec is not None:
@@ -192,15 +300,13 @@ def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, A
                     where = f"{base}.requests[{r}]." + (f"firstAvailable[{s}]" if request.first_available else "exactly")
                     _check_cel(sub.selectors, f"{where}.selectors", bad)
             if not problems:
-                inputs.entries.append(ClaimEntry(file, namespace, name, kind, spec))
+                entry = ClaimEntry(file, namespace, name, kind)
+                admit_claim(inputs, entry, devices, base)
+                inputs.entries.append(entry)
     elif kind == "ResourceQuota":
         inputs.quotas.setdefault(namespace, []).append(dict((document.get("spec") or {}).get("hard") or {}))
     elif kind == "Namespace":
         inputs.namespaces[name] = dict((document.get("metadata") or {}).get("labels") or {})
-    else:
-        pod = _pod_spec(document)
-        if pod is not None:
-            workloads.append((file, kind, f"{namespace}/{name}", pod))
     return problems
 
 
@@ -213,14 +319,29 @@ def _check_cel(selectors: tuple[str, ...], path: str, bad) -> None:
                 "fix the CEL; attributes are device.attributes['<domain>'].<name>, capacities device.capacity['<domain>'].<name>")
 
 
-def _pod_spec(document: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _pod_spec(document: Mapping[str, Any]) -> Mapping[str, Any]:
     kind = document["kind"]
     spec = document.get("spec") or {}
     if kind == "Pod":
         return spec
     if kind == "CronJob":
         spec = ((spec.get("jobTemplate") or {}).get("spec") or {})
-    return (spec.get("template") or {}).get("spec")
+    return (spec.get("template") or {}).get("spec") or {}
+
+
+def _replicas(document: Mapping[str, Any]) -> int | None:
+    kind = document["kind"]
+    spec = document.get("spec") or {}
+    if kind == "Pod":
+        return 1
+    if kind == "DaemonSet":
+        return None
+    if kind in ("Job", "CronJob"):
+        job = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
+        value = job.get("parallelism")
+        return 1 if value is None else int(value)
+    value = spec.get("replicas")
+    return 1 if value is None else int(value)
 
 
 def _extended_resources(pod: Mapping[str, Any]) -> list[tuple[int, str, int, str]]:
@@ -242,23 +363,43 @@ def _extended_resources(pod: Mapping[str, Any]) -> list[tuple[int, str, int, str
     return found
 
 
-def _resolve_pod(inputs: FitInputs, file: str, kind: str, name: str, pod: Mapping[str, Any], stack_source: str) -> None:
-    namespace, pod_name = name.split("/", 1)
+def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], stack_source: str) -> None:
+    kind = document["kind"]
+    namespace, name = _meta(document)
+    pod = _pod_spec(document)
+    refs: list[PodClaimRef] = []
+    rejected: list[str] = []
+    names = set()
     for i, reference in enumerate(pod.get("resourceClaims") or []):
         if not isinstance(reference, Mapping):
             continue
+        claim_name = str(reference.get("name"))
+        names.add(claim_name)
         template, claim = reference.get("resourceClaimTemplateName"), reference.get("resourceClaimName")
+        refs.append(PodClaimRef(claim_name, claim, template))
         wanted, kinds = (template, ("ResourceClaimTemplate",)) if template else (claim, ("ResourceClaim",))
-        if not wanted or inputs.find(namespace, wanted, kinds) is not None:
-            continue
-        entry = ClaimEntry(file, namespace, wanted, "reference")
-        where = "the claim files" + (f" or the stack ({stack_source})" if stack_source else "")
-        entry.errors.append(f"{kind} {name} spec.resourceClaims[{i}] ({reference.get('name')}) references {kinds[0]} "
-                            f"{namespace}/{wanted}, which is not in {where}; the pod stays Pending")
-        inputs.entries.append(entry)
+        if wanted and inputs.find(namespace, wanted, kinds) is None:
+            entry = ClaimEntry(file, namespace, wanted, "reference")
+            where = "the claim files" + (f" or the stack ({stack_source})" if stack_source else "")
+            entry.reasons.append(f"{kind} {namespace}/{name} spec.resourceClaims[{i}] ({claim_name}) references {kinds[0]} "
+                                 f"{namespace}/{wanted}, which is not in {where}; the pod stays Pending")
+            inputs.entries.append(entry)
+    for c, container in enumerate(list(pod.get("initContainers") or []) + list(pod.get("containers") or [])):
+        for use in ((container.get("resources") or {}).get("claims") or []):
+            if isinstance(use, Mapping) and use.get("name") not in names:
+                rejected.append(f"container {container.get('name', c)} resources.claims {use.get('name')}: must be the name of "
+                                "one entry in pod.spec.resourceClaims")
+    workload = Workload(file, kind, namespace, name, _replicas(document), tuple(refs), pod.get("nodeName"),
+                        dict(pod.get("nodeSelector") or {}), rejected=rejected)
+    workload.extended = _extended_claim(inputs, file, kind, f"{namespace}/{name}", pod)
+    inputs.workloads.append(workload)
+
+
+def _extended_claim(inputs: FitInputs, file: str, kind: str, name: str, pod: Mapping[str, Any]) -> ClaimEntry | None:
+    namespace, pod_name = name.split("/", 1)
     extended = _extended_resources(pod)
     if not extended:
-        return
+        return None
     requests: list[Request] = []
     unmapped: list[str] = []
     for position, (container, resource, count, _) in enumerate(extended):
@@ -266,7 +407,7 @@ def _resolve_pod(inputs: FitInputs, file: str, kind: str, name: str, pod: Mappin
             device_class = resource[len(IMPLICIT_EXTENDED_PREFIX):]
         else:
             device_class = next((c.name for c in inputs.classes.values() if c.extended_resource_name == resource), None)
-        if resource == DEVICE_PLUGIN_RESOURCE and inputs.plugin_pools and (device_class is None or not inputs.extended_gate):
+        if resource == DEVICE_PLUGIN_RESOURCE and inputs.plugin_pools and (device_class is None or not inputs.gates.extended_resource):
             inputs.notes.append(f"{kind} {name}: {resource} is served by the device plugin on pool(s) "
                                 f"{', '.join(inputs.plugin_pools)} (not a DRA claim)")
             continue
@@ -277,10 +418,11 @@ def _resolve_pod(inputs: FitInputs, file: str, kind: str, name: str, pod: Mappin
         request_name = f"container-{container}-request-{sum(1 for e in extended[:position] if e[0] == container)}"
         requests.append(Request(request_name, (SubRequest(request_name, None, device_class, (), "ExactCount", max(1, count)),)))
     if not requests and not unmapped:
-        return
+        return None
     entry = ClaimEntry(file, namespace, f"{pod_name}-extended-resources", "extended-resources",
                        ClaimSpec(tuple(requests)) if requests else None, extended_resources=tuple(r for _, r, _, _ in extended))
     for resource in unmapped:
         entry.reasons.append(f"{kind} {name} asks for extended resource {resource}: no DeviceClass has "
                              f"extendedResourceName {resource} and no device plugin here advertises it, so the pod stays Pending")
     inputs.entries.append(entry)
+    return entry

@@ -1,109 +1,385 @@
-"""`gpuplan fit`'s evaluation: the stack's own claim templates (and --claims manifests) against the stack's simulated
-DRA inventory (or a cluster dump), with the scheduler's allocation rules (components/dra/allocator.py)."""
+"""`gpuplan fit` evaluation: the inventory as a cluster, the claims and pods through the scheduler model
+(components/dra/scheduler.py), and the report (its JSON is the contract of architecture.md: `claims`, and
+`pods` beside it).
+
+Order of evaluation: first every claim row on the inventory as it is (a dump's allocations count): where it
+fits, how many fit at once; then the pods in the order of the files, each workload's pods one after the
+other, each taking its devices for the pods that follow. A claim used by a pod that cannot be placed is
+`satisfiable: false` with the pod's reason.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from components.config.models import StackConfig
-from components.config.problems import InputError
-from components.dra.allocator import Simulator
+from components.config.problems import MISSING, InputError, Problem
+from components.dra import gates as g
+from components.dra.model import Features, NodeInfo, PodClaim, Selectors
+from components.dra.cel import compile_selector
+from components.dra.claims import parse_claim_spec
+from components.dra.cluster import Cluster, ReadSet, Shapes, allocated_devices, slice_record
 from components.dra.quota import quota_limit
-from components.dra.slices import Inventory, chart_device_classes, dump_inventory
+from components.dra.scheduler import (
+    ALLOCATED,
+    ERROR,
+    REJECTED,
+    UNSCHEDULABLE,
+    ClaimObject,
+    PodSpec,
+    Scheduler,
+)
+from components.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
+from components.facts.node_labels import POOL_LABEL
+from components.plans.node_pools import pool_labels
 from components.plans.stack_inventory import stack_inventory
-from gpuplan.engine.outputs import is_kubernetes_object, manifest
-from gpuplan.fit.inputs import ADMIN_ACCESS_LABEL, ClaimEntry, FitInputs, add_claim_files, add_stack_objects, read_documents
+from gpuplan.fit.inputs import (
+    ClaimEntry,
+    FitInputs,
+    Workload,
+    add_claim_files,
+    add_stack_objects,
+    check_admin_namespaces,
+    read_documents,
+)
+from gpuplan.fit.stack import chart_classes, cluster_gates, stack_documents
 
-STACK_KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceQuota", "Namespace", "DeviceTaintRule")
-RESULT_KEYS = ("source", "namespace", "name", "satisfiable", "allocations", "maxConcurrent", "quotaLimit", "reasons", "errors")
+CLAIM_KEYS = ("source", "namespace", "name", "satisfiable", "allocations", "maxConcurrent", "quotaLimit", "reasons",
+              "errors", "kind", "outcome", "usedBy", "apiServer")
+_POOL_LABELS = (POOL_LABEL, "eks.amazonaws.com/nodegroup", "kubernetes.azure.com/agentpool")
 
 
-def stack_manifests(run) -> list[dict[str, Any]]:
-    """The DRA objects the stack would deploy, exactly as recorded by the offline program run."""
-    return [manifest(r) for r in run.resources if is_kubernetes_object(r) and r.inputs.get("kind") in STACK_KINDS]
+def features(gates: g.FeatureGates) -> Features:
+    """dynamicresources.go AllocatorFeatures."""
+    return Features(admin_access=gates.admin_access, prioritized_list=gates.prioritized_list,
+                    partitionable_devices=gates.partitionable_devices, device_taints=gates.device_taints,
+                    binding_and_status=gates.binding_conditions, consumable_capacity=gates.consumable_capacity,
+                    minor=gates.minor)
 
 
-def chart_classes(config: StackConfig) -> list[dict[str, Any]]:
-    version = None if config.uses_example_driver else config.dra_driver.version
-    return chart_device_classes(config.driver_device_classes(), version)
+def feature_gates(config: StackConfig, flag: str | None) -> g.FeatureGates:
+    """The stack's Kubernetes minor, the gates the stack sets on its cluster, then --feature-gates. Raises
+    InputError."""
+    try:
+        return g.parse(flag, config.cluster.kubernetes_version, base=cluster_gates(config))
+    except g.GateError as error:
+        raise InputError([Problem("--feature-gates", "", flag, problem,
+                                  f"use gates of Kubernetes {config.cluster.kubernetes_version}, e.g. DRADeviceTaints=true")
+                          for problem in error.problems], "--feature-gates") from None
 
 
-def load_inventory(config: StackConfig, inventory_file: Optional[Path]) -> Inventory:
-    simulated = stack_inventory(config)
-    if inventory_file is None:
-        return simulated
-    documents, problems = read_documents(inventory_file)
+# ---------------------------------------------------------------------------------------------------
+# the inventory
+
+
+@dataclass
+class Inventory:
+    source: str
+    cluster: Cluster
+    shapes: Shapes
+    dump: ClusterDump | None
+    notes: list[str] = field(default_factory=list)
+
+    def node_pool(self, node: str) -> str:
+        return self.cluster.pool_labels.get(node, node)
+
+
+def _read_dump(path: Path) -> ClusterDump:
+    documents, problems = read_documents(path)
     if problems:
-        raise InputError(problems, str(inventory_file))
-    # A dump of this stack's cluster names nodes as the simulation does (kind workers): keep its pool names.
-    return dump_inventory(documents, str(inventory_file)).with_node_pools(simulated.node_pools)
+        raise InputError(problems, str(path))
+    return read_cluster_dump(documents, str(path))
 
 
-def fit_report(run, claim_files: list[Path] | None = None, inventory_file: Optional[Path] = None) -> dict[str, Any]:
-    """Evaluate a recorded program run; returns {"claims": [...], "inventory": {...}, "notes": [...]}.
-    Raises InputError for unreadable or invalid claim files and inventories."""
-    config: StackConfig = run.config
-    source = f"stack:{run.stack}"
-    inputs = FitInputs(extended_gate=config.dra_driver.extended_resource_bridge,
-                       plugin_pools=tuple(p.name for p in config.device_plugin_pools))
-    add_stack_objects(inputs, stack_manifests(run), chart_classes(config), source)
+def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | None) -> Inventory:
+    gates = inputs.gates
+    selectors = []
+    for expression in sorted(inputs.expressions()):
+        try:
+            selectors.append(compile_selector(expression))
+        except Exception:  # noqa: BLE001 - an expression that does not compile errors at allocation time
+            continue
+    shapes = Shapes(ReadSet.of(selectors, inputs.constraint_attributes()), consumable_capacity=gates.consumable_capacity)
+    notes: list[str] = []
+    rules = [*inputs.taint_rules, *(dump.taint_rules if dump else [])] if gates.device_taint_rules else []
+    if (inputs.taint_rules or (dump and dump.taint_rules)) and not gates.device_taint_rules:
+        notes.append(f"DeviceTaintRules are ignored: the scheduler applies them only with "
+                     f"{g.DEVICE_TAINT_RULES if gates.minor >= 35 else g.DEVICE_TAINTS} on")
+    if dump is None:
+        simulated = stack_inventory(config)
+        slices = apply_taint_rules(list(simulated.slices), rules)
+        pool_of = dict(simulated.node_pools)
+        labels = {p.name: pool_labels(p) for p in config.node_pools}
+        nodes = [NodeInfo(name, labels.get(pool, {})) for name, pool in pool_of.items()]
+        source, usage = simulated.source, allocated_devices(())
+        notes += list(simulated.notes)
+    else:
+        slices = apply_taint_rules(dump.slices, rules)
+        source = dump.source
+        usage = allocated_devices(dump.claims, consumable_capacity=gates.consumable_capacity)
+        if dump.nodes:
+            nodes = [NodeInfo(n["metadata"]["name"], dict((n.get("metadata") or {}).get("labels") or {})) for n in dump.nodes]
+        else:
+            names = list(dict.fromkeys(s["spec"].get("nodeName") for s in slices if s["spec"].get("nodeName")))
+            nodes = [NodeInfo(name) for name in names]
+            if any(s["spec"].get("nodeSelector") for s in slices):
+                notes.append("the inventory has no Node objects, so slices that select nodes by label match none")
+            notes.append("no Node objects in the inventory: the nodes are the slices' nodeName values")
+        pool_of = {}
+        for node in nodes:
+            label = next((k for k in _POOL_LABELS if k in node.labels), None)
+            if label is not None:
+                pool_of[node.name] = node.labels[label]
+        notes += dump.notes
+        unplaced = sorted({s["spec"]["nodeName"] for s in slices if s["spec"].get("nodeName")} - {n.name for n in nodes})
+        if dump.nodes and unplaced:
+            notes.append(f"ResourceSlices of {len(unplaced)} node(s) without a Node object are unusable: {', '.join(unplaced[:5])}")
+    records, problems = [], []
+    for i, document in enumerate(slices):
+        try:
+            records.append(slice_record(document, i, shapes))
+        except (ValueError, TypeError) as error:  # attribute values no API server would have stored
+            name = (document.get("metadata") or {}).get("name") or f"#{i}"
+            problems.append(Problem(source, f"ResourceSlice {name}", MISSING, str(error),
+                                    "attributes are {string|int|bool|version: value}, capacities {value: <quantity>}"))
+    if problems:
+        raise InputError(problems, source)
+    cluster = Cluster(nodes, records, usage, minor=gates.minor, partitionable_devices=gates.partitionable_devices,
+                      pool_labels=pool_of)
+    if dump is not None:
+        # Nodes without a node-pool label are grouped by what the scheduler sees: identical nodes form one
+        # pool in the report, named after its first node (results stay per node; rows stay few).
+        for group in cluster.node_classes():
+            for node in group:
+                if node.name not in cluster.pool_labels:
+                    cluster.pool_labels[node.name] = group[0].name
+    return Inventory(source, cluster, shapes, dump, notes)
+
+
+# ---------------------------------------------------------------------------------------------------
+# evaluation
+
+
+def fit_report(config: StackConfig, stack: str, claim_files: list[Path] | None = None, inventory_file: Path | None = None,
+               feature_gate_flag: str | None = None) -> dict[str, Any]:
+    """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump. Raises InputError."""
+    gates = feature_gates(config, feature_gate_flag)
+    source = f"stack:{stack}"
+    dump = _read_dump(inventory_file) if inventory_file is not None else None
+    inputs = FitInputs(gates, plugin_pools=tuple(p.name for p in config.device_plugin_pools))
+    add_stack_objects(inputs, stack_documents(config), chart_classes(config), source,
+                      cluster_classes=dump.classes if dump else [])
+    cluster_claims = _dump_claims(inputs, dump)  # before the claim files: their pods may use these claims
     problems = add_claim_files(inputs, list(claim_files or []), config.cluster.kubernetes_version, source)
     if problems:
         raise InputError(problems, "the claim files")
-    inventory = load_inventory(config, inventory_file)
-    nodes = inventory.nodes(inputs.taint_rules)
-    simulator = Simulator(nodes, inputs.classes)
-    claims = [evaluate_entry(simulator, entry, inputs) for entry in inputs.entries]
-    drivers = sorted({d.driver for n in nodes for d in n.devices})
+    check_admin_namespaces(inputs)
+    inventory = build_inventory(config, inputs, dump)
+    selectors = Selectors()
+    templates = {(e.namespace, e.name): _claim_object(e) for e in inputs.entries if e.kind == "ResourceClaimTemplate"}
+    objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim" and e.origin != "cluster"]
+    scheduler = Scheduler(inventory.cluster, inputs.classes, features(gates), selectors,
+                          claims=[*cluster_claims, *objects], templates=templates)
+    in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods
+    classes = len(inventory.cluster.node_classes())
+    rows = [evaluate_entry(scheduler, inventory, entry, inputs) for entry in inputs.entries]
+    pods = [schedule_workload(scheduler, inventory, workload, inputs) for workload in inputs.workloads]
+    _merge_pods(rows, pods)
+    drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {
-        "claims": claims,
-        "inventory": {"source": inventory.source, "nodes": len(nodes), "devices": sum(len(n.devices) for n in nodes),
-                      "drivers": drivers, "notes": list(inventory.notes)},
+        "claims": rows,
+        "pods": pods,
+        "featureGates": {"kubernetes": gates.kubernetes, "allocator": gates.allocator_variant(), "changed": gates.changed(),
+                         "gates": gates.as_dict(),
+                         "notModelled": sorted(k for k, v in gates.as_dict().items() if v and k not in g.MODELLED)},
+        "apiServer": inputs.api_server,
+        "inventory": {"source": inventory.source, "nodes": len(inventory.cluster.nodes),
+                      "devices": inventory.cluster.device_count(), "drivers": drivers, "shapes": len(inventory.shapes),
+                      "nodeClasses": classes, "allocatedDevices": in_use, "notes": inventory.notes},
         "notes": inputs.notes,
-        "stats": {"selectorEvaluations": simulator.stats.evaluations, "selectorLookups": simulator.stats.lookups},
+        "stats": {"selectorEvaluations": selectors.stats.evaluations, "selectorLookups": selectors.stats.lookups,
+                  "searchSteps": selectors.stats.steps, "allocations": selectors.stats.searches},
     }
 
 
-def evaluate_entry(simulator: Simulator, entry: ClaimEntry, inputs: FitInputs) -> dict[str, Any]:
-    result: dict[str, Any] = {
+def _claim_object(entry: ClaimEntry) -> ClaimObject:
+    return ClaimObject(entry.namespace, entry.name, entry.spec, entry.source, rejected=list(entry.rejected))
+
+
+def _dump_claims(inputs: FitInputs, dump: ClusterDump | None) -> list[ClaimObject]:
+    """The dump's ResourceClaims as stored (no dropping): allocated ones pin and hold devices, pending ones
+    are rows."""
+    from components.dra.model import ClaimAllocation, DeviceResult
+
+    objects = []
+    for document in (dump.claims if dump else []):
+        metadata = document.get("metadata") or {}
+        namespace, name = str(metadata.get("namespace") or "default"), str(metadata.get("name") or "")
+        spec, problems = parse_claim_spec((document.get("spec") or {}).get("devices"), "spec.devices")
+        claim = ClaimObject(namespace, name, spec, dump.source)  # type: ignore[union-attr]
+        allocation = (document.get("status") or {}).get("allocation")
+        if isinstance(allocation, Mapping):
+            results = ((allocation.get("devices") or {}).get("results") or [])
+            claim.allocation = ClaimAllocation(
+                tuple(DeviceResult(str(r.get("request")), (str(r.get("driver")), str(r.get("pool")), str(r.get("device"))),
+                                   bool(r.get("adminAccess"))) for r in results if isinstance(r, Mapping)),
+                allocation.get("nodeSelector"), {})
+            claim.reserved_for = [f"{namespace}/{r.get('name')}" for r in (document.get("status") or {}).get("reservedFor") or []]
+        entry = ClaimEntry(dump.source, namespace, name, "ResourceClaim", spec, origin="cluster",  # type: ignore[union-attr]
+                           status=document.get("status") or {})
+        if problems:
+            entry.errors = [f"{p}: {rule}" for p, _, rule, _ in problems]
+        inputs.entries.append(entry)
+        objects.append(claim)
+    return objects
+
+
+def _allocation_rows(inventory: Inventory, node: str, claim: PodClaim, allocation: Any) -> list[dict[str, Any]]:
+    rows = []
+    for request in claim.spec.requests:
+        mine = [d for d in allocation.devices if d.request.split("/")[0] == request.name]
+        subrequest = allocation.subrequests.get(request.name)
+        rows.append({"pool": inventory.node_pool(node), "node": node, "request": request.name, "subrequest": subrequest,
+                     "devices": ["/".join(d.device) for d in mine]})
+    return rows
+
+
+def evaluate_entry(scheduler: Scheduler, inventory: Inventory, entry: ClaimEntry, inputs: FitInputs) -> dict[str, Any]:
+    row: dict[str, Any] = {
         "source": entry.source, "namespace": entry.namespace, "name": entry.name, "satisfiable": False,
         "allocations": [], "maxConcurrent": 0, "quotaLimit": None, "reasons": list(entry.reasons), "errors": list(entry.errors),
+        "kind": entry.kind, "outcome": UNSCHEDULABLE, "usedBy": [],
+        "apiServer": {"dropped": list(entry.dropped), "rejected": list(entry.rejected)},
     }
+    if entry.rejected:
+        row["outcome"] = REJECTED
+        row["reasons"] = [f"rejected by the API server: {r}" for r in entry.rejected]
+        return row
     spec = entry.spec
     if spec is None or entry.errors:
-        return result
-    result["quotaLimit"] = quota_limit(spec, inputs.quotas.get(entry.namespace, []))
-    outcome = simulator.evaluate_claim(spec, single=entry.single)
-    result["errors"] += outcome.errors
-    blockers = list(entry.reasons)
-    if spec.admin_access and entry.namespace in inputs.namespaces and inputs.namespaces[entry.namespace].get(ADMIN_ACCESS_LABEL) != "true":
-        blockers.append(f"adminAccess needs the namespace label {ADMIN_ACCESS_LABEL}: \"true\"; namespace {entry.namespace} "
-                        "lacks it, so the API server rejects the claim")
-    if entry.kind == "extended-resources" and spec.requests and not inputs.extended_gate:
+        row["outcome"] = ERROR if entry.errors else UNSCHEDULABLE
+        return row
+    row["quotaLimit"] = quota_limit(spec, inputs.quotas.get(entry.namespace, []))
+    if entry.origin == "cluster" and (entry.status or {}).get("allocation"):
+        claim = scheduler.claims.get((entry.namespace, entry.name))
+        allocation = claim.allocation if claim else None
+        node = _allocated_node(allocation.node_selector if allocation else None)
+        row.update(satisfiable=True, outcome=ALLOCATED, maxConcurrent=1)
+        row["allocations"] = [{"pool": inventory.node_pool(node) if node else None, "node": node, "request": r,
+                               "subrequest": r.split("/", 1)[1] if "/" in r else None,
+                               "devices": ["/".join(d.device) for d in allocation.devices if d.request == r]}
+                              for r in dict.fromkeys(d.request for d in allocation.devices)] if allocation else []
+        return row
+    blockers = []
+    if entry.kind == "extended-resources" and spec.requests and not inputs.gates.extended_resource:
         resources = ", ".join(dict.fromkeys(entry.extended_resources))
-        fits = f"; with the gate the claim would fit on pool(s) {', '.join(outcome.pools)}" if outcome.pools else ""
-        blockers.append(f"DRA serves extended resources ({resources}) only with the DRAExtendedResource feature gate (alpha in "
-                        f"Kubernetes 1.34/1.35), which this stack leaves off (draDriver.extendedResourceBridge: false){fits}")
+        blockers.append(f"DRA serves extended resources ({resources}) only with the DRAExtendedResource feature gate "
+                        f"(off at Kubernetes {inputs.gates.kubernetes} unless the stack or --feature-gates turns it on)")
+    outcome = place_claim(scheduler, inventory, PodClaim(entry.namespace, entry.name, spec), single=entry.single)
+    row["errors"] += outcome["errors"]
     if blockers:
-        result["reasons"] = blockers
-        return result
-    result["satisfiable"] = outcome.satisfiable and not outcome.errors
-    result["allocations"] = outcome.allocations
-    result["maxConcurrent"] = outcome.max_concurrent
-    result["reasons"] = outcome.reasons
-    return result
+        fits = sorted({a["pool"] for a in outcome["allocations"]})
+        row["reasons"] = [blockers[0] + (f"; with the gate the claim would fit on pool(s) {', '.join(fits)}" if fits else "")]
+        return row
+    row.update(outcome)
+    return row
 
 
-def failing(claims: list[dict[str, Any]]) -> bool:
-    return any(not c["satisfiable"] or c["errors"] for c in claims)
+def _allocated_node(selector: Mapping[str, Any] | None) -> str | None:
+    for term in (selector or {}).get("nodeSelectorTerms") or []:
+        for field_ in term.get("matchFields") or []:
+            if field_.get("key") == "metadata.name" and field_.get("values"):
+                return str(field_["values"][0])
+    return None
 
 
-def binds(claim: dict[str, Any]) -> str:
-    """What limits how many claims run at once: the namespace quota or the capacity."""
-    quota, capacity = claim["quotaLimit"], claim["maxConcurrent"]
-    if not claim["satisfiable"]:
-        return "-"
-    if quota is None or capacity < quota:
-        return "capacity"
-    return "quota" if quota < capacity else "both"
+def place_claim(scheduler: Scheduler, inventory: Inventory, claim: PodClaim, *, single: bool) -> dict[str, Any]:
+    placement = scheduler.place(claim, single=single)
+    allocations = [row for node, allocation in placement.fits for row in _allocation_rows(inventory, node.name, claim, allocation)]
+    return {"satisfiable": placement.satisfiable, "allocations": allocations, "maxConcurrent": placement.max_concurrent,
+            "reasons": placement.reasons, "errors": placement.errors, "outcome": placement.kind}
+
+
+def _instances(workload: Workload, inventory: Inventory) -> list[tuple[str, tuple[str, ...] | None]]:
+    if workload.replicas is None:  # DaemonSet: one pod per node, pinned there
+        nodes = [n for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in workload.node_selector.items())]
+        return [(f"{workload.name}-{n.name}", (n.name,)) for n in nodes]
+    if workload.kind == "Pod":
+        return [(workload.name, (workload.node_name,) if workload.node_name else None)]
+    return [(f"{workload.name}-{i}", (workload.node_name,) if workload.node_name else None) for i in range(workload.replicas)]
+
+
+def schedule_workload(scheduler: Scheduler, inventory: Inventory, workload: Workload, inputs: FitInputs) -> dict[str, Any]:
+    extended = workload.extended
+    use_extended = extended is not None and extended.spec is not None and inputs.gates.extended_resource
+    selector = workload.node_selector
+    instances = []
+    for name, pinned in _instances(workload, inventory):
+        if pinned is None and selector:
+            pinned = tuple(n.name for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in selector.items()))
+        pod = PodSpec(workload.namespace, name, workload.claims, workload.source, pinned, list(workload.rejected),
+                      extended.spec if use_extended else None)  # type: ignore[union-attr]
+        outcome = scheduler.schedule(pod)
+        instances.append({
+            "name": name, "outcome": outcome.kind, "node": outcome.node, "feasibleNodes": outcome.feasible_nodes,
+            "reasons": outcome.reasons, "errors": outcome.errors,
+            "claims": [{"name": c.pod_claim, "claim": c.claim, "outcome": c.kind, "devices": c.devices,
+                        "subrequests": c.subrequests, "reason": c.reason} for c in outcome.claims],
+        })
+    kinds = [i["outcome"] for i in instances]
+    placed = kinds.count(ALLOCATED)
+    overall = next((k for k in (REJECTED, ERROR, UNSCHEDULABLE) if k in kinds), ALLOCATED)
+    if not instances:
+        overall = UNSCHEDULABLE
+    rows = []
+    for ref in workload.claims:
+        if ref.template:
+            rows.append(f"{workload.namespace}/{ref.template}")
+        elif ref.claim:
+            rows.append(f"{workload.namespace}/{ref.claim}")
+    if extended is not None:
+        rows.append(f"{extended.namespace}/{extended.name}")
+    reasons = list(dict.fromkeys(r for i in instances if i["outcome"] != ALLOCATED for r in i["reasons"]))
+    if extended is not None and extended.reasons:
+        reasons += extended.reasons
+    return {"source": workload.source, "kind": workload.kind, "namespace": workload.namespace, "name": workload.name,
+            "replicas": len(instances), "placed": placed, "outcome": overall, "claims": rows, "reasons": reasons,
+            "errors": list(dict.fromkeys(e for i in instances for e in i["errors"])), "instances": instances}
+
+
+def _merge_pods(rows: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
+    by_ref = {f"{r['namespace']}/{r['name']}": r for r in rows if r["kind"] in ("ResourceClaimTemplate", "ResourceClaim")}
+    for pod in pods:
+        label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
+        for ref in pod["claims"]:
+            row = by_ref.get(ref)
+            if row is None:
+                continue
+            row["usedBy"].append(label)
+            if pod["outcome"] == ALLOCATED:
+                continue
+            why = "; ".join(pod["errors"] or pod["reasons"]) or "the pod cannot be placed"
+            if row["satisfiable"]:
+                row["satisfiable"] = False
+                row["outcome"] = pod["outcome"] if pod["outcome"] != REJECTED else UNSCHEDULABLE
+            row["reasons"].append(f"{label}: {pod['placed']} of {pod['replicas']} pod(s) placed: {why}")
+
+
+def failing(report: dict[str, Any]) -> bool:
+    return any(not c["satisfiable"] or c["errors"] for c in report["claims"]) or \
+        any(p["outcome"] != ALLOCATED for p in report["pods"])
+
+
+def document(report: dict[str, Any]) -> dict[str, Any]:
+    """The fit.json document."""
+    return {
+        "claims": [{key: claim[key] for key in CLAIM_KEYS} for claim in report["claims"]],
+        "pods": report["pods"],
+        "featureGates": report["featureGates"],
+        "apiServer": report["apiServer"],
+        "inventory": report["inventory"],
+        "stats": report["stats"],
+    }

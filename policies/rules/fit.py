@@ -4,7 +4,7 @@ The inventory is rebuilt from the stack's own resources, so the rule works under
 node pools (EKS node groups, AKS agent pools, kind workers) carrying the DRA kubelet plugin label publish
 devices as their driver would (NVIDIA per the catalog; the dra-example-driver on kind), the DeviceClasses
 are the stack's plus those the installed driver chart creates, and the allocation follows Kubernetes'
-rules (components/dra/allocator.py, the simulator behind `gpuplan fit`).
+rules (components/dra/scheduler.py and allocator.py, the model behind `gpuplan fit`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ from typing import Any, Iterable
 from pulumi_policy import Severity, StackValidationArgs
 
 from components.facts import catalog
-from components.dra.allocator import Simulator
+from components.dra.model import Features, PodClaim
 from components.dra.claims import parse_claim_spec, parse_device_class
+from components.dra.cluster import build_cluster
+from components.dra.scheduler import Scheduler
 from components.dra.slices import (
+    apply_taint_rules,
     EXAMPLE_DEVICE,
     Inventory,
     catalog_gpus,
@@ -135,15 +138,25 @@ def _validate_claims_satisfiable(args: StackValidationArgs, report_violation) ->
     if inventory is None:
         return  # no node pools in this program: the devices live elsewhere
     taint_rules = [_integral(c.plain(r.props)) for r in resources if r.resource_type == DEVICE_TAINT_RULE]
-    simulator = Simulator(inventory.nodes(taint_rules), _classes(resources))
+    classes = _classes(resources)
+    parsed = []
     for template in templates:
         props = _integral(c.plain(template.props))
         meta = props.get("metadata") or {}
-        where = f"ResourceClaimTemplate {meta.get('namespace', '?')}/{meta.get('name', template.name)}"
         spec, problems = parse_claim_spec(c.dig(props, "spec", "spec", "devices"), "spec.spec.devices")
         if spec is None or problems:
             continue  # malformed requests are the schema's and claim-template-class-exists' business
-        outcome = simulator.evaluate_claim(spec)
+        parsed.append((template, PodClaim(str(meta.get("namespace", "?")), str(meta.get("name", template.name)), spec)))
+    expressions = {e for d in classes.values() for e in d.selectors}
+    expressions |= {e for _, claim in parsed for r in claim.spec.requests for s in r.alternatives for e in s.selectors}
+    attributes = {k.attribute for _, claim in parsed for k in claim.spec.constraints if k.attribute}
+    cluster = build_cluster(apply_taint_rules(list(inventory.slices), taint_rules), node_pools=inventory.node_pools,
+                            expressions=expressions, constraint_attributes=attributes)
+    # The stack creates DeviceTaintRules only on kind, where it also turns the taint gates on.
+    scheduler = Scheduler(cluster, classes, Features(device_taints=bool(taint_rules)))
+    for template, claim in parsed:
+        where = f"ResourceClaimTemplate {claim.ref}"
+        outcome = scheduler.place(claim)
         if outcome.errors:
             report_violation(f"{where}: allocation aborts with an error: {'; '.join(outcome.errors)}", template.urn)
         elif not outcome.satisfiable:

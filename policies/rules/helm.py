@@ -6,18 +6,20 @@ import re
 
 from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
 
-from components.facts import driver_charts, versions
+from components.facts import autoscaler, driver_charts, efa, versions
 from policies.rules import common as c
 from policies import stack_resources as recorded
 
-# Repositories of the charts this platform installs (docs/references.md#helm-chart-repositories), plus the NVIDIA
-# device plugin and kube-prometheus-stack repositories.
+# Repositories of the charts this platform installs (docs/references.md#helm-chart-repositories; the EKS
+# cluster-autoscaler and EFA device plugin too), plus the NVIDIA device plugin and kube-prometheus-stack repositories.
 DEFAULT_REPOSITORIES = sorted(
     {
         versions.GPU_OPERATOR_REPO,
         driver_charts.NGC_REPO,
         driver_charts.DRA_DRIVER_OCI_REPO,
         driver_charts.EXAMPLE_DRIVER_OCI_REPO,
+        autoscaler.REPOSITORY,
+        efa.REPOSITORY,
         "https://nvidia.github.io/k8s-device-plugin",
         "https://prometheus-community.github.io/helm-charts",
     }

@@ -11,7 +11,7 @@ from typing import Any
 from pulumi_policy import Severity, StackValidationArgs
 
 from components.plans.migration import GPU_MODE_LABEL
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL
+from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
 from policies.rules import common as c
 from policies import stack_resources as recorded
 
@@ -205,6 +205,9 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         return
     operators_on = [r for r in _operators(releases) if r.value("devicePlugin", "enabled", default=True) is not False]
     standalone = [r for r in releases if r.chart in recorded.DEVICE_PLUGIN_CHARTS]
+    # With a GPU Operator, every GPU node gets NFD's PCI label and the operator's gpu.present at run time
+    # (docs/references.md#gpu-operator-node-labelling): a selector on either reaches the pool.
+    runtime = {GPU_PRESENT_LABEL: "true", NFD_NVIDIA_PCI_LABEL: "true"} if _operators(releases) else {}
     for pool in recorded.stack_pools(args.resources):
         if not pool.gpu:
             continue
@@ -226,7 +229,7 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         reasons += [
             f"device plugin release {r.name} selects it (nodeSelector {_describe(c.string_map(r.value('nodeSelector')))})"
             for r in standalone
-            if c.node_selector_matches(c.string_map(r.value("nodeSelector")), pool.labels)
+            if c.node_selector_matches(c.string_map(r.value("nodeSelector")), {**runtime, **pool.labels})
         ]
         if reasons:
             dra = ", ".join(

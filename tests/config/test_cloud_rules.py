@@ -9,15 +9,19 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from components.config.loading import parse_config_map
+from components.config.problems import InputError
+from components.facts import versions
 from gpuplan.cli.app import app
-from tests.conftest import write_stack
+from tests.conftest import KIND_BASE, qualify, write_stack
 
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35"},
+    "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2, "availabilityZone": "us-east-1a"},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        # Bottlerocket: its own device plugin lets the GPU Operator serve the DRA pool (one stack per operator)
+        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
     ],
 }
 AKS = {
@@ -25,7 +29,7 @@ AKS = {
     "cluster": {"platform": "aks", "name": "gpu-test", "kubernetesVersion": "1.35"},
     "nodePools": [
         {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2, "mig": {"profile": "3g.40gb"}},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        {"name": "t4", "gpu": "T4", "maxNodes": 2},
     ],
 }
 
@@ -104,3 +108,112 @@ def test_al2_is_not_an_ami_type(tmp_path):
 def test_the_valid_bases_preview(tmp_path, base):
     result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, base)), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
+
+
+# ---------------------------------------------------------------------------------------------- issue 15: access,
+# autoscaler and the pool sizes it implies (gpuplan preview exits 2 with the field path, rule and fix)
+
+def _eks(**eks) -> dict:
+    config = copy.deepcopy(EKS)
+    config["cluster"]["eks"] = eks
+    return config
+
+
+def _section(base: dict, **sections) -> dict:
+    return {**copy.deepcopy(base), **sections}
+
+
+def _aks(**aks) -> dict:
+    config = copy.deepcopy(AKS)
+    config["cluster"]["aks"] = aks
+    return config
+
+
+KIND = {**copy.deepcopy(KIND_BASE), "nodePools": [{"name": "dra-pool", "gpu": "H100", "maxNodes": 2}],
+        "deviceClasses": [], "namespaces": []}
+EXISTING = {"kubeconfig": "apiVersion: v1", "cluster": {"platform": "existing", "name": "gpu-test", "kubernetesVersion": "1.35"}}
+
+ACCESS_AND_SCALING_CASES = {
+    "private-only endpoint on a created VPC": (
+        _eks(endpointPublicAccess=False), "cluster.eks.endpointPublicAccess", "cannot be reached", "publicAccessCidrs"),
+    "private access from anywhere": (
+        _eks(subnetIds=["subnet-0a1b2c3d4e5f60718"], privateAccessCidrs=["0.0.0.0/0"]),
+        "cluster.eks.privateAccessCidrs[0]", "must not admit every address", "VPN"),
+    "private access CIDR that is not one": (
+        _eks(subnetIds=["subnet-0a1b2c3d4e5f60718"], privateAccessCidrs=["10.40.0.0/33"]),
+        "cluster.eks.privateAccessCidrs[0]", "not an IPv4 CIDR", "10.40.0.0/16"),
+    "autoscaled EKS dra pool at zero nodes": (
+        with_pool(EKS, 0, minNodes=0), "nodePools[0].minNodes", "cannot see DRA devices", "device-plugin"),
+    "autoscaled EKS spot dra pool at zero nodes": (
+        with_pool(EKS, 0, minNodes=0, capacity="spot"), "nodePools[0].minNodes", "no nodes", "minNodes: 1"),
+    "autoscaled AKS dra pool at zero nodes": (
+        with_pool(AKS, 0, minNodes=0), "nodePools[0].minNodes", "cannot see DRA devices", "device-plugin"),
+    "autoscaler on kind": (
+        _section(KIND, autoscaler={"enabled": True}), "autoscaler.enabled", "eks and aks only", "remove autoscaler.enabled"),
+    "autoscaler on an existing cluster": (
+        _section(EXISTING, autoscaler={"enabled": True}), "autoscaler.enabled", "eks and aks only", "remove autoscaler.enabled"),
+    "autoscaler of another minor": (
+        _section(EKS, autoscaler={"version": "1.34.5"}), "autoscaler.version", "Kubernetes minor (1.35)", "1.35.2"),
+    "autoscaler image never released": (
+        _section(EKS, autoscaler={"version": "1.35.9"}), "autoscaler.version", "no cluster-autoscaler 1.35.9", "1.35.0, 1.35.1, 1.35.2"),
+    "autoscaler version on AKS": (
+        _section(AKS, autoscaler={"version": "1.35.2"}), "autoscaler.version", "AKS runs its own", "remove autoscaler.version"),
+    "Capacity Block pool with a minimum": (
+        with_pool(EKS, 0, capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
+                  minNodes=2), "nodePools[0].minNodes", "sized by its block", "capacityBlockStart"),
+    "Capacity Block start without its end": (
+        with_pool(EKS, 0, capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
+                  capacityBlockStart="2031-01-05T11:30:00Z"), "nodePools[0].capacityBlockEnd", "needs both", "EndDate"),
+    "Capacity Block ending before it starts": (
+        with_pool(EKS, 0, capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
+                  capacityBlockStart="2031-01-05T11:30:00Z", capacityBlockEnd="2031-01-05T11:00:00Z"),
+        "nodePools[0].capacityBlockEnd", "must end after it starts", "StartDate"),
+    "block times on an on-demand pool": (
+        with_pool(EKS, 1, capacityBlockStart="2031-01-05T11:30:00Z"), "nodePools[1].capacityBlockStart", "capacity-block pools", "remove"),
+    "authorized range that is not a CIDR": (
+        _aks(authorizedIpRanges=["203.0.113.0/24", "office"]), "cluster.aks.authorizedIpRanges[1]", "not an IPv4 CIDR", "203.0.113.0/24"),
+    "authorized ranges on a private cluster": (
+        _aks(authorizedIpRanges=["203.0.113.0/24"], privateCluster=True), "cluster.aks.authorizedIpRanges", "public API server", "privateCluster: false"),
+    "unknown kubelogin mode": (
+        _aks(kubeloginMode="devicecode"), "cluster.aks.kubeloginMode", "must be one of", "azurecli"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ACCESS_AND_SCALING_CASES))
+def test_access_and_scaling_mistake_is_a_config_error(tmp_path, case):
+    config, path, rule, fix = ACCESS_AND_SCALING_CASES[case]
+    found = errors(tmp_path, config)
+    assert path in found, found
+    assert rule in found[path]["rule"] and fix in found[path]["fix"], found[path]
+
+
+@pytest.mark.parametrize("pool, min_nodes", [
+    ({"name": "h100", "gpu": "H100", "maxNodes": 2}, 1),  # dra on demand: one node by default
+    ({"name": "h100", "gpu": "H100", "maxNodes": 2, "capacity": "spot"}, 1),
+    ({"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}, 0),  # scales from zero
+    ({"name": "b", "gpu": "H100", "maxNodes": 2, "capacity": "capacity-block", "capacityReservationId": "cr-0123456789abcdef0",
+      "availabilityZone": "us-east-1a"}, 0),  # sized by its block
+])
+def test_default_min_nodes_follow_what_the_autoscaler_can_grow(pool, min_nodes):
+    config = {**copy.deepcopy(EKS), "nodePools": [pool]}
+    assert parse_config_map(qualify(config), stack="t", source="t.yaml").node_pools[0].min_nodes == min_nodes
+    off = {**config, "autoscaler": {"enabled": False}}
+    assert parse_config_map(qualify(off), stack="t", source="t.yaml").node_pools[0].min_nodes == 0
+
+
+def test_explicit_zero_is_fine_without_the_autoscaler_and_on_kind():
+    config = with_pool({**copy.deepcopy(EKS), "autoscaler": {"enabled": False}}, 0, minNodes=0)
+    assert parse_config_map(qualify(config), stack="t", source="t.yaml").autoscaler_enabled is False
+    kind = parse_config_map(qualify(with_pool(KIND, 0, minNodes=0)), stack="t", source="t.yaml")
+    assert kind.autoscaler_enabled is False and kind.node_pools[0].min_nodes == 0
+
+
+def test_kind_node_image_pinned_by_digest_is_checked_by_its_tag():
+    image = versions.KIND_NODE_IMAGES["1.35"]
+    ok = {**copy.deepcopy(KIND), "cluster": {**KIND["cluster"], "kind": {"nodeImage": image}}}
+    assert parse_config_map(qualify(ok), stack="t", source="t.yaml").cluster.kind.node_image == image
+    wrong = copy.deepcopy(ok)
+    wrong["cluster"]["kubernetesVersion"] = "1.36"
+    with pytest.raises(InputError) as caught:
+        parse_config_map(qualify(wrong), stack="t", source="t.yaml")
+    assert [p.path for p in caught.value.problems] == ["cluster.kind.nodeImage"]

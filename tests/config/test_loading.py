@@ -14,10 +14,10 @@ from tests.conftest import COMMITTED_STACKS, KIND_BASE, STACKS_DIR, qualify
 
 EKS_BASE = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "gpu-prod", "kubernetesVersion": "1.35"},
+    "cluster": {"platform": "eks", "name": "gpu-prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
     ],
     "deviceClasses": [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}],
     "namespaces": [{"name": "a", "migration": "dual", "claimTemplates": [{"name": "t", "deviceClass": "h100"}]}],

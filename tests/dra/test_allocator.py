@@ -1,273 +1,306 @@
-"""Allocation with the scheduler's semantics (docs/references.md#allocator-semantics): one node per claim, class then request
-selectors, count/All, firstAvailable order, matchAttribute, no reuse except adminAccess, taints, errors."""
+"""The structured allocator on one node, rule by rule. Each test names the upstream function it follows
+(kubernetes/dynamic-resource-allocation v0.35.6 structured/internal/incubating/allocator_incubating.go unless
+stated otherwise); expected results are worked out from that code, not from ours."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
-from components.dra.allocator import Simulator
-from components.dra.claims import ClaimSpec, Constraint, DeviceClassSpec, Request, SubRequest, Toleration, parse_claim_spec
-from components.dra.quota import claim_charge, quota_limit
-from components.dra.cel import Device
-from components.dra.slices import DeviceTaint, NodeInventory, SliceDevice, catalog_inventory
+from components.dra.allocator import allocate
+from components.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, Selectors, Usage
+from tests.dra.builders import CLASSES, EX, ROOT, claim, cluster, device, exact, first_available, gpus, slice_doc
 
-EX = "gpu.example.com"
-NV = "gpu.nvidia.com"
-ANY_EXAMPLE = DeviceClassSpec(EX, (f"device.driver == '{EX}'",))
-NV_GPU = DeviceClassSpec(NV, (f"device.driver == '{NV}' && device.attributes['{NV}'].type == 'gpu'",))
+NODE = NodeInfo("n")
 
 
-def example_node(name: str, count: int = 8, pool: str = "pool", taint: dict[int, DeviceTaint] | None = None,
-                 memory: str = "80Gi", extra: dict[int, dict] | None = None) -> NodeInventory:
-    devices = []
-    for i in range(count):
-        raw = {"name": f"gpu-{i}", "attributes": {"index": {"int": i}, "model": {"string": "LATEST-GPU-MODEL"},
-                                                   "uuid": {"string": f"{name}-uuid-{i}"}, **(extra or {}).get(i, {})},
-               "capacity": {"memory": {"value": memory}}}
-        taints = (taint[i],) if taint and i in taint else ()
-        devices.append(SliceDevice(EX, name, raw["name"], name, pool, Device.from_slice_device(EX, raw), taints))
-    return NodeInventory(name, pool, tuple(devices))
+def run(slices, claims, *, usage=None, features=Features(), engine="auto", classes=None):
+    built = cluster(*slices, claims=claims, usage=usage, features=features, classes=classes)
+    return allocate(NODE, built.pools(NODE), claims, classes or CLASSES, built.usage, features, Selectors(), engine=engine)
 
 
-def exact(name: str = "gpu", device_class: str = EX, count: int = 1, selectors: tuple[str, ...] = (), **more) -> Request:
-    return Request(name, (SubRequest(name, None, device_class, selectors, count=count, **more),))
+def names(result):
+    return [[d.device[2] for d in allocation.devices] for allocation in result]
 
 
-def claim(*requests: Request, constraints: tuple[Constraint, ...] = ()) -> ClaimSpec:
-    return ClaimSpec(tuple(requests), constraints)
+# --- claims and requests, in order, with backtracking (allocateOne) ---------------------------------------
 
 
-def simulator(*nodes: NodeInventory, classes=(ANY_EXAMPLE,)) -> Simulator:
-    return Simulator(list(nodes), {c.name: c for c in classes})
+def test_claims_of_a_pod_are_allocated_together_and_backtrack_across_claims():
+    """allocateOne walks claim after claim; when a later claim finds nothing, an earlier one tries its next
+    device. gpu-0 is the only big device: claim a (any) takes it first, b (big) fails, a moves to gpu-1."""
+    slices = [slice_doc("n", [device("gpu-0", "80Gi"), device("gpu-1", "20Gi")])]
+    a, b = claim("ns", "a", exact()), claim("ns", "b", exact(device_class="big"))
+    assert names(run(slices, [a, b])) == [["gpu-1"], ["gpu-0"]]
+    assert run(slices, [b, claim("ns", "b2", exact(device_class="big"))]) is None  # two big claims, one big device
 
 
-# --- one node per claim, counts ---------------------------------------------------------------------------
+def test_requests_and_claims_never_share_a_device():
+    """deviceInUse: allocatedDevices plus every device taken for any claim of this pod."""
+    slices = [slice_doc("n", gpus(3))]
+    result = run(slices, [claim("ns", "a", exact("x", count=2)), claim("ns", "b", exact("y"))])
+    assert names(result) == [["gpu-0", "gpu-1"], ["gpu-2"]]
+    assert run(slices, [claim("ns", "a", exact("x", count=2), exact("y", count=2))]) is None
 
 
-def test_devices_of_a_claim_come_from_one_node():
-    sim = simulator(example_node("a", 4), example_node("b", 4))
-    result = sim.evaluate_claim(claim(exact(count=5)))
-    assert not result.satisfiable and result.errors == []
-    assert result.reasons == ["pool pool: request gpu: needs 5 devices of DeviceClass gpu.example.com on one node, "
-                              "a node of this pool has 4 that match"]
-    fits = sim.evaluate_claim(claim(exact(count=4)))
-    assert fits.satisfiable and fits.max_concurrent == 2
-    assert fits.allocations == [{"pool": "pool", "node": "a", "request": "gpu", "subrequest": None,
-                                 "devices": [f"{EX}/a/gpu-{i}" for i in range(4)]}]
+def test_devices_allocated_in_the_cluster_are_in_use():
+    """Allocate receives allocatedDevices (allocateddevices.go foreachAllocatedDevice)."""
+    slices = [slice_doc("n", gpus(2))]
+    used = Usage({(EX, "n", "gpu-0")})
+    assert names(run(slices, [claim("ns", "a", exact())], usage=used)) == [["gpu-1"]]
+    assert run(slices, [claim("ns", "a", exact(count=2))], usage=used) is None
 
 
-def test_greedy_fill_counts_claims_on_the_whole_inventory():
-    sim = simulator(example_node("a", 8), example_node("b", 8), example_node("c", 3))
-    assert sim.evaluate_claim(claim(exact(count=3))).max_concurrent == 2 + 2 + 1
-    assert sim.evaluate_claim(claim(exact(count=1))).max_concurrent == 19
-    assert sim.evaluate_claim(claim(exact(count=1)), single=True).max_concurrent == 1  # a ResourceClaim object
+def test_first_available_tries_subrequests_in_order_and_backtracks_into_them():
+    """The subrequest loop of allocateOne: the first subrequest for which the rest completes wins. r0 prefers
+    a big device, but r1 needs the only big one: r0 falls back to "small" and takes gpu-1."""
+    slices = [slice_doc("n", [device("gpu-0", "80Gi"), device("gpu-1", "20Gi")])]
+    pod_claim = claim("ns", "a", first_available("r0", ("big", "big", 1), ("small", "any", 1)), exact("r1", "big"))
+    [result] = run(slices, [pod_claim])
+    assert result.subrequests == {"r0": "small"}
+    assert [(d.request, d.device[2]) for d in result.devices] == [("r0/small", "gpu-1"), ("r1", "gpu-0")]
 
 
-def test_two_requests_never_share_a_device():
-    sim = simulator(example_node("a", 3))
-    result = sim.evaluate_claim(claim(exact("x", count=2), exact("y", count=2)))
-    assert not result.satisfiable
-    assert "need 4 distinct devices" in result.reasons[0]
-    ok = sim.evaluate_claim(claim(exact("x", count=2), exact("y")))
-    assert [a["devices"] for a in ok.allocations] == [[f"{EX}/a/gpu-0", f"{EX}/a/gpu-1"], [f"{EX}/a/gpu-2"]]
+def test_first_available_is_refused_without_the_gate():
+    """Allocate: `has subrequests, but the DRAPrioritizedList feature is disabled` is an error."""
+    with pytest.raises(AllocationError, match="DRAPrioritizedList feature is disabled"):
+        run([slice_doc("n", gpus(1))], [claim("ns", "a", first_available("r", ("x", "any", 1)))],
+            features=Features(prioritized_list=False))
 
 
-def test_allocation_mode_all_takes_every_matching_device_of_a_node():
-    sim = simulator(example_node("a", 5), example_node("b", 2))
-    result = sim.evaluate_claim(claim(exact(mode="All")))
-    assert result.satisfiable and len(result.allocations[0]["devices"]) == 5
-    assert result.max_concurrent == 2  # one per node: the second needs every device, all taken on a
-    none = sim.evaluate_claim(claim(exact(mode="All", selectors=("device.attributes['gpu.example.com'].index > 99",))))
-    assert not none.satisfiable and "no device matches" in none.reasons[0]
-    too_many = simulator(example_node("big", 40)).evaluate_claim(claim(exact(mode="All")))
-    assert not too_many.satisfiable and "more than 32 per claim" in too_many.reasons[0]
+# --- allocationMode All ---------------------------------------------------------------------------------
 
 
-# --- selectors ------------------------------------------------------------------------------------------
+def test_all_takes_every_selectable_device_and_fails_when_one_is_in_use():
+    """validateDeviceRequest collects every selectable device of the node for All, in use or not; allocateOne
+    then needs each (allocateDevice with must), so one device in use means no solution on the node."""
+    slices = [slice_doc("n", gpus(3) + [device("gpu-3", "20Gi")])]
+    all_big = claim("ns", "a", exact(device_class="big", allocationMode="All"))
+    assert names(run(slices, [all_big])) == [["gpu-0", "gpu-1", "gpu-2"]]
+    assert run(slices, [all_big], usage=Usage({(EX, "n", "gpu-1")})) is None
+    assert names(run(slices, [all_big], usage=Usage({(EX, "n", "gpu-3")}))) == [["gpu-0", "gpu-1", "gpu-2"]]
 
 
-def test_class_selectors_run_first_and_a_false_one_stops_the_chain():
-    # On example devices the NVIDIA class is false before the request selector (which would fail there) runs.
-    sim = simulator(example_node("a", 2), classes=(ANY_EXAMPLE, NV_GPU))
-    result = sim.evaluate_claim(claim(exact(device_class=NV, selectors=(f"device.attributes['{NV}'].productName == 'x'",))))
-    assert not result.satisfiable and result.errors == []
-    assert "DeviceClass gpu.nvidia.com selector #0" in result.reasons[0] and "driver gpu.example.com" in result.reasons[0]
+def test_all_with_no_matching_device_does_not_fit():
+    """allocateOne: at least one device is required for All."""
+    slices = [slice_doc("n", [device("gpu-0", "20Gi")])]
+    assert run(slices, [claim("ns", "a", exact(device_class="big", allocationMode="All"))]) is None
 
 
-def test_an_evaluation_error_is_an_error_not_unsatisfiable():
-    nvidia = catalog_inventory("H100", 2, "h").nodes()
-    sim = Simulator(nvidia, {NV: NV_GPU})
-    result = sim.evaluate_claim(claim(exact(device_class=NV, selectors=(
-        f"device.attributes['{NV}'].memory.compareTo(quantity('40Gi')) >= 0",))))
-    assert not result.satisfiable and result.reasons == [] and result.max_concurrent == 0
-    assert len(result.errors) == 1 and "CEL evaluation error" in result.errors[0] and "memory" in result.errors[0]
-    fixed = sim.evaluate_claim(claim(exact(device_class=NV, selectors=(
-        f"device.capacity['{NV}'].memory.compareTo(quantity('40Gi')) >= 0",))))
-    assert fixed.satisfiable and fixed.max_concurrent == 2
+def test_all_whose_devices_break_a_constraint_is_an_error():
+    """allocateDevice with must=true: `cannot add device ... because a claim constraint would not be satisfied`."""
+    slices = [slice_doc("n", gpus(4, per_root=2))]
+    spec = claim("ns", "a", exact(allocationMode="All"), constraints=[{"matchAttribute": ROOT}])
+    with pytest.raises(AllocationError, match="cannot add device gpu.example.com/n/gpu-2 because a claim constraint"):
+        run(slices, [spec])
 
 
-def test_selector_results_are_cached_on_what_the_expression_reads():
-    sim = simulator(example_node("a", 8), example_node("b", 8))
-    memory = "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"
-    sim.evaluate_claim(claim(exact(selectors=(memory,))))
-    # 16 devices, uuids all different, two selectors: each selector ran once
-    assert sim.stats.evaluations == 2 and sim.stats.lookups >= 32
-    by_uuid = simulator(example_node("a", 8))
-    by_uuid.evaluate_claim(claim(exact(selectors=("device.attributes['gpu.example.com'].uuid != ''",))))
-    assert by_uuid.stats.evaluations == 1 + 8  # the class selector once, the uuid selector per device
+def test_all_on_a_node_with_an_incomplete_pool_is_an_error_and_exact_count_skips_the_pool():
+    """validateDeviceRequest: `asks for all devices, but resource pool ... is currently being updated`;
+    allocateOne skips incomplete pools for ExactCount (GatherPools marks them IsIncomplete)."""
+    slices = [slice_doc("n", gpus(2), pool="p", count=2), slice_doc("n", gpus(1), pool="q", name="q-slice")]
+    with pytest.raises(AllocationError, match="resource pool gpu.example.com/p is currently being updated"):
+        run(slices, [claim("ns", "a", exact(allocationMode="All"))])
+    assert names(run(slices, [claim("ns", "a", exact())])) == [["gpu-0"]]  # from pool q
+    assert run(slices, [claim("ns", "a", exact(count=2))]) is None
 
 
-def test_unknown_device_class_is_an_error():
-    result = simulator(example_node("a")).evaluate_claim(claim(exact(device_class="nope")))
-    assert not result.satisfiable and "DeviceClass 'nope' does not exist" in result.errors[0]
+# --- the 32-device limit ---------------------------------------------------------------------------------
 
 
-# --- firstAvailable ---------------------------------------------------------------------------------------
+def test_more_than_32_devices_in_a_claim_is_an_error():
+    """Allocate: `number of requested devices %d exceeds the claim limit of 32` (AllocationResultsMaxSize)."""
+    slices = [slice_doc("n", gpus(40))]
+    with pytest.raises(AllocationError, match="number of requested devices 40 exceeds the claim limit of 32"):
+        run(slices, [claim("ns", "a", exact(allocationMode="All"))])
+    with pytest.raises(AllocationError, match="number of requested devices 33 exceeds"):
+        run(slices, [claim("ns", "a", exact(count=33))])
 
 
-def prioritized(*subs: SubRequest) -> Request:
-    return Request("gpu", subs, first_available=True)
-
-
-def test_first_available_reports_the_subrequest_that_won():
-    sim = simulator(example_node("a", 4, memory="40Gi"))
-    big = SubRequest("gpu", "big", EX, ("device.capacity['gpu.example.com'].memory.compareTo(quantity('80Gi')) >= 0",))
-    two = SubRequest("gpu", "two-small", EX, count=2)
-    result = sim.evaluate_claim(claim(prioritized(big, two)))
-    assert result.satisfiable and result.allocations[0]["subrequest"] == "two-small"
-    assert result.max_concurrent == 2
-    preferred = simulator(example_node("a", 4)).evaluate_claim(claim(prioritized(big, two)))
-    assert preferred.allocations[0]["subrequest"] == "big" and preferred.max_concurrent == 4
-
-
-def test_no_alternative_fits_lists_each_subrequest():
-    sim = simulator(example_node("a", 1))
-    result = sim.evaluate_claim(claim(prioritized(SubRequest("gpu", "pair", EX, count=2), SubRequest("gpu", "four", EX, count=4))))
-    assert result.reasons == ["pool pool: request gpu: no alternative fits: pair: needs 2 devices of DeviceClass "
-                              "gpu.example.com on one node, a node of this pool has 1 that match; four: needs 4 devices "
-                              "of DeviceClass gpu.example.com on one node, a node of this pool has 1 that match"]
+def test_a_subrequest_over_the_limit_falls_back_to_the_next_one():
+    """errAllocationResultMaxSizeExceeded makes the subrequest loop try the next subrequest: 20 + 20 > 32."""
+    slices = [slice_doc("n", gpus(40))]
+    spec = claim("ns", "a", exact("a", count=20), first_available("b", ("many", "any", 20), ("few", "any", 2)))
+    [result] = run(slices, [spec])
+    assert result.subrequests == {"b": "few"} and len(result.devices) == 22
 
 
 # --- constraints ------------------------------------------------------------------------------------------
 
 
-def test_match_attribute_pairs_gpus_under_one_pcie_root():
-    nodes = catalog_inventory("H100", 8, "p5", per_root=2).nodes()
-    sim = Simulator(nodes, {NV: NV_GPU})
-    root = Constraint(("gpu",), "resource.kubernetes.io/pcieRoot")
-    pair = sim.evaluate_claim(claim(exact(device_class=NV, count=2), constraints=(root,)))
-    assert pair.satisfiable and pair.max_concurrent == 4
-    assert pair.allocations[0]["devices"] == [f"{NV}/p5/gpu-0", f"{NV}/p5/gpu-1"]
-    triple = sim.evaluate_claim(claim(exact(device_class=NV, count=3), constraints=(root,)))
-    assert not triple.satisfiable
-    assert "at most 2 matching devices share one value" in triple.reasons[0] and "3 needed" in triple.reasons[0]
+def test_match_attribute_keeps_the_devices_of_named_requests_on_one_value():
+    """matchAttributeConstraint.add: the first device fixes the value, the others must equal it; a device
+    without the attribute never joins. With two GPUs per pcieRoot, a third one cannot match."""
+    slices = [slice_doc("n", gpus(4, per_root=2) + [device("gpu-9")])]
+    pair = claim("ns", "a", exact(count=2), constraints=[{"requests": ["gpu"], "matchAttribute": ROOT}])
+    assert names(run(slices, [pair])) == [["gpu-0", "gpu-1"]]
+    three = claim("ns", "a", exact(count=3), constraints=[{"requests": ["gpu"], "matchAttribute": ROOT}])
+    assert run(slices, [three]) is None
 
 
-def test_a_device_without_the_attribute_fails_the_constraint():
-    sim = simulator(example_node("a", 4, extra={2: {"rack": {"string": "r1"}}, 3: {"rack": {"string": "r1"}}}))
-    rack = Constraint((), "gpu.example.com/rack")
-    result = sim.evaluate_claim(claim(exact(count=2), constraints=(rack,)))
-    assert result.allocations[0]["devices"] == [f"{EX}/a/gpu-2", f"{EX}/a/gpu-3"]  # gpu-0/1 lack rack
-    missing = sim.evaluate_claim(claim(exact(count=2), constraints=(Constraint((), "gpu.example.com/zone"),)))
-    assert not missing.satisfiable and "do not publish gpu.example.com/zone" in missing.reasons[0]
+def test_match_attribute_can_name_one_subrequest():
+    """matchAttributeConstraint.matches: `<request>/<subrequest>` limits it to that alternative."""
+    slices = [slice_doc("n", gpus(4, per_root=1))]
+    spec = claim("ns", "a", first_available("g", ("pair", "any", 2), ("one", "any", 1)),
+                 constraints=[{"requests": ["g/pair"], "matchAttribute": ROOT}])
+    [result] = run(slices, [spec])
+    assert result.subrequests == {"g": "one"}  # no two GPUs share a root here
 
 
-def test_constraint_can_name_one_alternative_and_other_requests_are_free():
-    sim = simulator(example_node("a", 4, extra={1: {"rack": {"string": "r1"}}, 3: {"rack": {"string": "r1"}}}))
-    subs = prioritized(SubRequest("gpu", "one", EX))
-    rack = Constraint(("gpu/one", "other"), "gpu.example.com/rack")
-    result = sim.evaluate_claim(claim(subs, exact("other"), exact("free"), constraints=(rack,)))
-    devices = {a["request"]: a["devices"] for a in result.allocations}
-    assert devices == {"gpu": [f"{EX}/a/gpu-1"], "other": [f"{EX}/a/gpu-3"], "free": [f"{EX}/a/gpu-0"]}
+def test_distinct_attribute_is_refused_by_the_incubating_allocator():
+    """Allocate in incubating knows only matchAttribute: `constraint #0: empty constraint (unsupported
+    constraint type?)` - a stored claim with distinctAttribute errors with 1.35 default gates."""
+    spec = claim("ns", "a", exact(count=2), constraints=[{"distinctAttribute": ROOT}])
+    with pytest.raises(AllocationError, match="empty constraint"):
+        run([slice_doc("n", gpus(4, per_root=2))], [spec])
 
 
-def test_distinct_attribute_wants_different_values():
-    sim = simulator(example_node("a", 3, extra={0: {"rack": {"string": "r1"}}, 1: {"rack": {"string": "r1"}}, 2: {"rack": {"string": "r2"}}}))
-    spread = Constraint((), "gpu.example.com/rack", distinct=True)
-    result = sim.evaluate_claim(claim(exact(count=2), constraints=(spread,)))
-    assert result.allocations[0]["devices"] == [f"{EX}/a/gpu-0", f"{EX}/a/gpu-2"]
-    assert not sim.evaluate_claim(claim(exact(count=3), constraints=(spread,))).satisfiable
+def test_distinct_attribute_compares_with_the_last_device_of_each_request():
+    """experimental constraint.go distinctAttributeConstraint keeps one value per request name, so with the
+    roots r0, r1, r0 three devices of one request pass (only neighbours differ); two requests are compared."""
+    experimental = Features(consumable_capacity=True)
+    slices = [slice_doc("n", [device("gpu-0", root="r0"), device("gpu-1", root="r1"), device("gpu-2", root="r0")])]
+    three = claim("ns", "a", exact(count=3), constraints=[{"distinctAttribute": ROOT}])
+    assert names(run(slices, [three], features=experimental)) == [["gpu-0", "gpu-1", "gpu-2"]]
+    across = claim("ns", "a", exact("x"), exact("y"), exact("z"), constraints=[{"distinctAttribute": ROOT}])
+    assert run(slices, [across], features=experimental) is None  # x, y, z each remembered: r0, r1, then r0 again
 
 
-# --- reuse, admin access, taints ----------------------------------------------------------------------------
+# --- taints, admin access, gates -----------------------------------------------------------------------------
 
 
-def test_admin_access_uses_devices_in_use_and_takes_none():
-    node = example_node("a", 2)
-    sim = simulator(node)
-    spec = claim(exact(mode="All", admin_access=True))
-    busy = {d.id for d in node.devices}
-    assert sim.allocate(claim(exact()), node, busy) is None
-    picks = sim.allocate(spec, node, busy)
-    assert [p.device.name for p in picks] == ["gpu-0", "gpu-1"]
-    assert sim.evaluate_claim(spec).max_concurrent == 1  # takes nothing: counted once per node
+def test_taints_count_only_with_the_device_taints_gate():
+    """allocateDevice checks taintPreventsAllocation only when DeviceTaints is on; NoSchedule and NoExecute
+    block unless tolerated (resourceclaim.ToleratesTaint), other effects such as None are ignored."""
+    tainted = device("gpu-1")
+    tainted["taints"] = [{"key": "example.com/degraded", "value": "v", "effect": "NoSchedule"}]
+    ignored = device("gpu-2")
+    ignored["taints"] = [{"key": "example.com/note", "effect": "None"}]
+    slices = [slice_doc("n", [device("gpu-0"), tainted, ignored])]
+    three = claim("ns", "a", exact(count=3))
+    assert run(slices, [three]) is not None  # gate off: taints are not looked at
+    assert run(slices, [three], features=Features(device_taints=True)) is None
+    tolerant = claim("ns", "a", exact(count=3, tolerations=[{"key": "example.com/degraded", "operator": "Exists"}]))
+    assert run(slices, [tolerant], features=Features(device_taints=True)) is not None
 
 
-def test_tainted_devices_need_a_toleration():
-    taint = DeviceTaint("example.com/degraded", "", "NoSchedule")
-    sim = simulator(example_node("a", 2, taint={1: taint}))
-    assert sim.evaluate_claim(claim(exact())).max_concurrent == 1
-    blocked = sim.evaluate_claim(claim(exact(count=2)))
-    assert not blocked.satisfiable and "1 more are tainted" in blocked.reasons[0]
-    tolerated = claim(exact(count=2, tolerations=(Toleration("example.com/degraded", "Exists"),)))
-    assert sim.evaluate_claim(tolerated).satisfiable
-    effect_none = simulator(example_node("a", 2, taint={1: DeviceTaint("k", "v", "None")}))
-    assert effect_none.evaluate_claim(claim(exact(count=2))).satisfiable
+def test_admin_access_uses_devices_in_use_and_needs_its_gate():
+    """allocateOne/allocateDevice skip the in-use check for adminAccess requests (only the same claim counts);
+    validateDeviceRequest: `admin access is requested, but the feature is disabled`."""
+    slices = [slice_doc("n", gpus(2))]
+    admin = claim("ns", "a", exact(allocationMode="All", adminAccess=True))
+    [result] = run(slices, [admin], usage=Usage({(EX, "n", "gpu-0"), (EX, "n", "gpu-1")}))
+    assert [d.admin_access for d in result.devices] == [True, True]
+    with pytest.raises(AllocationError, match="admin access is requested, but the feature is disabled"):
+        run(slices, [admin], features=Features(admin_access=False))
 
 
-# --- parsing and quota ------------------------------------------------------------------------------------
+def test_devices_with_binding_conditions_are_not_selectable_without_the_gates():
+    """isSelectable: devices with bindingConditions are skipped unless DeviceBindingAndStatus."""
+    waiting = device("gpu-0")
+    waiting["bindingConditions"] = ["example.com/attached"]
+    slices = [slice_doc("n", [waiting, device("gpu-1")])]
+    assert names(run(slices, [claim("ns", "a", exact())])) == [["gpu-1"]]
+    assert names(run(slices, [claim("ns", "a", exact())], features=Features(binding_and_status=True))) == [["gpu-0"]]
 
 
-@pytest.mark.parametrize("devices, path, rule", [
-    ({"requests": [{"name": "g", "exactly": {"deviceClassName": "c"}, "firstAvailable": [{"name": "a", "deviceClassName": "c"}]}]},
-     "spec.devices.requests[0]", "exactly one of exactly or firstAvailable"),
-    ({"requests": [{"name": "g", "exactly": {}}]}, "spec.devices.requests[0].exactly.deviceClassName", "required"),
-    ({"requests": [{"name": "g", "exactly": {"deviceClassName": "c", "allocationMode": "All", "count": 2}}]},
-     "spec.devices.requests[0].exactly.count", "only allowed with allocationMode ExactCount"),
-    ({"requests": [{"name": "g", "firstAvailable": [{"name": "a", "deviceClassName": "c", "adminAccess": True}]}]},
-     "spec.devices.requests[0].firstAvailable[0].adminAccess", "no adminAccess"),
-    ({"requests": [{"name": "g", "exactly": {"deviceClassName": "c"}}], "constraints": [{"requests": ["h"], "matchAttribute": "a.b/c"}]},
-     "spec.devices.constraints[0].requests", "is not a request"),
-    ({"requests": [{"name": "g", "exactly": {"deviceClassName": "c"}}], "constraints": [{"matchAttribute": "gpu.nvidia.com/nvlink-domain"}]},
-     "spec.devices.constraints[0].matchAttribute", "C identifier"),
-])
-def test_claims_the_api_server_rejects_are_problems(devices, path, rule):
-    spec, problems = parse_claim_spec(devices)
-    assert spec is None
-    assert any(p[0] == path and rule in p[2] for p in problems), problems
+def test_devices_consuming_counters_need_the_partitionable_gate_and_enough_counters():
+    """allocateDevice: consumesCounters with PartitionableDevices off is not usable; on, checkAvailableCounters
+    subtracts what allocated and allocating devices consume from the pool's sharedCounters."""
+    partitions = []
+    for i in range(3):
+        part = device(f"part-{i}")
+        part["consumesCounters"] = [{"counterSet": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}]
+        partitions.append(part)
+    counters = slice_doc(None, [], pool="n", name="counters", count=2,
+                         sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "80Gi"}}}])
+    slices = [slice_doc("n", partitions, name="devices", count=2), counters]
+    assert run(slices, [claim("ns", "a", exact())]) is None  # gate off: the counter slice and the partitions are skipped
+    on = Features(partitionable_devices=True)
+    assert names(run(slices, [claim("ns", "a", exact(count=2))], features=on)) == [["part-0", "part-1"]]
+    assert run(slices, [claim("ns", "a", exact(count=3))], features=on) is None  # 3 x 40Gi of 80Gi
 
 
-def test_quota_charge_and_limit_follow_the_evaluator():
-    spec = claim(exact("a", "big", count=2), Request("b", (SubRequest("b", "x", "big", count=3), SubRequest("b", "y", "small", count=1)), True),
-                 exact("c", "all", mode="All"))
-    assert claim_charge(spec) == {"big": 5, "small": 1, "all": 32}
-    hard = {"count/resourceclaims.resource.k8s.io": "10", "big.deviceclass.resource.k8s.io/devices": "12",
-            "all.deviceclass.resource.k8s.io/devices": "64", "requests.nvidia.com/gpu": "4"}
-    assert quota_limit(spec, [hard]) == 2
-    assert quota_limit(spec, [hard, {"count/resourceclaims.resource.k8s.io": "1"}]) == 1
-    assert quota_limit(spec, []) is None
+def test_capacity_requests_without_the_gate_are_an_error_in_the_experimental_allocator():
+    """experimental Allocate: `has capacity requests, but the DRAConsumableCapacity feature is disabled`."""
+    spec = claim("ns", "a", exact(capacity={"requests": {"memory": "10Gi"}}))
+    with pytest.raises(AllocationError, match="DRAConsumableCapacity feature is disabled"):
+        run([slice_doc("n", gpus(1))], [spec], features=Features(binding_and_status=True))
+    assert run([slice_doc("n", gpus(1))], [spec]) is not None  # incubating does not look at capacity at all
 
 
-def test_device_key_projects_onto_what_the_selector_reads():
-    from components.dra.cel import compile_selector
-
-    node = example_node("a", 2)
-    first, second = (d.device for d in node.devices)  # differ only in index and uuid
-    model = compile_selector("device.attributes['gpu.example.com'].model == 'LATEST-GPU-MODEL'")
-    assert model.reads() == (("attributes", "gpu.example.com", "model"),)
-    assert model.device_key(first) == model.device_key(second)
-    index = compile_selector("device.attributes['gpu.example.com'].index == 0")
-    assert index.device_key(first) != index.device_key(second)
-    whole = compile_selector("'model' in device.attributes['gpu.example.com']")
-    assert whole.reads() is None and whole.device_key(first) != whole.device_key(second)  # falls back to Device.key()
-    other_driver = Device.from_slice_device("other.example.com", {"name": "gpu-0", "attributes": {"model": {"string": "LATEST-GPU-MODEL"}}})
-    assert model.device_key(other_driver) != model.device_key(first)  # the driver is always part of the key
+def test_consumable_capacity_shares_a_device_until_its_capacity_is_used():
+    """experimental allocateDevice/CmpRequestOverCapacity: allowMultipleAllocations devices are never "in use";
+    each allocation takes its requested capacity."""
+    shared = device("gpu-0", "40Gi")
+    shared["allowMultipleAllocations"] = True
+    on = Features(consumable_capacity=True)
+    slices = [slice_doc("n", [shared])]
+    half = [claim("ns", f"c{i}", exact(capacity={"requests": {"memory": "20Gi"}})) for i in range(3)]
+    result = run(slices, half[:2], features=on)
+    assert [d.device[2] for a in result for d in a.devices] == ["gpu-0", "gpu-0"]
+    assert all(d.consumed == (("memory", Fraction(20 * 2**30)),) for a in result for d in a.devices)
+    assert run(slices, half, features=on) is None
 
 
-def test_without_the_cache_results_are_the_same_and_cost_more():
-    nodes = (example_node("a", 4), example_node("b", 4))
-    spec = claim(exact(count=2, selectors=("device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0",)))
-    cached, uncached = simulator(*nodes), Simulator(list(nodes), {EX: ANY_EXAMPLE}, cache=False)
-    first, second = cached.evaluate_claim(spec), uncached.evaluate_claim(spec)
-    assert (first.satisfiable, first.allocations, first.max_concurrent) == (second.satisfiable, second.allocations, second.max_concurrent)
-    assert cached.stats.evaluations == 2 and uncached.stats.evaluations > 16
+# --- CEL ----------------------------------------------------------------------------------------------------
+
+
+def test_a_cel_runtime_error_aborts_but_only_where_the_search_evaluates():
+    """selectorsMatch returns the CEL runtime error; isSelectable runs only for devices the search reaches
+    (not in use, before a solution is found), and for All on every device of the node."""
+    classes = {**CLASSES, "odd": CLASSES["any"].__class__("odd", ("device.attributes['gpu.example.com'].flag == true",))}
+    slices = [slice_doc("n", [device("gpu-0", flag=True), device("gpu-1")])]  # gpu-1 lacks the attribute
+    assert names(run(slices, [claim("ns", "a", exact(device_class="odd"))], classes=classes)) == [["gpu-0"]]
+    with pytest.raises(AllocationError, match="class odd: selector #0: CEL runtime error"):
+        run(slices, [claim("ns", "a", exact(device_class="odd", count=2))], classes=classes)
+    with pytest.raises(AllocationError, match="CEL runtime error"):
+        run(slices, [claim("ns", "a", exact(device_class="odd", allocationMode="All"))], classes=classes)
+    assert names(run(slices, [claim("ns", "a", exact(device_class="odd"))], classes=classes,
+                     usage=Usage({(EX, "n", "gpu-1")}))) == [["gpu-0"]]
+
+
+def test_a_version_compared_with_a_string_is_an_error_not_false():
+    """apiserver pkg/cel/semver.go Semver.Equal: `no such overload` for a non-Semver operand."""
+    version = device("gpu-0")
+    version["attributes"]["driverVersion"] = {"version": "1.0.0"}
+    classes = {"v": CLASSES["any"].__class__("v", ("device.attributes['gpu.example.com'].driverVersion == '1.0.0'",))}
+    with pytest.raises(AllocationError, match="no such overload"):
+        run([slice_doc("n", [version])], [claim("ns", "a", exact(device_class="v"))], classes=classes)
+
+
+# --- 1.34 ---------------------------------------------------------------------------------------------------
+
+
+def test_kubernetes_1_34_uses_incomplete_pools_and_fails_on_invalid_ones():
+    """v0.34.9: allocateOne does not skip incomplete pools for ExactCount; an invalid pool (duplicate device
+    names) is an error as soon as the search reaches it. v0.35.6 skips both and reports invalid pools only
+    when nothing fits (ErrFailedAllocationOnNode)."""
+    incomplete = [slice_doc("n", gpus(1), pool="p", count=2)]
+    assert run(incomplete, [claim("ns", "a", exact())]) is None
+    assert names(run(incomplete, [claim("ns", "a", exact())], features=Features(minor=34))) == [["gpu-0"]]
+    duplicated = [slice_doc("n", gpus(1), pool="p", count=2, name="one"), slice_doc("n", gpus(1), pool="p", count=2, name="two")]
+    with pytest.raises(AllocationError, match="pool p is invalid: duplicate device name gpu-0"):
+        run(duplicated, [claim("ns", "a", exact())], features=Features(minor=34))
+    with pytest.raises(FailedOnNode, match="invalid resource pools were encountered"):
+        run(duplicated, [claim("ns", "a", exact())])
+
+
+@pytest.mark.parametrize("engine", ["exact", "classes"])
+def test_both_engines_find_the_same_first_solution(engine):
+    """The class engine visits classes in the order of their first free device; upstream's device loop."""
+    slices = [slice_doc("n", gpus(6, per_root=2))]
+    spec = claim("ns", "a", exact("x", count=2), exact("y", count=2), constraints=[{"requests": ["y"], "matchAttribute": ROOT}])
+    assert names(run(slices, [spec], engine=engine, usage=Usage({(EX, "n", "gpu-3")}))) == [["gpu-0", "gpu-1", "gpu-4", "gpu-5"]]
+
+
+def test_all_after_a_pick_of_the_same_class_keeps_scan_order():
+    """allocateOne for All takes its devices in scan order: after r0 took gpu-0, All meets it in use (no solution);
+    after the backtrack to gpu-1, All meets gpu-0 first and the distinct constraint fails with must=true, an error.
+    (Found by the property test; the auto engine searches such claims device by device.)"""
+    slices = [slice_doc("n", [device("gpu-0", root="r0"), device("gpu-1", root="r0")])]
+    spec = claim("ns", "a", exact("r0"), exact("r1", allocationMode="All"), constraints=[{"distinctAttribute": ROOT}])
+    for engine in ("exact", "auto"):
+        with pytest.raises(AllocationError, match="cannot add device gpu.example.com/n/gpu-0 because a claim constraint"):
+            run(slices, [spec], engine=engine, features=Features(consumable_capacity=True))

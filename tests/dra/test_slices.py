@@ -20,12 +20,14 @@ from components.dra.slices import (
     PCIE_ROOT,
     catalog_inventory,
     catalog_mig_shapes,
+    apply_taint_rules,
     chart_device_classes,
-    dump_inventory,
     mig_layout,
     nvidia_naming,
     nvml_inventory,
+    read_cluster_dump,
 )
+from components.dra.cluster import build_cluster
 from components.dra.nvml import parse_snapshot
 from components.config.problems import InputError
 from components.facts.quantity import parse_quantity
@@ -44,6 +46,23 @@ def snapshot():
 
 def devices_of(inventory):
     return [d for s in inventory.slices for d in s["spec"]["devices"]]
+
+
+class NodeDevices:
+    """A node's devices as the allocator gathers them (newest generation, taints), with every attribute."""
+
+    def __init__(self, name, pool, devices):
+        self.name, self.node_pool, self.devices = name, pool, devices
+
+
+def nodes_of(slices, node_pools=None, rules=()):
+    slices = apply_taint_rules(list(slices), list(rules))
+    cluster = build_cluster(slices, expressions=["device.attributes.size() >= 0"])  # reads whole maps: keep everything
+    result = []
+    for node in cluster.nodes:
+        devices = [(p.driver, d.name, d.shape) for p in cluster.pools(node) for s in p.slices for d in s.devices]
+        result.append(NodeDevices(node.name, (node_pools or {}).get(node.name, node.name), devices))
+    return result
 
 
 def lgip() -> dict[str, tuple[int, int]]:
@@ -158,15 +177,15 @@ def config_of(raw: dict, stack: str = "inv"):
 
 def test_mig_pool_publishes_only_mig_devices_of_its_profile():
     inventory = stack_inventory(config_of(nvidia_kind(mig={"profile": "3g.20gb"})))
-    nodes = inventory.nodes()
+    nodes = nodes_of(inventory.slices, inventory.node_pools)
     assert [n.name for n in nodes] == ["inv-worker", "inv-worker2"] and {n.node_pool for n in nodes} == {"pool"}
     for node in nodes:
-        profiles = [d.device.attributes["gpu.nvidia.com"]["profile"] for d in node.devices]
+        profiles = [shape.device.attributes["gpu.nvidia.com"]["profile"] for _, _, shape in node.devices]
         assert profiles == ["3g.20gb"] * 8  # 4 GPUs x 2 instances
-        assert all(d.device.attributes["gpu.nvidia.com"]["type"] == "mig" for d in node.devices)
-        parents = {d.device.attributes["gpu.nvidia.com"]["parentUUID"] for d in node.devices}
+        assert all(shape.device.attributes["gpu.nvidia.com"]["type"] == "mig" for _, _, shape in node.devices)
+        parents = {shape.device.attributes["gpu.nvidia.com"]["parentUUID"] for _, _, shape in node.devices}
         assert len(parents) == 4
-    names = [d.name for d in nodes[0].devices]
+    names = [name for _, name, _ in nodes[0].devices]
     assert names[:2] == ["gpu-0-mig-3g20gb-9-0", "gpu-0-mig-3g20gb-9-4"]
 
 
@@ -174,28 +193,28 @@ def test_legacy_driver_versions_use_the_old_names():
     raw = nvidia_kind(mig={"profile": "1g.5gb"})
     raw["draDriver"] = {"version": "25.8.1"}
     assert nvidia_naming("25.8.1") == "legacy" and nvidia_naming("25.12.0") == nvidia_naming("0.4.1") == "current"
-    [first, *_] = stack_inventory(config_of(raw)).nodes()[0].devices
-    assert first.name == "gpu-0-mig-19-0-1"  # gpu-<minor>-mig-<profileId>-<start>-<size>
+    [(_, name, first), *_] = nodes_of(stack_inventory(config_of(raw)).slices)[0].devices
+    assert name == "gpu-0-mig-19-0-1"  # gpu-<minor>-mig-<profileId>-<start>-<size>
     assert "pcieBusID" in first.device.attributes["gpu.nvidia.com"]
     assert "pciBusID" not in first.device.attributes.get("resource.kubernetes.io", {})
 
 
 def test_kind_example_driver_publishes_eight_fake_gpus_per_dra_worker():
     inventory = stack_inventory(config_of(copy.deepcopy(KIND_BASE), "test"))
-    nodes = inventory.nodes()
+    nodes = nodes_of(inventory.slices, inventory.node_pools)
     # plugin-pool runs the device plugin, so only dra-pool's two workers publish
     assert [(n.name, n.node_pool, len(n.devices)) for n in nodes] == [("gpu-test-worker", "dra-pool", 8), ("gpu-test-worker2", "dra-pool", 8)]
-    device = nodes[0].devices[3]
-    assert device.driver == "gpu.example.com" and device.name == "gpu-3"
-    assert device.device.attributes == {"gpu.example.com": {
-        "index": 3, "uuid": device.device.attributes["gpu.example.com"]["uuid"], "model": "LATEST-GPU-MODEL",
+    driver, name, shape = nodes[0].devices[3]
+    assert driver == "gpu.example.com" and name == "gpu-3"
+    assert shape.device.attributes == {"gpu.example.com": {
+        "index": 3, "uuid": shape.device.attributes["gpu.example.com"]["uuid"], "model": "LATEST-GPU-MODEL",
         "driverVersion": Version(1, 0, 0)}}
-    assert device.device.capacity["gpu.example.com"]["memory"] == parse_quantity("80Gi")
+    assert shape.device.capacity["gpu.example.com"]["memory"] == parse_quantity("80Gi")
 
 
 def test_dev_stack_inventory_covers_every_dra_pool_at_max_scale():
     config = load_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
-    nodes = stack_inventory(config).nodes()
+    nodes = nodes_of(stack_inventory(config).slices)
     assert sum(len(n.devices) for n in nodes) == 8 * sum(p.max_nodes for p in config.dra_pools)
 
 
@@ -203,7 +222,7 @@ def test_more_than_128_devices_split_into_slices_of_one_pool():
     inventory = catalog_inventory("A100-40GB", 20, "big", mig="1g.5gb")  # 140 MIG devices
     assert [len(s["spec"]["devices"]) for s in inventory.slices] == [128, 12]
     assert {s["spec"]["pool"]["resourceSliceCount"] for s in inventory.slices} == {2}
-    assert len(inventory.nodes()[0].devices) == 140
+    assert len(nodes_of(inventory.slices)[0].devices) == 140
 
 
 @pytest.mark.parametrize("version", ["1.34.0", "1.35.0"])
@@ -246,36 +265,35 @@ def test_impossible_layouts_are_refused(spec, message):
 
 
 def test_kubectl_dump_uses_the_newest_generation_and_device_taints():
-    inventory = dump_inventory([json.loads(DUMP.read_text())], str(DUMP))
-    nodes = {n.name: n for n in inventory.nodes()}
+    dump = read_cluster_dump([json.loads(DUMP.read_text())], str(DUMP))
+    nodes = {n.name: n for n in nodes_of(dump.slices)}
     assert {name: len(n.devices) for name, n in nodes.items()} == {"gpu-dev-worker": 8, "gpu-dev-worker2": 8}
-    tainted = [d.name for d in nodes["gpu-dev-worker2"].devices if d.taints]
+    tainted = [name for _, name, shape in nodes["gpu-dev-worker2"].devices if shape.taints]
     assert tainted == ["gpu-3"]
     rule = {"spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "gpu-dev-worker", "device": "gpu-5"},
                      "taint": {"key": "k", "effect": "NoSchedule"}}}
-    nodes = {n.name: n for n in inventory.nodes([rule])}
-    assert [d.name for d in nodes["gpu-dev-worker"].devices if d.taints] == ["gpu-5"]
+    nodes = {n.name: n for n in nodes_of(dump.slices, rules=[rule])}
+    assert [name for _, name, shape in nodes["gpu-dev-worker"].devices if shape.taints] == ["gpu-5"]
 
 
 def test_v1beta1_slices_are_read_as_v1():
     old = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "x"},
            "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
                     "devices": [{"name": "gpu-0", "basic": {"attributes": {"model": {"string": "M"}}, "capacity": {"memory": {"value": "1Gi"}}}}]}}
-    [node] = dump_inventory([old], "old.yaml").nodes()
-    assert node.devices[0].device.attributes == {"gpu.example.com": {"model": "M"}}
+    [node] = nodes_of(read_cluster_dump([old], "old.yaml").slices)
+    assert node.devices[0][2].device.attributes == {"gpu.example.com": {"model": "M"}}
 
 
 def test_bad_dumps_report_every_problem_with_its_path():
     good = json.loads(DUMP.read_text())
-    good["items"][0]["spec"]["devices"][0]["attributes"]["index"] = {"int": "zero"}
-    good["items"].append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}})
+    good["items"][0]["spec"]["devices"][0]["attributes"] = ["not", "a", "map"]
     del good["items"][1]["spec"]["driver"]
     with pytest.raises(InputError) as caught:
-        dump_inventory([good], "dump.json")
+        read_cluster_dump([good], "dump.json")
     paths = [p.path for p in caught.value.problems]
-    assert "items[0].spec.devices[0]" in paths and "items[1].spec.driver" in paths and "items[3].kind" in paths
+    assert "items[0].spec.devices[0].attributes" in paths and "items[1].spec.driver" in paths
     with pytest.raises(InputError, match="no ResourceSlice"):
-        dump_inventory([{"apiVersion": "v1", "kind": "List", "items": []}], "empty.json")
+        read_cluster_dump([{"apiVersion": "v1", "kind": "List", "items": []}], "empty.json")
 
 
 def test_chart_classes_follow_the_driver_release():

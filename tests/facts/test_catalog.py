@@ -107,3 +107,40 @@ def test_gpu_memory_per_instance_is_gpus_times_nominal():
     for shape in catalog.INSTANCE_TYPES.values():
         model = catalog.gpu_model(shape.gpu)
         assert shape.gpu_memory_gb == shape.gpus * model.nominal_memory_gb, shape.name
+
+
+# ---------------------------------------------------------------------------------------------- EC2 facts against
+# moto 5.2.5's instance-type data (EC2 DescribeInstanceTypes), and one spelling of Azure quota families
+
+
+@pytest.fixture(scope="module")
+def ec2_instance_types():
+    import gzip
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    # the data file only: importing moto.ec2 itself costs more than a second
+    data = Path(find_spec("moto").origin).parent / "ec2" / "resources" / "instance_types.json.gz"
+    return json.loads(gzip.decompress(data.read_bytes()))
+
+
+def test_ec2_gpu_counts_nvme_disks_and_efa_cards_match_describe_instance_types(ec2_instance_types):
+    for (platform, name), shape in catalog.INSTANCE_TYPES.items():
+        if platform != "eks":
+            continue
+        described = ec2_instance_types[name]
+        assert described["GpuInfo"]["Gpus"][0]["Count"] == shape.gpus, name
+        assert described["VCpuInfo"]["DefaultVCpus"] == shape.vcpus, name
+        storage = described.get("InstanceStorageInfo") or {}
+        nvme = sum(d["Count"] for d in storage.get("Disks", [])) if storage.get("NvmeSupport") in ("required", "supported") else 0
+        assert shape.nvme_disks == nvme, name
+        if shape.efa_interfaces:
+            assert described["NetworkInfo"]["EfaInfo"]["MaximumEfaInterfaces"] == shape.efa_interfaces, name
+            assert described["NetworkInfo"]["MaximumNetworkCards"] == shape.efa_interfaces, name  # one EFA per card
+
+
+def test_azure_quota_families_use_the_usage_api_spelling():
+    families = {t.quota_family for t in catalog.INSTANCE_TYPES.values() if t.platform == "aks"}
+    assert families == {"standardNDSH100v5Family", "standardNDISRH200V5Family", "standardNDASv4_A100Family",
+                        "standardNDAMSv4_A100Family", "StandardNCADSA100v4Family", "standardNCASv3_T4Family"}
+    assert all(" " not in f and f.lower().startswith("standard") and f.endswith("Family") for f in families)

@@ -123,7 +123,8 @@ def test_claim_template_count_replaces_the_template_only(edits_report):
     assert template.op == "replace"
     assert template.replace_reasons == ["spec.spec.devices.requests[0].exactly.count"]
     assert "ValidateResourceClaimTemplateUpdate" in template.source
-    assert not template.refused  # claims already made from it are copies; new pods get the new shape
+    # prod protects tenant objects: `pulumi up` would stop at the delete half of the replace
+    assert template.refused and "protect is set on it" in template.why
     assert changes["gpu-prod-ns-ml-research-template-inference"].op == "same"
     assert changes["gpu-prod-ns-ml-research-quota"].op == "same"
 
@@ -134,9 +135,9 @@ def test_edits_summary_counts_every_resource_once(edits_report, prod_runs):
     assert sum(summary[op] for op in ("create", "update", "replace", "delete", "same")) == len(
         {r.urn for r in before.resources} | {r.urn for r in edited.resources})
     assert summary["create"] == 3 and summary["delete"] == 0
-    assert [c.name for c in edits_report.refused] == ["gpu-prod-eks-pool-t4-legacy-nodes"]
+    assert [c.name for c in edits_report.refused] == ["gpu-prod-eks-pool-t4-legacy-nodes", "gpu-prod-ns-ml-research-template-training-gpus"]
     document = edits_report.as_json()
-    assert document["refused"] == [edits_report.refused[0].urn]
+    assert document["refused"] == sorted(c.urn for c in edits_report.refused)
     assert set(document["changes"][0]) >= {"urn", "type", "op", "paths", "replaceReasons", "refused", "why", "howToDoItSafely"}
 
 
@@ -149,7 +150,8 @@ def test_rename_is_delete_plus_create_refused_with_an_alias_hint(rename_report):
     assert 'pulumi.Alias(name="gpu-prod-eks-pool-t4-legacy-nodes")' in old.how
     assert "new pool beside this one" in old.how
     deleted_tags = [c for c in rename_report.changes if c.op == "delete" and "t4-legacy-asg-tag" in c.name]
-    assert len(deleted_tags) == 7 and not any(t.refused for t in deleted_tags)
+    # 4 labels, 1 taint, 1 resources, and 3 autoscaler discovery tags
+    assert len(deleted_tags) == 9 and not any(t.refused for t in deleted_tags)
 
 
 def test_capacity_block_instance_type_is_a_new_template_version_that_rolls_the_pool(rename_report):
@@ -170,10 +172,26 @@ def test_allow_replace_accepts_a_refused_change(rename_report, prod_runs):
     before, _, _, renamed = prod_runs
     report = diff_runs(before, renamed)
     refused = {c.name: c.urn for c in report.refused}
-    assert set(refused) == {"gpu-prod-eks-pool-t4-legacy-nodes", "gpu-prod-eks-pool-h100-train-nodes"}
+    # p5.4xlarge has no EFA: the last EFA pool goes, and with it the (protected) EFA device plugin release
+    assert set(refused) == {"gpu-prod-eks-pool-t4-legacy-nodes", "gpu-prod-eks-pool-h100-train-nodes",
+                            "gpu-prod-eks-efa-device-plugin-release"}
     # one by URN, one by its (unique) resource name
     unmatched = allow(report, [refused["gpu-prod-eks-pool-t4-legacy-nodes"], "gpu-prod-eks-pool-h100-train-nodes",
-                               "no-such-resource"])
+                               "gpu-prod-eks-efa-device-plugin-release", "no-such-resource"])
     assert unmatched == ["no-such-resource"]
     assert report.refused == [] and all(report.by_urn()[u].allowed for u in refused.values())
     assert report.as_json()["allowed"] == sorted(refused.values())
+
+
+def test_a_cluster_created_with_self_managed_addons_is_not_replaced(prod_runs):
+    """bootstrapSelfManagedAddons forces a new cluster; clusters created before it was false keep running."""
+    before, _, _, _ = prod_runs
+    deployed = copy.deepcopy(before)
+    cluster = next(r for r in deployed.resources if r.name == "gpu-prod-eks-eks")
+    cluster.inputs["bootstrapSelfManagedAddons"] = True  # what a cluster created with the default has
+    change = _by_name(diff_runs(deployed, before))["gpu-prod-eks-eks"]
+    assert change.op == "same"
+    unguarded = copy.deepcopy(before)
+    next(r for r in unguarded.resources if r.name == "gpu-prod-eks-eks").options.pop("ignoreChanges")
+    change = _by_name(diff_runs(deployed, unguarded))["gpu-prod-eks-eks"]
+    assert change.op == "replace" and change.replace_reasons == ["bootstrapSelfManagedAddons"] and change.refused

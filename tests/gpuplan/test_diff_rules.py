@@ -18,14 +18,18 @@ PREFIX = "urn:pulumi:test::dra-gpu-platform::"
 
 @pytest.fixture(scope="module")
 def emitted_types(tmp_path_factory):
-    """Every custom resource type of the committed stacks plus an EKS variant that creates its own VPC,
-    admin access entries, an EFA pool with a placement group and monitoring."""
+    """Every custom resource type of the committed stacks plus an EKS variant that creates its own VPC (with a
+    public endpoint for the deploy), admin access entries, an EFA pool with a placement group, a Capacity Block
+    with scheduled scaling and monitoring."""
     types = set()
     for stack in ("prod", "staging", "dev"):
         run = run_config(tmp_path_factory.mktemp(stack), load_committed(stack), stack)
         types |= {r.type for r in run.resources if r.custom}
     variant = load_committed("prod")
     del variant["cluster"]["eks"]["subnetIds"]
+    variant["cluster"]["eks"].update(endpointPublicAccess=True, publicAccessCidrs=["203.0.113.0/24"])
+    block = next(p for p in variant["nodePools"] if p.get("capacity") == "capacity-block")
+    block.update(capacityBlockStart="2031-01-05T11:30:00Z", capacityBlockEnd="2031-01-19T11:30:00Z")
     variant["cluster"]["eks"]["adminRoleArns"] = ["arn:aws:iam::123456789012:role/platform-admin"]
     variant["nodePools"].append({"name": "h100-efa", "gpu": "H100", "instanceType": "p5.48xlarge", "maxNodes": 2})
     variant["monitoring"] = {"enabled": True}

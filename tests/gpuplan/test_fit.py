@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from components.config.loading import load_stack_file
 from gpuplan.cli.app import app
-from gpuplan.fit.report import RESULT_KEYS, binds, fit_report
+from gpuplan.fit.report import CLAIM_KEYS as RESULT_KEYS, fit_report as _fit_report
+from gpuplan.fit.text import binds
 from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, run_file, shared_path, write_stack
 
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
@@ -28,6 +29,22 @@ NVIDIA_STACK = {
     "namespaces": [{"name": "research", "quota": {"claims": 3, "devices": {"h100": 8}},
                     "claimTemplates": [{"name": "four", "deviceClass": "h100", "count": 4}]}],
 }
+
+
+class StackRun:
+    """The stack file's config and name (fit no longer runs the Pulumi program)."""
+
+    def __init__(self, path):
+        self.config = load_stack_file(path)
+        self.stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+
+
+def run_file(path):  # noqa: F811 - fit reads the stack file, it does not run the program
+    return StackRun(path)
+
+
+def fit_report(run, claim_files=None, inventory_file=None, feature_gates=None):
+    return _fit_report(run.config, run.stack, claim_files, inventory_file, feature_gates)
 
 
 def by_name(report) -> dict[str, dict]:
@@ -197,7 +214,8 @@ def test_memory_read_as_an_attribute_is_an_evaluation_error(nvidia_run, tmp_path
     }))
     claim = by_name(fit_report(nvidia_run, [claim_file]))["research/big"]
     assert not claim["satisfiable"] and claim["reasons"] == []
-    assert len(claim["errors"]) == 1 and "CEL evaluation error" in claim["errors"][0] and '"memory"' in claim["errors"][0]
+    assert claim["outcome"] == "error" and len(claim["errors"]) == 1
+    assert "CEL runtime error" in claim["errors"][0] and '"memory"' in claim["errors"][0]
 
 
 def test_dump_replaces_the_simulation(dev_run):
@@ -205,7 +223,9 @@ def test_dump_replaces_the_simulation(dev_run):
     claim = by_name(report)["cel-selector/single-gpu-cel"]
     # the dump's worker2 is generation 2 with gpu-3 tainted; the stack's rule taints gpu-7 as well
     assert claim["satisfiable"] and claim["maxConcurrent"] == 14
-    assert report["inventory"]["source"] == str(DUMP) and {a["pool"] for a in claim["allocations"]} == {"dra-workers"}
+    # no Node objects in this dump: each node is its own pool in the report (never merged with the simulation)
+    assert report["inventory"]["source"] == str(DUMP)
+    assert {a["pool"] for a in claim["allocations"]} == {"gpu-dev-worker", "gpu-dev-worker2"}  # two kinds of node
 
 
 # --- every committed stack -------------------------------------------------------------------------------------
@@ -234,7 +254,8 @@ def test_fit_json_contract_and_exit_codes(tmp_path):
     ok = runner.invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path)])
     assert ok.exit_code == 0, ok.output
     document = json.loads(ok.output)
-    assert set(document) == {"claims"} and document["claims"]
+    assert set(document) == {"claims", "pods", "featureGates", "apiServer", "inventory", "stats"} and document["claims"]
+    assert document["featureGates"]["kubernetes"] == "1.35" and document["featureGates"]["allocator"] == "incubating"
     assert all(tuple(sorted(c)) == tuple(sorted(RESULT_KEYS)) for c in document["claims"])
     assert json.loads((tmp_path / "fit.json").read_text()) == document
     failing = runner.invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
@@ -269,7 +290,7 @@ def test_invalid_claim_files_exit_2_with_every_problem(tmp_path):
     assert "the API server rejects it" in rules and "Traceback" not in result.output
     inventory = CliRunner().invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
                                          "--inventory", str(bad_inventory)])
-    assert inventory.exit_code == 2 and "not a ResourceSlice" in inventory.output
+    assert inventory.exit_code == 2 and "the inventory holds no ResourceSlice" in inventory.output
 
 
 def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(dev_run, tmp_path):
@@ -285,7 +306,7 @@ def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(d
     claims = by_name(fit_report(dev_run, [pods]))
     assert claims["ml-research/two-gpus"]["source"] == "stack:dev"  # resolved to the stack's template, no new row
     typo = claims["ml-research/two-gpu"]
-    assert not typo["satisfiable"] and "Pod ml-research/trainer spec.resourceClaims[1] (typo)" in typo["errors"][0]
+    assert not typo["satisfiable"] and "Pod ml-research/trainer spec.resourceClaims[1] (typo)" in typo["reasons"][0]
     watch = claims["ml-research/watch"]
     assert not watch["satisfiable"] and "resource.kubernetes.io/admin-access" in watch["reasons"][0]
 

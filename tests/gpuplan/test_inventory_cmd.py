@@ -10,7 +10,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from components.dra.slices import dump_inventory
+from components.dra.cluster import build_cluster
+from components.dra.slices import read_cluster_dump
 from gpuplan.cli.app import app
 from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml
@@ -71,9 +72,11 @@ def test_catalog_node_with_instance_type_and_json_list():
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
     assert document["kind"] == "List"
-    [node] = dump_inventory([document], "stdout").nodes()  # what fit --inventory reads
-    assert len(node.devices) == 8
-    roots = {d.device.attributes["resource.kubernetes.io"]["pcieRoot"] for d in node.devices}
+    cluster = build_cluster(read_cluster_dump([document], "stdout").slices, constraint_attributes=["resource.kubernetes.io/pcieRoot"])
+    [node] = cluster.nodes  # what fit --inventory reads
+    devices_ = [d for pool in cluster.pools(node) for s in pool.slices for d in s.devices]
+    assert len(devices_) == 8
+    roots = {d.shape.attributes["resource.kubernetes.io/pcieRoot"] for d in devices_}
     assert len(roots) == 4
 
 

@@ -125,11 +125,14 @@ def serve_reservations(client, *reservations: dict[str, Any], error: str | None 
 
 BLOCK_POOL = {"name": "h100-block", "gpu": "H100", "maxNodes": 2, "capacity": "capacity-block",
               "capacityReservationId": CR, "availabilityZone": "us-east-1a"}
-T4_POOL = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 4, "gpuStack": "device-plugin"}
+# Bottlerocket brings its own device plugin, so one GPU Operator can serve the DRA pools beside it
+T4_POOL = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 4, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 
 
 def eks_config(subnet_ids: list[str] | None, pools: list[dict], **eks: Any) -> dict[str, Any]:
-    settings = {**({"subnetIds": subnet_ids} if subnet_ids is not None else {}), **eks}
+    # a created VPC needs a public endpoint for the deploy (a private-only one is a config error)
+    reach = {"subnetIds": subnet_ids} if subnet_ids is not None else {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"]}
+    settings = {**reach, **eks}
     return {
         "aws:region": REGION,
         "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35", "eks": settings},

@@ -118,3 +118,48 @@ def test_docs_give_each_staging_pool_its_vm_size_and_gpus_at_max_scale():
         assert rows[p.name][1:6] == [shape.name, f"{shape.gpus} × {p.gpu}", str(p.max_nodes), str(shape.gpus * p.max_nodes),
                                      str(shape.vcpus * p.max_nodes)], p.name
     assert rows["system"][1] == config.cluster.settings().system_nodes.vm_size
+
+
+# ---------------------------------------------------------------------------------------------- issue 15: kubelogin
+
+
+@pytest.mark.parametrize("environ, mode, arm, source", [
+    ({}, "azurecli", False, "default"),
+    ({"ARM_CLIENT_ID": "id", "ARM_CLIENT_SECRET": "s", "ARM_TENANT_ID": "t"}, "spn", True, "ARM_CLIENT_SECRET"),
+    ({"ARM_CLIENT_ID": "id", "ARM_CLIENT_CERTIFICATE_PATH": "/c.pfx"}, "spn", True, "ARM_CLIENT_CERTIFICATE_PATH"),
+    ({"AZURE_CLIENT_ID": "id", "AZURE_CLIENT_SECRET": "s"}, "spn", False, "AZURE_CLIENT_SECRET"),
+    ({"AZURE_CLIENT_ID": "id", "AZURE_TENANT_ID": "t", "AZURE_FEDERATED_TOKEN_FILE": "/t"}, "workloadidentity", False, "AZURE_FEDERATED_TOKEN_FILE"),
+    ({"ARM_USE_MSI": "true"}, "msi", False, "ARM_USE_MSI"),
+    ({"ARM_USE_OIDC": "true", "ARM_OIDC_TOKEN": "jwt"}, "azurecli", False, "ARM_USE_OIDC"),  # kubelogin reads token files only
+])
+def test_kubelogin_follows_how_pulumi_itself_is_signed_in(environ, mode, arm, source):
+    plan = aks_plan.kubelogin_plan(None, environ)
+    assert (plan.mode, plan.arm_env, plan.source) == (mode, arm, source)
+
+
+def test_the_stack_can_name_the_kubelogin_mode():
+    plan = aks_plan.kubelogin_plan("spn", {"ARM_CLIENT_ID": "id", "ARM_CLIENT_SECRET": "s", "AZURE_FEDERATED_TOKEN_FILE": "/t"})
+    assert (plan.mode, plan.arm_env, plan.source) == ("spn", True, "cluster.aks.kubeloginMode")
+
+
+AKS_ARGS = ["get-token", "--environment", "AzurePublicCloud", "--server-id", "S", "--client-id", "C", "--tenant-id", "T",
+            "--login", "devicecode"]
+
+
+@pytest.mark.parametrize("plan, expected", [
+    (aks_plan.KubeloginPlan("azurecli", False, None, ""), ["--tenant-id", "T", "--login", "azurecli"]),
+    (aks_plan.KubeloginPlan("spn", True, None, ""), ["--tenant-id", "T", "--login", "spn", "--use-azurerm-env-vars"]),
+    (aks_plan.KubeloginPlan("workloadidentity", False, None, ""), ["--tenant-id", "T", "--login", "workloadidentity"]),
+    (aks_plan.KubeloginPlan("msi", False, "uami", ""), ["--login", "msi", "--client-id", "uami"]),
+])
+def test_kubeconfig_args_per_login_mode_carry_no_secret_and_not_the_public_client(plan, expected):
+    args = aks_plan.kubelogin_args(list(AKS_ARGS), plan)
+    assert args == ["get-token", "--environment", "AzurePublicCloud", "--server-id", "S", *expected]
+    assert "devicecode" not in args and "C" not in args
+
+
+def test_role_assignment_principal_type_follows_the_login():
+    config = load_stack_file(STACKS_DIR / "Pulumi.staging.yaml")
+    assert aks_plan.cluster_plan(config, {}).deployer_principal_type == "User"
+    ci = aks_plan.cluster_plan(config, {"ARM_CLIENT_ID": "id", "ARM_CLIENT_SECRET": "s"})
+    assert (ci.kubelogin.mode, ci.deployer_principal_type) == ("spn", "ServicePrincipal")

@@ -152,3 +152,98 @@ def test_docs_give_each_prod_pool_its_instance_type_and_gpus_at_max_scale():
         assert rows[p.name][1:6] == [shape.name, f"{shape.gpus} × {p.gpu}", str(p.max_nodes), str(shape.gpus * p.max_nodes),
                                      str(shape.vcpus * p.max_nodes)], p.name
     assert rows["system"][1] == config.cluster.settings().system_nodes.instance_type
+
+
+# ---------------------------------------------------------------------------------------------- issue 15
+
+
+def test_efa_on_card_0_and_efa_only_on_the_other_cards():
+    interfaces = eks_plan.efa_interfaces(shape("p5.48xlarge"))
+    assert [(i.network_card_index, i.device_index, i.interface_type) for i in interfaces[:3]] == [
+        (0, 0, "efa"), (1, 1, "efa-only"), (2, 1, "efa-only")]
+    assert [i.interface_type for i in eks_plan.efa_interfaces(shape("p5en.48xlarge"))].count("efa") == 1
+
+
+def test_raid0_user_data_is_a_mime_part_with_a_nodeadm_node_config():
+    import base64
+    import email
+
+    message = email.message_from_bytes(base64.b64decode(eks_plan.raid0_user_data()))
+    assert message.is_multipart() and message.get_content_type() == "multipart/mixed"
+    (part,) = message.get_payload()
+    assert part.get_content_type() == "application/node.eks.aws"
+    config = yaml.safe_load(part.get_payload())
+    assert config == {"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig",
+                      "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}}}
+
+
+@pytest.mark.parametrize("fields, raid", [
+    ({"instanceType": "p5.48xlarge"}, True),
+    ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}, False),  # no nodeadm
+])
+def test_instance_store_raid0_on_al2023_nvme_instances(fields, raid):
+    plan = eks_plan.node_pool_plan("c", pool(**fields), autoscaler_enabled=True, extended_resource_bridge=False)
+    assert (plan.user_data is not None) == raid
+
+
+def test_an_autoscaled_pool_carries_the_discovery_tags_on_its_group_and_a_capacity_block_does_not():
+    scaled = eks_plan.node_pool_plan("c", pool(minNodes=1), autoscaler_enabled=True, extended_resource_bridge=False)
+    assert scaled.autoscaled and scaled.asg_tags.items() >= eks_plan.discovery_tags("c").items()
+    assert (scaled.min_size, scaled.max_size, scaled.desired_size) == (1, 2, 1)
+    block = pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a", maxNodes=4)
+    plan = eks_plan.node_pool_plan("c", block, autoscaler_enabled=True, extended_resource_bridge=False)
+    assert not plan.autoscaled and not set(plan.asg_tags) & set(eks_plan.discovery_tags("c"))
+    assert (plan.min_size, plan.max_size, plan.desired_size, plan.schedules) == (0, 4, 4, ())  # sized by the block
+
+
+def test_a_capacity_block_window_schedules_the_pool_up_at_the_start_and_to_zero_before_the_end():
+    block = pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
+                 maxNodes=4, capacityBlockStart="2031-01-05T11:30:00+00:00", capacityBlockEnd="2031-01-19T13:30:00+02:00")
+    plan = eks_plan.node_pool_plan("c", block, autoscaler_enabled=True, extended_resource_bridge=False)
+    assert plan.desired_size == 0
+    start, end = plan.schedules
+    assert (start.start_time, start.desired, start.min_size, start.max_size) == ("2031-01-05T11:30:00Z", 4, -1, -1)
+    assert (end.start_time, end.desired) == ("2031-01-19T10:30:00Z", 0)  # 11:30Z end, an hour of lead
+
+
+def test_efa_pools_advertise_efa_to_the_autoscaler_and_carry_the_plugin_label():
+    tags = eks_plan.autoscaler_tags("c", pool(instanceType="p5.48xlarge"), shape("p5.48xlarge"), False)
+    assert tags[f"{eks_plan.NODE_TEMPLATE}/resources/vpc.amazonaws.com/efa"] == "32"
+    assert tags[f"{eks_plan.NODE_TEMPLATE}/label/dra-gpu-platform.io/efa"] == "true"
+    assert "dra-gpu-platform.io/efa" not in eks_plan.eks_pool_labels(pool(instanceType="p5.4xlarge"), shape("p5.4xlarge"))
+
+
+@pytest.mark.parametrize("minor, image, dra_flag", [("1.34", "v1.34.5", True), ("1.35", "v1.35.2", None), ("1.36", "v1.36.1", None)])
+def test_the_autoscaler_runs_at_the_clusters_minor_with_dra_on(minor, image, dra_flag):
+    plan = eks_plan.autoscaler_plan("gpu-prod", "us-east-1", minor, None)
+    values = plan.release.values
+    assert values["image"]["tag"] == image and values["awsRegion"] == "us-east-1" and values["cloudProvider"] == "aws"
+    # 1.34 needs the flag; from 1.35 it is locked on and must not be passed
+    assert values["extraArgs"].get("enable-dynamic-resource-allocation") == dra_flag
+    assert values["autoDiscovery"]["tags"] == [
+        "k8s.io/cluster-autoscaler/enabled=true", "k8s.io/cluster-autoscaler/gpu-prod=owned", "dra-gpu-platform.io/autoscaled=true"]
+    assert values["rbac"]["serviceAccount"]["name"] == plan.service_account == "cluster-autoscaler"
+    assert (plan.release.chart, plan.release.version) == ("cluster-autoscaler", "9.59.0")
+    assert eks_plan.autoscaler_plan("gpu-prod", "us-east-1", minor, f"{minor}.0").release.values["image"]["tag"] == f"v{minor}.0"
+
+
+def test_the_autoscaler_may_scale_only_this_clusters_groups():
+    scale = next(s for s in eks_plan.autoscaler_policy("gpu-prod")["Statement"] if "autoscaling:SetDesiredCapacity" in s["Action"])
+    assert scale["Condition"] == {"StringEquals": {"aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-prod": "owned"}}
+    trust = eks_plan.pod_identity_trust_policy()["Statement"][0]
+    assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and trust["Action"] == ["sts:AssumeRole", "sts:TagSession"]
+
+
+def test_every_supported_minor_has_an_entry_for_every_addon_and_credentials_go_through_pod_identity():
+    from components.facts import eks_addons, versions
+
+    for minor in versions.SUPPORTED_KUBERNETES:
+        plans = {a.name: a for a in eks_plan.addon_plans(minor, "us-east-1")}
+        assert set(plans) == {"vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent", "aws-ebs-csi-driver"}
+        assert all(minor in a.versions for a in eks_addons.ADDONS)
+        assert plans["kube-proxy"].version.startswith(f"v{minor}.")  # kube-proxy follows the cluster minor
+        assert {n for n, a in plans.items() if a.before_compute} == {"vpc-cni", "kube-proxy", "eks-pod-identity-agent"}
+        assert plans["vpc-cni"].service_account == ("kube-system", "aws-node")
+        assert plans["vpc-cni"].policy_arn == "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy"
+        assert plans["aws-ebs-csi-driver"].policy_arn == "arn:aws:iam::aws:policy/service-role/AmazonEBSCSIDriverPolicy"
+    assert "AmazonEKS_CNI_Policy" not in eks_plan.NODE_POLICIES and eks_plan.IMDS_HOP_LIMIT == 1

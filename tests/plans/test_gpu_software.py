@@ -29,7 +29,7 @@ SPOT_TOLERATION = {"key": "kubernetes.azure.com/scalesetpriority", "operator": "
 MPS_CLASS = {"name": "mps", "gpu": "H100", "sharing": {"strategy": "MPS", "defaultActiveThreadPercentage": 50}}
 
 CLUSTERS = {
-    "eks": ({"platform": "eks", "name": "c", "kubernetesVersion": "1.35"}, {"aws:region": "us-east-1"}),
+    "eks": ({"platform": "eks", "name": "c", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}}, {"aws:region": "us-east-1"}),
     "aks": ({"platform": "aks", "name": "c", "kubernetesVersion": "1.35"}, {"azure-native:location": "eastus"}),
     "existing": ({"platform": "existing", "name": "c", "kubernetesVersion": "1.35"}, {"kubeconfig": "apiVersion: v1"}),
     "kind-nvidia": ({"platform": "kind", "name": "c", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "nvidia"}}, {}),
@@ -52,59 +52,71 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
       "node-feature-discovery.master": ABSENT, "node-feature-discovery.worker.config": ABSENT},
      {"nvidiaDriverRoot": "/", "gpuResourcesEnabledOverride": True, "resourceApiVersion": "resource.k8s.io/v1",
       "resources.computeDomains.enabled": False, "featureGates": ABSENT,
-      "controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms":
-          [{"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]}),
-    ("eks-dual-stack", dict(platform="eks", pools=[H100_DRA, T4_PLUGIN]),
-     {"devicePlugin.enabled": True, "driver.enabled": False, "mig.strategy": "none"},
-     {"kubeletPlugin.nodeSelector": {"nvidia.com/dra-kubelet-plugin": "true"}}),
+      # the controller renders only with ComputeDomains (templates/controller.yaml:15): no dead affinity
+      "controller": ABSENT, "kubeletPlugin.affinity": ABSENT,
+      "kubeletPlugin.nodeSelector": {"nvidia.com/dra-kubelet-plugin": "true"}}),
     ("eks-bottlerocket-plugin-pool-only", dict(platform="eks", pools=[H100_DRA, T4_PLUGIN_BR]),
      {"devicePlugin.enabled": False, "node-feature-discovery.master.config.extraLabelNs": ["nvidia.com"],
       "node-feature-discovery.worker.config.sources.custom.0.labels": {
           "nvidia.com/gpu.deploy.device-plugin": "false", "nvidia.com/gpu.deploy.driver": "false",
           "nvidia.com/gpu.deploy.container-toolkit": "false", "nvidia.com/gpu.deploy.mig-manager": "false"}},
      {"nvidiaDriverRoot": "/"}),
-    ("eks-bottlerocket-beside-al2023-plugin-pool", dict(platform="eks", pools=[H100_DRA, T4_PLUGIN, T4_PLUGIN_BR]),
+    ("eks-bottlerocket-beside-al2023-plugin-pools", dict(platform="eks", pools=[T4_PLUGIN, T4_PLUGIN_BR]),
      {"devicePlugin.enabled": True, "node-feature-discovery.master.config.extraLabelNs": ["nvidia.com"]},
      {"nvidiaDriverRoot": "/"}),
     ("eks-mig-single", dict(platform="eks", pools=[H100_MIG]),
      {"mig.strategy": "single", "migManager.enabled": True, "migManager.env": [{"name": "WITH_REBOOT", "value": "true"}]},
-     {"nvidiaDriverRoot": "/"}),
-    ("eks-mig-beside-full-gpus", dict(platform="eks", pools=[H100_MIG, T4_PLUGIN]),
-     {"mig.strategy": "mixed", "migManager.enabled": True, "devicePlugin.enabled": True}, {}),
+     # the kubelet plugin scans GPUs once: it starts after mig-manager applied the layout
+     {"nvidiaDriverRoot": "/", "kubeletPlugin.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms": [
+         {"matchExpressions": [{"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In", "values": ["true"]},
+                               {"key": "nvidia.com/mig.config", "operator": "DoesNotExist"}]},
+         {"matchExpressions": [{"key": "feature.node.kubernetes.io/pci-10de.present", "operator": "In", "values": ["true"]},
+                               {"key": "nvidia.com/mig.config.state", "operator": "In", "values": ["success"]}]}]}),
+    ("eks-mig-beside-full-gpus", dict(platform="eks", pools=[H100_MIG, H100_DRA]),
+     {"mig.strategy": "mixed", "migManager.enabled": True, "devicePlugin.enabled": False}, {}),
     ("eks-mig-two-profiles", dict(platform="eks", pools=[H100_MIG, A100_MIG_1G]),
      {"mig.strategy": "mixed"}, {}),
     ("eks-monitoring", dict(platform="eks", pools=[H100_DRA], monitoring={"enabled": True}),
      {"dcgmExporter.enabled": True, "dcgmExporter.serviceMonitor.enabled": True, "dcgmExporter.serviceMonitor.honorLabels": True}, {}),
     ("eks-operator-disabled", dict(platform="eks", pools=[H100_DRA], gpuOperator={"enabled": False}),
      None, {"nvidiaDriverRoot": "/"}),
-    ("aks-default-pools", dict(platform="aks", pools=[AKS_A100, AKS_T4]),
+    ("aks-default-pools", dict(platform="aks", pools=[AKS_A100, {**AKS_T4, "gpuStack": "dra"}]),
      {"driver.enabled": False, "toolkit.enabled": False, "operator.runtimeClass": "nvidia-container-runtime",
-      "devicePlugin.enabled": True},
-     {"nvidiaDriverRoot": "/", "controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution": {
+      "devicePlugin.enabled": False},
+     {"nvidiaDriverRoot": "/", "controller": ABSENT}),
+    ("aks-device-plugin-pools-only", dict(platform="aks", pools=[AKS_T4]),
+     {"devicePlugin.enabled": True, "mig.strategy": "none"}, {}),
+    ("aks-calver-compute-domains", dict(platform="aks", pools=[AKS_A100], draDriver={"version": "25.12.0", "computeDomains": True}),
+     {}, {"controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution": {
          "nodeSelectorTerms": [{"matchExpressions": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]}]}}),
-    ("aks-spot-pool", dict(platform="aks", pools=[{**AKS_A100, "capacity": "spot"}, AKS_T4]),
+    ("aks-spot-pool", dict(platform="aks", pools=[{**AKS_A100, "capacity": "spot"}, {**AKS_T4, "gpuStack": "dra"}]),
      {"daemonsets.tolerations": [GPU_TOLERATION, SPOT_TOLERATION],
       "node-feature-discovery.worker.tolerations": [GPU_TOLERATION, SPOT_TOLERATION]},
      {"kubeletPlugin.tolerations": [GPU_TOLERATION, SPOT_TOLERATION]}),
-    ("aks-driver-none-pools-operator-driver-with-dra", dict(platform="aks", pools=[AKS_A100, AKS_T4], gpuOperator={"driver": "operator"}),
+    ("aks-driver-none-pools-operator-driver-with-dra", dict(platform="aks", pools=[AKS_A100], gpuOperator={"driver": "operator"}),
      {"driver.enabled": True, "toolkit.enabled": True, "operator": ABSENT,
       "driver.manager.env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": "nvidia.com/dra-kubelet-plugin"}]},
      {"nvidiaDriverRoot": "/run/nvidia/driver"}),
     ("aks-operator-driver-plugin-pools-only", dict(platform="aks", pools=[AKS_T4], gpuOperator={"driver": "operator"}),
      {"driver.enabled": True, "driver.manager": ABSENT, "devicePlugin.enabled": True}, {"nvidiaDriverRoot": "/run/nvidia/driver"}),
-    ("existing-host-driver", dict(platform="existing", pools=[H100_DRA, T4_PLUGIN]),
-     {"driver.enabled": False, "toolkit.enabled": False, "operator": ABSENT, "devicePlugin.enabled": True},
+    ("existing-host-driver", dict(platform="existing", pools=[H100_DRA, {**T4_PLUGIN, "gpuStack": "dra"}]),
+     {"driver.enabled": False, "toolkit.enabled": False, "operator": ABSENT, "devicePlugin.enabled": False},
      {"nvidiaDriverRoot": "/", "controller": ABSENT}),
     ("existing-operator-driver", dict(platform="existing", pools=[H100_MIG], gpuOperator={"driver": "operator"}),
      {"driver.enabled": True, "toolkit.enabled": True, "migManager.env": ABSENT, "mig.strategy": "single",
       "driver.manager.env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": "nvidia.com/dra-kubelet-plugin"}]},
      {"nvidiaDriverRoot": "/run/nvidia/driver", "controller": ABSENT}),
     ("kind-nvidia-operator-off-by-default", dict(platform="kind-nvidia", pools=[H100_DRA]),
-     None, {"nvidiaDriverRoot": "/", "controller": ABSENT}),
-    ("kind-nvidia-operator-on", dict(platform="kind-nvidia", pools=[H100_MIG, T4_PLUGIN], gpuOperator={"enabled": True}),
+     # no NFD in the stack: the chart's NFD-label affinity would keep the plugin off every node
+     None, {"nvidiaDriverRoot": "/", "controller": ABSENT, "kubeletPlugin.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution": {
+         "nodeSelectorTerms": [{"matchExpressions": [{"key": "dra-gpu-platform.io/gpu", "operator": "Exists"}]}]}}),
+    ("kind-nvidia-operator-on", dict(platform="kind-nvidia", pools=[H100_MIG, H100_DRA], gpuOperator={"enabled": True}),
      {"driver.enabled": False, "toolkit.enabled": False, "migManager.enabled": False, "mig.strategy": "mixed",
-      "devicePlugin.enabled": True, "node-feature-discovery.worker.nodeSelector": {"nvidia.com/gpu.present": "true"}},
-     {"nvidiaDriverRoot": "/"}),
+      "devicePlugin.enabled": False, "node-feature-discovery.worker.nodeSelector": ABSENT},
+     # no mig-manager on kind (the host's MIG): nothing to wait for
+     {"nvidiaDriverRoot": "/", "kubeletPlugin.affinity": ABSENT}),
+    ("kind-nvidia-device-plugin-pools", dict(platform="kind-nvidia", pools=[T4_PLUGIN], gpuOperator={"enabled": True}),
+     {"devicePlugin.enabled": True}, {}),
     ("kind-example-driver", dict(platform="kind-example", pools=[H100_DRA, T4_PLUGIN]), None, None),
     ("dra-25.12-ngc-chart-with-time-slicing", dict(platform="eks", pools=[H100_DRA], draDriver={"version": "25.12.0"},
                                                    deviceClasses=[SHARED_CLASS]),
@@ -119,7 +131,8 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
                                              draDriver={"featureGates": {"NVMLDeviceHealthCheck": True}}),
      {}, {"featureGates": {"MPSSupport": True, "NVMLDeviceHealthCheck": True, "TimeSlicingSettings": True}}),
     ("dra-compute-domains", dict(platform="eks", pools=[H100_DRA], draDriver={"computeDomains": True}),
-     {}, {"resources.computeDomains.enabled": True}),
+     # 0.4 charts only prefer control-plane nodes for the controller (values.yaml:227-242): no override
+     {}, {"resources.computeDomains.enabled": True, "controller": ABSENT}),
 ]
 
 
@@ -156,7 +169,10 @@ def test_every_operator_row_keeps_nothing_on_cpu_nodes_and_tolerates_the_gpu_tai
         values = gsv.gpu_operator_values(stack(spec.pop("platform"), spec.pop("pools"), **spec))
         assert values["daemonsets"]["tolerations"][0] == GPU_TOLERATION, case
         worker = values["node-feature-discovery"]["worker"]
-        assert worker["nodeSelector"] == {"nvidia.com/gpu.present": "true"}, case
+        # on our pool label, never on nvidia.com/gpu.present, which the operator resets before NFD has run
+        assert "nodeSelector" not in worker, case
+        assert worker["affinity"] == {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{"key": "dra-gpu-platform.io/gpu", "operator": "Exists"}]}]}}}, case
         assert worker["tolerations"] == values["daemonsets"]["tolerations"], case
         assert values["cdi"] == {"enabled": True}, case
 

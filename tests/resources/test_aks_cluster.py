@@ -30,12 +30,12 @@ STACK = {
     "nodePools": [
         {"name": "h100-mig", "gpu": "H100", "maxNodes": 2, "mig": {"profile": "1g.10gb"}, "labels": {"team": "research"}},
         {"name": "t4-spot", "gpu": "T4", "minNodes": 1, "maxNodes": 5, "desiredNodes": 2, "capacity": "spot",
-         "gpuStack": "device-plugin", "instanceType": "Standard_NC64as_T4_v3"},
+         "instanceType": "Standard_NC64as_T4_v3"},  # DRA too: AKS images bring no device plugin of their own
     ],
     "gpuOperator": {"driver": "operator"},
     "deviceClasses": [{"name": "h100-1g", "gpu": "H100", "migProfile": "1g.10gb"}],
     "namespaces": [
-        {"name": "research", "migration": "dual", "claimTemplates": [{"name": "slice", "deviceClass": "h100-1g"}]},
+        {"name": "research", "migration": "dra-only", "claimTemplates": [{"name": "slice", "deviceClass": "h100-1g"}]},
     ],
 }
 
@@ -72,7 +72,8 @@ def test_system_pool_is_inline_and_gpu_pools_are_user_agent_pools(run):
     cluster = clean_inputs(registration(run, "gpu-lab-aks-aks"))
     assert [(p["name"], p["mode"], p["vmSize"], p["count"]) for p in cluster["agentPoolProfiles"]] == [
         ("system", "System", "Standard_D8s_v5", 3)]
-    assert registration(run, "gpu-lab-aks-aks").options["ignoreChanges"] == ["agentPoolProfiles"]
+    # no ignore_changes: edits to the system pool apply through the cluster (the GPU pools are AgentPools)
+    assert "ignoreChanges" not in registration(run, "gpu-lab-aks-aks").options
     found = pools(run)
     assert set(found) == {"h100mig", "t4spot"}
     assert {p["mode"] for p in found.values()} == {"User"}
@@ -128,7 +129,7 @@ def test_spot_pools_use_spot_priority(run):
 
 
 def test_protect_and_timeouts(run, staging):
-    protected = {r.name for r in run.resources if r.protect}
+    protected = {r.name for r in run.resources if r.protect and r.name.startswith("gpu-lab-aks")}
     assert protected == {"gpu-lab-aks-aks", "gpu-lab-aks-pool-h100-mig-agent-pool", "gpu-lab-aks-pool-t4-spot-agent-pool"}
     assert not any(r.protect for r in staging.resources)
     assert registration(run, "gpu-lab-aks-aks").options["customTimeouts"] == {"create": "30m", "update": "30m", "delete": "30m"}
@@ -139,7 +140,7 @@ def test_protect_and_timeouts(run, staging):
 def test_protect_covers_a_created_resource_group(tmp_path):
     config = copy.deepcopy(load_committed("staging"))
     config["cluster"]["protect"] = True
-    protected = {r.name for r in run_config(tmp_path, config, stack="staging").resources if r.protect}
+    protected = {r.name for r in run_config(tmp_path, config, stack="staging").resources if r.protect and r.name.startswith("gpu-staging-aks")}
     assert protected == {"gpu-staging-aks-resource-group", "gpu-staging-aks-aks",
                          "gpu-staging-aks-pool-a100-mig-agent-pool", "gpu-staging-aks-pool-t4-legacy-agent-pool"}
 
@@ -174,3 +175,66 @@ def test_changing_one_pools_vm_size_or_gpu_changes_no_other_urn(staging, tmp_pat
     assert pools(changed)["t4legacy"]["vmSize"] == "Standard_NC24ads_A100_v4"
     assert pools(changed)["a100mig"]["vmSize"] == "Standard_NC48ads_A100_v4"
     assert [r.urn for r in changed.resources] == [r.urn for r in staging.resources]
+
+
+# ---------------------------------------------------------------------------------------------- issue 15
+
+ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory):
+    """Private API server, no autoscaler, the stack names the kubelogin mode."""
+    config = copy.deepcopy(STACK)
+    config["cluster"]["aks"].update(privateCluster=True, kubeloginMode="workloadidentity")
+    config["autoscaler"] = {"enabled": False}
+    return run_config(tmp_path_factory.mktemp("locked"), config, stack="lab")
+
+
+def test_the_identity_running_pulumi_administers_the_clusters_kubernetes_objects(staging):
+    from gpuplan.engine.mock_outputs import FAKE_SUBSCRIPTION
+
+    assignment = registration(staging, "gpu-staging-aks-deployer-admin")
+    inputs = clean_inputs(assignment)
+    assert inputs["roleDefinitionId"] == (
+        f"/subscriptions/{FAKE_SUBSCRIPTION}/providers/Microsoft.Authorization/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b")
+    assert inputs["principalId"] == "00000000-0000-0000-0000-0000000000b1"  # getClientConfig().objectId
+    assert inputs["principalType"] == "User"  # the azurecli login
+    assert inputs["scope"] == "gpu-staging-aks-aks-id"  # the cluster's resource id (the mock's id for it)
+    assert registration(staging, "gpu-staging-aks-aks").urn in assignment.dependencies
+    provider = staging.of_type(K8S_PROVIDER)[0]
+    assert assignment.urn in provider.dependencies  # no Kubernetes object before the deployer may create it
+
+
+def test_api_server_ranges_and_the_managed_autoscaler_profile(staging, locked):
+    cluster = clean_inputs(registration(staging, "gpu-staging-aks-aks"))
+    assert cluster["apiServerAccessProfile"] == {"authorizedIPRanges": ["203.0.113.0/24"]}
+    assert cluster["autoScalerProfile"] == {"expander": "least-waste", "maxNodeProvisionTime": "20m"}
+    assert {p["enableAutoScaling"] for p in pools(staging).values()} == {True}
+    assert pools(staging)["a100mig"]["minCount"] == 1  # a DRA pool keeps a node for the autoscaler to see
+    private = clean_inputs(registration(locked, "gpu-lab-aks-aks"))
+    assert private["apiServerAccessProfile"] == {"enablePrivateCluster": True} and "autoScalerProfile" not in private
+
+
+def test_without_the_autoscaler_pools_have_a_fixed_size_pulumi_manages(locked):
+    for pool in locked.of_type(AGENT_POOL):
+        inputs = clean_inputs(pool)
+        assert inputs["enableAutoScaling"] is False and "minCount" not in inputs and "maxCount" not in inputs
+        assert "ignoreChanges" not in pool.options
+    assert pools(locked)["h100mig"]["count"] == 0  # no autoscaler: minNodes stays 0
+
+
+def test_the_stack_can_name_the_kubelogin_mode_and_the_role_assignment_follows(locked):
+    provider = locked.of_type(K8S_PROVIDER)[0]
+    args = yaml.safe_load(provider.inputs["kubeconfig"]["value"])["users"][0]["user"]["exec"]["args"]
+    assert args[args.index("--login") + 1] == "workloadidentity" and "--client-id" not in args
+    assert clean_inputs(registration(locked, "gpu-lab-aks-deployer-admin"))["principalType"] == "ServicePrincipal"
+    assert ("info", "kubeconfig signs in with kubelogin --login workloadidentity (cluster.aks.kubeloginMode)") in locked.logs
+
+
+def test_tenant_objects_are_protected_and_namespaces_retained_in_a_protected_stack(run, staging):
+    for type_ in ("kubernetes:core/v1:Namespace", "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate", "kubernetes:helm.sh/v3:Release"):
+        assert run.of_type(type_) and all(r.protect for r in run.of_type(type_)), type_
+    assert all(r.options.get("retainOnDelete") for r in run.of_type("kubernetes:core/v1:Namespace") if "-ns-" in r.name)
+    # an unprotected stack (staging) can be torn down by `pulumi destroy` as before
+    assert not any(r.protect or r.options.get("retainOnDelete") for r in staging.resources)

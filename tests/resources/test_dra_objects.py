@@ -17,6 +17,8 @@ NVIDIA_STACK = {
         {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 1, "instanceType": "p4de.24xlarge", "mig": {"profile": "3g.40gb"}},
         {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "instanceType": "g4dn.xlarge"},
     ],
+    # the cluster's own GPU software serves the device-plugin pool: one GPU Operator would serve only one stack
+    "gpuOperator": {"enabled": False},
     "deviceClasses": [
         {"name": "h100", "gpu": "H100", "minMemory": "79Gi"},
         {"name": "a100-3g", "gpu": "A100-80GB", "migProfile": "3g.40gb"},

@@ -26,18 +26,20 @@ CR = "cr-0123456789abcdef0"
 ADMIN = f"arn:aws:iam::{FAKE_ACCOUNT}:role/platform-admins"
 TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 
-# A new VPC, a public endpoint with CIDRs, and one pool of each kind.
+# A new VPC, a public endpoint with CIDRs (plus private access from a VPN), and one pool of each kind; the
+# Capacity Block has its window, so it scales on a schedule.
 STACK = {
     "aws:region": "us-east-1",
     "pulumi:disable-default-providers": ["kubernetes"],
     "cluster": {
         "platform": "eks", "name": "gpu-lab", "kubernetesVersion": "1.35", "protect": True,
         "eks": {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"], "adminRoleArns": [ADMIN],
-                "availabilityZones": 2},
+                "availabilityZones": 2, "privateAccessCidrs": ["10.40.0.0/16", "10.50.0.0/16"]},
     },
     "nodePools": [
         {"name": "h100-block", "gpu": "H100", "instanceType": "p5.48xlarge", "maxNodes": 4, "capacity": "capacity-block",
-         "capacityReservationId": CR, "availabilityZone": "us-east-1d", "labels": {"team": "research"}},
+         "capacityReservationId": CR, "availabilityZone": "us-east-1d", "labels": {"team": "research"},
+         "capacityBlockStart": "2031-01-05T11:30:00Z", "capacityBlockEnd": "2031-01-19T11:30:00Z"},
         {"name": "a100-efa", "gpu": "A100-40GB", "minNodes": 1, "maxNodes": 3, "desiredNodes": 2},
         {"name": "l40s-spot", "gpu": "L40S", "instanceType": "g6e.12xlarge", "maxNodes": 2, "capacity": "spot"},
         {"name": "t4-rocket", "gpu": "T4", "instanceType": "g4dn.12xlarge", "maxNodes": 6, "gpuStack": "device-plugin",
@@ -95,7 +97,9 @@ def test_ami_types_are_al2023_nvidia_unless_bottlerocket_is_asked(run):
 def test_gpu_pools_carry_the_gpu_taint_and_the_pool_labels(run, pool):
     group = pool_resource(run, NODE_GROUP, pool)
     assert group["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]
-    assert group["labels"] == pool_labels(pool_model(pool))
+    model = pool_model(pool)
+    efa = {"dra-gpu-platform.io/efa": "true"} if eks_plan.uses_efa(eks_plan.instance_shape(model)) else {}
+    assert group["labels"] == {**pool_labels(model), **efa}
     assert group["version"] == "1.35" and group["clusterName"] == "gpu-lab"
 
 
@@ -151,7 +155,8 @@ def test_p5_48xlarge_gets_32_efa_interfaces_in_the_cluster_security_group(run):
     assert len(interfaces) == 32
     assert [i["networkCardIndex"] for i in interfaces] == list(range(32))
     assert [i["deviceIndex"] for i in interfaces] == [0] + [1] * 31
-    assert {i["interfaceType"] for i in interfaces} == {"efa"}
+    # the primary interface carries the node's IP address; the other 31 cards carry only EFA traffic
+    assert [i["interfaceType"] for i in interfaces] == ["efa"] + ["efa-only"] * 31
     cluster_sg = registration(run, "gpu-lab-eks-eks").state["vpcConfig"]["clusterSecurityGroupId"]
     assert all(i["securityGroups"] == [cluster_sg] for i in interfaces)
 
@@ -216,6 +221,8 @@ def test_node_template_tags_reach_the_auto_scaling_group(run):
         asg = group.state["resources"][0]["autoscalingGroups"][0]["name"]
         tags = {r.inputs["tag"]["key"]: r for r in run.of_type(ASG_TAG) if r.name.startswith(f"gpu-lab-eks-pool-{pool}-")}
         expected = eks_plan.node_template_tags(clean_inputs(group)["tags"])
+        if pool != "h100-block":  # autoscaled pools also carry the discovery tags (a Capacity Block pool is not)
+            expected.update(eks_plan.discovery_tags("gpu-lab"))
         assert set(tags) == set(expected) and expected
         for key, tag in tags.items():
             assert tag.inputs["autoscalingGroupName"] == asg
@@ -254,8 +261,10 @@ def test_iam_roles_get_only_the_managed_policies_eks_needs(run):
     attachments = {r.name: clean_inputs(r) for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")}
     policies = {name: a["policyArn"].rsplit("/", 1)[1] for name, a in attachments.items()}
     assert sorted(p for n, p in policies.items() if "cluster-role" in n) == ["AmazonEKSClusterPolicy"]
+    # the VPC CNI's permissions live on its own Pod Identity role, not on the node role pods could reach
     assert sorted(p for n, p in policies.items() if "node-role" in n) == [
-        "AmazonEC2ContainerRegistryReadOnly", "AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy"]
+        "AmazonEC2ContainerRegistryReadOnly", "AmazonEKSWorkerNodePolicy"]
+    assert policies["gpu-lab-eks-core-addons-vpc-cni-role-AmazonEKS_CNI_Policy"] == "AmazonEKS_CNI_Policy"
     roles = by_name(run, "aws:iam/role:Role")
     assert '"eks.amazonaws.com"' in roles["gpu-lab-eks-cluster-role"]["assumeRolePolicy"]
     assert '"ec2.amazonaws.com"' in roles["gpu-lab-eks-node-role"]["assumeRolePolicy"]
@@ -355,3 +364,128 @@ def test_changing_one_pools_instance_type_or_gpu_changes_no_other_urn(prod, tmp_
         for role in ("nodes", "launch-template"):
             urn = lambda program: registration(program, f"gpu-prod-eks-pool-{pool}-{role}").urn  # noqa: E731
             assert urn(changed) == urn(prod)  # the pool's own resources keep their identity too
+
+
+# ---------------------------------------------------------------------------------------------- issue 15
+
+ADDON = "aws:eks/addon:Addon"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+
+
+def test_private_access_cidrs_open_443_on_the_cluster_security_group_before_kubernetes_objects(run):
+    rules = by_name(run, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+    cluster_sg = registration(run, "gpu-lab-eks-eks").state["vpcConfig"]["clusterSecurityGroupId"]
+    assert {r["cidrIpv4"] for r in rules.values()} == {"10.40.0.0/16", "10.50.0.0/16"}
+    assert all((r["securityGroupId"], r["ipProtocol"], r["fromPort"], r["toPort"]) == (cluster_sg, "tcp", 443, 443)
+               for r in rules.values())
+    provider = registration(run, "gpu-lab-eks-k8s")
+    assert {r.urn for r in run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")} <= set(provider.dependencies)
+
+
+def test_managed_addons_replace_the_self_managed_ones_without_replacing_the_cluster(run):
+    cluster = registration(run, "gpu-lab-eks-eks")
+    assert cluster.inputs["bootstrapSelfManagedAddons"] is False
+    assert cluster.options["ignoreChanges"] == ["bootstrapSelfManagedAddons"]  # it forces a new cluster
+    addons = {r.inputs["addonName"]: r for r in run.of_type(ADDON)}
+    assert set(addons) == {"eks-pod-identity-agent", "vpc-cni", "kube-proxy", "coredns", "aws-ebs-csi-driver"}
+    assert addons["kube-proxy"].inputs["addonVersion"] == "v1.35.3-eksbuild.13"
+    assert "addonVersion" not in clean_inputs(addons["vpc-cni"])  # no public 1.35 table: the EKS default
+    assert {a.inputs["resolveConflictsOnCreate"] for a in addons.values()} == {"OVERWRITE"}
+    assert {n for n, a in addons.items() if a.inputs.get("preserve")} == {"vpc-cni", "kube-proxy", "coredns"}
+    # nodes (system and GPU) wait for the CNI, its credentials and kube-proxy; CoreDNS and EBS CSI wait for nodes
+    core = {addons[n].urn for n in ("eks-pod-identity-agent", "vpc-cni", "kube-proxy")}
+    for group in run.of_type(NODE_GROUP):
+        assert core <= set(group.dependencies), group.name
+    system = registration(run, "gpu-lab-eks-system-nodes").urn
+    assert system in addons["coredns"].dependencies and system in addons["aws-ebs-csi-driver"].dependencies
+
+
+def test_vpc_cni_and_ebs_csi_credentials_come_through_pod_identity(run):
+    addons = {r.inputs["addonName"]: clean_inputs(r) for r in run.of_type(ADDON)}
+    roles = {r.state["arn"]: clean_inputs(r) for r in run.of_type("aws:iam/role:Role")}
+    for name, account in (("vpc-cni", "aws-node"), ("aws-ebs-csi-driver", "ebs-csi-controller-sa")):
+        (association,) = addons[name]["podIdentityAssociations"]
+        assert association["serviceAccount"] == account
+        trust = roles[association["roleArn"]]["assumeRolePolicy"]
+        assert '"pods.eks.amazonaws.com"' in trust and "sts:TagSession" in trust
+    for name in ("coredns", "kube-proxy", "eks-pod-identity-agent"):
+        assert "podIdentityAssociations" not in addons[name]
+
+
+def test_imds_allows_one_hop_and_nodes_are_repaired(run):
+    for template in run.of_type(LAUNCH_TEMPLATE):
+        assert template.inputs["metadataOptions"] == {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+    for group in run.of_type(NODE_GROUP):
+        assert group.inputs["nodeRepairConfig"] == {"enabled": True}, group.name
+
+
+def test_al2023_pools_raid0_their_nvme_instance_store_and_bottlerocket_does_not(run):
+    assert pool_resource(run, LAUNCH_TEMPLATE, "a100-efa")["userData"] == eks_plan.raid0_user_data()
+    assert "userData" not in pool_resource(run, LAUNCH_TEMPLATE, "t4-rocket")
+    assert any("left unused on Bottlerocket" in message for _, message in run.logs)
+
+
+def test_control_plane_logs_go_to_a_group_with_a_retention_created_first(run):
+    group = registration(run, "gpu-lab-eks-control-plane-logs")
+    assert clean_inputs(group) == {"name": "/aws/eks/gpu-lab/cluster", "retentionInDays": 90,
+                                   "tags": {"dra-gpu-platform.io/cluster": "gpu-lab"}}
+    assert group.urn in registration(run, "gpu-lab-eks-eks").dependencies and group.protect
+
+
+def test_the_cluster_autoscaler_runs_at_the_clusters_minor_with_a_pod_identity_role(run):
+    release = registration(run, "gpu-lab-eks-autoscaler-release")
+    values = release.inputs["values"]
+    assert (release.inputs["chart"], release.inputs["version"], values["image"]["tag"]) == ("cluster-autoscaler", "9.59.0", "v1.35.2")
+    assert release.inputs["namespace"] == "kube-system" and release.provider.endswith("::gpu-lab-eks-k8s")
+    association = clean_inputs(registration(run, "gpu-lab-eks-autoscaler-pod-identity"))
+    assert (association["namespace"], association["serviceAccount"]) == ("kube-system", values["rbac"]["serviceAccount"]["name"])
+    policy = registration(run, "gpu-lab-eks-autoscaler-policy")
+    assert {registration(run, "gpu-lab-eks-autoscaler-pod-identity").urn, policy.urn} <= set(release.dependencies)
+    assert '"aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-lab": "owned"' in policy.inputs["policy"]
+    # the autoscaler can only find pools that carry every discovery tag on their Auto Scaling group
+    discovery = eks_plan.discovery_tags("gpu-lab")
+    tagged = {r.name.split("-asg-tag-")[0] for r in run.of_type(ASG_TAG) if r.inputs["tag"]["key"] == "dra-gpu-platform.io/autoscaled"}
+    assert tagged == {"gpu-lab-eks-pool-a100-efa", "gpu-lab-eks-pool-l40s-spot", "gpu-lab-eks-pool-t4-rocket"}
+    assert values["autoDiscovery"]["tags"] == [f"{k}={v}" for k, v in discovery.items()]
+
+
+def test_the_capacity_block_scales_on_its_window_and_not_with_the_autoscaler(run):
+    group = pool_resource(run, NODE_GROUP, "h100-block")
+    assert group["scalingConfig"] == {"minSize": 0, "maxSize": 4, "desiredSize": 0}
+    schedules = {r.name: clean_inputs(r) for r in run.of_type("aws:autoscaling/schedule:Schedule")}
+    assert schedules == {
+        "gpu-lab-eks-pool-h100-block-schedule-block-start": {
+            "scheduledActionName": "h100-block-block-start", "autoscalingGroupName": schedules[
+                "gpu-lab-eks-pool-h100-block-schedule-block-start"]["autoscalingGroupName"],
+            "startTime": "2031-01-05T11:30:00Z", "desiredCapacity": 4, "minSize": -1, "maxSize": -1},
+        "gpu-lab-eks-pool-h100-block-schedule-block-end": {
+            "scheduledActionName": "h100-block-block-end", "autoscalingGroupName": schedules[
+                "gpu-lab-eks-pool-h100-block-schedule-block-start"]["autoscalingGroupName"],
+            "startTime": "2031-01-19T10:30:00Z", "desiredCapacity": 0, "minSize": -1, "maxSize": -1},
+    }
+    asg = registration(run, "gpu-lab-eks-pool-h100-block-nodes").state["resources"][0]["autoscalingGroups"][0]["name"]
+    assert {s["autoscalingGroupName"] for s in schedules.values()} == {asg}
+
+
+def test_the_efa_device_plugin_lands_on_efa_pools_through_their_taint(run, prod):
+    (release,) = [r for r in run.of_type(RELEASE) if r.inputs["chart"] == "aws-efa-k8s-device-plugin"]
+    assert (release.inputs["version"], release.inputs["repositoryOpts"]["repo"]) == ("v0.5.30", "https://aws.github.io/eks-charts")
+    assert release.inputs["values"] == {
+        "nodeSelector": {"dra-gpu-platform.io/efa": "true"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+    efa_pools = {n for n, r in by_name(run, NODE_GROUP).items() if r["labels"].get("dra-gpu-platform.io/efa") == "true"}
+    assert efa_pools == {"gpu-lab-eks-pool-h100-block-nodes", "gpu-lab-eks-pool-a100-efa-nodes"}
+    assert any(r.inputs["chart"] == "aws-efa-k8s-device-plugin" for r in prod.of_type(RELEASE))
+
+
+def test_a_protected_stack_protects_what_holds_data_or_tenants(run):
+    protected = {r.name for r in run.resources if r.protect}
+    assert {"gpu-lab-eks-secrets-key", "gpu-lab-eks-cluster-role", "gpu-lab-eks-node-role", "gpu-lab-eks-control-plane-logs",
+            "gpu-lab-eks-autoscaler-role", "gpu-lab-eks-autoscaler-release", "gpu-lab-eks-efa-device-plugin-release",
+            "gpu-lab-eks-core-addons-vpc-cni-role", "gpu-lab-eks-addons-aws-ebs-csi-driver-role"} <= protected
+    for type_ in ("kubernetes:core/v1:Namespace", "kubernetes:core/v1:ResourceQuota", RELEASE,
+                  "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate", NODE_GROUP, CLUSTER, "aws:kms/key:Key"):
+        resources = run.of_type(type_)
+        assert resources and all(r.protect for r in resources), type_
+    tenants = [r for r in run.of_type("kubernetes:core/v1:Namespace") if "-ns-" in r.name]
+    assert tenants and all(r.options.get("retainOnDelete") for r in tenants)

@@ -16,14 +16,14 @@ from tests.conftest import STACKS_DIR, clean_inputs, run_config, run_file
 POOLS = [
     {"name": "h100", "gpu": "H100", "maxNodes": 2},
     {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 1, "mig": {"profile": "3g.40gb"}},
-    {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+    {"name": "t4", "gpu": "T4", "maxNodes": 2},  # DRA as well: one GPU Operator serves one NVIDIA GPU stack
 ]
 EXISTING = {
     "cluster": {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35"},
     "kubeconfig": {"secure": "v1:offline"},
     "nodePools": POOLS,
     "deviceClasses": [{"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}],
-    "namespaces": [{"name": "team", "migration": "dual", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}],
+    "namespaces": [{"name": "team", "migration": "dra-only", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}],
     "monitoring": {"enabled": True},
 }
 

@@ -21,12 +21,13 @@ EXISTING = {
         {"name": "h100", "gpu": "H100", "maxNodes": 2},
         {"name": "t4", "gpu": "T4", "maxNodes": 1, "gpuStack": "device-plugin"},
     ],
+    "gpuOperator": {"enabled": False},  # the cluster's own GPU software serves the device-plugin pool
     "deviceClasses": [{"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}],
     "namespaces": [{"name": "team", "migration": "dual", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}],
 }
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35"},
+    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
     "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
 }
 
@@ -49,9 +50,10 @@ def preview_problems(tmp_path, config: dict) -> dict[str, dict]:
 @pytest.mark.parametrize("config, path, value, rule", [
     (with_(EXISTING, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
     (with_(KIND_BASE, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
-    (with_(EXISTING, draDriver={"version": "0.9.9"}), "draDriver.version", "0.9.9", "no such NVIDIA DRA driver chart release"),
-    (with_(EXISTING, draDriver={"version": "26.1.0"}), "draDriver.version", "26.1.0", "no such NVIDIA DRA driver chart release"),
-    (with_(EXISTING, gpuOperator={"version": "v25.3.4"}), "gpuOperator.version", "v25.3.4", "GPU Operator v25.10.0 or newer"),
+    (with_(EXISTING, draDriver={"version": "0.9.9"}), "draDriver.version", "0.9.9", "not an NVIDIA DRA driver chart release this package lists"),
+    (with_(EXISTING, draDriver={"version": "26.1.0"}), "draDriver.version", "26.1.0", "not an NVIDIA DRA driver chart release this package lists"),
+    (with_(EXISTING, gpuOperator={"version": "v25.3.4"}, nodePools=EXISTING["nodePools"][:1]), "gpuOperator.version", "v25.3.4",
+     "GPU Operator v25.10.0 or newer"),
 ], ids=["dra-pools-driver-off", "kind-dra-pools-driver-off", "dra-version-unknown", "dra-version-future", "operator-too-old"])
 def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, rule):
     problems = preview_problems(tmp_path, config)
@@ -62,7 +64,7 @@ def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, 
 
 
 def test_an_old_operator_is_fine_without_dra_pools(tmp_path):
-    config = with_(EXISTING, gpuOperator={"version": "v25.3.4"}, draDriver={"enabled": False}, deviceClasses=[],
+    config = with_(EXISTING, gpuOperator={"enabled": True, "version": "v25.3.4"}, draDriver={"enabled": False}, deviceClasses=[],
                    namespaces=[{"name": "team", "migration": "legacy"}])
     config["nodePools"] = [EXISTING["nodePools"][1]]
     result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "o")])
@@ -100,19 +102,22 @@ def test_feature_gates_need_a_chart_that_has_them():
     assert "has no featureGates value" in found["draDriver.featureGates"]
 
 
-# The migration runbook of docs/gpu-software.md, phase by phase, on an existing cluster.
+# The migration runbook of docs/gpu-software.md, phase by phase, on EKS (a dual-stack cluster needs device-plugin pools
+# that bring their own plugin: docs/gpu-software.md#one-nvidia-gpu-stack-per-operator).
+EKS_RUNBOOK = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}}}
 T4_PLUGIN = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin"}
+T4_BOTTLEROCKET = {"name": "t4-br", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 H100_DRA = {"name": "h100", "gpu": "H100", "maxNodes": 4, "gpuStack": "dra"}
 T4_DRA = {"name": "t4-dra", "gpu": "T4", "maxNodes": 6, "gpuStack": "dra"}
 CLASSES = [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}]
 TEMPLATES = [{"name": "one-gpu", "deviceClass": "h100"}]
+LEGACY = [{"name": "ml-research", "migration": "legacy", "quota": {"legacyGpus": 8}}]
+DUAL = [{"name": "ml-research", "migration": "dual", "quota": {"legacyGpus": 8, "devices": {"h100": 8}}, "claimTemplates": TEMPLATES}]
 PHASES = {
-    "0-legacy": dict(nodePools=[T4_PLUGIN], draDriver={"enabled": False},
-                     namespaces=[{"name": "ml-research", "migration": "legacy", "quota": {"legacyGpus": 8}}]),
-    "1-dual-stack": dict(nodePools=[T4_PLUGIN, H100_DRA], deviceClasses=CLASSES,
-                         namespaces=[{"name": "ml-research", "migration": "dual", "quota": {"legacyGpus": 8, "devices": {"h100": 8}},
-                                      "claimTemplates": TEMPLATES}]),
-    "2-dra-only": dict(nodePools=[T4_PLUGIN, H100_DRA], deviceClasses=CLASSES,
+    "0-legacy": dict(nodePools=[T4_PLUGIN], draDriver={"enabled": False}, namespaces=LEGACY),
+    "0b-own-device-plugin": dict(nodePools=[T4_BOTTLEROCKET], draDriver={"enabled": False}, namespaces=LEGACY),
+    "1-dual-stack": dict(nodePools=[T4_BOTTLEROCKET, H100_DRA], deviceClasses=CLASSES, namespaces=DUAL),
+    "2-dra-only": dict(nodePools=[T4_BOTTLEROCKET, H100_DRA], deviceClasses=CLASSES,
                        namespaces=[{"name": "ml-research", "migration": "dra-only", "quota": {"legacyGpus": 0, "devices": {"h100": 8}},
                                     "claimTemplates": TEMPLATES}]),
     "3-no-device-plugin-pool": dict(nodePools=[H100_DRA, T4_DRA], deviceClasses=CLASSES,
@@ -122,13 +127,14 @@ PHASES = {
 
 
 def phase(name: str, **changes) -> dict:
-    config = {"cluster": EXISTING["cluster"], "kubeconfig": EXISTING["kubeconfig"], **copy.deepcopy(PHASES[name])}
+    config = {**copy.deepcopy(EKS_RUNBOOK), **copy.deepcopy(PHASES[name])}
     config.update(changes)
     return config
 
 
 @pytest.mark.parametrize("name, device_plugin, dra_driver", [
-    ("0-legacy", True, False), ("1-dual-stack", True, True), ("2-dra-only", True, True), ("3-no-device-plugin-pool", False, True),
+    ("0-legacy", True, False), ("0b-own-device-plugin", False, False), ("1-dual-stack", False, True),
+    ("2-dra-only", False, True), ("3-no-device-plugin-pool", False, True),
 ])
 def test_runbook_phases_are_valid_and_switch_the_plugins(name, device_plugin, dra_driver):
     from components.plans import gpu_software as gsv
@@ -138,11 +144,16 @@ def test_runbook_phases_are_valid_and_switch_the_plugins(name, device_plugin, dr
     assert (gsv.dra_driver_plan(config) is not None) is dra_driver
 
 
+def test_runbook_phase_1_needs_device_plugin_pools_with_their_own_plugin():
+    found = problems(phase("1-dual-stack", nodePools=[T4_PLUGIN, H100_DRA]))
+    assert "validator waits for nvidia.com/gpu capacity" in found["nodePools[0].gpuStack"]
+
+
 def test_runbook_phase_3_waits_for_the_last_dual_namespace():
-    early = phase("3-no-device-plugin-pool", namespaces=PHASES["1-dual-stack"]["namespaces"])
+    early = phase("3-no-device-plugin-pool", namespaces=DUAL)
     assert "need a device-plugin pool" in problems(early)["namespaces[0].migration"]
 
 
 def test_runbook_rollback_of_a_namespace_is_a_config_change():
-    back = phase("2-dra-only", namespaces=PHASES["1-dual-stack"]["namespaces"])
+    back = phase("2-dra-only", namespaces=DUAL)
     assert parse_config_map(qualify(back), stack="test", source="Pulumi.test.yaml").namespaces[0].migration == "dual"

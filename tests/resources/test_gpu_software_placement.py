@@ -1,169 +1,85 @@
-"""No node can get both the NVIDIA device plugin and a DRA kubelet plugin.
-
-A small scheduler model reads the rendered Helm values (nodeSelectors, tolerations, the NVIDIA chart's
-default affinity, NFD's custom label rules) and the labels and taints each node of each pool really carries
-(components/facts/node_labels.py; on kind the rendered kind config), then decides per node which plugins land
-there. The device plugin comes from the GPU Operator (its DaemonSet runs where the operator's
-nvidia.com/gpu.deploy.device-plugin label is "true") or from the Bottlerocket AMI itself."""
+"""Exactly one NVIDIA GPU stack on every pool, for every row of the GPU software decision table and every
+committed stack, without helm: the DaemonSets the charts would render are modelled from our values (nodeSelector,
+affinity, tolerations; the NVIDIA chart's default kubelet-plugin affinity where we set none) and placed by the same
+engine `gpuplan render` uses on real renders (gpuplan/render/placement.py), GPU Operator operands from the facts
+table. tests/gpuplan/test_render.py runs that engine on charts rendered by a real helm."""
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
-import yaml
 
-from components.facts import eks_amis
-from components.plans import gpu_software as gsv
-from components.plans import kind as kind_config
-from components.config.models import StackConfig
 from components.config.loading import load_stack_file
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, pool_taint
-from components.plans.node_pools import pool_labels
+from components.config.models import StackConfig
+from components.facts import driver_charts
+from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL
+from components.plans import gpu_software as gsv
+from gpuplan.render import placement
+from gpuplan.render.placement import DRA_PLUGIN, NFD_WORKER, DaemonSetFacts
+from gpuplan.render.stack import pool_facts
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR
 from tests.plans.test_gpu_software import TABLE, stack
 
-# The NVIDIA DRA chart's default kubeletPlugin affinity: any one of these labels
-# (docs/references.md#nvidia-dra-kubelet-plugin-placement).
-NVIDIA_KUBELET_PLUGIN_AFFINITY = (
-    ("feature.node.kubernetes.io/pci-10de.present", "true"),
-    ("feature.node.kubernetes.io/pci-0302_10de.present", "true"),
-    ("feature.node.kubernetes.io/pci-0300_10de.present", "true"),
-    (GPU_PRESENT_LABEL, "true"),
-)
-NFD_GPU_LABEL = "feature.node.kubernetes.io/pci-10de.present"
+CHART_DEFAULT_TERMS = tuple(({"key": k, "operator": "In", "values": [v]},) for k, v in driver_charts.KUBELET_PLUGIN_DEFAULT_AFFINITY)
 
 
-@dataclass
-class Node:
-    name: str
-    pool: str | None  # None: a CPU node (system pool, kind control plane)
-    gpu_stack: str | None
-    labels: dict[str, str]
-    taints: list[dict[str, str]]
-    os_id: str = "ubuntu"
-    has_gpu: bool = True
-    found: set[str] = field(default_factory=set)  # plugins placed on it
+def _terms(affinity: dict | None):
+    terms = (((affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
+    return None if terms is None else tuple(tuple(t["matchExpressions"]) for t in terms)
 
 
-def nodes_of(config: StackConfig) -> list[Node]:
-    key, value, effect = pool_taint()
-    if config.platform == "kind":
-        rendered = kind_config.render(config)["nodes"]
-        workers = kind_config.worker_names(config)
-        by_name = {name: pool for pool, names in workers.items() for name in names}
-        nodes = [Node("control-plane", None, None, {"node-role.kubernetes.io/control-plane": ""},
-                      [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}], has_gpu=False)]
-        worker_names = [n for names in workers.values() for n in names]
-        for name, spec in zip(worker_names, [n for n in rendered if n["role"] == "worker"]):
-            patches = [yaml.safe_load(p) for p in spec["kubeadmConfigPatches"]]
-            taints = [t for p in patches for t in p["nodeRegistration"]["taints"]]
-            pool = config.pool(by_name[name])
-            nodes.append(Node(name, pool.name, pool.gpu_stack, dict(spec["labels"]), taints))
-        return nodes
-    nodes = [Node("system-0", None, None, {}, [], has_gpu=False)]
-    for pool in config.node_pools:
-        os_id = "bottlerocket" if pool.ami_type == eks_amis.BOTTLEROCKET_NVIDIA else "amzn" if config.platform == "eks" else "ubuntu"
-        taints = [{"key": key, "value": value, "effect": effect}]
-        if config.platform == "aks" and pool.capacity == "spot":
-            taints.append(dict(gsv.AKS_SPOT_TAINT))  # AKS adds it to every Spot node
-        nodes.append(Node(f"{pool.name}-0", pool.name, pool.gpu_stack, pool_labels(pool), taints, os_id=os_id))
-    return nodes
+def modelled_daemonsets(config: StackConfig) -> tuple[list[DaemonSetFacts], tuple[str, dict[str, Any]] | None]:
+    """What the three charts render, from our values: the kubelet plugins, the NFD worker, the ClusterPolicy spec."""
+    found: list[DaemonSetFacts] = []
+    operator = None
+    if (plan := gsv.gpu_operator_plan(config)) is not None:
+        worker = plan.values["node-feature-discovery"]["worker"]
+        found.append(DaemonSetFacts(plan.release, "nfd-worker", NFD_WORKER, worker.get("nodeSelector", {}),
+                                    _terms(worker.get("affinity")), tuple(worker["tolerations"]), "chart"))
+        # the ClusterPolicy copies these switches (templates/clusterpolicy.yaml); migManager.config.default is the chart's
+        spec = {**plan.values, "migManager": {**plan.values["migManager"], "config": {"default": "all-disabled"}}}
+        operator = (plan.release, spec)
+    if (plan := gsv.dra_driver_plan(config)) is not None:
+        kubelet = plan.values["kubeletPlugin"]
+        terms = _terms(kubelet.get("affinity")) or CHART_DEFAULT_TERMS
+        found.append(DaemonSetFacts(plan.release, "kubelet-plugin", DRA_PLUGIN, kubelet.get("nodeSelector", {}), terms,
+                                    tuple(kubelet["tolerations"]), "chart"))
+    if (plan := gsv.example_driver_plan(config)) is not None:
+        kubelet = plan.values["kubeletPlugin"]
+        found.append(DaemonSetFacts(plan.release, "kubeletplugin", DRA_PLUGIN, kubelet["nodeSelector"], None,
+                                    tuple(kubelet["tolerations"]), "chart"))
+    return found, operator
 
 
-def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
-    return all(labels.get(k) == v for k, v in selector.items())
+def placements(config: StackConfig, daemonsets=None, operator=None, pools=None):
+    modelled, modelled_operator = modelled_daemonsets(config)
+    daemonsets = modelled if daemonsets is None else daemonsets
+    operator = modelled_operator if operator is None else operator
+    # an existing cluster's pools as if their nodes were named (and so labelled): the table rows name none
+    pools = pools or [pool_facts(config, p.model_copy(update={"nodes": p.nodes or ["node-1"]})) for p in config.node_pools]
+    return {p.name: placement.place_pool(p, daemonsets, operator) for p in pools}
 
 
-def tolerates(tolerations: list[dict], taints: list[dict]) -> bool:
-    def covers(t: dict, taint: dict) -> bool:
-        if t.get("effect") and t["effect"] != taint["effect"]:
-            return False
-        if t.get("operator", "Equal") == "Exists":
-            return not t.get("key") or t["key"] == taint["key"]
-        return t.get("key") == taint["key"] and t.get("value", "") == taint.get("value", "")
-
-    return all(any(covers(t, taint) for t in tolerations) for taint in taints if taint["effect"] in ("NoSchedule", "NoExecute"))
-
-
-def nfd_custom_labels(nfd: dict, node: Node) -> dict[str, str]:
-    """Labels NFD's custom rules publish on the node (only namespaces NFD may publish)."""
-    allowed = set(nfd.get("master", {}).get("config", {}).get("extraLabelNs", []))
-    labels: dict[str, str] = {}
-    for rule in nfd.get("worker", {}).get("config", {}).get("sources", {}).get("custom", []):
-        matched = True
-        for feature in rule["matchFeatures"]:
-            for attribute, expression in feature["matchExpressions"].items():
-                assert expression["op"] == "In"
-                actual = {"system.osRelease": {"ID": node.os_id}, "pci.device": {"vendor": "10de" if node.has_gpu else ""}}
-                matched &= actual[feature["feature"]][attribute] in expression["value"]
-        if matched:
-            labels.update({k: v for k, v in rule["labels"].items() if k.split("/")[0] in allowed})
-    return labels
-
-
-def place(config: StackConfig, operator: dict | None, dra: dict | None, example: dict | None,
-          nodes: list[Node] | None = None) -> list[Node]:
-    """Which plugins each node gets, from the values of the three releases (None: not installed)."""
-    nodes = nodes_of(config) if nodes is None else nodes
-    for node in nodes:
-        if node.os_id == "bottlerocket":
-            node.found.add("ami-device-plugin")
-        labels = dict(node.labels)
-        if operator is not None:
-            nfd = operator["node-feature-discovery"]
-            worker = nfd["worker"]
-            if selects(worker.get("nodeSelector", {}), labels) and tolerates(worker.get("tolerations", []), node.taints):
-                node.found.add("nfd")
-                if node.has_gpu:
-                    labels[NFD_GPU_LABEL] = "true"
-                labels.update(nfd_custom_labels(nfd, node))  # NFD overwrites labels it manages
-            gpu_node = labels.get(NFD_GPU_LABEL) == "true" or labels.get(GPU_PRESENT_LABEL) == "true"
-            # the operator labels GPU nodes deploy.<operand>=true unless the label is already "false"
-            deploy = labels.get(DEVICE_PLUGIN_DEPLOY_LABEL, "true") if gpu_node else None
-            if operator["devicePlugin"]["enabled"] and deploy == "true" and tolerates(operator["daemonsets"]["tolerations"], node.taints):
-                node.found.add("operator-device-plugin")
-        if dra is not None:
-            plugin = dra["kubeletPlugin"]
-            affinity = any(labels.get(k) == v for k, v in NVIDIA_KUBELET_PLUGIN_AFFINITY)
-            if affinity and selects(plugin.get("nodeSelector", {}), labels) and tolerates(plugin.get("tolerations", []), node.taints):
-                node.found.add("dra-kubelet-plugin")
-        if example is not None:
-            plugin = example["kubeletPlugin"]
-            if selects(plugin.get("nodeSelector", {}), labels) and tolerates(plugin.get("tolerations", []), node.taints):
-                node.found.add("dra-kubelet-plugin")
-    return nodes
-
-
-def place_rendered(config: StackConfig) -> list[Node]:
-    plans = gsv.gpu_operator_plan(config), gsv.dra_driver_plan(config), gsv.example_driver_plan(config)
-    return place(config, *(p.values if p else None for p in plans))
-
-
-DEVICE_PLUGINS = {"operator-device-plugin", "ami-device-plugin"}
-
-
-def conflicts(nodes: list[Node]) -> list[str]:
-    return [n.name for n in nodes if n.found & DEVICE_PLUGINS and "dra-kubelet-plugin" in n.found]
+def expected_findings(config: StackConfig, name: str) -> list[str]:
+    """What a correct stack still reports: kind's fake GPUs have no device plugin (the dev stack's legacy pool)."""
+    pool = config.pool(name)
+    if config.uses_example_driver and pool.gpu_stack == "device-plugin":
+        return ["no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here"]
+    if not config.gpu_operator_enabled and pool.gpu_stack == "device-plugin" and not pool.ami_type:
+        return ["no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here"]
+    return []
 
 
 def check_stack(config: StackConfig) -> None:
-    nodes = place_rendered(config)
-    assert conflicts(nodes) == []
-    dra_installed = gsv.dra_driver_plan(config) or gsv.example_driver_plan(config)
-    operator = gsv.gpu_operator_plan(config)
-    for node in nodes:
-        if node.pool is None:  # CPU nodes get no GPU software at all
-            assert node.found == set(), node.name
-        elif node.gpu_stack == "dra":
-            assert ("dra-kubelet-plugin" in node.found) == bool(dra_installed), node.name
-            assert not node.found & DEVICE_PLUGINS, node.name
-        else:
-            assert "dra-kubelet-plugin" not in node.found, node.name
-            has_plugin = operator is not None or node.os_id == "bottlerocket"
-            assert bool(node.found & DEVICE_PLUGINS) == has_plugin, node.name
-            assert len(node.found & DEVICE_PLUGINS) <= 1, node.name  # never two device plugins either
+    for name, placed in placements(config).items():
+        assert placed.findings == expected_findings(config, name), (name, placed.findings)
+        roles = placed.roles()
+        if not placed.findings:
+            assert (DRA_PLUGIN in roles) == (config.pool(name).gpu_stack == "dra"), name
+    modelled, _ = modelled_daemonsets(config)
+    cpu_node = {"kubernetes.io/os": "linux", "node-role.kubernetes.io/control-plane": ""}
+    assert not [d.name for d in modelled if placement.lands(d, cpu_node, ())]  # nothing GPU on CPU nodes
 
 
 def table_config(spec: dict) -> StackConfig:
@@ -172,43 +88,77 @@ def table_config(spec: dict) -> StackConfig:
 
 
 @pytest.mark.parametrize("spec", [row[1] for row in TABLE], ids=[row[0] for row in TABLE])
-def test_no_node_gets_both_plugins_in_the_decision_table(spec):
+def test_one_gpu_stack_per_pool_in_the_decision_table(spec):
     check_stack(table_config(spec))
 
 
 @pytest.mark.parametrize("name", COMMITTED_STACKS)
-def test_no_node_gets_both_plugins_in_committed_stacks(name):
+def test_one_gpu_stack_per_pool_in_committed_stacks(name):
     config = load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
     check_stack(config)
-    assert any(n.found for n in place_rendered(config))  # the stack installs something to check
+    assert any(p.landed for p in placements(config).values())  # the stack installs something to check
 
 
-def test_the_analysis_catches_a_kubelet_plugin_without_its_node_selector():
-    config = table_config(TABLE[1][1])  # eks dual-stack
-    dra = copy.deepcopy(gsv.dra_driver_values(config))
-    del dra["kubeletPlugin"]["nodeSelector"]
-    assert conflicts(place(config, gsv.gpu_operator_values(config), dra, None)) == ["t4-0"]
+def _row(name: str) -> StackConfig:
+    return table_config(next(row[1] for row in TABLE if row[0] == name))
 
 
-def test_the_analysis_catches_a_bottlerocket_dra_pool():
-    config = table_config(TABLE[0][1])  # eks, one DRA pool; Bottlerocket DRA pools are a config error
-    pool = config.node_pools[0].model_copy(update={"ami_type": eks_amis.BOTTLEROCKET_NVIDIA})
-    config = config.model_copy(update={"node_pools": [pool]})
-    assert conflicts(place_rendered(config)) == ["h100-0"]
+def test_the_validator_crash_loops_on_dra_pools_when_the_operator_runs_its_device_plugin():
+    """The refused dual stack (config rule): forcing devicePlugin on shows why."""
+    config = _row("eks-bottlerocket-plugin-pool-only")
+    daemonsets, (release, spec) = modelled_daemonsets(config)
+    placed = placements(config, daemonsets, (release, {**spec, "devicePlugin": {"enabled": True}}))["h100"]
+    assert any("validator keeps plugin-validation" in f for f in placed.findings)
 
 
-def test_the_analysis_sees_untolerated_spot_taints():
-    config = table_config(next(row[1] for row in TABLE if row[0] == "aks-spot-pool"))
-    operator, dra = gsv.gpu_operator_values(config), gsv.dra_driver_values(config)
-    assert "dra-kubelet-plugin" in {p for n in place(config, operator, dra, None) if n.pool == "a100" for p in n.found}
-    dra["kubeletPlugin"]["tolerations"] = dra["kubeletPlugin"]["tolerations"][:1]
-    assert not [n for n in place(config, operator, dra, None) if n.pool == "a100" and n.found & {"dra-kubelet-plugin"}]
+def test_a_kubelet_plugin_without_its_node_selector_lands_beside_the_bottlerocket_device_plugin():
+    config = _row("eks-bottlerocket-plugin-pool-only")
+    daemonsets, operator = modelled_daemonsets(config)
+    loose = [DaemonSetFacts(d.release, d.name, d.role, {}, d.terms, d.tolerations, d.source) if d.role == DRA_PLUGIN else d
+             for d in daemonsets]
+    placed = placements(config, loose, operator)["t4-br"]
+    assert placed.findings[0].startswith("two NVIDIA GPU stacks on one node")
 
 
-def test_the_analysis_catches_dra_nodes_without_the_device_plugin_opt_out_label():
-    config = table_config(TABLE[1][1])
-    nodes = nodes_of(config)
-    for node in nodes:
-        node.labels.pop(DEVICE_PLUGIN_DEPLOY_LABEL, None)
-    placed = place(config, gsv.gpu_operator_values(config), gsv.dra_driver_values(config), None, nodes=nodes)
-    assert conflicts(placed) == ["h100-0"]
+def test_untolerated_spot_taints_keep_the_kubelet_plugin_off():
+    config = _row("aks-spot-pool")
+    daemonsets, operator = modelled_daemonsets(config)
+    assert DRA_PLUGIN in placements(config, daemonsets, operator)["a100"].roles()
+    short = [DaemonSetFacts(d.release, d.name, d.role, d.node_selector, d.terms, d.tolerations[:1], d.source) for d in daemonsets]
+    assert "no GPU software reaches this pool" in placements(config, short, operator)["a100"].findings[0]
+
+
+def test_dra_nodes_without_the_device_plugin_opt_out_get_the_operators_plugin():
+    config = _row("eks-bottlerocket-plugin-pool-only")
+    daemonsets, (release, spec) = modelled_daemonsets(config)
+    pool = pool_facts(config, config.pool("h100"))
+    bare = placement.PoolFacts(pool.name, pool.gpu_stack, {k: v for k, v in pool.labels.items() if k != DEVICE_PLUGIN_DEPLOY_LABEL},
+                               pool.taints, pool.mig_capable)
+    placed = placement.place_pool(bare, daemonsets, (release, {**spec, "devicePlugin": {"enabled": True}}))
+    assert placed.findings[0].startswith("two NVIDIA GPU stacks on one node")
+
+
+def test_a_static_gpu_present_label_and_nfd_pinned_to_it_deadlock_a_new_node():
+    """The configuration issue 14 found: the operator resets gpu.present before NFD has run, NFD never comes."""
+    config = _row("eks-al2023-dra-only")
+    daemonsets, operator = modelled_daemonsets(config)
+    pinned = [DaemonSetFacts(d.release, d.name, d.role, {GPU_PRESENT_LABEL: "true"}, None, d.tolerations, d.source)
+              if d.role == NFD_WORKER else d for d in daemonsets]
+    pool = pool_facts(config, config.pool("h100"))
+    static = placement.PoolFacts(pool.name, pool.gpu_stack, {**pool.labels, GPU_PRESENT_LABEL: "true"}, pool.taints, pool.mig_capable)
+    placed = placement.place_pool(static, pinned, operator)
+    assert placed.labels[GPU_PRESENT_LABEL] == "false"
+    assert DEVICE_PLUGIN_DEPLOY_LABEL not in placed.labels  # the guard went with the reset
+    assert any(f.startswith("no GPU software reaches this pool") for f in placed.findings)
+    # our values: NFD selects the pool label, the operator sets gpu.present itself
+    assert placements(config, daemonsets, operator)["h100"].labels[GPU_PRESENT_LABEL] == "true"
+
+
+def test_the_kubelet_plugin_waits_for_the_mig_layout():
+    config = _row("eks-mig-single")
+    daemonsets, (release, spec) = modelled_daemonsets(config)
+    assert DRA_PLUGIN in placements(config, daemonsets, (release, spec))["h100-mig"].roles()
+    # without mig-manager the layout is never applied, and the plugin never starts on a half-made node
+    placed = placements(config, daemonsets, (release, {**spec, "migManager": {"enabled": False}}))["h100-mig"]
+    assert DRA_PLUGIN not in placed.roles()
+    assert "nvidia.com/mig.config.state" not in placed.labels

@@ -14,7 +14,7 @@ from components.plans.monitoring import dashboard, values as monitoring_values
 from components.plans.monitoring.plan import monitoring_plan
 from gpuplan.engine.preview import preview_stack
 from gpuplan.engine.outputs import clean
-from tests.conftest import KIND_BASE, run_config, write_stack
+from tests.conftest import KIND_BASE, run_config, write_stack, with_gpu_operator_on_dra
 from tests.monitoring_support import promtool, write_rules
 
 MONITORING = "dra-gpu-platform:monitoring:Monitoring"
@@ -115,9 +115,8 @@ def test_a_namespace_the_stack_is_told_to_create_is_created_in_the_configured_na
 
 
 def test_dcgm_dra_mapping_gets_resourceslice_rbac_for_the_operators_exporter(tmp_path):
-    config = _config(BYO)
+    config = with_gpu_operator_on_dra(_config(BYO))
     config["cluster"]["kind"] = {"gpuDriver": "nvidia"}
-    config["gpuOperator"] = {"enabled": True}
     run = run_config(tmp_path, config, "dcgm")
     _, children = _in_monitoring(run)
     (role,) = [r for r in children if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"]

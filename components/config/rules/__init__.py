@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from components.config.models import StackConfig
 from components.config.problems import Problem
-from components.config.rules import cluster, device_classes, maintenance, monitoring, namespaces, node_pools, software
+from components.config.rules import autoscaler, cluster, device_classes, maintenance, monitoring, namespaces, node_pools, software
 from components.config.rules._context import RuleContext
 
 __all__ = ["consistency_problems"]
@@ -19,6 +19,6 @@ __all__ = ["consistency_problems"]
 def consistency_problems(config: StackConfig, declared: dict[str, set[str]] | None = None) -> list[Problem]:
     context = RuleContext(config, declared or {})
     for check in (cluster.check, node_pools.check, node_pools.check_cloud, software.check, software.check_placement,
-                  device_classes.check, namespaces.check, maintenance.check, monitoring.check):
+                  device_classes.check, namespaces.check, maintenance.check, monitoring.check, autoscaler.check):
         check(context)
     return context.problems

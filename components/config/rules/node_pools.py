@@ -50,6 +50,17 @@ def check(r: RuleContext) -> None:
             if platform == "eks" and pool.availability_zone is None:
                 r.add(f"{at}.availabilityZone", MISSING, "a Capacity Block lives in one zone; the pool's subnets must be limited to it",
                       "add availabilityZone: us-east-1a (the reservation's zone)")
+            if pool.min_nodes > 0 or pool.desired_nodes is not None:
+                field, value = ("minNodes", pool.min_nodes) if pool.min_nodes > 0 else ("desiredNodes", pool.desired_nodes)
+                r.add(f"{at}.{field}", value,
+                      "a Capacity Block pool is sized by its block (maxNodes instances), not autoscaled",
+                      f"remove {field}; set maxNodes to the block's instance count and, to scale with the block, "
+                      "capacityBlockStart and capacityBlockEnd")
+            _block_window(r, at, pool)
+        elif pool.capacity_block_start is not None or pool.capacity_block_end is not None:
+            field = "capacityBlockStart" if pool.capacity_block_start is not None else "capacityBlockEnd"
+            r.add(f"{at}.{field}", str(pool.capacity_block_start or pool.capacity_block_end),
+                  "a block's start and end apply to capacity: capacity-block pools", f"remove {field}")
         elif pool.capacity_reservation_id is not None and (platform != "eks" or pool.capacity == "spot"):
             r.add(f"{at}.capacityReservationId", pool.capacity_reservation_id,
                   "a capacity reservation id applies to EKS capacity-block or on-demand pools only",
@@ -68,10 +79,37 @@ def check(r: RuleContext) -> None:
             if platform == "kind" and c.uses_example_driver:
                 r.add(f"{at}.mig", {"profile": pool.mig.profile}, "the dra-example-driver has no MIG devices",
                       "remove mig or use kind.gpuDriver: nvidia")
+        if pool.nodes and platform != "existing":
+            r.add(f"{at}.nodes", pool.nodes, f"nodes names existing nodes of platform existing; on {platform} the pool creates its nodes",
+                  "remove nodes")
         for key in pool.labels:
             if key.startswith(RESERVED_LABEL_PREFIXES):
                 r.add(f"{at}.labels.{key}", pool.labels[key], "this label domain is managed by the platform",
                       "use your own prefix, e.g. team: research or example.com/team")
+    _node_owners(r)
+
+
+def _node_owners(r: RuleContext) -> None:
+    """A node belongs to one pool: two pools' labels (gpu-stack, the DRA plugin label) on one node contradict."""
+    owner: dict[str, str] = {}
+    for i, pool in enumerate(r.c.node_pools):
+        for j, node in enumerate(pool.nodes):
+            if node in owner:
+                r.add(f"nodePools[{i}].nodes[{j}]", node, f"node {node} is already listed by {owner[node]}",
+                      "list each node in one pool only")
+            else:
+                owner[node] = f"nodePools[{i}] ({pool.name})"
+
+
+def _block_window(r: RuleContext, at: str, pool) -> None:
+    start, end = pool.capacity_block_start, pool.capacity_block_end
+    if (start is None) != (end is None):
+        missing = "capacityBlockEnd" if end is None else "capacityBlockStart"
+        r.add(f"{at}.{missing}", MISSING, "scheduled scaling needs both the block's start and its end",
+              f"add {missing} (from `aws ec2 describe-capacity-reservations`: StartDate / EndDate)")
+    elif start is not None and end <= start:
+        r.add(f"{at}.capacityBlockEnd", str(end), f"the block must end after it starts ({start.isoformat()})",
+              "copy StartDate and EndDate of the reservation")
 
 
 def _cloud_instance(r: RuleContext, at: str, pool, platform: str) -> None:

@@ -5,13 +5,17 @@ from __future__ import annotations
 from packaging.version import Version
 
 from components.config.rules._context import RuleContext
-from components.facts import driver_charts, eks_amis, versions
+from components.facts import chart_releases, driver_charts, eks_amis, versions
 
 
 def check(r: RuleContext) -> None:
     c = r.c
     dra_pools = c.dra_pools
     if c.gpu_operator_enabled:
+        if c.gpu_operator.version not in chart_releases.GPU_OPERATOR_RELEASES and not c.gpu_operator.allow_unlisted:
+            r.add("gpuOperator.version", c.gpu_operator.version,
+                  "not a gpu-operator release this package lists (components/facts/chart_releases.py)",
+                  chart_releases.unlisted_fix("gpuOperator", list(chart_releases.GPU_OPERATOR_RELEASES)))
         if dra_pools and Version(c.gpu_operator.version) < Version(versions.GPU_OPERATOR_MIN_FOR_DRA):
             r.add("gpuOperator.version", c.gpu_operator.version,
                   "DRA pools need GPU Operator v25.10.0 or newer (the first with CDI on by default)",
@@ -30,10 +34,16 @@ def check(r: RuleContext) -> None:
         # on kind with gpuDriver: example, draDriver.enabled installs the dra-example-driver
         r.add("draDriver.enabled", False, f"pools {', '.join(p.name for p in dra_pools)} run gpuStack: dra and need the DRA driver",
               "set draDriver.enabled: true, or gpuStack: device-plugin on those pools")
-    if not c.uses_example_driver:
-        if dra.version not in driver_charts.DRA_DRIVER_RELEASES:
-            r.add("draDriver.version", dra.version, "no such NVIDIA DRA driver chart release",
-                  f"use one of {', '.join(driver_charts.DRA_DRIVER_RELEASES)} (0.4+ is the kubernetes-sigs chart)")
+    if not c.uses_example_driver and dra.version not in driver_charts.DRA_DRIVER_RELEASES:
+        listed = list(driver_charts.DRA_DRIVER_RELEASES)
+        if not dra.allow_unlisted:
+            r.add("draDriver.version", dra.version,
+                  "not an NVIDIA DRA driver chart release this package lists (components/facts/driver_charts.py)",
+                  chart_releases.unlisted_fix("draDriver", listed) + "; 0.4+ is the kubernetes-sigs chart")
+        elif driver_charts.dra_driver_release(dra.version) is None:
+            # allowUnlisted assumes the facts of the newest listed release that is not newer; there is none
+            r.add("draDriver.version", dra.version, "older than every listed release of its chart (or not a version), so "
+                  "no listed release's chart facts apply to it", f"use one of {', '.join(listed)}")
     for gate in dra.feature_gates:
         if gate not in driver_charts.FEATURE_GATES:
             r.add(f"draDriver.featureGates.{gate}", dra.feature_gates[gate], "unknown NVIDIA DRA driver feature gate",
@@ -59,6 +69,7 @@ def check_placement(r: RuleContext) -> None:
             r.add(f"nodePools[{i}].gpuStack", "dra",
                   "the Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin, which cannot share a node with the DRA kubelet plugin",
                   "use amiType AL2023_x86_64_NVIDIA for DRA pools, or gpuStack: device-plugin on this Bottlerocket pool")
+    _one_gpu_stack_per_operator(r)
     if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
         r.add("gpuOperator.driver", "operator", "kind nodes share the host's kernel and driver; the operator cannot install a driver there",
               "use driver: auto or host (nvkind style: the host has the driver and toolkit)")
@@ -73,3 +84,27 @@ def check_placement(r: RuleContext) -> None:
         if gates.get(gate) is False:
             r.add(f"draDriver.featureGates.{gate}", False, f"device classes {', '.join(classes)} need the {gate} driver feature gate",
                   f"remove draDriver.featureGates.{gate} (it is turned on for you) or drop the sharing settings of those classes")
+
+
+def _one_gpu_stack_per_operator(r: RuleContext) -> None:
+    """One GPU Operator cannot serve its own device plugin on some pools and DRA on others (gpu-operator v25.10.1,
+    docs/gpu-software.md#one-nvidia-gpu-stack-per-operator): with devicePlugin on, the operator keeps the
+    validator's plugin-validation init container on every GPU node, and on a DRA node it waits for nvidia.com/gpu
+    capacity that never comes, so the validator crash-loops there and the ClusterPolicy never becomes ready. No
+    value or node label turns the check off per node (docs/references.md#gpu-operator-validator-plugin-validation)."""
+    c = r.c
+    if not c.gpu_operator_enabled or not c.dra_pools:
+        return
+    dra = ", ".join(p.name for p in c.dra_pools)
+    for i, pool in enumerate(c.node_pools):
+        if pool not in c.operator_device_plugin_pools:
+            continue
+        if c.platform == "eks":
+            fix = (f"set amiType: {eks_amis.BOTTLEROCKET_NVIDIA} on this pool (that AMI brings its own device plugin, so "
+                   "the operator's stays off), set gpuStack: dra, or put the device-plugin pools in a stack of their own")
+        else:
+            fix = "set gpuStack: dra on this pool, or put the device-plugin pools in a stack (cluster) of their own"
+        r.add(f"nodePools[{i}].gpuStack", "device-plugin",
+              f"the GPU Operator's device plugin would run here while pools {dra} run DRA: with devicePlugin on, the "
+              "operator's validator waits for nvidia.com/gpu capacity on every GPU node, crash-loops on the DRA nodes "
+              f"and the ClusterPolicy never becomes ready (gpu-operator {c.gpu_operator.version})", fix)

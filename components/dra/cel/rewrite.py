@@ -156,6 +156,8 @@ class _Rewriter:
             return self._fold_literal(node, function, args)
         if function in _ORDERING_FUNCTIONS and has_target and len(args) == 1:
             return self._ordering(function, call.target, args[0])
+        if function in ("_==_", "_!=_") and not has_target and len(args) == 2 and _attribute_value_read(args[0]):
+            return self._equality(function, args[0], args[1])
         if function == "sign" and len(operands) == 1:
             return self._sign(operands[0])
         if function in _SEMVER_FIELDS and has_target and not args:
@@ -207,6 +209,27 @@ class _Rewriter:
 
         return self._with_operands([receiver, argument], build)
 
+    def _equality(self, function: str, left: Any, right: Any) -> Any:
+        """apiserver pkg/cel/{semver,quantity}.go Equal: a Semver or Quantity compared with anything else is
+        `no such overload` (cel-go evaluates a == b as a.Equal(b), so only the left side decides: a version
+        attribute == 'x' is an error, 'x' == a version attribute is false)."""
+
+        def build(value: Callable[[], Any], other: Callable[[], Any]) -> Any:
+            equal = self._call("_==_", value(), other())
+            result = equal if function == "_==_" else self._call("!_", equal)
+            same_kind = self._call(
+                "_&&_",
+                self._call("_==_", self._call("type", other()), self._ident("list")),
+                self._call("_==_", self._index(other, 0), self._index(value, 0)),
+            )
+            failure = self._call(
+                _NO_SUCH_OVERLOAD, self._const(function), self._node(list_expr=_AST["CreateList"](elements=[value(), other()]))
+            )
+            tagged = self._call("_==_", self._call("type", value()), self._ident("list"))
+            return self._conditional(tagged, self._conditional(same_kind, result, failure), result)
+
+        return self._with_operands([left, right], build)
+
     def _sign(self, operand: Any) -> Any:
         static = self._static_tags.get(operand.id) is not None
 
@@ -241,6 +264,24 @@ class _Rewriter:
             _NO_SUCH_OVERLOAD, self._const(function), self._node(list_expr=_AST["CreateList"](elements=[value()]))
         )
         return self._conditional(condition, result, failure)
+
+
+def _attribute_value_read(node: Any) -> bool:
+    """Whether `node` reads one attribute value (`device.attributes['d'].name`, `...['name']`): the checker
+    types it dyn, so what `==` does with it is decided at run time."""
+    kind = node.WhichOneof("kind")
+    if kind == "select_expr":
+        domain = node.select_expr.operand
+    elif kind == "call_expr" and node.call_expr.function in ("_[_]", "_[?_]") and len(node.call_expr.args) == 2:
+        domain = node.call_expr.args[0]
+    else:
+        return False
+    if domain.WhichOneof("kind") != "call_expr":
+        return False
+    call = domain.call_expr
+    if call.function == "orValue" and call.HasField("target"):  # the empty-domain default of the rewrite
+        call = call.target.call_expr
+    return call.function in ("_[_]", "_[?_]") and len(call.args) == 2 and _ident_name(call.args[0]) == "device.attributes"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from components.config.models import StackConfig
 from components.plans.gpu_software import GPU_OPERATOR_NAMESPACE
+from components.plans.gpu_software import ReleasePlan
 from components.plans.monitoring import alerts as alert_rules, sources, values
 
 # kube-prometheus-stack's node-exporter uses the host network, PID namespace and host paths.
@@ -21,15 +22,6 @@ DCGM_SERVICE_ACCOUNT = "nvidia-dcgm-exporter"
 # internal/pkg/transformation/dra.go:43; its own chart grants the same, deployment/templates/clusterrole.yaml:9-10).
 # The operator's Role for it covers only configmaps and pods (assets/state-dcgm-exporter/0200_role.yaml).
 DCGM_RESOURCESLICE_RULE = {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}
-
-
-@dataclass(frozen=True)
-class ChartPlan:
-    release: str
-    chart: str
-    version: str
-    repository: str
-    values: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -46,7 +38,7 @@ class MonitoringPlan:
     namespace: str
     create_namespace: bool
     namespace_labels: dict[str, str]
-    chart: Optional[ChartPlan]
+    chart: Optional[ReleasePlan]  # kube-prometheus-stack, with monitoring.install
     rule_groups: list[dict[str, Any]]
     alerts: tuple[str, ...]
     left_out: dict[str, list[str]]  # alert -> series no source of the stack produces
@@ -70,7 +62,8 @@ def monitoring_plan(config: StackConfig) -> Optional[MonitoringPlan]:
         return None
     inputs = rule_inputs(config)
     chart = (
-        ChartPlan(values.RELEASE_NAME, values.CHART, values.VERSION, values.REPOSITORY, values.values(config))
+        ReleasePlan(release=values.RELEASE_NAME, chart=values.CHART, version=values.VERSION, repository=values.REPOSITORY,
+                    namespace=m.namespace, values=values.values(config), timeout_s=values.TIMEOUT_S)
         if m.install
         else None
     )

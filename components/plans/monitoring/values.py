@@ -13,14 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from components.facts import chart_releases
 from components.config.models import StackConfig
 from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, GPU_STACK_LABEL, POOL_LABEL
 from components.plans.monitoring import sources
 
-CHART = "kube-prometheus-stack"
-# Chart.yaml of this version: appVersion v0.88.0, kube-state-metrics 7.1.0, grafana 10.5.12 subcharts.
-VERSION = "81.4.5"
-REPOSITORY = "https://prometheus-community.github.io/helm-charts"
+CHART = chart_releases.KUBE_PROMETHEUS_STACK_CHART
+# A released version from the facts table (81.4.5 was never released); its Chart.yaml: appVersion v0.88.1,
+# kube-state-metrics 7.1.0 and grafana 10.5.15 subcharts.
+# Helm --timeout: the operator, its CRDs, Prometheus and Grafana become ready within minutes.
+TIMEOUT_S = 900
+VERSION = chart_releases.KUBE_PROMETHEUS_STACK_DEFAULT
+REPOSITORY = chart_releases.KUBE_PROMETHEUS_STACK_REPO
 RELEASE_NAME = "kube-prometheus-stack"
 
 # The Grafana sidecar's default label (chart values `grafana.sidecar.dashboards.label/labelValue`).

@@ -1,6 +1,8 @@
 """AksCluster: a resource group (or an existing one), an AKS cluster with a managed identity and Azure AD
-RBAC (local accounts off), a system pool, one AksGpuNodePool per stack pool, and the Kubernetes provider
-built from the cluster's user kubeconfig."""
+RBAC (local accounts off), API server authorized ranges or a private API server, the managed cluster
+autoscaler's profile, a system pool, one AksGpuNodePool per stack pool, "Azure Kubernetes Service RBAC Cluster
+Admin" for the identity running Pulumi, and the Kubernetes provider built from the cluster's user kubeconfig
+with a kubelogin mode that needs no person."""
 
 from __future__ import annotations
 
@@ -9,16 +11,16 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_azure_native import containerservice, resources
+from pulumi_azure_native import authorization, containerservice, resources
 
 from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
 from components.facts.naming import child
+from components.facts.node_labels import SYSTEM_ROLE_LABEL
 from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
-SYSTEM_ROLE_LABEL = "dra-gpu-platform.io/role"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,14 @@ class AksCluster(pulumi.ComponentResource):
             network_profile=containerservice.ContainerServiceNetworkProfileArgs(
                 network_plugin=containerservice.NetworkPlugin.AZURE, network_plugin_mode=containerservice.NetworkPluginMode.OVERLAY,
             ),
+            api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
+                authorized_ip_ranges=list(settings.authorized_ip_ranges) or None,
+                enable_private_cluster=True if settings.private_cluster else None,
+            ) if settings.authorized_ip_ranges or settings.private_cluster else None,
+            # The managed cluster autoscaler sizes every pool with enableAutoScaling between its min and max.
+            auto_scaler_profile=containerservice.ManagedClusterPropertiesAutoScalerProfileArgs(
+                **aks_plan.AUTOSCALER_PROFILE
+            ) if plan.autoscaled else None,
             agent_pool_profiles=[
                 containerservice.ManagedClusterAgentPoolProfileArgs(
                     name=aks_facts.SYSTEM_POOL_NAME,
@@ -85,14 +95,25 @@ class AksCluster(pulumi.ComponentResource):
                 )
             ],
             tags=tags,
-            opts=pulumi.ResourceOptions(
-                parent=self,
-                protect=protect,
-                custom_timeouts=CLUSTER_TIMEOUTS,
-                # The system pool is set at creation; GPU pools are AgentPool resources, which a refresh would
-                # otherwise report inside agentPoolProfiles and a later update would try to rewrite.
-                ignore_changes=["agentPoolProfiles"],
-            ),
+            # No ignore_changes: edits to the system pool apply through the cluster. It cannot be an AgentPool
+            # resource of its own: AKS needs one pool inline at creation, and azure-native refuses to create an
+            # AgentPool that already exists ("cannot create already existing subresource"; ContainerService agent
+            # pools are not in its default-state list). AKS leaves pools missing from agentPoolProfiles (the GPU
+            # AgentPool resources) as they are (docs/references.md#aks-system-pool-inline).
+            opts=pulumi.ResourceOptions(parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS),
+        )
+
+        # Whoever runs Pulumi administers the cluster's Kubernetes objects through Entra ID RBAC (local accounts
+        # are off, so there is no other way in).
+        client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
+        admin = authorization.RoleAssignment(
+            child(name, "deployer-admin"),
+            principal_id=client.object_id,
+            principal_type=plan.deployer_principal_type,
+            role_definition_id=client.subscription_id.apply(aks_facts.role_definition_id),
+            scope=self.cluster.id,
+            description=f"Azure Kubernetes Service RBAC Cluster Admin on {cluster_name} for the identity running Pulumi",
+            opts=pulumi.ResourceOptions(parent=self),
         )
 
         driver = plan.gpu_driver
@@ -107,6 +128,7 @@ class AksCluster(pulumi.ComponentResource):
                     resource_group_name=group_name,
                     kubernetes_version=version,
                     gpu_driver=driver,
+                    autoscaled=plan.autoscaled,
                     protect=protect,
                 ),
                 pulumi.ResourceOptions(parent=self),
@@ -118,15 +140,23 @@ class AksCluster(pulumi.ComponentResource):
         )
         self.kubeconfig = pulumi.Output.secret(
             credentials.kubeconfigs.apply(
-                lambda found: aks_plan.non_interactive_kubeconfig(base64.b64decode(found[0].value).decode("utf-8"))
+                lambda found: aks_plan.non_interactive_kubeconfig(
+                    base64.b64decode(found[0].value).decode("utf-8"), plan.kubelogin
+                )
             )
         )
         self.provider = k8s.Provider(
             child(name, "k8s"),
             kubeconfig=self.kubeconfig,
             enable_server_side_apply=True,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster]),
+            # Entra ID role assignments can take minutes to apply: a first run may meet 403 and succeed on a rerun.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.cluster, admin]),
         )
+        pulumi.log.info(
+            f"kubeconfig signs in with kubelogin --login {plan.kubelogin.mode} ({plan.kubelogin.source})", resource=self
+        )
+        for note in plan.notes:
+            pulumi.log.warn(note, resource=self)
         self.register_outputs({
             "clusterName": self.cluster.name,
             "resourceGroup": group_name,

@@ -27,6 +27,7 @@ class AksGpuNodePoolArgs:
     resource_group_name: pulumi.Input[str]
     kubernetes_version: str
     gpu_driver: str  # aks_plan.gpu_driver(config)
+    autoscaled: bool = True  # sized by the managed cluster autoscaler between minNodes and maxNodes
     protect: bool = False
 
 
@@ -48,9 +49,9 @@ class AksGpuNodePool(pulumi.ComponentResource):
             orchestrator_version=args.kubernetes_version,
             vm_size=shape.name,
             os_disk_size_gb=pool.disk_size_gb,
-            enable_auto_scaling=True,
-            min_count=pool.min_nodes,
-            max_count=pool.max_nodes,
+            enable_auto_scaling=args.autoscaled,
+            min_count=pool.min_nodes if args.autoscaled else None,
+            max_count=pool.max_nodes if args.autoscaled else None,
             count=pool.initial_nodes,
             node_labels=pool_labels(pool),
             node_taints=aks_plan.node_taints(pool),
@@ -63,7 +64,7 @@ class AksGpuNodePool(pulumi.ComponentResource):
                 protect=args.protect,
                 custom_timeouts=GPU_POOL_TIMEOUTS,
                 # The cluster autoscaler owns the node count between min and max.
-                ignore_changes=["count"],
+                ignore_changes=["count"] if args.autoscaled else None,
             ),
         )
         self.register_outputs({

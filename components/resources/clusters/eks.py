@@ -1,6 +1,7 @@
-"""EksCluster: an EKS control plane (access entries, KMS-encrypted secrets, control-plane logs, private
-endpoint by default), its IAM roles, a system node group and one EksGpuNodePool per stack pool, plus the
-Kubernetes provider everything Kubernetes-side uses."""
+"""EksCluster: an EKS control plane (access entries, KMS-encrypted secrets, control-plane logs with a retention,
+private endpoint by default with 443 ingress for privateAccessCidrs), its IAM roles, the EKS managed add-ons, a
+system node group and one EksGpuNodePool per stack pool, the Kubernetes provider everything Kubernetes-side uses,
+and on it the cluster-autoscaler and the EFA device plugin."""
 
 from __future__ import annotations
 
@@ -12,14 +13,20 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from components.plans import eks as eks_plan
-from components.resources.clusters.eks_node_pool import GPU_POOL_TIMEOUTS, EksGpuNodePool, EksGpuNodePoolArgs, imds_v2, root_volume
+from components.resources.clusters.eks_addons import EksAddons, EksAddonsArgs
+from components.resources.clusters.eks_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from components.resources.clusters.eks_efa import EfaDevicePlugin, EfaDevicePluginArgs
+from components.resources.clusters.eks_node_pool import (
+    GPU_POOL_TIMEOUTS, EksGpuNodePool, EksGpuNodePoolArgs, imds_v2, node_repair, root_volume,
+)
 from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
 from components.facts.naming import child
+from components.facts.node_labels import SYSTEM_ROLE_LABEL
 from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 SYSTEM_DISK_GB = 50
-SYSTEM_ROLE_LABEL = "dra-gpu-platform.io/role"
+API_PORT = 443
 
 
 @dataclass(frozen=True)
@@ -45,15 +52,24 @@ class EksCluster(pulumi.ComponentResource):
 
         subnet_ids, subnets_in_zone, single_zone = self._subnets(name, plan, tags)
 
-        cluster_role = self._role(name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags)
-        node_role = self._role(name, "node-role", "ec2.amazonaws.com", eks_plan.NODE_POLICIES, region, tags)
+        cluster_role = self._role(name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags, protect)
+        node_role = self._role(name, "node-role", "ec2.amazonaws.com", eks_plan.NODE_POLICIES, region, tags, protect)
 
+        # Losing the key makes every secret of the cluster unreadable.
         key = aws.kms.Key(
             child(name, "secrets-key"),
             description=f"Envelope encryption of Kubernetes secrets in EKS cluster {cluster_name}",
             enable_key_rotation=True,
             tags=tags,
-            opts=parent,
+            opts=pulumi.ResourceOptions(parent=self, protect=protect),
+        )
+        # Created before the cluster so EKS writes into a group with a retention, not one that never expires.
+        log_group = aws.cloudwatch.LogGroup(
+            child(name, "control-plane-logs"),
+            name=plan.log_group,
+            retention_in_days=plan.log_retention_days,
+            tags=tags,
+            opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
 
         self.cluster = aws.eks.Cluster(
@@ -78,11 +94,42 @@ class EksCluster(pulumi.ComponentResource):
             enabled_cluster_log_types=list(eks_plan.CONTROL_PLANE_LOGS),
             # Standard support only: extended support is billed extra and should be a decision, not a default.
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="STANDARD"),
+            # VPC CNI, kube-proxy and CoreDNS come as EKS managed add-ons (EksAddons), upgraded with the cluster.
+            bootstrap_self_managed_addons=False,
             deletion_protection=protect,
             tags=tags,
             opts=pulumi.ResourceOptions(
-                parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS, depends_on=cluster_role.attachments,
+                parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS,
+                depends_on=[*cluster_role.attachments, log_group],
+                # bootstrapSelfManagedAddons forces a new cluster (pulumi_aws ClusterArgs docstring) and only
+                # matters at creation: a cluster created with the default (true) keeps running and its self-managed
+                # add-ons are taken over by the managed ones (resolveConflicts OVERWRITE). terraform-aws-eks
+                # v21.19.0 main.tf:207-212 ignores it the same way.
+                ignore_changes=["bootstrapSelfManagedAddons"],
             ),
+        )
+
+        # A private endpoint admits only the cluster security group: let the deployer's networks reach it.
+        api_ingress = [
+            aws.vpc.SecurityGroupIngressRule(
+                child(name, "api-ingress", cidr),
+                security_group_id=self.cluster.vpc_config.cluster_security_group_id,
+                cidr_ipv4=cidr,
+                ip_protocol="tcp",
+                from_port=API_PORT,
+                to_port=API_PORT,
+                description=f"Kubernetes API of {cluster_name} from {cidr} (cluster.eks.privateAccessCidrs)",
+                tags=tags,
+                opts=parent,
+            )
+            for cidr in settings.private_access_cidrs
+        ]
+
+        # The CNI, its credentials and kube-proxy exist before any node: nodes become Ready only with a CNI.
+        core_addons = EksAddons(
+            child(name, "core-addons"),
+            EksAddonsArgs(tuple(a for a in plan.addons if a.before_compute), self.cluster.name, protect, tags=tags),
+            parent,
         )
 
         access = []
@@ -101,7 +148,7 @@ class EksCluster(pulumi.ComponentResource):
                 opts=parent,
             ))
 
-        node_opts = pulumi.ResourceOptions(parent=self, depends_on=node_role.attachments)
+        node_needs = [*node_role.attachments, *core_addons.addons.values()]
         system_template = aws.ec2.LaunchTemplate(
             child(name, "system-launch-template"),
             description=f"System nodes of {cluster_name}",
@@ -128,32 +175,41 @@ class EksCluster(pulumi.ComponentResource):
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
                 id=system_template.id, version=system_template.latest_version.apply(str),
             ),
+            node_repair_config=node_repair(),
             tags=tags,
             opts=pulumi.ResourceOptions(
-                parent=self, protect=protect, custom_timeouts=GPU_POOL_TIMEOUTS, depends_on=node_role.attachments,
+                parent=self, protect=protect, custom_timeouts=GPU_POOL_TIMEOUTS, depends_on=node_needs,
             ),
         )
 
         self.pools = {}
-        bridge = plan.extended_resource_bridge
-        for pool in plan.pools:
-            shape = eks_plan.instance_shape(pool)
+        for pool_plan in plan.node_pools:
+            pool, shape = pool_plan.pool, pool_plan.shape
             self.pools[pool.name] = EksGpuNodePool(
                 child(name, "pool", pool.name),
                 EksGpuNodePoolArgs(
-                    pool=pool,
-                    shape=shape,
+                    plan=pool_plan,
                     cluster_name=self.cluster.name,
                     kubernetes_version=plan.kubernetes_version,
                     node_role_arn=node_role.arn,
                     subnet_ids=self._pool_subnets(pool, shape, subnet_ids, subnets_in_zone, single_zone),
                     cluster_security_group_id=self.cluster.vpc_config.cluster_security_group_id,
-                    autoscaler_tags=eks_plan.autoscaler_tags(cluster_name, pool, shape, bridge),
                     protect=protect,
                     tags=tags,
+                    after=node_needs,
                 ),
-                node_opts,
+                parent,
             )
+
+        # CoreDNS and the EBS CSI controller are Deployments: they need the system nodes.
+        workload_addons = EksAddons(
+            child(name, "addons"),
+            EksAddonsArgs(
+                tuple(a for a in plan.addons if not a.before_compute), self.cluster.name, protect,
+                after=[system_nodes], tags=tags,
+            ),
+            parent,
+        )
 
         kubeconfig = pulumi.Output.all(
             self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
@@ -163,9 +219,27 @@ class EksCluster(pulumi.ComponentResource):
             child(name, "k8s"),
             kubeconfig=self.kubeconfig,
             enable_server_side_apply=True,
-            # Kubernetes objects (and Helm releases that wait for pods) need nodes and the admins' access.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[system_nodes, *access]),
+            # Kubernetes objects (and Helm releases that wait for pods) need nodes, DNS, the admins' access and,
+            # for a private endpoint, the deployer's way in.
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=[system_nodes, *workload_addons.addons.values(), *access, *api_ingress],
+            ),
         )
+
+        if plan.autoscaler is not None:
+            ClusterAutoscaler(
+                child(name, "autoscaler"),
+                ClusterAutoscalerArgs(
+                    plan.autoscaler, self.cluster.name, self.provider, protect,
+                    after=list(core_addons.addons.values()), tags=tags,
+                ),
+                parent,
+            )
+        if plan.efa_plugin is not None:
+            EfaDevicePlugin(child(name, "efa-device-plugin"), EfaDevicePluginArgs(plan.efa_plugin, self.provider, protect), parent)
+        for note in plan.notes:
+            pulumi.log.info(note, resource=self)
+
         self.register_outputs({
             "clusterName": self.cluster.name,
             "endpoint": self.cluster.endpoint,
@@ -175,10 +249,11 @@ class EksCluster(pulumi.ComponentResource):
 
     # ------------------------------------------------------------------------------------------ helpers
 
-    def _role(self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str]) -> "_Role":
+    def _role(self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str], protect: bool) -> "_Role":
+        # A lost cluster or node role stops the control plane or every node from working.
         iam_role = aws.iam.Role(
             child(name, role), assume_role_policy=json.dumps(eks_plan.assume_role_policy(service)), tags=tags,
-            opts=pulumi.ResourceOptions(parent=self),
+            opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
         attachments = [
             aws.iam.RolePolicyAttachment(

@@ -1,44 +1,48 @@
 """EksGpuNodePool (EKS): one stack node pool as an EKS managed node group with its launch template
-(IMDSv2, EFA interfaces, Capacity Block market options), an optional cluster placement group, and the
-cluster-autoscaler node-template tags on the node group's Auto Scaling group."""
+(IMDSv2 with one hop, EFA on card 0 and EFA-only on the other cards, Capacity Block market options, a RAID0
+instance store on NVMe instances), node auto-repair, an optional cluster placement group, the
+cluster-autoscaler discovery and node-template tags on the node group's Auto Scaling group, and scheduled
+scaling to a Capacity Block's start and end."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import pulumi
 import pulumi_aws as aws
 
 from components.facts import eks_amis
 from components.plans import eks as eks_plan
-from components.facts.catalog import InstanceType
-from components.config.models import NodePool
 from components.facts.naming import child
-from components.plans.node_pools import pool_labels
 from components.facts.type_tokens import Component
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
-IMDS_HOP_LIMIT = 2  # containers on the node sit one network hop further from IMDS than the host
 
 
 @dataclass(frozen=True)
 class EksGpuNodePoolArgs:
-    pool: NodePool
-    shape: InstanceType
+    plan: eks_plan.NodePoolPlan
     cluster_name: pulumi.Input[str]
     kubernetes_version: str
     node_role_arn: pulumi.Input[str]
     subnet_ids: pulumi.Input[list[str]]
     cluster_security_group_id: pulumi.Input[str]
-    autoscaler_tags: dict[str, str]
     protect: bool = False
     tags: dict[str, str] = field(default_factory=dict)
+    # what the node group waits for: the node role's policies and the add-ons nodes need to become Ready
+    after: Sequence[pulumi.Resource] = ()
 
 
 def imds_v2() -> aws.ec2.LaunchTemplateMetadataOptionsArgs:
     return aws.ec2.LaunchTemplateMetadataOptionsArgs(
-        http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=IMDS_HOP_LIMIT,
+        http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=eks_plan.IMDS_HOP_LIMIT,
     )
+
+
+def node_repair() -> aws.eks.NodeGroupNodeRepairConfigArgs:
+    # EKS replaces nodes that stay unhealthy (NotReady, or conditions the node monitoring agent reports).
+    return aws.eks.NodeGroupNodeRepairConfigArgs(enabled=True)
 
 
 def root_volume(ami_type: str, size_gb: int) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
@@ -56,12 +60,11 @@ class EksGpuNodePool(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EKS_GPU_NODE_POOL, name, None, opts)
-        pool, shape = args.pool, args.shape
+        plan = args.plan
+        pool, shape = plan.pool, plan.shape
         parent = pulumi.ResourceOptions(parent=self)
-        ami_type = eks_plan.gpu_ami_type(pool)
-        capacity_type = eks_plan.capacity_type(pool)
+        ami_type = plan.ami_type
         capacity_block = pool.capacity == "capacity-block"
-        efa = eks_plan.efa_interfaces(shape)
         instance_tags = {**args.tags, "Name": name, "dra-gpu-platform.io/pool": pool.name}
 
         placement = None
@@ -94,13 +97,14 @@ class EksGpuNodePool(pulumi.ComponentResource):
                 aws.ec2.LaunchTemplateNetworkInterfaceArgs(
                     network_card_index=interface.network_card_index,
                     device_index=interface.device_index,
-                    interface_type="efa",
+                    interface_type=interface.interface_type,
                     delete_on_termination="true",
                     # With interfaces on the template, EKS no longer attaches the cluster security group itself.
                     security_groups=[args.cluster_security_group_id],
                 )
-                for interface in efa
+                for interface in plan.efa
             ] or None,
+            user_data=plan.user_data,
             tag_specifications=[
                 aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=instance_tags)
                 for kind in ("instance", "volume")
@@ -118,35 +122,49 @@ class EksGpuNodePool(pulumi.ComponentResource):
             subnet_ids=args.subnet_ids,
             version=args.kubernetes_version,
             ami_type=ami_type,
-            capacity_type=capacity_type,
+            capacity_type=plan.capacity_type,
             instance_types=None if capacity_block else [shape.name],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=pool.min_nodes, max_size=pool.max_nodes, desired_size=pool.initial_nodes,
+                min_size=plan.min_size, max_size=plan.max_size, desired_size=plan.desired_size,
             ),
             update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-            labels=pool_labels(pool),
+            node_repair_config=node_repair(),
+            labels=plan.labels,
             taints=[aws.eks.NodeGroupTaintArgs(key=taint_key, value=taint_value, effect=taint_effect)],
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
                 id=self.launch_template.id, version=self.launch_template.latest_version.apply(str),
             ),
-            tags={**args.tags, **args.autoscaler_tags},
+            tags={**args.tags, **plan.autoscaler_tags},
             opts=pulumi.ResourceOptions(
                 parent=self,
                 protect=args.protect,
                 custom_timeouts=GPU_POOL_TIMEOUTS,
-                # The cluster autoscaler owns the size between min and max.
+                # The cluster autoscaler (or a Capacity Block's schedule) owns the size between min and max;
+                # the EKS API reference says not to change desiredSize under the autoscaler.
                 ignore_changes=["scalingConfig.desiredSize"],
+                depends_on=list(args.after),
             ),
         )
 
         # Managed node groups do not copy their tags to the Auto Scaling group, where the autoscaler
-        # reads node templates; tag the group directly (not propagated to instances).
+        # discovers groups and reads node templates; tag the group directly (not propagated to instances).
         asg_name = self.node_group.resources.apply(lambda resources: resources[0].autoscaling_groups[0].name)
-        for key, value in eks_plan.node_template_tags(args.autoscaler_tags).items():
+        for key, value in plan.asg_tags.items():
             aws.autoscaling.Tag(
                 child(name, "asg-tag", key.removeprefix(f"{eks_plan.NODE_TEMPLATE}/")),
                 autoscaling_group_name=asg_name,
                 tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                opts=parent,
+            )
+        for schedule in plan.schedules:
+            aws.autoscaling.Schedule(
+                child(name, "schedule", schedule.name.removeprefix(f"{pool.name}-")),
+                scheduled_action_name=schedule.name,
+                autoscaling_group_name=asg_name,
+                start_time=schedule.start_time,
+                desired_capacity=schedule.desired,
+                min_size=schedule.min_size,
+                max_size=schedule.max_size,
                 opts=parent,
             )
 
@@ -155,4 +173,5 @@ class EksGpuNodePool(pulumi.ComponentResource):
             "instanceType": shape.name,
             "gpusPerNode": shape.gpus,
             "maxGpus": shape.gpus * pool.max_nodes,
+            "autoscaled": plan.autoscaled,
         })

@@ -55,4 +55,6 @@ class KindCluster(pulumi.ComponentResource):
             enable_server_side_apply=True,
             opts=pulumi.ResourceOptions(parent=self),
         )
+        for note in plan.notes:
+            pulumi.log.info(note, resource=self)
         self.register_outputs({"clusterName": plan.name, "kubeconfig": self.kubeconfig})

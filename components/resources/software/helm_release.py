@@ -18,6 +18,25 @@ from components.plans.gpu_software import ReleasePlan
 POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
 
 
+def pinned_release(resource_name: str, plan: ReleasePlan, namespace: pulumi.Input[str],
+                   opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+    """Every Helm release of the platform, as planned: a stable release name (never a generated one), the pinned
+    chart version, atomic installs and upgrades, in a namespace that already exists."""
+    return k8s.helm.v3.Release(
+        resource_name,
+        name=plan.release,
+        chart=plan.chart,
+        version=plan.version,
+        repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=plan.repository) if plan.repository else None,
+        namespace=namespace,
+        create_namespace=False,
+        atomic=True,
+        timeout=plan.timeout_s,
+        values=plan.values,
+        opts=opts,
+    )
+
+
 @dataclass(frozen=True)
 class ReleaseArgs:
     plan: ReleasePlan
@@ -41,17 +60,9 @@ class GpuSoftwareRelease(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(name=plan.namespace, labels=labels(**POD_SECURITY)),
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
         )
-        self.release = k8s.helm.v3.Release(
-            child(name, "release"),
-            name=plan.release,  # a stable Helm release name, never a generated one
-            chart=plan.chart,
-            version=plan.version,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=plan.repository) if plan.repository else None,
+        self.release = pinned_release(
+            child(name, "release"), plan,
             namespace=self.namespace.metadata.name,  # the namespace (and its PSA label) exists first
-            create_namespace=False,
-            atomic=True,
-            timeout=plan.timeout_s,
-            values=plan.values,
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.after)),
         )
         self.register_outputs({"release": plan.release, "namespace": plan.namespace, "chart": plan.chart, "version": plan.version})

@@ -1,5 +1,6 @@
 """TenantNamespace: one namespace with its migration state (label gpu-mode), its ResourceQuota and its
-ResourceClaimTemplates."""
+ResourceClaimTemplates. In a protected stack all three are protected and the namespace is also kept in the
+cluster when it leaves the stack (retainOnDelete): deleting it would delete every tenant pod and claim in it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ QUOTA_NAME = "gpu-quota"
 class TenantNamespaceArgs:
     namespace: NamespaceConfig
     provider: k8s.Provider
+    protect: bool = False  # cluster.protect
 
 
 def _request(plan: ClaimPlan) -> resource_v1.DeviceRequestArgs:
@@ -66,13 +68,13 @@ class TenantNamespace(pulumi.ComponentResource):
     def __init__(self, name: str, args: TenantNamespaceArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.TENANT_NAMESPACE, name, None, opts)
         ns = args.namespace
-        child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect)
         self.namespace = k8s.core.v1.Namespace(
             child(name, "namespace"),
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=ns.name, labels=labels(**namespace_labels(ns.migration, ns.admin_access, ns.labels))
             ),
-            opts=child_opts,
+            opts=pulumi.ResourceOptions.merge(child_opts, pulumi.ResourceOptions(retain_on_delete=args.protect or None)),
         )
         # Namespaced objects take the namespace from the Namespace's output, so they wait for it.
         namespace_name = self.namespace.metadata.name

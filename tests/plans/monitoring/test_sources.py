@@ -22,7 +22,7 @@ from components.plans.monitoring.plan import monitoring_plan
 from components.plans.monitoring.promql import metric_names, selectors
 from components.plans.monitoring.alerts import alerts, candidates
 from components.plans.monitoring.sources import dcgm_dra_pod_mapping, produced, sources
-from tests.conftest import KIND_BASE, ROOT, load_committed, qualify
+from tests.conftest import KIND_BASE, ROOT, load_committed, qualify, with_gpu_operator_on_dra
 from tests.config.test_loading import EKS_BASE
 
 RUNBOOKS = ROOT / "docs" / "monitoring" / "runbooks"
@@ -147,9 +147,8 @@ def test_without_the_chart_only_declared_exporters_count():
 
 
 def test_kind_with_the_operator_turns_dcgm_dra_mapping_on_and_makes_v1beta1_served():
-    config = copy.deepcopy(KIND_BASE)
+    config = with_gpu_operator_on_dra(KIND_BASE)
     config["cluster"]["kind"] = {"gpuDriver": "nvidia"}
-    config["gpuOperator"] = {"enabled": True}
     config["monitoring"] = {"enabled": True, "externalSources": ["kube-scheduler", "kube-controller-manager"]}
     parsed = _parse(config)
     assert dcgm_dra_pod_mapping(parsed)
@@ -213,8 +212,8 @@ def stacks(draw) -> dict:
     if platform == "kind":
         external += ["kube-scheduler", "kube-controller-manager"]
         if draw(st.booleans()):
+            config = with_gpu_operator_on_dra(config)
             config["cluster"]["kind"] = {"gpuDriver": "nvidia"}
-            config["gpuOperator"] = {"enabled": True}
     install = draw(st.booleans())
     allowed = [e for e in external if not install or e not in ("kube-state-metrics", "kubelet")]
     declared = draw(st.lists(st.sampled_from(allowed), unique=True, max_size=4)) if allowed else []

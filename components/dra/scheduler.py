@@ -1,0 +1,582 @@
+"""The kube-scheduler's DynamicResources plugin over a whole cluster: pods one after the other, each pod's claims
+together on one node. Pure: no Pulumi imports, no I/O.
+
+Follows kubernetes `pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go` (1.35):
+- PreFilter: every `spec.resourceClaims` entry must resolve to a claim (a template's claim is created per pod);
+  a missing claim or template, a missing DeviceClass (validateDeviceClass) or a firstAvailable request with
+  DRAPrioritizedList off leaves the pod unschedulable (it waits); an empty class name is an error; an
+  allocated claim pins the pod to the nodes of its `allocation.nodeSelector`;
+- Filter, per node: `Allocate` for all unallocated claims of the pod (components/dra/allocator.py); an
+  allocator error is an error for the pod (the scheduling attempt aborts), ErrFailedAllocationOnNode and "no
+  solution" are unschedulable on that node; an allocated claim whose node selector does not match makes the
+  node unavailable;
+- Score: the prioritized-list score (computeScore); among the best nodes the first in node order is taken
+  (the real scheduler also weighs other score plugins and breaks ties at random);
+- Reserve: the chosen allocation is in use for the pods that follow, claims become allocated.
+Nodes are evaluated once per equivalence class (cluster.node_classes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from components.dra.model import (
+    AllocationError,
+    ClaimAllocation,
+    DeviceResult,
+    FailedOnNode,
+    Features,
+    NodeInfo,
+    PodClaim,
+    Selectors,
+    blocking_taint,
+    lookup_attribute,
+    node_selector_matches,
+)
+from components.dra.allocator import allocate, prioritized_score
+from components.dra.claims import ClaimSpec, DeviceClassSpec
+from components.dra.cluster import Cluster
+
+ALLOCATED, UNSCHEDULABLE, ERROR, REJECTED = "allocated", "unschedulable", "error", "rejected"
+
+
+@dataclass
+class ClaimObject:
+    """A ResourceClaim: from a cluster dump, a claim file, or created from a template for one pod."""
+
+    namespace: str
+    name: str
+    spec: ClaimSpec | None
+    source: str = ""
+    allocation: ClaimAllocation | None = None
+    node: str | None = None  # where it was allocated in this run
+    rejected: list[str] = field(default_factory=list)  # why the API server refuses the object
+    template: str | None = None  # the template it was created from
+    reserved_for: list[str] = field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(frozen=True)
+class PodClaimRef:
+    name: str  # spec.resourceClaims[].name
+    claim: str | None = None  # resourceClaimName
+    template: str | None = None  # resourceClaimTemplateName
+
+
+@dataclass
+class PodSpec:
+    namespace: str
+    name: str
+    claims: tuple[PodClaimRef, ...]
+    source: str = ""
+    node_names: tuple[str, ...] | None = None  # pinned (spec.nodeName, a DaemonSet's node)
+    rejected: list[str] = field(default_factory=list)
+    extended: ClaimSpec | None = None  # the claim for extended resources (DRAExtendedResource)
+
+
+@dataclass
+class ClaimOutcome:
+    pod_claim: str
+    claim: str  # namespace/name
+    kind: str
+    devices: list[str] = field(default_factory=list)
+    subrequests: dict[str, str] = field(default_factory=dict)
+    requests: dict[str, list[str]] = field(default_factory=dict)  # request label -> devices
+    node_selector: Mapping[str, Any] | None = None
+    reason: str | None = None
+
+
+@dataclass
+class PodOutcome:
+    namespace: str
+    name: str
+    kind: str
+    node: str | None = None
+    claims: list[ClaimOutcome] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    feasible_nodes: int = 0
+    score: int = 0
+
+
+@dataclass
+class Placement:
+    """One claim alone on the cluster as it is: the first fitting node of each node pool, how many copies fit
+    at once, why not."""
+
+    kind: str  # allocated | unschedulable | error
+    fits: list[tuple[NodeInfo, ClaimAllocation]] = field(default_factory=list)
+    max_concurrent: int = 0
+    reasons: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def satisfiable(self) -> bool:
+        return self.kind == ALLOCATED
+
+
+@dataclass
+class _Verdict:
+    kind: str  # ok | none | failed | error
+    allocations: list[ClaimAllocation] | None = None
+    message: str = ""
+    score: int = 0
+    node: str = ""  # the node it was computed on (a representative of its class)
+
+
+class Scheduler:
+    """Schedules pods on a cluster in order; keeps the devices and claims each placement takes."""
+
+    def __init__(self, cluster: Cluster, classes: Mapping[str, DeviceClassSpec], features: Features,
+                 selectors: Selectors | None = None, *, claims: Iterable[ClaimObject] = (),
+                 templates: Mapping[tuple[str, str], ClaimObject] | None = None, group_nodes: bool = True):
+        self.cluster = cluster
+        self.classes = dict(classes)
+        self.features = features
+        self.selectors = selectors or Selectors()
+        self.claims: dict[tuple[str, str], ClaimObject] = {(c.namespace, c.name): c for c in claims}
+        self.templates = dict(templates or {})
+        self.group_nodes = group_nodes  # False: every node on its own (the reference the property test compares with)
+        self._verdicts: dict[Any, _Verdict] = {}
+        self._nodes_by_name = {n.name: n for n in cluster.nodes}
+
+    # -- one pod ---------------------------------------------------------------------------------------
+    def schedule(self, pod: PodSpec, *, reserve: bool = True) -> PodOutcome:
+        outcome = PodOutcome(pod.namespace, pod.name, UNSCHEDULABLE)
+        if pod.rejected:
+            outcome.kind = REJECTED
+            outcome.reasons = list(pod.rejected)
+            return outcome
+        claims: list[tuple[PodClaimRef, ClaimObject]] = []
+        for ref in pod.claims:  # foreachPodResourceClaim
+            claim, problem = self._resolve(pod, ref)
+            if claim is None:
+                kind, reason = problem
+                outcome.kind = kind
+                outcome.reasons.append(reason)
+                outcome.claims.append(ClaimOutcome(ref.name, f"{pod.namespace}/{ref.claim or ref.template}", kind, reason=reason))
+                return self._finish(outcome, claims)
+            claims.append((ref, claim))
+        if pod.extended is not None:
+            extended = ClaimObject(pod.namespace, f"{pod.name}-extended-resources", pod.extended, pod.source)
+            claims.append((PodClaimRef("extended-resources", extended.name), extended))
+        pending: list[tuple[PodClaimRef, ClaimObject]] = []
+        pins: list[tuple[ClaimObject, Mapping[str, Any]]] = []
+        for ref, claim in claims:  # PreFilter
+            if claim.allocation is not None:
+                if claim.allocation.node_selector is not None:
+                    pins.append((claim, claim.allocation.node_selector))
+                continue
+            problem = self._prefilter(claim)
+            if problem is not None:
+                kind, reason = problem
+                outcome.kind = kind
+                (outcome.errors if kind == ERROR else outcome.reasons).append(reason)
+                return self._finish(outcome, claims)
+            pending.append((ref, claim))
+        candidates = self._candidates(pod)
+        to_allocate = [PodClaim(c.namespace, c.name, c.spec) for _, c in pending]  # type: ignore[arg-type]
+        feasible: list[tuple[NodeInfo, _Verdict]] = []
+        reasons: dict[str, list[str]] = {}
+        for group in self._groups(candidates):
+            representative = group[0]
+            verdict = self._filter(representative, to_allocate)
+            if verdict.kind == "error":
+                outcome.kind = ERROR
+                outcome.errors.append(f"node {representative.name}: {verdict.message}")
+                return self._finish(outcome, claims)
+            for node in group:
+                unavailable = [c for c, selector in pins if not node_selector_matches(selector, node)]
+                if verdict.kind != "ok":
+                    reasons.setdefault(verdict.message, []).append(node.name)
+                elif unavailable:
+                    reasons.setdefault("resourceclaim not available on the node (allocated to "
+                                       f"{', '.join(c.ref for c in unavailable)} elsewhere)", []).append(node.name)
+                else:
+                    feasible.append((node, verdict))
+        outcome.feasible_nodes = len(feasible)
+        if not feasible:
+            outcome.kind = UNSCHEDULABLE
+            if not candidates:
+                outcome.reasons.append("no node in the inventory" if pod.node_names is None
+                                       else f"the pod's node {', '.join(pod.node_names)} is not in the inventory")
+            for message, nodes in reasons.items():
+                outcome.reasons.append(f"{_nodes_text(nodes)}: {message}")
+            return self._finish(outcome, claims)
+        best = max(v.score for _, v in feasible)
+        node, verdict = next((n, v) for n, v in feasible if v.score == best)
+        outcome.kind = ALLOCATED
+        outcome.node = node.name
+        outcome.score = best
+        representative = self._representative(node, verdict)
+        allocations = [self._translate(a, representative, node) for a in verdict.allocations or []]
+        for (ref, claim), allocation in zip(pending, allocations):
+            if reserve:
+                self._reserve(claim, allocation, node, pod)
+            outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, allocation))
+        for ref, claim in claims:
+            if claim.allocation is not None and all(claim is not c for _, c in pending):
+                if reserve and f"{pod.namespace}/{pod.name}" not in claim.reserved_for:
+                    claim.reserved_for.append(f"{pod.namespace}/{pod.name}")
+                outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, claim.allocation))
+        order = {ref.name: i for i, (ref, _) in enumerate(claims)}
+        outcome.claims.sort(key=lambda c: order.get(c.pod_claim, len(order)))
+        return outcome
+
+    def _finish(self, outcome: PodOutcome, claims: list[tuple[PodClaimRef, ClaimObject]]) -> PodOutcome:
+        why = "; ".join(outcome.errors or outcome.reasons) or "the pod cannot be placed"
+        listed = {c.pod_claim for c in outcome.claims}
+        for ref, claim in claims:
+            if ref.name in listed:
+                continue
+            if claim.allocation is not None:
+                outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, claim.allocation))
+            else:
+                outcome.claims.append(ClaimOutcome(ref.name, claim.ref, outcome.kind, reason=why))
+        return outcome
+
+    def _resolve(self, pod: PodSpec, ref: PodClaimRef) -> tuple[ClaimObject | None, tuple[str, str]]:
+        if ref.template is not None:
+            template = self.templates.get((pod.namespace, ref.template))
+            if template is None:
+                return None, (UNSCHEDULABLE, f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {pod.namespace}/"
+                                             f"{ref.template} does not exist, so no claim is created and the pod waits")
+            if template.rejected:
+                return None, (REJECTED, f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {template.ref} is rejected "
+                                        f"by the API server: {'; '.join(template.rejected)}")
+            claim = ClaimObject(pod.namespace, f"{pod.name}-{ref.name}", template.spec, template.source,
+                                template=template.name)
+            self.claims[(claim.namespace, claim.name)] = claim
+            return claim, ("", "")
+        claim = self.claims.get((pod.namespace, ref.claim or ""))
+        if claim is None:
+            return None, (UNSCHEDULABLE, f"spec.resourceClaims {ref.name}: resourceclaim \"{ref.claim}\" not found "
+                                         "(the pod waits for it)")
+        if claim.rejected:
+            return None, (REJECTED, f"spec.resourceClaims {ref.name}: ResourceClaim {claim.ref} is rejected by the API "
+                                    f"server: {'; '.join(claim.rejected)}")
+        return claim, ("", "")
+
+    def _prefilter(self, claim: ClaimObject) -> tuple[str, str] | None:
+        spec = claim.spec
+        if spec is None:
+            return UNSCHEDULABLE, f"resource claim {claim.ref} has no device requests the scheduler understands"
+        for request in spec.requests:
+            if request.first_available and not self.features.prioritized_list:
+                return UNSCHEDULABLE, (f"resource claim {claim.ref}, request {request.name}: has subrequests, but the "
+                                       "DRAPrioritizedList feature is disabled")
+            for sub in request.alternatives:
+                name = sub.label
+                if not sub.device_class:
+                    return ERROR, f"request {name}: unsupported request type"
+                if sub.device_class not in self.classes:
+                    return UNSCHEDULABLE, (f"request {name}: device class {sub.device_class} does not exist (claim "
+                                           f"{claim.ref}; the pod waits until the DeviceClass is created)")
+        return None
+
+    def _candidates(self, pod: PodSpec) -> list[NodeInfo]:
+        if pod.node_names is None:
+            return self.cluster.nodes
+        wanted = set(pod.node_names)
+        return [n for n in self.cluster.nodes if n.name in wanted]
+
+    def _groups(self, nodes: Sequence[NodeInfo] | None = None) -> list[list[NodeInfo]]:
+        if not self.group_nodes:
+            return [[n] for n in (self.cluster.nodes if nodes is None else nodes)]
+        return self.cluster.node_classes(None if nodes is None or nodes is self.cluster.nodes else nodes)
+
+    def _filter(self, node: NodeInfo, claims: list[PodClaim]) -> _Verdict:
+        if not claims:
+            return _Verdict("ok", [], score=0)
+        key = (tuple((c.spec, c.namespace, c.name) for c in claims), self.cluster.node_key(node) if self.group_nodes else (node.name, self.cluster.node_key(node)))
+        found = self._verdicts.get(key)
+        if found is not None:
+            return found
+        try:
+            result = allocate(node, self.cluster.pools(node), claims, self.classes, self.cluster.usage,
+                              self.features, self.selectors)
+        except AllocationError as error:
+            verdict = _Verdict("error", message=str(error))
+        except FailedOnNode as error:
+            verdict = _Verdict("failed", message=str(error))
+        else:
+            if result is None:
+                verdict = _Verdict("none", message=self.why_not(node, claims))
+            else:
+                verdict = _Verdict("ok", result, score=prioritized_score(claims, result))
+        verdict.node = node.name
+        self._verdicts[key] = verdict
+        return verdict
+
+    def _representative(self, node: NodeInfo, verdict: _Verdict) -> NodeInfo:
+        if verdict.node in ("", node.name):
+            return node
+        return self._nodes_by_name.get(verdict.node, node)
+
+    def _translate(self, allocation: ClaimAllocation, representative: NodeInfo, node: NodeInfo) -> ClaimAllocation:
+        if representative.name == node.name:
+            return allocation
+        devices = tuple(DeviceResult(d.request, self.cluster.translate(d.device, representative, node), d.admin_access,
+                                     d.consumed, d.shared) for d in allocation.devices)
+        selector = allocation.node_selector
+        if selector is not None and representative.name in str(selector):
+            selector = _rename_node(selector, representative.name, node.name)
+        return ClaimAllocation(devices, selector, allocation.subrequests)
+
+    def _reserve(self, claim: ClaimObject, allocation: ClaimAllocation, node: NodeInfo, pod: PodSpec) -> None:
+        claim.allocation = allocation
+        claim.node = node.name
+        claim.reserved_for.append(f"{pod.namespace}/{pod.name}")
+        usage = self.cluster.usage
+        for device in allocation.devices:
+            if device.shared:
+                bucket = usage.consumed.setdefault(device.device, {})
+                for name, amount in device.consumed:
+                    bucket[name] = bucket.get(name, 0) + amount
+            elif not device.admin_access:
+                usage.allocated.add(device.device)
+        self.cluster.changed([d.device for d in allocation.devices])
+
+    # -- why not --------------------------------------------------------------------------------------
+    def why_not(self, node: NodeInfo, claims: list[PodClaim]) -> str:
+        """Why the claims do not fit on this node, in one line (the scheduler itself only says "cannot allocate
+        all claims"): the first request that cannot be served even alone, else the constraint, else the sum."""
+        pools = self.cluster.pools(node)
+        devices = [((p.driver, p.pool, d.name), d.shape) for p in pools if not p.incomplete and p.invalid is None
+                   for s in p.slices for d in s.devices]
+        skipped = [f"{p.driver}/{p.pool} ({'incomplete' if p.incomplete else p.invalid})" for p in pools
+                   if p.incomplete or p.invalid is not None]
+        prefix = (lambda c: f"claim {c.ref} ") if len(claims) > 1 else (lambda c: "")
+        problems = []
+        for claim in claims:
+            for request in claim.spec.requests:
+                shortfalls = [self._shortfall(sub, devices) for sub in request.alternatives]
+                if all(shortfalls):
+                    if request.first_available:
+                        problems.append(f"{prefix(claim)}request {request.name}: no alternative fits: " +
+                                        "; ".join(f"{sub.name}: {text}" for sub, text in zip(request.alternatives, shortfalls)))
+                    else:
+                        problems.append(f"{prefix(claim)}request {request.name}: {shortfalls[0]}")
+        if not problems:
+            for claim in claims:
+                for constraint in claim.spec.constraints:
+                    text = self._constraint_shortfall(claim, constraint, devices)
+                    if text:
+                        problems.append(f"{prefix(claim)}{text}")
+                        break
+        if not problems:
+            needed = sum(min(s.count for s in r.alternatives) for c in claims for r in c.spec.requests)
+            count = sum(len(c.spec.requests) for c in claims)
+            problems.append(f"each request fits alone, but not all {count} together: they need {needed} distinct devices "
+                            "on one node (a device serves one request)")
+        if skipped:
+            problems.append("pools not usable: " + ", ".join(skipped))
+        return "; ".join(problems)
+
+    def _usable(self, sub: Any, devices: list[tuple[Any, Any]]) -> tuple[list[Any], int, int]:
+        """(devices that match and are free and tolerated, how many match but are in use, how many are tainted)."""
+        device_class = self.classes[sub.device_class]
+        usable, in_use, tainted = [], 0, 0
+        for device_id, shape in devices:
+            if shape.binding_conditions and not self.features.binding_and_status:
+                continue
+            if self._failure(device_class, sub, shape) is not None:
+                continue
+            if not sub.admin_access and device_id in self.cluster.usage.allocated:
+                in_use += 1
+            elif self.features.device_taints and blocking_taint(sub, shape) is not None:
+                tainted += 1
+            else:
+                usable.append((device_id, shape))
+        return usable, in_use, tainted
+
+    def _failure(self, device_class: DeviceClassSpec, sub: Any, shape: Any) -> tuple[str, int, str] | None:
+        """The first selector that is false (owner, index, expression), or None when the device matches."""
+        for owner, selectors in ((f"DeviceClass {device_class.name}", device_class.selectors), (f"request {sub.label}", sub.selectors)):
+            for i, expression in enumerate(selectors):
+                if self.selectors.verdict(expression, shape) is not True:
+                    return owner, i, expression
+        return None
+
+    def _shortfall(self, sub: Any, devices: list[tuple[Any, Any]]) -> str | None:
+        usable, in_use, tainted = self._usable(sub, devices)
+        notes = "".join([f"; {in_use} more in use" if in_use else "", f"; {tainted} more tainted and not tolerated" if tainted else ""])
+        if sub.mode == "All":
+            if usable and not in_use and not tainted:
+                return None
+            if usable or in_use or tainted:
+                return f"allocationMode All needs every matching device, and {in_use + tainted} of them are in use or tainted"
+        elif len(usable) >= sub.count:
+            return None
+        if usable:
+            return (f"needs {sub.count} devices of DeviceClass {sub.device_class} on one node, a node of this pool has "
+                    f"{len(usable)} that match{notes}")
+        if in_use or tainted:
+            return f"every matching device of DeviceClass {sub.device_class} is taken{notes}"
+        if not devices:
+            return "a node of this pool publishes no devices"
+        device_class = self.classes[sub.device_class]
+        failures: dict[tuple[str, int, str], list[Any]] = {}
+        for _, shape in devices:
+            step = self._failure(device_class, sub, shape)
+            if step is not None:
+                failures.setdefault(step, []).append(shape)
+        per_node = f"{len(devices)} device{'s' if len(devices) != 1 else ''} per node"
+        parts = []
+        for (owner, index, expression), shapes in sorted(failures.items(), key=lambda item: -len(item[1]))[:2]:
+            parts.append(f"{owner} selector #{index} `{expression}` is false for {len(shapes)} of {per_node} "
+                         f"({self._values(expression, shapes)})")
+        return "no device matches: " + "; ".join(parts)
+
+    def _values(self, expression: str, shapes: list[Any]) -> str:
+        """The values of what a selector reads, as the failing devices publish them."""
+        selector = self.selectors.compiled(expression)
+        if isinstance(selector, str):
+            return selector
+        shown = []
+        if "device.driver" in expression:
+            shown.append("driver " + _distinct(s.driver for s in shapes))
+        for map_name, domain, name in selector.reads() or ():
+            values = [(s.device.attributes if map_name == "attributes" else s.device.capacity).get(domain, {}).get(name)
+                      for s in shapes]
+            if all(v is None for v in values):
+                shown.append(f"{domain}/{name} not published")
+            else:
+                shown.append(f"{domain}/{name}={_distinct('missing' if v is None else str(v) for v in values)}")
+        return ", ".join(shown) if shown else "the expression reads whole attribute maps"
+
+    def _constraint_shortfall(self, claim: PodClaim, constraint: Any, devices: list[tuple[Any, Any]]) -> str | None:
+        if constraint.attribute is None:
+            return None
+        subs = [sub for r in claim.spec.requests for sub in r.alternatives[:1]
+                if not constraint.requests or sub.request in constraint.requests or sub.label in constraint.requests]
+        if not subs:
+            return None
+        needed = sum(s.count for s in subs)
+        candidates = {i: shape for sub in subs for i, shape in self._usable(sub, devices)[0]}
+        values: dict[Any, int] = {}
+        missing = 0
+        for shape in candidates.values():
+            value = lookup_attribute(shape, constraint.attribute)
+            if value is None:
+                missing += 1
+            else:
+                values[value] = values.get(value, 0) + 1
+        where = f"constraint {'distinctAttribute' if constraint.distinct else 'matchAttribute'} {constraint.attribute}"
+        if not values:
+            return f"{where}: the {missing} matching devices do not publish {constraint.attribute}"
+        if constraint.distinct:
+            return f"{where}: only {len(values)} distinct values among matching devices, {needed} devices needed"
+        best, count = max(values.items(), key=lambda item: item[1])
+        return (f"{where}: at most {count} matching devices share one value ({best[1]}) on a node of this pool, "
+                f"{needed} needed" + (f"; {missing} lack the attribute" if missing else ""))
+
+    # -- one claim, no pod ---------------------------------------------------------------------------
+    def place(self, claim: PodClaim, *, single: bool = False) -> Placement:
+        """PreFilter's checks (a missing DeviceClass leaves it unschedulable, not an error), then Filter on
+        every node class; an allocator error anywhere is the outcome."""
+        placement = Placement(UNSCHEDULABLE)
+        problem = self._prefilter(ClaimObject(claim.namespace, claim.name, claim.spec))
+        if problem is not None:
+            placement.kind, reason = problem
+            (placement.errors if placement.kind == ERROR else placement.reasons).append(reason)
+            return placement
+        order = self.cluster.positions()
+        firsts: dict[str, tuple[int, NodeInfo, NodeInfo, _Verdict]] = {}  # pool -> its first fitting node
+        reasons: dict[str, list[list[NodeInfo]]] = {}
+        for group in self._groups():
+            verdict = self._filter(group[0], [claim])
+            if verdict.kind == "error":
+                placement.kind = ERROR
+                placement.errors.append(f"node {group[0].name}: {verdict.message}")
+                return placement
+            if verdict.kind != "ok":
+                reasons.setdefault(verdict.message, []).append(group)
+                continue
+            representative = self._representative(group[0], verdict)
+            for pool, node in self.cluster.pool_firsts(group):
+                if pool not in firsts or order[node.name] < firsts[pool][0]:
+                    firsts[pool] = (order[node.name], node, representative, verdict)
+        for _, node, representative, verdict in sorted(firsts.values(), key=lambda first: first[0]):
+            placement.fits.append((node, self._translate(verdict.allocations[0], representative, node)))  # type: ignore[index]
+        if placement.fits:
+            placement.kind = ALLOCATED
+            placement.max_concurrent = self.fill(claim, single=single)
+            return placement
+        if not self.cluster.nodes:
+            placement.reasons.append("the inventory has no DRA devices (no node pool with gpuStack: dra, or an empty dump)")
+        for message, groups in reasons.items():
+            pools = sorted({pool for group in groups for pool, _ in self.cluster.pool_firsts(group)})
+            count = sum(len(group) for group in groups)
+            where = f"pool {pools[0]}" if len(pools) == 1 else f"pools {', '.join(pools)}"
+            placement.reasons.append(f"{where} ({count} node{'s' if count != 1 else ''}): {message}")
+        return placement
+
+    # -- how many fit at once --------------------------------------------------------------------------
+    def fill(self, claim: PodClaim, *, single: bool = False) -> int:
+        """How many copies of the claim the nodes hold at once: each node filled until the next copy does not
+        fit (first fit), from the current usage. Nodes of one class hold the same number; pools shared by
+        several nodes are filled in node order instead."""
+        usage = self.cluster.usage
+        saved = usage.copy()
+        total = 0
+        try:
+            groups = [[n] for n in self.cluster.nodes] if self.cluster.shares_pools() else self._groups()
+            for group in groups:
+                node = group[0]
+                count = 0
+                while True:
+                    try:
+                        result = allocate(node, self.cluster.pools(node), [claim], self.classes, usage,
+                                          self.features, self.selectors)
+                    except (AllocationError, FailedOnNode):
+                        result = None
+                    if result is None:
+                        break
+                    count += 1
+                    taken = {d.device for d in result[0].devices if not d.admin_access and not d.shared}
+                    if single or not taken:
+                        break
+                    usage.allocated |= taken
+                total += count * len(group)
+                if single and total:
+                    return 1
+        finally:
+            self.cluster.usage.allocated = saved.allocated
+            self.cluster.usage.consumed = saved.consumed
+        return total
+
+
+def _claim_outcome(ref: PodClaimRef, claim: ClaimObject, kind: str, allocation: ClaimAllocation) -> ClaimOutcome:
+    requests: dict[str, list[str]] = {}
+    for device in allocation.devices:
+        requests.setdefault(device.request, []).append("/".join(device.device))
+    return ClaimOutcome(ref.name, claim.ref, kind, ["/".join(d.device) for d in allocation.devices],
+                        dict(allocation.subrequests), requests, allocation.node_selector)
+
+
+def _rename_node(selector: Mapping[str, Any], old: str, new: str) -> Mapping[str, Any]:
+    terms = []
+    for term in selector.get("nodeSelectorTerms") or []:
+        fields = [{**r, "values": [new if v == old else v for v in r.get("values") or []]} if r.get("key") == "metadata.name" else r
+                  for r in term.get("matchFields") or []]
+        terms.append({**term, **({"matchFields": fields} if fields else {})})
+    return {"nodeSelectorTerms": terms}
+
+
+def _distinct(values: Iterable[str], limit: int = 3) -> str:
+    seen = list(dict.fromkeys(values))
+    text = "|".join(seen[:limit])
+    return text + (f"|… ({len(seen)} values)" if len(seen) > limit else "")
+
+
+def _nodes_text(nodes: list[str]) -> str:
+    if len(nodes) == 1:
+        return f"node {nodes[0]}"
+    shown = ", ".join(nodes[:3]) + (f", … ({len(nodes)} nodes)" if len(nodes) > 3 else "")
+    return f"{len(nodes)} nodes ({shown})" if len(nodes) <= 3 else f"{shown}"

@@ -1,0 +1,129 @@
+"""`gpuplan render`: every Helm release of the stack through a real `helm template`, written under
+<out>/rendered/ with a kustomization, validated like preview, and the placement table per node pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from gpuplan.cli import options, output
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.runner import run_command
+
+HelmOption = typer.Option(None, "--helm", help="helm binary (default: helm on the PATH).")
+CheckValuesOption = typer.Option(
+    False, "--check-values", help="Also render once per values key with that key changed: report keys no template reads."
+)
+ChartsOption = typer.Option(
+    None, "--charts", help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories."
+)
+
+
+def as_json(report) -> dict[str, Any]:
+    return {
+        "stack": report.stack,
+        "releases": [
+            {
+                "release": r.rendered.release.name,
+                "chart": r.rendered.release.chart,
+                "version": r.rendered.release.version,
+                "namespace": r.rendered.release.namespace,
+                "chartPath": r.rendered.chart_path,
+                "command": r.rendered.command,
+                "objects": len(r.rendered.documents),
+                "error": r.rendered.error,
+                "hooks": r.hooks,
+                "unreadValues": r.unread,
+            }
+            for r in report.releases
+        ],
+        "kustomization": str(report.kustomization) if report.kustomization else None,
+        "validation": {"errors": [e.__dict__ for e in report.render_errors], "unvalidated": report.unvalidated},
+        "placement": [
+            {
+                "pool": p.pool.name,
+                "gpuStack": p.pool.gpu_stack,
+                "labels": p.labels,
+                "taints": [f"{k}={v}:{e}" for k, v, e in p.pool.taints],
+                "daemonSets": [{"release": d.release, "name": d.name, "role": d.role, "source": d.source} for d in p.landed]
+                + ([{"release": "", "name": p.pool.host_device_plugin, "role": "device-plugin", "source": "host"}]
+                   if p.pool.host_device_plugin else []),
+                "findings": p.findings,
+            }
+            for p in report.placements
+        ],
+        "findings": report.findings,
+    }
+
+
+def render_text(report, console) -> None:
+    from rich.table import Table
+
+    for result in report.releases:
+        r = result.rendered
+        where = r.chart_path or (f"{r.release.chart} {r.release.version}" + (f" from {r.release.repository}" if r.release.repository else ""))
+        state = f"[red]failed[/]: {r.error}" if r.error else f"{len(r.documents)} objects"
+        console.print(f"helm template {r.release.name} ({where}): {state}", soft_wrap=True)
+        if result.hooks:
+            console.print(f"  {len(result.hooks)} Helm hook object(s) kept apart under rendered/{r.release.name}/hooks/")
+        if result.unread is not None:
+            console.print(f"  values keys read by no template: {', '.join(result.unread) or 'none'}", soft_wrap=True)
+    if report.kustomization:
+        console.print(f"Wrote {report.kustomization} (everything the stack deploys)")
+    for line in report.unvalidated:
+        console.print(f"[yellow]not validated[/] (no schema, no CRD in this render): {line}", soft_wrap=True)
+    for placement in report.placements:
+        table = Table(title=f"pool {placement.pool.name} (gpuStack {placement.pool.gpu_stack})", title_justify="left")
+        table.add_column("DaemonSet")
+        table.add_column("role")
+        table.add_column("placed by")
+        for d in placement.landed:
+            table.add_row(f"{d.release}/{d.name}", d.role, "chart render" if d.source == "chart" else f"operator facts: {d.source}")
+        if placement.pool.host_device_plugin:
+            table.add_row(placement.pool.host_device_plugin, "device-plugin", "node image")
+        console.print(table)
+        for finding in placement.findings:
+            console.print(f"  [bold red]✗[/] {finding}", soft_wrap=True)
+    others = [f for f in report.findings if not f.startswith("pool ")]
+    for finding in others:
+        console.print(f"[bold red]✗[/] {finding}", markup=True, soft_wrap=True)
+    if not report.findings:
+        console.print("[green]✓[/] every release rendered and validated; one NVIDIA GPU stack on every pool")
+    else:
+        console.print(f"[bold red]{len(report.findings)} finding(s)[/]")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def render(
+        stack: Optional[str] = options.StackOption,
+        config: Optional[Path] = options.ConfigOption,
+        out: Optional[Path] = options.OutOption,
+        format: options.OutputFormat = options.FormatOption,
+        helm: Optional[str] = HelmOption,
+        charts: Optional[Path] = ChartsOption,
+        check_values: bool = CheckValuesOption,
+    ) -> None:
+        """Render every Helm release with a real helm, write <out>/rendered/ (+ kustomization.yaml), validate it, and
+        show which DaemonSets land on which pool. Exit 1 on a failed render, an invalid object or a placement finding."""
+
+        def body() -> int:
+            from gpuplan.render import helm as helm_runner
+            from gpuplan.render.stack import render_stack
+
+            name, stack_file = options.resolve_stack(stack, config)
+            binary = helm_runner.find_helm(helm)
+            if charts is not None and not Path(charts).is_dir():
+                from components.config.problems import InputError, Problem
+
+                raise InputError([Problem("(command line)", "--charts", str(charts), "not a folder",
+                                          "pass the folder that holds the unpacked charts")], "the command line")
+            target = options.out_dir(out, name)
+            report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
+            output.write_and_emit(target, "render.json", as_json(report), format,
+                                  lambda: render_text(report, output.console()))
+            return ExitCode.FINDINGS if report.findings else ExitCode.OK
+
+        raise typer.Exit(run_command(format, body))

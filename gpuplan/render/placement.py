@@ -1,0 +1,272 @@
+"""Which DaemonSets land on which node pool, from rendered charts plus what the GPU Operator does at run time.
+
+A pool is modelled as one node joining a running cluster: its labels and taints from the stack, then the label
+changes of the components that act on a node by themselves, in the order they act:
+1. the GPU Operator's labelling pass (gpu-operator v25.10.1 controllers/state_manager.go:480-582), which runs
+   before NFD has labelled a new node: it resets a static nvidia.com/gpu.present=true and deletes the
+   gpu.deploy.* labels on a node without NFD's PCI labels (:518-528);
+2. NFD's worker, where it lands: feature.node.kubernetes.io/pci-10de.present=true (plus the stack's NFD rules);
+3. the operator again: gpu.present=true, each missing gpu.deploy.* label "true" (:510-517, :374-391);
+4. mig-manager, where it lands and runs: nvidia.com/mig.config.state=success (mig-parted v0.13.1 reconfigure.go:235);
+repeated until nothing changes. A DaemonSet lands where its nodeSelector and required node affinity match the
+final labels and its tolerations cover the taints (the DaemonSet controller removes pods from nodes that stop
+matching, so the final labels decide). Operator operands come from components/facts/gpu_operator.py, enabled by
+the rendered ClusterPolicy. Pure: no helm, no files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from components.facts import gpu_operator as operator_facts
+from components.facts.node_labels import (
+    DEPLOY_LABEL_PREFIX,
+    GPU_PRESENT_LABEL,
+    MIG_CONFIG_LABEL,
+    MIG_CONFIG_STATE_LABEL,
+    MIG_CONFIG_STATE_SUCCESS,
+    NFD_NVIDIA_PCI_LABEL,
+)
+
+DRA_PLUGIN = "dra-kubelet-plugin"
+DEVICE_PLUGIN = "device-plugin"
+NFD_WORKER = "nfd-worker"
+MIG_ALL_DISABLED = "all-disabled"  # migManager.config.default in the chart (values.yaml:386), applied at :540-546
+
+
+@dataclass(frozen=True)
+class PoolFacts:
+    """What a node of a pool looks like when it registers, and what the hardware under it is."""
+
+    name: str
+    gpu_stack: str  # "dra" | "device-plugin"
+    labels: dict[str, str]
+    taints: tuple[tuple[str, str, str], ...]  # (key, value, effect)
+    mig_capable: bool  # GFD publishes nvidia.com/mig.capable=true; the operator then adds gpu.deploy.mig-manager
+    nfd_rule_labels: dict[str, str] = field(default_factory=dict)  # labels the stack's NFD rules add on this pool
+    host_device_plugin: str | None = None  # the image's own device plugin (Bottlerocket NVIDIA), if any
+    unlabelled: str | None = None  # why the nodes carry none of the pool's labels yet (an existing cluster's pool)
+
+
+@dataclass(frozen=True)
+class DaemonSetFacts:
+    """A DaemonSet of a rendered chart (release/name) or of the operator, with what places it."""
+
+    release: str
+    name: str
+    role: str  # DRA_PLUGIN, DEVICE_PLUGIN, NFD_WORKER, an operator operand role, or "other"
+    node_selector: dict[str, str]
+    terms: tuple[tuple[dict[str, Any], ...], ...] | None  # required node affinity terms (None: no requirement)
+    tolerations: tuple[dict[str, Any], ...]
+    source: str  # "chart" or the operator facts' file:lines
+    waits_for: str | None = None  # a validator status file its init container waits for
+
+
+@dataclass
+class PoolPlacement:
+    pool: PoolFacts
+    labels: dict[str, str]
+    landed: list[DaemonSetFacts]
+    findings: list[str]
+
+    def roles(self) -> set[str]:
+        return {d.role for d in self.landed} | ({DEVICE_PLUGIN} if self.pool.host_device_plugin else set())
+
+
+# ---------------------------------------------------------------------------------------------------
+# Scheduling predicates (Kubernetes: nodeSelector is an AND of equalities; required nodeAffinity ORs its terms
+# and ANDs each term's expressions; a toleration matches a taint by key/operator/value/effect).
+
+
+def expression_matches(expression: dict[str, Any], labels: dict[str, str]) -> bool:
+    key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or []
+    present = key in labels
+    if operator == "In":
+        return present and labels[key] in values
+    if operator == "NotIn":
+        return not present or labels[key] not in values
+    if operator == "Exists":
+        return present
+    if operator == "DoesNotExist":
+        return not present
+    if operator in ("Gt", "Lt"):
+        try:
+            node_value, bound = int(labels[key]), int(values[0])
+        except (KeyError, IndexError, ValueError):
+            return False
+        return node_value > bound if operator == "Gt" else node_value < bound
+    return False
+
+
+def affinity_matches(terms: tuple[tuple[dict[str, Any], ...], ...] | None, labels: dict[str, str]) -> bool:
+    if terms is None:
+        return True
+    return any(term and all(expression_matches(e, labels) for e in term) for term in terms)
+
+
+def tolerates(tolerations: Iterable[dict[str, Any]], taint: tuple[str, str, str]) -> bool:
+    key, value, effect = taint
+    for toleration in tolerations:
+        if toleration.get("effect") and toleration["effect"] != effect:
+            continue
+        operator = toleration.get("operator", "Equal")
+        if not toleration.get("key"):
+            if operator == "Exists":
+                return True
+            continue
+        if toleration["key"] != key:
+            continue
+        if operator == "Exists" or toleration.get("value", "") == value:
+            return True
+    return False
+
+
+def lands(ds: DaemonSetFacts, labels: dict[str, str], taints: Iterable[tuple[str, str, str]]) -> bool:
+    if any(labels.get(k) != v for k, v in ds.node_selector.items()):
+        return False
+    if not affinity_matches(ds.terms, labels):
+        return False
+    # PreferNoSchedule does not keep a pod off; NoSchedule/NoExecute do.
+    return all(tolerates(ds.tolerations, t) for t in taints if t[2] in ("NoSchedule", "NoExecute"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# From rendered manifests
+
+
+def daemonset_facts(release: str, doc: dict[str, Any], role: str) -> DaemonSetFacts:
+    spec = ((doc.get("spec") or {}).get("template") or {}).get("spec") or {}
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    terms = required.get("nodeSelectorTerms")
+    return DaemonSetFacts(
+        release=release,
+        name=(doc.get("metadata") or {}).get("name", ""),
+        role=role,
+        node_selector=dict(spec.get("nodeSelector") or {}),
+        terms=None if terms is None else tuple(tuple(t.get("matchExpressions") or ()) for t in terms),
+        tolerations=tuple(spec.get("tolerations") or ()),
+        source="chart",
+    )
+
+
+def _spec_switch(spec: dict[str, Any], path: str, default: bool) -> bool:
+    node: Any = spec
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return bool(node) if node is not None else default
+
+
+def operator_operands(release: str, cluster_policy_spec: dict[str, Any]) -> list[DaemonSetFacts]:
+    """The operand DaemonSets the operator creates for this ClusterPolicy spec (facts/gpu_operator.py)."""
+    tolerations = tuple((cluster_policy_spec.get("daemonsets") or {}).get("tolerations") or operator_facts.ASSET_TOLERATIONS)
+    operands = []
+    for operand in operator_facts.OPERANDS:
+        if operand.enabled_by and not _spec_switch(cluster_policy_spec, operand.enabled_by, operand.enabled_default):
+            continue
+        operands.append(DaemonSetFacts(
+            release=release,
+            name=operand.daemonset,
+            role=operand.role,
+            node_selector={operand.deploy_label: "true"},
+            terms=None,
+            tolerations=tolerations,
+            source=f"{operator_facts.SOURCE.repo}@{operator_facts.SOURCE.tag} {operand.source}",
+            waits_for=operand.waits_for,
+        ))
+    return operands
+
+
+# ---------------------------------------------------------------------------------------------------
+# The label passes
+
+
+def _operator_pass(labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any]) -> None:
+    """labelGPUNodes for one node (state_manager.go:510-547), container workloads."""
+    has_nfd_gpu = any(labels.get(k) == "true" for k in operator_facts.NFD_GPU_LABELS)
+    common = labels.get(GPU_PRESENT_LABEL) == "true"
+    if not common and has_nfd_gpu:
+        labels[GPU_PRESENT_LABEL] = "true"
+    elif common and not has_nfd_gpu:
+        labels[GPU_PRESENT_LABEL] = "false"
+        for operand in (*operator_facts.STATE_LABEL_OPERANDS, operator_facts.MIG_MANAGER_OPERAND):
+            labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+    if labels.get(GPU_PRESENT_LABEL) != "true":
+        return
+    for operand in operator_facts.STATE_LABEL_OPERANDS:
+        labels.setdefault(f"{DEPLOY_LABEL_PREFIX}{operand}", "true")
+    if pool.mig_capable:
+        labels.setdefault(f"{DEPLOY_LABEL_PREFIX}{operator_facts.MIG_MANAGER_OPERAND}", "true")
+        mig_manager = spec.get("migManager") or {}
+        default = (mig_manager.get("config") or {}).get("default")
+        if mig_manager.get("enabled", True) and default == MIG_ALL_DISABLED:
+            labels.setdefault(MIG_CONFIG_LABEL, MIG_ALL_DISABLED)
+
+
+def place_pool(pool: PoolFacts, chart_daemonsets: list[DaemonSetFacts], operator: tuple[str, dict[str, Any]] | None) -> PoolPlacement:
+    labels = dict(pool.labels)
+    spec = operator[1] if operator else {}
+    operands = operator_operands(operator[0], spec) if operator else []
+    if operator:
+        _operator_pass(labels, pool, spec)  # the node registers while the operator already runs
+    for _ in range(10):  # labels only grow after the first pass; a handful of rounds settles every case
+        before = dict(labels)
+        if any(d.role == NFD_WORKER and lands(d, labels, pool.taints) for d in chart_daemonsets):
+            labels.setdefault(NFD_NVIDIA_PCI_LABEL, "true")
+            for key, value in pool.nfd_rule_labels.items():
+                labels.setdefault(key, value)
+        if operator:
+            _operator_pass(labels, pool, spec)
+        running = _running(operands, labels, pool)
+        if MIG_CONFIG_LABEL in labels and any(d.role == "mig-manager" for d in running):
+            labels[MIG_CONFIG_STATE_LABEL] = MIG_CONFIG_STATE_SUCCESS
+        if labels == before:
+            break
+    landed = [d for d in chart_daemonsets if lands(d, labels, pool.taints)]
+    landed += [d for d in operands if lands(d, labels, pool.taints)]
+    placement = PoolPlacement(pool, labels, landed, [])
+    placement.findings = _findings(placement, spec if operator else None)
+    return placement
+
+
+def _running(operands: list[DaemonSetFacts], labels: dict[str, str], pool: PoolFacts) -> list[DaemonSetFacts]:
+    """Operands that land and get past their init container: the validator writes toolkit-ready (its
+    toolkit-validation runs before plugin-validation, assets/state-operator-validation/0500_daemonset.yaml:101-167)."""
+    landed = [d for d in operands if lands(d, labels, pool.taints)]
+    validator = any(d.role == "validator" for d in landed)
+    return [d for d in landed if d.waits_for is None or validator]
+
+
+def _findings(p: PoolPlacement, spec: dict[str, Any] | None) -> list[str]:
+    findings: list[str] = []
+    roles = p.roles()
+    dra, plugin = DRA_PLUGIN in roles, DEVICE_PLUGIN in roles
+    names = {role: [f"{d.release}/{d.name}" for d in p.landed if d.role == role] for role in (DRA_PLUGIN, DEVICE_PLUGIN)}
+    if p.pool.host_device_plugin:
+        names[DEVICE_PLUGIN].append(p.pool.host_device_plugin)
+    if dra and plugin:
+        findings.append(f"two NVIDIA GPU stacks on one node: the DRA kubelet plugin ({', '.join(names[DRA_PLUGIN])}) and "
+                        f"a device plugin ({', '.join(names[DEVICE_PLUGIN])})")
+    elif not dra and not plugin:
+        findings.append("no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here"
+                        + (f" ({p.pool.unlabelled})" if p.pool.unlabelled else ""))
+    elif dra and p.pool.gpu_stack != "dra":
+        findings.append(f"gpuStack is {p.pool.gpu_stack} but the DRA kubelet plugin lands here ({', '.join(names[DRA_PLUGIN])})")
+    elif plugin and p.pool.gpu_stack != "device-plugin":
+        findings.append(f"gpuStack is {p.pool.gpu_stack} but a device plugin runs here ({', '.join(names[DEVICE_PLUGIN])})")
+    landed_roles = {d.role for d in p.landed}
+    if spec is not None and "validator" in landed_roles and operator_facts.validator_checks_device_plugin(
+            _spec_switch(spec, "devicePlugin.enabled", True)) and not plugin:
+        findings.append("the GPU Operator's validator keeps plugin-validation (devicePlugin is on) and waits for nvidia.com/gpu "
+                        "capacity this pool never advertises: it crash-loops and the ClusterPolicy never becomes ready "
+                        f"({operator_facts.SOURCE_LINES['plugin-validation waits for nvidia.com/gpu']})")
+    for d in p.landed:
+        if d.waits_for and "validator" not in landed_roles:
+            findings.append(f"{d.release}/{d.name} waits for the validator's {d.waits_for}, but the validator does not run here: "
+                            "it stays in Init")
+    if p.labels.get(GPU_PRESENT_LABEL) == "false":
+        findings.append(f"the GPU Operator reset {GPU_PRESENT_LABEL} to false on this pool ({operator_facts.SOURCE_LINES['label reset']})")
+    return findings

@@ -1,0 +1,195 @@
+"""`gpuplan render` for one stack: preview it (program offline, manifests validated), render every Helm release it
+declares with a real helm, validate the rendered objects the same way, write them with a kustomization, and place
+every DaemonSet on every node pool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from components.config.models import NodePool, StackConfig
+from components.facts import catalog, eks_amis
+from components.facts.node_labels import pool_taint
+from components.plans import aks as aks_plan
+from components.plans.gpu_software import (
+    BOTTLEROCKET_OPERAND_LABELS,
+    DRA_DRIVER_RELEASE,
+    EXAMPLE_DRIVER_RELEASE,
+    GPU_OPERATOR_RELEASE,
+)
+from components.plans.node_pools import pool_labels
+from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
+from gpuplan.checks.kube_validate import ManifestError, validate_document
+from gpuplan.engine.outputs import helm_values
+from gpuplan.engine.preview import preview_stack
+from gpuplan.render import files, helm, values_check
+from gpuplan.render.placement import (
+    DRA_PLUGIN,
+    NFD_WORKER,
+    DaemonSetFacts,
+    PoolFacts,
+    PoolPlacement,
+    daemonset_facts,
+    place_pool,
+)
+
+# Labels the kubelet sets on every node (kubernetes.io well-known labels); the arch of every catalog type is x86_64.
+KUBELET_LABELS = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
+DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
+# Always served from 1.34 (resource.k8s.io/v1 GA); the ServiceMonitor API where monitoring expects Prometheus Operator.
+RESOURCE_API = "resource.k8s.io/v1"
+MONITORING_API = "monitoring.coreos.com/v1"
+BOTTLEROCKET_DEVICE_PLUGIN = "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-ami-contents)"
+
+
+@dataclass
+class ReleaseResult:
+    rendered: helm.Rendered
+    hooks: list[str] = field(default_factory=list)
+    unread: list[str] | None = None  # values keys no template reads (--check-values), None: not checked
+
+
+@dataclass
+class RenderReport:
+    stack: str
+    config: StackConfig
+    releases: list[ReleaseResult]
+    placements: list[PoolPlacement]
+    preview_errors: list[ManifestError]
+    render_errors: list[ManifestError]
+    unvalidated: list[str]  # "<release>/<file>: apiVersion kind" with no schema and no CRD in the render
+    kustomization: Path | None
+    findings: list[str]
+
+
+def pool_facts(config: StackConfig, pool: NodePool) -> PoolFacts:
+    if config.platform == "aks":
+        taints = tuple(tuple(_split_taint(t)) for t in aks_plan.node_taints(pool))
+    else:
+        taints = (pool_taint(),)
+    bottlerocket = eks_amis.ships_device_plugin(pool.ami_type)
+    # An existing cluster's pool whose nodes the stack does not name carries none of its labels until someone runs
+    # the kubectl commands preview prints (components/plans/node_pools.unmapped_pool_warning).
+    unlabelled = config.platform == "existing" and not pool.nodes
+    return PoolFacts(
+        name=pool.name,
+        gpu_stack=pool.gpu_stack,
+        labels=dict(KUBELET_LABELS) if unlabelled else {**pool_labels(pool), **KUBELET_LABELS},
+        taints=() if unlabelled else taints,
+        unlabelled="its nodes are not listed in nodePools[].nodes: until the kubectl label/taint commands preview prints "
+                   "are applied, they carry none of the pool's labels" if unlabelled else None,
+        mig_capable=catalog.gpu_model(pool.gpu).supports_mig and config.platform != "kind",
+        nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
+        host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if bottlerocket else None,
+    )
+
+
+def _split_taint(text: str) -> tuple[str, str, str]:
+    key_value, _, effect = text.rpartition(":")
+    key, _, value = key_value.partition("=")
+    return key, value, effect
+
+
+def chart_daemonsets(release: str, documents: list[dict[str, Any]]) -> list[DaemonSetFacts]:
+    found = []
+    for doc in documents:
+        if doc.get("kind") != "DaemonSet" or files.is_hook(doc):
+            continue
+        labels = (doc.get("metadata") or {}).get("labels") or {}
+        if release in DRA_RELEASES:
+            role = DRA_PLUGIN
+        elif labels.get("app.kubernetes.io/name") == "node-feature-discovery" and labels.get("role") == "worker":
+            role = NFD_WORKER  # the NFD subchart's worker (templates/worker.yaml labels)
+        else:
+            role = "other"
+        found.append(daemonset_facts(release, doc, role))
+    return found
+
+
+def release_specs(run) -> list[helm.ReleaseSpec]:
+    return [
+        helm.ReleaseSpec(name, r["chart"], r["version"], r["repository"], r["namespace"], r["values"])
+        for name, r in sorted(helm_values(run).items())
+    ]
+
+
+def api_versions(config: StackConfig) -> list[str]:
+    return [RESOURCE_API] + ([MONITORING_API] if config.monitoring.enabled else [])
+
+
+def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None,
+                 check_values: bool = False) -> RenderReport:
+    run, manifests, checked, preview_errors = preview_stack(stack_file, out)
+    config = run.config
+    kube_version = f"{config.cluster.kubernetes_version}.0"
+    results: list[ReleaseResult] = []
+    findings: list[str] = []
+    for spec in release_specs(run):
+        rendered = helm.render(helm_binary, spec, out / "helm-values", kube_version=kube_version,
+                               api_versions=api_versions(config), charts_dir=charts_dir)
+        result = ReleaseResult(rendered)
+        results.append(result)
+        if rendered.error:
+            findings.append(f"helm template of {spec.name} ({spec.chart_name} {spec.version}) failed: {rendered.error}")
+        elif check_values:
+            result.unread = values_check.unread_keys(helm_binary, rendered, out / "helm-values", kube_version=kube_version,
+                                                     api_versions=api_versions(config), charts_dir=charts_dir)
+            findings += [f"{spec.name}: values key {key} is read by no template of {spec.chart_name} {spec.version}"
+                         for key in result.unread]
+        if (mismatch := helm.version_mismatch(rendered)) is not None:
+            findings.append(mismatch)
+    rendered_docs = {r.rendered.release.name: r.rendered.documents for r in results}
+    everything = [d for docs in rendered_docs.values() for d in docs]
+    cluster_scoped = cluster_scoped_kinds(everything)
+    kustomization = None
+    render_errors: list[ManifestError] = []
+    unvalidated: list[str] = []
+    if not any(r.rendered.error for r in results):
+        namespaces = {r.rendered.release.name: r.rendered.release.namespace for r in results}
+        listed, hooks = files.write_rendered(out / "rendered", rendered_docs, manifests, cluster_scoped, namespaces)
+        for result in results:
+            result.hooks = sorted(str(h) for h in hooks if h.parent.parent.name == result.rendered.release.name)
+        kustomization = out / "rendered" / "kustomization.yaml"
+        render_errors, unvalidated = _validate(listed, out / "rendered", everything, checked)
+        findings += [f"{e.render()}" for e in render_errors]
+    placements = place_pools(config, rendered_docs)
+    for placement in placements:
+        findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
+    findings += [e.render() for e in preview_errors]
+    return RenderReport(run.stack, config, results, placements, preview_errors, render_errors, unvalidated,
+                        kustomization, findings)
+
+
+def place_pools(config: StackConfig, rendered_docs: dict[str, list[dict[str, Any]]]) -> list[PoolPlacement]:
+    daemonsets = [d for release, docs in sorted(rendered_docs.items()) for d in chart_daemonsets(release, docs)]
+    operator = None
+    for doc in rendered_docs.get(GPU_OPERATOR_RELEASE, []):
+        if doc.get("kind") == "ClusterPolicy":
+            operator = (GPU_OPERATOR_RELEASE, doc.get("spec") or {})
+    return [place_pool(pool_facts(config, pool), daemonsets, operator) for pool in config.node_pools]
+
+
+def _validate(paths: list[Path], root: Path, everything: list[dict[str, Any]], versions: tuple[str, ...]):
+    schemas = crd_schemas(everything)
+    errors: list[ManifestError] = []
+    unvalidated: list[str] = []
+    for path in paths:
+        if path.parent.name == "stack":
+            continue  # preview validated the stack's own manifests
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        name = str(path.relative_to(root))
+        key = (doc.get("apiVersion", ""), doc.get("kind", ""))
+        if key in schemas:
+            errors += validate_custom_resource(doc, schemas[key], name)
+            continue
+        first = validate_document(doc, versions[0], name)
+        if first and first[0].message.startswith("no schema for"):
+            unvalidated.append(f"{name}: {key[0]} {key[1]}")
+            continue
+        errors += first
+        for version in versions[1:]:
+            errors += validate_document(doc, version, name)
+    return errors, unvalidated

@@ -1,0 +1,140 @@
+"""Small Helm charts written for the render tests, with names of their own (never an upstream chart). Each reads
+the values keys of the release it stands in for the way the real chart does (noted per template), so a real helm
+renders the program's values into the objects `gpuplan render` places."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+# probe-operator stands in for gpu-operator: a ClusterPolicy from the values (templates/clusterpolicy.yaml of the
+# real chart copies these sections), its CRD, the NFD worker DaemonSet of the node-feature-discovery subchart
+# (templates/worker.yaml: nodeSelector, affinity, tolerations), and a pre-delete hook Job.
+OPERATOR_TEMPLATES = {
+    "crd.yaml": """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterpolicies.nvidia.com
+spec:
+  group: nvidia.com
+  names: {kind: ClusterPolicy, plural: clusterpolicies, singular: clusterpolicy, listKind: ClusterPolicyList}
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+""",
+    "clusterpolicy.yaml": """apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: cluster-policy
+spec:
+{{- $spec := dict "cdi" .Values.cdi "driver" .Values.driver "toolkit" .Values.toolkit "devicePlugin" .Values.devicePlugin "mig" .Values.mig "migManager" (merge (dict "config" (dict "default" "all-disabled")) .Values.migManager) "dcgmExporter" .Values.dcgmExporter "daemonsets" .Values.daemonsets }}
+{{ toYaml $spec | indent 2 }}
+""",
+    "nfd-worker.yaml": """{{- $w := index .Values "node-feature-discovery" "worker" }}
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ .Release.Name }}-probe-nfd-worker
+  labels: {app.kubernetes.io/name: node-feature-discovery, role: worker}
+spec:
+  selector: {matchLabels: {app: probe-nfd-worker}}
+  template:
+    metadata: {labels: {app: probe-nfd-worker}}
+    spec:
+      containers: [{name: worker, image: "registry.example/probe-nfd:1"}]
+      {{- with $w.nodeSelector }}
+      nodeSelector: {{ toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $w.affinity }}
+      affinity: {{ toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $w.tolerations }}
+      tolerations: {{ toYaml . | nindent 8 }}
+      {{- end }}
+""",
+    "cleanup-hook.yaml": """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-probe-cleanup
+  annotations: {"helm.sh/hook": pre-delete}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: cleanup, image: "registry.example/probe-cleanup:1"}]
+""",
+}
+
+# probe-dra-driver stands in for dra-driver-nvidia-gpu: the kubelet plugin DaemonSet (templates/kubeletplugin.yaml:
+# nodeSelector, affinity, tolerations; nvidiaDriverRoot; resourceApiVersion), the controller only with
+# ComputeDomains (templates/controller.yaml:15). It reads no gpuResourcesEnabledOverride (the real chart's
+# validation.yaml does), which --check-values must report.
+DRA_TEMPLATES = {
+    "kubeletplugin.yaml": """apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ .Release.Name }}-kubelet-plugin
+  annotations: {probe/resource-api: {{ .Values.resourceApiVersion | default "detect" | quote }}}
+spec:
+  selector: {matchLabels: {app: probe-kubelet-plugin}}
+  template:
+    metadata: {labels: {app: probe-kubelet-plugin}}
+    spec:
+      containers:
+      - name: plugin
+        image: "registry.example/probe-dra:1"
+        env: [{name: DRIVER_ROOT, value: {{ .Values.nvidiaDriverRoot | quote }}}]
+      {{- if not .Values.probeIgnoresNodeSelector }}
+      {{- with .Values.kubeletPlugin.nodeSelector }}
+      nodeSelector: {{ toYaml . | nindent 8 }}
+      {{- end }}
+      {{- end }}
+      {{- with .Values.kubeletPlugin.affinity }}
+      affinity: {{ toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.kubeletPlugin.tolerations }}
+      tolerations: {{ toYaml . | nindent 8 }}
+      {{- end }}
+""",
+    "controller.yaml": """{{- if .Values.resources.computeDomains.enabled }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-controller
+spec:
+  selector: {matchLabels: {app: probe-controller}}
+  template:
+    metadata: {labels: {app: probe-controller}}
+    spec:
+      containers: [{name: controller, image: "registry.example/probe-dra:1"}]
+{{- end }}
+""",
+}
+
+
+def write_chart(folder: Path, name: str, version: str, templates: dict[str, str], values: dict | None = None) -> Path:
+    (folder / "templates").mkdir(parents=True, exist_ok=True)
+    (folder / "Chart.yaml").write_text(yaml.safe_dump({"apiVersion": "v2", "name": name, "version": version}), encoding="utf-8")
+    (folder / "values.yaml").write_text(yaml.safe_dump(values or {}), encoding="utf-8")
+    for filename, text in templates.items():
+        (folder / "templates" / filename).write_text(text, encoding="utf-8")
+    return folder
+
+
+def write_charts(root: Path, operator_version: str = "v25.10.1", dra_version: str = "0.4.1") -> Path:
+    """A --charts folder: <chart>-<version>/ as the stack's releases name them, holding the probe charts."""
+    write_chart(root / f"gpu-operator-{operator_version}", "probe-operator", operator_version, OPERATOR_TEMPLATES,
+                {"node-feature-discovery": {"worker": {}}, "migManager": {}})
+    write_chart(root / f"dra-driver-nvidia-gpu-{dra_version}", "probe-dra-driver", dra_version, DRA_TEMPLATES,
+                {"kubeletPlugin": {}, "resources": {"computeDomains": {"enabled": False}}})
+    return root
