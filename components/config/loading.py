@@ -9,11 +9,9 @@ components/config/models.py); the cross-field rules live in components/config/ru
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Callable, Mapping
 
-import yaml
 from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
 
 from components.config.models import (
@@ -29,12 +27,14 @@ from components.config.models import (
     MonitoringConfig,
     NamespaceConfig,
     NodePool,
+    StackBool,
     StackConfig,
     check_kubernetes_version,
 )
-from components.config.problems import MISSING, InputError, Problem, join_path
+from components.config.problems import MISSING, InputError, Problem, join_path, short_text
 from components.config.rules import consistency_problems
-from components.facts import versions
+from components.config.strict_yaml import read_stack_yaml
+from components.facts import regions, versions
 
 # Top-level keys of the project namespace and the model field each maps to.
 SECTIONS: dict[str, tuple[str, Any]] = {
@@ -49,6 +49,11 @@ SECTIONS: dict[str, tuple[str, Any]] = {
     "monitoring": ("monitoring", MonitoringConfig),
 }
 SECRET_KEYS = ("kubeconfig",)
+# Provider config keys naming where the cluster runs: the table each is checked against.
+_REGION_TABLES = {
+    "aws:region": (regions.AWS_REGIONS, "AWS region", "us-east-1", "docs/references.md#aws-regions"),
+    "azure-native:location": (regions.AZURE_LOCATIONS, "Azure location", "eastus", "docs/references.md#azure-locations"),
+}
 _ADAPTERS = {key: TypeAdapter(model) for key, (_, model) in SECTIONS.items()}
 
 
@@ -69,30 +74,26 @@ def stack_name_from_path(path: Path | str) -> str:
 
 
 def read_stack_file(path: Path | str) -> dict[str, Any]:
-    """The `config:` map of a stack file (key → YAML value). Raises InputError for unreadable files."""
+    """The `config:` map of a stack file (key → YAML value), read as Pulumi reads it (components/config/strict_yaml.py:
+    regular UTF-8 files within limits, no duplicate keys, no aliases, YAML 1.2 scalars). Raises InputError."""
     file = str(path)
-    try:
-        document = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError([Problem(file, "", MISSING, "the stack file does not exist", "check --stack/--config")], file) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        raise InputError(
-            [Problem(file, "", MISSING, f"not valid YAML ({where}): {getattr(exc, 'problem', exc)}", "fix the YAML syntax")], file
-        ) from None
+    document = read_stack_yaml(path)
     if document is None:
         document = {}
     if not isinstance(document, dict):
         raise InputError([Problem(file, "", document, "a stack file is a YAML mapping", "start with `config:`")], file)
-    unknown = sorted(set(document) - {"config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"})
+    unknown = sorted(set(document) - {"config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"}, key=str)
     if unknown:
         raise InputError(
-            [Problem(file, k, document[k], "not a Pulumi stack file key", "put settings under `config:`") for k in unknown], file
+            [Problem(file, str(k), document[k], "not a Pulumi stack file key", "put settings under `config:`") for k in unknown], file
         )
     config = document.get("config") or {}
     if not isinstance(config, dict):
         raise InputError([Problem(file, "config", config, "config must be a mapping", "use `key: value` entries")], file)
+    not_text = [key for key in config if not isinstance(key, str)]
+    if not_text:
+        raise InputError([Problem(file, f"config[{key!r}]", key, "a config key is text like `dra-gpu-platform:cluster`",
+                                  "quote the key or fix its spelling") for key in not_text], file)
     return config
 
 
@@ -111,11 +112,15 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
         namespace, _, name = key.rpartition(":")
         if namespace in ("", PROJECT):
             project_values[name] = _decode(raw)
-        elif key in ("aws:region", "azure-native:location"):
-            if isinstance(raw, str) and re.match(r"^[a-z0-9-]+$", raw):
+        elif key in _REGION_TABLES:
+            known, cloud, example, listed = _REGION_TABLES[key]
+            if isinstance(raw, str) and raw in known:
                 region = raw
             else:
-                problems.append(Problem(source, key, raw, "must be a region/location name", "e.g. us-east-1 or eastus"))
+                guesses = regions.closest(raw, known) if isinstance(raw, str) else []
+                problems.append(Problem(
+                    source, key, raw, f"not an {cloud} name ({listed} lists them)",
+                    f"did you mean {' or '.join(guesses)}?" if guesses else f"write one, e.g. {example}"))
     for key in sorted(set(project_values) - set(SECTIONS) - set(SECRET_KEYS)):
         problems.append(
             Problem(source, join_path(key), project_values[key], "unknown config key",
@@ -149,11 +154,28 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
         config = with_autoscaler_defaults(
             StackConfig(stack=stack, source=source, region=region, has_kubeconfig=has_kubeconfig, **parsed)
         )
-        problems.extend(consistency_problems(config, _declared_names(project_values)))
+        given = {key for key in _REGION_TABLES if key in values}  # written, perhaps wrongly: not "missing" again
+        problems.extend(p for p in consistency_problems(config, _declared_names(project_values))
+                        if not (p.path in given and p.value is MISSING))
     if problems:
         raise InputError(problems, source)
     assert config is not None
     return config
+
+
+def plaintext_secret_warnings(values: Mapping[str, Any], is_secret: Callable[[str], bool], *, stack: str,
+                              source: str) -> list[str]:
+    """Secret config values (the kubeconfig) written in plaintext: whoever can read the stack file, which is
+    committed, holds the cluster's credentials. A warning, not an error: the stack still works."""
+    warnings = []
+    for name in SECRET_KEYS:
+        key = f"{PROJECT}:{name}"
+        if values.get(key) not in (None, "") and not is_secret(key):
+            warnings.append(
+                f"{source}: {key} is stored in plaintext, so anyone who can read the stack file holds the cluster's "
+                f"credentials. Make it a secret: `pulumi config set --secret {name} \"$(cat ~/.kube/config)\" --stack "
+                f"{stack}` (offline, `{key}: {{secure: v1:offline-placeholder}}` is enough for gpuplan)")
+    return warnings
 
 
 def with_autoscaler_defaults(config: StackConfig) -> StackConfig:
@@ -181,7 +203,7 @@ def _fallback_cluster(raw: dict[str, Any]) -> ClusterConfig | None:
     for alias, field, adapter in (
         ("name", "name", TypeAdapter(DnsLabel)),
         ("kubernetesVersion", "kubernetes_version", TypeAdapter(Annotated[Any, AfterValidator(check_kubernetes_version)])),
-        ("protect", "protect", TypeAdapter(bool)),
+        ("protect", "protect", TypeAdapter(StackBool)),
         *((block, block, TypeAdapter(ClusterConfig.model_fields[block].annotation)) for block in ("eks", "aks", "kind", "existing")),
     ):
         try:
@@ -232,7 +254,7 @@ def _pydantic_problems(exc: ValidationError, section: str, value: Any, source: s
         loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
         path = join_path(section, *loc)
         bad = _lookup(value, loc)
-        rule, fix = _explain(error, model, loc)
+        rule, fix = _explain(error, model, loc, bad)
         problems.append(Problem(source, path, bad, rule, fix))
     return problems
 
@@ -248,7 +270,7 @@ def _lookup(value: Any, loc: list) -> Any:
     return value
 
 
-def _explain(error: dict, model: Any, loc: list) -> tuple[str, str]:
+def _explain(error: dict, model: Any, loc: list, value: Any = MISSING) -> tuple[str, str]:
     kind = error["type"]
     ctx = error.get("ctx") or {}
     if kind == "dra_rule":
@@ -261,9 +283,14 @@ def _explain(error: dict, model: Any, loc: list) -> tuple[str, str]:
     if kind in ("literal_error", "enum"):
         return f"must be one of {ctx.get('expected', '')}", f"use one of {ctx.get('expected', '')}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
+        if isinstance(value, bool):
+            return "must be a whole number, not a boolean", "write the number itself, e.g. 4 (true is not read as 1)"
         return "must be a whole number", "write an integer without quotes, e.g. 4"
     if kind in ("bool_type", "bool_parsing"):
-        return "must be true or false", "write true or false"
+        if isinstance(value, str):
+            return "must be true or false", (f"write true or false; {short_text(repr(value), 40)} is text here "
+                                              "(Pulumi reads stack files as YAML 1.2: yes, no, on and off are not booleans)")
+        return "must be true or false", "write true or false (a number is not read as a boolean)"
     if kind in ("string_type",):
         return "must be a string", "quote the value"
     if kind in ("list_type",):
@@ -276,7 +303,7 @@ def _explain(error: dict, model: Any, loc: list) -> tuple[str, str]:
         return error["msg"].lower(), "use a number within the allowed range"
     if kind in ("too_short", "too_long", "string_too_long", "string_too_short"):
         return error["msg"], "shorten or lengthen the value to the allowed size"
-    return error["msg"], "see the config reference in README.md"
+    return error["msg"], "see the config reference in docs/configuration.md"
 
 
 def _allowed_keys(model: Any, loc: list) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
@@ -126,6 +126,28 @@ def _node_name(value: str) -> str:
     return value
 
 
+_PULUMI_INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
+
+
+def _pulumi_bool(value: Any) -> Any:
+    # `pulumi config set --type string --path cluster.protect true` (or a quoted "true") stores the text "true";
+    # Pulumi's own coercion of untyped path values turns exactly "true"/"false" into booleans (config/object.go coerce).
+    if isinstance(value, str) and value in ("true", "false"):
+        return value == "true"
+    return value
+
+
+def _pulumi_int(value: Any) -> Any:
+    # The same coercion's integers: base-10 digits without a leading zero ("0123" stays text there, so here too).
+    if isinstance(value, str) and _PULUMI_INT.match(value):
+        return int(value)
+    return value
+
+
+# Strict where pydantic's lax mode changes meaning: `maxNodes: true` is not 1, `protect: 1`, `protect: "yes"` and
+# `protect: "on"` are not true; only the strings Pulumi itself would coerce are read as booleans or numbers.
+StackBool = Annotated[bool, Strict(), BeforeValidator(_pulumi_bool)]
+StackInt = Annotated[int, Strict(), BeforeValidator(_pulumi_int)]
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
 NodeName = Annotated[str, AfterValidator(_node_name)]
 QuantityText = Annotated[str, AfterValidator(_quantity)]
@@ -147,14 +169,14 @@ class ConfigModel(BaseModel):
 
 class SystemNodesEks(ConfigModel):
     instance_type: str = Field("m7i.large", description="EC2 type of the system (CPU) node group.")
-    count: int = Field(2, ge=1, le=100, description="Nodes in the system node group.")
+    count: StackInt = Field(2, ge=1, le=100, description="Nodes in the system node group.")
 
 
 class EksSettings(ConfigModel):
     subnet_ids: Optional[list[Annotated[str, Field(pattern=r"^subnet-[0-9a-f]{1,17}$")]]] = Field(
         None, description="Existing private subnets for the cluster and node groups; omit to create a VPC."
     )
-    endpoint_public_access: bool = Field(False, description="Expose the API endpoint publicly (private by default).")
+    endpoint_public_access: StackBool = Field(False, description="Expose the API endpoint publicly (private by default).")
     public_access_cidrs: list[str] = Field(
         default_factory=list, description="CIDRs allowed to reach a public endpoint; required when it is public."
     )
@@ -165,7 +187,7 @@ class EksSettings(ConfigModel):
     )
     system_nodes: SystemNodesEks = Field(default_factory=SystemNodesEks, description="System node group.")
     vpc_cidr: str = Field("10.0.0.0/16", description="CIDR of the VPC created when subnetIds is omitted.")
-    availability_zones: int = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
+    availability_zones: StackInt = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
     admin_role_arns: list[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")]] = Field(
         default_factory=list, description="IAM roles given cluster-admin through EKS access entries (besides the creator)."
     )
@@ -173,12 +195,12 @@ class EksSettings(ConfigModel):
 
 class SystemNodesAks(ConfigModel):
     vm_size: str = Field("Standard_D4s_v5", description="Azure VM size of the system pool.")
-    count: int = Field(2, ge=1, le=100, description="Nodes in the system pool.")
+    count: StackInt = Field(2, ge=1, le=100, description="Nodes in the system pool.")
 
 
 class AksSettings(ConfigModel):
     resource_group: Optional[str] = Field(None, description="Resource group; created unless existingResourceGroup.")
-    existing_resource_group: bool = Field(False, description="Use resourceGroup as it is instead of creating it.")
+    existing_resource_group: StackBool = Field(False, description="Use resourceGroup as it is instead of creating it.")
     system_nodes: SystemNodesAks = Field(default_factory=SystemNodesAks, description="System agent pool.")
     admin_group_object_ids: list[str] = Field(
         default_factory=list, description="Entra ID groups that become cluster admins (Azure AD RBAC)."
@@ -186,7 +208,7 @@ class AksSettings(ConfigModel):
     authorized_ip_ranges: list[str] = Field(
         default_factory=list, description="CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."
     )
-    private_cluster: bool = Field(False, description="Private API server (reachable only from the cluster's network).")
+    private_cluster: StackBool = Field(False, description="Private API server (reachable only from the cluster's network).")
     kubelogin_mode: Optional[Literal["azurecli", "spn", "workloadidentity", "msi"]] = Field(
         None,
         description="How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` "
@@ -206,7 +228,7 @@ class KindSettings(ConfigModel):
         "example", description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."
     )
     example_driver_version: str = Field(driver_charts.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
-    allow_unlisted: bool = Field(
+    allow_unlisted: StackBool = Field(
         False, description="Accept an exampleDriverVersion that is not a listed release (pinned on purpose; values unchecked)."
     )
 
@@ -221,7 +243,7 @@ class ClusterConfig(ConfigModel):
     kubernetes_version: Annotated[Any, AfterValidator(check_kubernetes_version)] = Field(
         description='Kubernetes minor version, "1.34" or newer (DRA v1).'
     )
-    protect: bool = Field(False, description="Protect the cluster and GPU node pools from deletion.")
+    protect: StackBool = Field(False, description="Protect the cluster and GPU node pools from deletion.")
     eks: Optional[EksSettings] = Field(None, description="EKS settings; only with platform: eks.")
     aks: Optional[AksSettings] = Field(None, description="AKS settings; only with platform: aks.")
     kind: Optional[KindSettings] = Field(None, description="kind settings; only with platform: kind.")
@@ -249,12 +271,12 @@ class NodePool(ConfigModel):
     name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
     gpu: GpuKey = Field(description="GPU model of the pool.")
     instance_type: Optional[str] = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
-    min_nodes: int = Field(
+    min_nodes: StackInt = Field(
         0, ge=0, le=1000,
         description="Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs.",
     )
-    max_nodes: int = Field(ge=1, le=1000, description="Autoscaling maximum.")
-    desired_nodes: Optional[int] = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
+    max_nodes: StackInt = Field(ge=1, le=1000, description="Autoscaling maximum.")
+    desired_nodes: Optional[StackInt] = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
     capacity: Literal["on-demand", "spot", "capacity-block"] = Field("on-demand", description="Purchase option.")
     capacity_reservation_id: Optional[Annotated[str, Field(pattern=r"^cr-[0-9a-f]{8,17}$")]] = Field(
         None, description="EC2 capacity reservation (cr-...); required with capacity-block."
@@ -276,8 +298,8 @@ class NodePool(ConfigModel):
     ami_type: Optional[Literal[eks_amis.GPU_POOL_AMI_TYPES]] = Field(
         None, description="EKS only: NVIDIA AMI family (AL2023 by default)."
     )
-    disk_size_gb: int = Field(200, ge=20, le=16384, description="Root volume size per node.")
-    gpus_per_node: Optional[int] = Field(
+    disk_size_gb: StackInt = Field(200, ge=20, le=16384, description="Root volume size per node.")
+    gpus_per_node: Optional[StackInt] = Field(
         None, ge=1, le=64, description="GPUs per node on kind/existing clusters (clouds: from the instance type)."
     )
     nodes: list[NodeName] = Field(
@@ -303,11 +325,11 @@ class NodePool(ConfigModel):
 
 
 class GpuOperatorConfig(ConfigModel):
-    enabled: Optional[bool] = Field(None, description="Install the NVIDIA GPU Operator (default: on, off on kind).")
+    enabled: Optional[StackBool] = Field(None, description="Install the NVIDIA GPU Operator (default: on, off on kind).")
     version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = Field(
         versions.GPU_OPERATOR_DEFAULT, description="Pinned gpu-operator chart version."
     )
-    allow_unlisted: bool = Field(
+    allow_unlisted: StackBool = Field(
         False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
     )
     driver: Literal["auto", "host", "operator"] = Field(
@@ -316,16 +338,16 @@ class GpuOperatorConfig(ConfigModel):
 
 
 class DraDriverConfig(ConfigModel):
-    enabled: bool = Field(True, description="Install the NVIDIA DRA driver.")
+    enabled: StackBool = Field(True, description="Install the NVIDIA DRA driver.")
     version: str = Field(driver_charts.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
-    allow_unlisted: bool = Field(
+    allow_unlisted: StackBool = Field(
         False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
     )
-    feature_gates: dict[str, bool] = Field(
+    feature_gates: dict[str, StackBool] = Field(
         default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
     )
-    compute_domains: bool = Field(False, description="Enable ComputeDomains (multi-node NVLink / IMEX).")
-    extended_resource_bridge: bool = Field(
+    compute_domains: StackBool = Field(False, description="Enable ComputeDomains (multi-node NVLink / IMEX).")
+    extended_resource_bridge: StackBool = Field(
         False,
         description="Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource).",
     )
@@ -338,7 +360,7 @@ class DraDriverConfig(ConfigModel):
 class SharingConfig(ConfigModel):
     strategy: Literal["TimeSlicing", "MPS"] = Field(description="GPU sharing strategy of the NVIDIA driver.")
     interval: Optional[Literal["Default", "Short", "Medium", "Long"]] = Field(None, description="TimeSlicing interval.")
-    default_active_thread_percentage: Optional[int] = Field(None, ge=1, le=100, description="MPS thread share.")
+    default_active_thread_percentage: Optional[StackInt] = Field(None, ge=1, le=100, description="MPS thread share.")
     default_pinned_device_memory_limit: Optional[QuantityText] = Field(None, description="MPS pinned memory limit.")
 
 
@@ -355,7 +377,7 @@ class DeviceClassConfig(ConfigModel):
 class SubRequestConfig(ConfigModel):
     name: Optional[DnsLabel] = Field(None, description="Subrequest name; defaults to the device class name.")
     device_class: str = Field(description="DeviceClass of this alternative.")
-    count: Optional[int] = Field(None, ge=1, le=32, description="Devices (ExactCount).")
+    count: Optional[StackInt] = Field(None, ge=1, le=32, description="Devices (ExactCount).")
     allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
     selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors.")
 
@@ -364,10 +386,10 @@ class ClaimTemplateConfig(ConfigModel):
     name: DnsLabel = Field(description="ResourceClaimTemplate name.")
     request_name: DnsLabel = Field("gpu", description="Name of the request containers refer to.")
     device_class: Optional[str] = Field(None, description="DeviceClass of an exact request.")
-    count: Optional[int] = Field(None, ge=1, le=32, description="Devices (ExactCount, default 1).")
+    count: Optional[StackInt] = Field(None, ge=1, le=32, description="Devices (ExactCount, default 1).")
     allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
     selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors of the request.")
-    admin_access: bool = Field(False, description="Monitoring access to devices in use (namespace needs adminAccess).")
+    admin_access: StackBool = Field(False, description="Monitoring access to devices in use (namespace needs adminAccess).")
     same_attribute: Optional[QualifiedAttribute] = Field(None, description="constraints[].matchAttribute.")
     first_available: Optional[list[SubRequestConfig]] = Field(
         None, min_length=1, max_length=8, description="Ordered alternatives; the first that fits wins."
@@ -375,17 +397,17 @@ class ClaimTemplateConfig(ConfigModel):
 
 
 class QuotaConfig(ConfigModel):
-    claims: Optional[int] = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
-    devices: dict[str, Annotated[int, Field(ge=0)]] = Field(
+    claims: Optional[StackInt] = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
+    devices: dict[str, Annotated[StackInt, Field(ge=0)]] = Field(
         default_factory=dict, description="<class>.deviceclass.resource.k8s.io/devices per device class."
     )
-    legacy_gpus: Optional[int] = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
+    legacy_gpus: Optional[StackInt] = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
 
 
 class NamespaceConfig(ConfigModel):
     name: DnsLabel = Field(description="Namespace name.")
     migration: Literal["legacy", "dual", "dra-only"] = Field("dra-only", description="Device plugin → DRA state.")
-    admin_access: bool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
+    admin_access: StackBool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
     labels: Labels = Field(default_factory=dict, description="Extra namespace labels.")
     quota: Optional[QuotaConfig] = Field(None, description="ResourceQuota of the namespace.")
     claim_templates: list[ClaimTemplateConfig] = Field(default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces).")
@@ -406,7 +428,7 @@ class MaintenanceConfig(ConfigModel):
 
 
 class AutoscalerConfig(ConfigModel):
-    enabled: Optional[bool] = Field(
+    enabled: Optional[StackBool] = Field(
         None, description="Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."
     )
     version: Optional[str] = Field(
@@ -426,12 +448,12 @@ MonitoringExporter = Literal["kube-state-metrics", "kubelet", "kube-scheduler", 
 
 
 class MonitoringConfig(ConfigModel):
-    enabled: bool = Field(False, description="ServiceMonitor, alert rules and dashboard.")
-    install: bool = Field(False, description="Also install a pinned kube-prometheus-stack.")
+    enabled: StackBool = Field(False, description="ServiceMonitor, alert rules and dashboard.")
+    install: StackBool = Field(False, description="Also install a pinned kube-prometheus-stack.")
     namespace: DnsLabel = Field(
         "monitoring", description="Namespace of the alert rules, the dashboard and (with install) the chart."
     )
-    create_namespace: Optional[bool] = Field(
+    create_namespace: Optional[StackBool] = Field(
         None,
         description="true: this stack creates the namespace; false: it must exist (the stack reads it and fails "
         "if it is missing). Default: true with install, false without.",
@@ -446,18 +468,18 @@ class MonitoringConfig(ConfigModel):
         description="Exporters your own Prometheus already scrapes, for alerts that need them: with install: false "
         "kube-state-metrics and kubelet; on kind/existing clusters also kube-scheduler and kube-controller-manager.",
     )
-    dcgm_dra_pod_mapping: Optional[bool] = Field(
+    dcgm_dra_pod_mapping: Optional[StackBool] = Field(
         None,
         description="dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs "
         "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere.",
     )
-    claim_pending_minutes: int = Field(
+    claim_pending_minutes: StackInt = Field(
         5, ge=1, le=1440, description="Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer."
     )
-    dashboard: bool = Field(True, description="Ship the Grafana dashboard ConfigMap.")
-    gpu_temperature_celsius: int = Field(85, ge=40, le=120, description="GPU temperature alert threshold.")
-    idle_gpu_utilization_percent: int = Field(5, ge=0, le=100, description="Below this an allocated GPU is idle.")
-    idle_gpu_minutes: int = Field(60, ge=5, le=10080, description="How long an allocated GPU may idle.")
+    dashboard: StackBool = Field(True, description="Ship the Grafana dashboard ConfigMap.")
+    gpu_temperature_celsius: StackInt = Field(85, ge=40, le=120, description="GPU temperature alert threshold.")
+    idle_gpu_utilization_percent: StackInt = Field(5, ge=0, le=100, description="Below this an allocated GPU is idle.")
+    idle_gpu_minutes: StackInt = Field(60, ge=5, le=10080, description="How long an allocated GPU may idle.")
 
     @property
     def creates_namespace(self) -> bool:

@@ -24,16 +24,17 @@ class Problem:
 
     def render(self) -> str:
         value = "(missing)" if self.value is _MISSING else _short(self.value)
-        where = f"{self.file}: {self.path}" if self.path else self.file
-        return f"{where} = {value}\n    rule: {self.rule}\n    fix:  {self.fix}"
+        file, path = short_text(self.file, TEXT_LIMIT), short_text(self.path, TEXT_LIMIT)
+        where = f"{file}: {path}" if path else file
+        return f"{where} = {value}\n    rule: {short_text(self.rule, TEXT_LIMIT)}\n    fix:  {short_text(self.fix, TEXT_LIMIT)}"
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "file": self.file,
-            "path": self.path,
+            "file": short_text(self.file, TEXT_LIMIT),
+            "path": short_text(self.path, TEXT_LIMIT),
             "value": None if self.value is _MISSING else _jsonable(self.value),
-            "rule": self.rule,
-            "fix": self.fix,
+            "rule": short_text(self.rule, TEXT_LIMIT),
+            "fix": short_text(self.fix, TEXT_LIMIT),
         }
 
 
@@ -53,19 +54,47 @@ class InputError(Exception):
         return "\n".join([head, *(f"- {p.render()}" for p in self.problems)])
 
 
+# Messages quote what the user wrote, but never all of a hostile value: a 50 MB string, a million-item list or a
+# structure nested without end is cut (text and JSON alike), saying how much was left out.
+TEXT_LIMIT = 500  # characters of a rule, fix, path or file name
+VALUE_LIMIT = 200  # characters of a quoted string value
+ITEMS_LIMIT = 20  # items of a list or mapping value in JSON
+DEPTH_LIMIT = 6
+
+
+def short_text(text: Any, limit: int = VALUE_LIMIT) -> str:
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 40]}... ({len(text) - (limit - 40)} more characters)"
+
+
 def _short(value: Any, limit: int = 120) -> str:
-    text = repr(value)
+    text = repr(_jsonable(value))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return short_text(value)
+    if isinstance(value, (int, float, bool)) or value is None:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+            return short_text(str(value), 60)
         return value
+    if depth >= DEPTH_LIMIT:
+        return "..."
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        items = list(value.items())
+        cut = {short_text(str(k), 100): _jsonable(v, depth + 1) for k, v in items[:ITEMS_LIMIT]}
+        if len(items) > ITEMS_LIMIT:
+            cut["..."] = f"{len(items) - ITEMS_LIMIT} more keys"
+        return cut
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return repr(value)
+        cut = [_jsonable(v, depth + 1) for v in value[:ITEMS_LIMIT]]
+        if len(value) > ITEMS_LIMIT:
+            cut.append(f"... {len(value) - ITEMS_LIMIT} more items")
+        return cut
+    return short_text(repr(value))
 
 
 def _path_key(path: str) -> tuple:

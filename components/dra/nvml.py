@@ -189,7 +189,7 @@ class _Reader:
         self.problems.append(Problem(self.source, path, value, rule, fix))
 
     def get(self, data: Mapping[str, Any], key: str, path: str, kind: type | tuple[type, ...], *, required: bool = True,
-            fix: str = "write the value NVML reports") -> Any:
+            fix: str = "write the value NVML reports", minimum: int | None = None) -> Any:
         if key not in data or _is_error(data[key]):
             if required:
                 self.bad(f"{path}.{key}" if path else key, data.get(key, MISSING), f"required {_kind_name(kind)} value", fix)
@@ -197,6 +197,10 @@ class _Reader:
         value = data[key]
         if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
             self.bad(f"{path}.{key}" if path else key, value, f"must be {_kind_name(kind)}", fix)
+            return None
+        if minimum is not None and isinstance(value, int) and value < minimum:
+            # NVML's counts, indices and sizes are unsigned: a negative (or zero) one was not read from NVML.
+            self.bad(f"{path}.{key}" if path else key, value, f"must be at least {minimum} (NVML reports it unsigned)", fix)
             return None
         return value
 
@@ -225,15 +229,18 @@ def parse_snapshot(data: Any, source: str) -> NvmlSnapshot:
             lenient_semver(driver_version)
         except ValueError as error:
             reader.bad("driverVersion", driver_version, str(error), "write the NVIDIA driver version, e.g. 580.159.04")
-    cuda = reader.get(data, "cudaDriverVersion", "", int, fix="write NVML's integer, e.g. 13000 for CUDA 13.0")
+    cuda = reader.get(data, "cudaDriverVersion", "", int, fix="write NVML's integer, e.g. 13000 for CUDA 13.0", minimum=1)
     devices_raw = reader.get(data, "devices", "", list)
     devices: list[GpuInfo] = []
+    positions: list[int] = []
     for i, raw in enumerate(devices_raw or []):
         gpu = _parse_gpu(reader, raw, f"devices[{i}]")
         if gpu is not None:
             devices.append(gpu)
+            positions.append(i)
     if devices_raw is not None and not devices_raw:
         reader.bad("devices", [], "the snapshot lists no GPU", "take the snapshot on a machine whose NVML sees a GPU")
+    _check_unique(reader, list(zip(positions, devices)))
     if reader.problems:
         raise InputError(reader.problems, source)
     return NvmlSnapshot(source, driver_version, cuda, tuple(devices))
@@ -244,16 +251,19 @@ def _parse_gpu(reader: _Reader, raw: Any, path: str) -> GpuInfo | None:
         reader.bad(path, raw, "each device is an object", "use the nvml.json format")
         return None
     before = len(reader.problems)
-    index = reader.get(raw, "index", path, int)
-    minor = reader.get(raw, "minor", path, int, required=False)
+    index = reader.get(raw, "index", path, int, minimum=0)
+    minor = reader.get(raw, "minor", path, int, required=False, minimum=0)
     name = reader.get(raw, "name", path, str)
     uuid = reader.get(raw, "uuid", path, str)
-    memory = reader.get(raw, "memoryTotalBytes", path, int)
+    if uuid is not None and not uuid.startswith("GPU-"):
+        reader.bad(f"{path}.uuid", uuid, "a GPU UUID from NVML starts with GPU-", "write the UUID nvidia-smi -L prints")
+    memory = reader.get(raw, "memoryTotalBytes", path, int, minimum=1, fix="write NVML's total memory in bytes, e.g. 150754820096")
     cc = reader.get(raw, "cudaComputeCapability", path, list, fix="write [major, minor], e.g. [9, 0]")
-    if cc is not None and (len(cc) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in cc)):
-        reader.bad(f"{path}.cudaComputeCapability", cc, "must be [major, minor]", "e.g. [9, 0]")
-    arch = reader.get(raw, "architecture", path, int, fix="write NVML's nvmlDeviceArchitecture_t number, e.g. 9 for Hopper")
-    brand = reader.get(raw, "brand", path, int, fix="write NVML's nvmlBrandType_t number, e.g. 14")
+    if cc is not None and (len(cc) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in cc)):
+        reader.bad(f"{path}.cudaComputeCapability", cc, "must be [major, minor] of non-negative integers", "e.g. [9, 0]")
+    arch = reader.get(raw, "architecture", path, int, fix="write NVML's nvmlDeviceArchitecture_t number, e.g. 9 for Hopper",
+                      minimum=0)
+    brand = reader.get(raw, "brand", path, int, fix="write NVML's nvmlBrandType_t number, e.g. 14", minimum=0)
     bus = reader.get(raw, "pciBusId", path, str)
     if bus is not None and not re.fullmatch(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]", bus):
         reader.bad(f"{path}.pciBusId", bus, "not a PCI bus ID", "e.g. 00000000:00:06.0")
@@ -268,15 +278,27 @@ def _parse_gpu(reader: _Reader, raw: Any, path: str) -> GpuInfo | None:
         if parsed is not None:
             profiles.append(parsed)
     mig_devices = []
+    mig_positions: list[int] = []
     for j, device in enumerate(reader.get(raw, "migDevices", path, list, required=False) or []):
         at = f"{path}.migDevices[{j}]"
         if not isinstance(device, Mapping):
             reader.bad(at, device, "each MIG device is an object", "use the nvml.json format")
             continue
-        values = [reader.get(device, k, at, kind) for k, kind in
-                  (("uuid", str), ("profileId", int), ("placementStart", int), ("placementSize", int))]
+        values = [reader.get(device, k, at, kind, minimum=low) for k, kind, low in
+                  (("uuid", str, None), ("profileId", int, 0), ("placementStart", int, 0), ("placementSize", int, 1))]
         if None not in values:
             mig_devices.append(MigDeviceInfo(*values))
+            mig_positions.append(j)
+            if profiles and not any(p.profile_id == values[1] for p in profiles):
+                reader.bad(f"{at}.profileId", values[1], "names no profile in migProfiles", "list the GPU's profiles in migProfiles")
+            if values[2] + values[3] > MEMORY_SLICES:
+                reader.bad(f"{at}.placementStart", values[2], f"the placement ends past the GPU's {MEMORY_SLICES} slices",
+                           "write the placement NVML reports")
+    for j, profile in enumerate(profiles):
+        if memory is not None and profile.memory_mb * _MIB > memory:
+            reader.bad(f"{path}.migProfiles[{j}].memorySizeMB", profile.memory_mb, "a profile larger than the GPU's memory",
+                       "write the memory NVML reports for the profile")
+    _check_unique(reader, list(zip(mig_positions, mig_devices)), path=f"{path}.migDevices", keys=(("uuid", "MIG device UUID"),))
     if len(reader.problems) > before:
         return None
     return GpuInfo(
@@ -298,10 +320,33 @@ def _parse_profile(reader: _Reader, raw: Any, path: str) -> MigProfileInfo | Non
     if not isinstance(raw, Mapping):
         reader.bad(path, raw, "each MIG profile is an object", "use the nvml.json format")
         return None
-    values = {field: reader.get(raw, key, path, int) for key, field in _PROFILE_FIELDS}
+    values = {field: reader.get(raw, key, path, int, minimum=1 if key in ("sliceCount", "instanceCount", "memorySizeMB") else 0)
+              for key, field in _PROFILE_FIELDS}
     if None in values.values():
         return None
     return MigProfileInfo(profile_index=reader.get(raw, "profileIndex", path, int, required=False), **values)
+
+
+_GPU_KEYS = (("index", "GPU index"), ("minor", "device minor number"), ("uuid", "GPU UUID"), ("pci_bus_id", "PCI bus ID"))
+
+
+def _check_unique(reader: _Reader, items: list[tuple[int, Any]], *, path: str = "devices",
+                  keys: tuple[tuple[str, str], ...] = _GPU_KEYS) -> None:
+    """Each GPU has its own index, minor, UUID and bus ID (the driver names devices gpu-<minor>: two GPUs with
+    one minor would publish one device twice)."""
+    for attribute, what in keys:
+        seen: dict[Any, int] = {}
+        for position, item in items:
+            value = getattr(item, attribute)
+            if isinstance(value, str):
+                value = value.lower()
+            if value in seen:
+                key = "pciBusId" if attribute == "pci_bus_id" else attribute
+                reader.bad(f"{path}[{position}].{key}", getattr(item, attribute),
+                           f"the same {what} as {path}[{seen[value]}]: two GPUs cannot share it",
+                           "take a fresh snapshot; each GPU appears once")
+            else:
+                seen[value] = position
 
 
 def snapshot_document(snapshot: NvmlSnapshot) -> dict[str, Any]:

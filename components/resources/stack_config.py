@@ -7,7 +7,7 @@ from pulumi.runtime import config as runtime_config
 
 from components.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
 
-from components.config.loading import parse_config_map
+from components.config.loading import parse_config_map, plaintext_secret_warnings
 from components.config.problems import InputError
 
 
@@ -18,9 +18,12 @@ def load_stack_config() -> StackConfig:
     values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
     source = f"{STACK_CONFIG_DIR}/Pulumi.{stack.replace('/', '-')}.yaml"
     try:
-        return parse_config_map(values, stack=stack, source=source)
+        config = parse_config_map(values, stack=stack, source=source)
     except InputError as error:
         raise pulumi.RunError(error.render()) from None
+    for warning in plaintext_secret_warnings(values, runtime_config.is_config_secret, stack=stack, source=source):
+        pulumi.log.warn(warning)
+    return config
 
 
 def kubeconfig_secret() -> pulumi.Output[str] | None:

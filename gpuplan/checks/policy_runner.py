@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from components.config.problems import MISSING, InputError, Problem
+from components.config.strict_yaml import DOCUMENTS, read_text
 from gpuplan.engine.runtime import ProgramRun, Registration, run_program
 from gpuplan.engine.outputs import clean
 from policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
@@ -109,12 +110,12 @@ def default_config_path(stack: str) -> Path | None:
     return path if path.exists() else None
 
 
+POLICY_CONFIG_LIMITS = replace(DOCUMENTS, what="policy config file", max_bytes=1024 * 1024)
+
+
 def read_policy_config(path: Path | str) -> dict[str, Any]:
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError([Problem(file, "", MISSING, "the policy config file does not exist", "check --policy-config")], file) from None
+    text = read_text(path, POLICY_CONFIG_LIMITS, missing_fix="check --policy-config")
     if not text.strip():
         return {}  # the CLI accepts an empty file as "no config"
     try:

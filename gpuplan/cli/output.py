@@ -1,15 +1,24 @@
-"""How gpuplan prints: the text console, JSON documents on stdout, and each command's `<out>/<command>.json`."""
+"""How gpuplan prints: the text console, JSON documents on stdout, and each command's outputs under --out.
+
+A command's result is printed before its files are written (gpuplan/cli/atomic_out.py), so a folder that cannot
+be written never costs the analysis: the text is on screen, the write problem follows with its fix, exit 2.
+With --format json there is exactly one JSON document on stdout, whatever happens: the result, the result with
+an `errors` list when writing failed, or `{"errors": [...]}`.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from rich.console import Console
+from rich.markup import escape
 
-from components.config.problems import InputError
+from components.config.problems import InputError, short_text
+from gpuplan.cli import atomic_out
+from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
 
 
@@ -29,18 +38,35 @@ def dumps(document: Any) -> str:
 
 def emit_json(document: Any) -> None:
     sys.stdout.write(dumps(document))
+    sys.stdout.flush()
 
 
-def write_and_emit(target: Path, filename: str, document: Any, fmt: OutputFormat, render_text: Callable[[], None]) -> Path:
-    """Every command's result: `<out>/<filename>` as JSON, then the same JSON on stdout or the text view."""
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / filename
-    path.write_text(dumps(document), encoding="utf-8")
+def publish(target: Path, files: Mapping[str, str], document: Any, fmt: OutputFormat, render_text: Callable[[], None],
+            *, owned: Iterable[str] = (), after_write: Optional[Callable[[], None]] = None) -> Optional[int]:
+    """Show the result and write `files` under `target` all at once. Returns None when written, else
+    ExitCode.INVALID_INPUT with the problem shown (stderr, or the JSON document's `errors`)."""
     if fmt == OutputFormat.json:
+        try:
+            atomic_out.commit(target, files, owned=owned)
+        except atomic_out.OutputError as error:
+            emit_json({**document, "errors": [p.as_json() for p in error.problems]})
+            return ExitCode.INVALID_INPUT
         emit_json(document)
-    else:
-        render_text()
-    return path
+        return None
+    render_text()
+    try:
+        atomic_out.commit(target, files, owned=owned)
+    except atomic_out.OutputError as error:
+        report_input_error(error, fmt)
+        return ExitCode.INVALID_INPUT
+    if after_write is not None:
+        after_write()
+    return None
+
+
+def write_and_emit(target: Path, filename: str, document: Any, fmt: OutputFormat, render_text: Callable[[], None]) -> Optional[int]:
+    """Every command's result: the same JSON as `<out>/<filename>` and on stdout (or the text view)."""
+    return publish(target, {filename: dumps(document)}, document, fmt, render_text)
 
 
 def report_input_error(error: InputError, fmt: OutputFormat) -> None:
@@ -49,6 +75,6 @@ def report_input_error(error: InputError, fmt: OutputFormat) -> None:
         emit_json({"errors": [p.as_json() for p in error.problems]})
         return
     err = error_console()
-    err.print(f"[bold red]error:[/] {len(error.problems)} problem(s) in {error.what}", markup=True)
+    err.print(f"[bold red]error:[/] {len(error.problems)} problem(s) in {escape(short_text(error.what, 300))}", markup=True)
     for problem in error.problems:
         err.print("- " + problem.render(), markup=False)

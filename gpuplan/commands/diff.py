@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
 
 from components.config.problems import MISSING, InputError, Problem
-from gpuplan.cli import options, output
+from components.config.strict_yaml import STACK_FILE, read_text
+from gpuplan.cli import options, output, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.diff.revisions import read_revision, run_labelled
@@ -78,7 +80,10 @@ def render_text(report, console) -> None:
             console.print(f"    what would be lost: {change.why}", markup=False, soft_wrap=True)
             if change.how:
                 console.print(f"    how to do it safely: {change.how}", markup=False, soft_wrap=True)
-        console.print("\nTo accept one on purpose: --allow-replace URN (repeatable).")
+            if not change.allowable:
+                console.print("    --allow-replace cannot accept it: the cloud refuses this step", markup=False)
+        if any(c.allowable for c in report.refused):
+            console.print("\nTo accept one on purpose: --allow-replace URN (repeatable).")
     elif any(c.allowed for c in report.changes):
         console.print("\n[cyan]refused changes accepted on purpose with --allow-replace[/]")
 
@@ -107,20 +112,23 @@ def register(app: typer.Typer) -> None:
                     "(command line)", "--against/--against-config", against or against_config or MISSING,
                     "give exactly one thing to compare with", "pass --against REV (git) or --against-config FILE",
                 )])
-            if not stack_file.is_file():
-                raise InputError([Problem(str(stack_file), "", MISSING, "the stack file does not exist", "check --stack/--config")])
+            read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")  # a readable stack file first
             if against is not None:
                 text, label = read_revision(stack_file, name, against)
             else:
-                if not against_config.is_file():
-                    raise InputError([Problem(str(against_config), "--against-config", MISSING,
-                                               "the stack file to compare with does not exist", "check the path")])
-                text, label = against_config.read_text(encoding="utf-8"), str(against_config)
+                try:
+                    text = read_text(against_config, replace(STACK_FILE, what="stack file to compare with"),
+                                     missing_fix="check the path given to --against-config")
+                except InputError as error:
+                    raise InputError([replace(p, path="--against-config") for p in error.problems], "--against-config") from None
+                label = str(against_config)
             with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
+                signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
                 # Same file name as the stack file: same stack name, so the URNs of both runs match.
                 before_path = Path(tmp) / stack_file.name
                 before_path.write_text(text, encoding="utf-8")
                 before = run_labelled(before_path, label)
+                signals.forget(Path(tmp))
             after = run_labelled(stack_file, str(stack_file))
             report = diff_runs(before, after, against=label)
             unmatched = allow(report, allow_replace or [])
@@ -130,8 +138,8 @@ def register(app: typer.Typer) -> None:
                             "pass the URN of a refused change as printed by gpuplan diff")
                     for value in unmatched
                 ])
-            output.write_and_emit(options.out_dir(out, name), "diff.json", report.as_json(), format,
-                                  lambda: render_text(report, output.console()))
-            return ExitCode.FINDINGS if report.refused else ExitCode.OK
+            failed = output.write_and_emit(options.out_dir(out, name), "diff.json", report.as_json(), format,
+                                           lambda: render_text(report, output.console()))
+            return failed or (ExitCode.FINDINGS if report.refused else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

@@ -46,8 +46,8 @@ def register(app: typer.Typer) -> None:
             name, stack_file = options.resolve_stack(stack, config)
             report = fit_report(load_stack_file(stack_file), name, [*(claims or []), *(more_claims or [])], inventory,
                                 feature_gates)
-            output.write_and_emit(options.out_dir(out, name), "fit.json", document(report), format,
-                                  lambda: render_text(name, report))
-            return ExitCode.FINDINGS if failing(report) else ExitCode.OK
+            failed = output.write_and_emit(options.out_dir(out, name), "fit.json", document(report), format,
+                                           lambda: render_text(name, report))
+            return failed or (ExitCode.FINDINGS if failing(report) else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

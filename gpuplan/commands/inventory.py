@@ -16,7 +16,7 @@ from components.plans.stack_inventory import stack_inventory
 from components.dra.nvml import snapshot_document
 from components.config.problems import MISSING
 from components.config.yamlio import dump_all_yaml
-from gpuplan.cli import options, output
+from gpuplan.cli import atomic_out, options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.inventory.slices import fail, from_catalog, from_nvml_file, inventory_list
@@ -48,6 +48,9 @@ def register(app: typer.Typer) -> None:
                       "e.g. --gpu H100 --count 8, --from-nvml nvml.json, --live, or --stack dev")
             if save_nvml is not None and not live:
                 fail("--save-nvml", str(save_nvml), "only a live read produces a snapshot", "add --live")
+            if driver_charts.dra_driver_release(driver_version) is None:
+                fail("--driver-version", driver_version, "not a release of the NVIDIA DRA driver (nor a later version of one)",
+                     f"use one of {', '.join(driver_charts.DRA_DRIVER_RELEASES)}")
             naming = nvidia_naming(driver_version)
             if stack or config:
                 from components.config.loading import load_stack_file
@@ -68,21 +71,25 @@ def register(app: typer.Typer) -> None:
                 except NvmlUnavailable as error:
                     fail("--live", True, str(error), "run on a machine with an NVIDIA GPU and driver, or use --from-nvml FILE / --gpu KEY")
                 if save_nvml is not None:
-                    save_nvml.write_text(json.dumps(snapshot_document(snapshot), indent=2) + "\n", encoding="utf-8")
+                    atomic_out.write_file(save_nvml, json.dumps(snapshot_document(snapshot), indent=2) + "\n")
                 try:
                     result = nvml_inventory(snapshot, node or socket.gethostname(), mig=mig, naming=naming)
                 except ValueError as error:
                     fail("--mig", mig, str(error), f"use a MIG profile of this GPU or {ALL_BALANCED}")
             text = dump_all_yaml(list(result.slices))
-            if out is not None:
-                out.mkdir(parents=True, exist_ok=True)
-                (out / "resourceslices.yaml").write_text(text, encoding="utf-8")
-            if format == options.OutputFormat.json:
-                output.emit_json(inventory_list(result))
-            else:
+
+            def render_text() -> None:
                 for note in result.notes:
                     typer.echo(f"# note: {note}")
                 typer.echo(text, nl=False)
-            return ExitCode.OK
+
+            if out is None:
+                if format == options.OutputFormat.json:
+                    output.emit_json(inventory_list(result))
+                else:
+                    render_text()
+                return ExitCode.OK
+            failed = output.publish(out, {"resourceslices.yaml": text}, inventory_list(result), format, render_text)
+            return failed or ExitCode.OK
 
         raise typer.Exit(run_command(format, body))

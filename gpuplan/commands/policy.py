@@ -60,8 +60,8 @@ def register(app: typer.Typer) -> None:
 
             name, stack_file = options.resolve_stack(stack, config)
             report = run_policies(stack_file, policy_config, name)
-            output.write_and_emit(options.out_dir(out, name), "policy.json", report.as_json(), format,
-                                  lambda: render_text(report, output.console()))
-            return ExitCode.FINDINGS if report.mandatory else ExitCode.OK
+            failed = output.write_and_emit(options.out_dir(out, name), "policy.json", report.as_json(), format,
+                                           lambda: render_text(report, output.console()))
+            return failed or (ExitCode.FINDINGS if report.mandatory else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

@@ -44,9 +44,10 @@ def register(app: typer.Typer) -> None:
                 ) from None
             document = report.as_json()
             target = options.out_dir(out, name)
-            output.write_and_emit(target, "preflight.json", document, format,
-                                  lambda: _render(report, target / "preflight.json"))
-            return ExitCode.OK if report.ok else ExitCode.FINDINGS
+            failed = output.publish(target, {"preflight.json": output.dumps(document)}, document, format,
+                                    lambda: _render(report), after_write=lambda: output.console().print(
+                                        f"Wrote {target / 'preflight.json'}", markup=False, soft_wrap=True))
+            return failed or (ExitCode.OK if report.ok else ExitCode.FINDINGS)
 
         raise typer.Exit(run_command(format, body))
 
@@ -60,7 +61,7 @@ def _not_covered(stack: str, platform: str, format: options.OutputFormat) -> int
     return ExitCode.OK
 
 
-def _render(report: checks.PreflightReport, written: Path) -> None:
+def _render(report: checks.PreflightReport) -> None:
     console = output.console()
     console.print(f"Preflight of stack [bold]{report.stack}[/] in {report.region}")
     for pool in report.pools:
@@ -80,4 +81,3 @@ def _render(report: checks.PreflightReport, written: Path) -> None:
         console.print(f"[bold red]preflight failed[/] for {len(failed)} of {len(report.pools)} pool(s): {', '.join(failed)}")
     else:
         console.print(f"[green]✓[/] all {len(report.pools)} GPU pool(s) pass")
-    console.print(f"Wrote {written}")

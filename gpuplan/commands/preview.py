@@ -6,11 +6,13 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
-from gpuplan.engine.preview import preview_stack
+from gpuplan.engine.outputs import PREVIEW_ENTRIES
+from gpuplan.engine.preview import render_preview
 
 
 def register(app: typer.Typer) -> None:
@@ -26,31 +28,29 @@ def register(app: typer.Typer) -> None:
         def body() -> int:
             name, stack_file = options.resolve_stack(stack, config)
             target = options.out_dir(out, name)
-            run, manifests, checked, errors = preview_stack(stack_file, target)
+            preview = render_preview(stack_file, target)
+            run, manifests, checked, errors = preview.run, preview.manifests, preview.checked, preview.errors
             notes = [message for severity, message in run.logs]
             from gpuplan.timing import critical_path
 
             deploy = critical_path.model_run(run)
-            if format == options.OutputFormat.json:
-                output.emit_json(
-                    {
-                        "stack": name,
-                        "resources": len(run.resources),
-                        "plan": str(target / "plan.json"),
-                        "manifests": [str(p) for p in manifests],
-                        "validation": {"kubernetesVersions": list(checked), "errors": [e.__dict__ for e in errors]},
-                        "notes": notes,
-                        "criticalPath": critical_path.as_json(deploy),
-                    }
-                )
-            else:
+            document = {
+                "stack": name,
+                "resources": len(run.resources),
+                "plan": str(target / "plan.json"),
+                "manifests": [str(p) for p in manifests],
+                "validation": {"kubernetesVersions": list(checked), "errors": [e.__dict__ for e in errors]},
+                "notes": notes,
+                "criticalPath": critical_path.as_json(deploy),
+            }
+            console = output.console()
+
+            def render_text() -> None:
                 from gpuplan.engine.tree import render_tree
 
-                console = output.console()
                 render_tree(run, console)
                 for note in notes:
-                    console.print(f"[yellow]note:[/] {note}")
-                console.print(f"\nWrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}")
+                    console.print(f"[yellow]note:[/] {escape(note)}")
                 if errors:
                     console.print(f"[bold red]{len(errors)} manifest validation error(s)[/]:")
                     for error in errors:
@@ -61,6 +61,13 @@ def register(app: typer.Typer) -> None:
                     )
                 for line in critical_path.text_lines(deploy):
                     console.print(line, markup=False, soft_wrap=True)
-            return ExitCode.FINDINGS if errors else ExitCode.OK
+
+            def wrote() -> None:
+                console.print(f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}",
+                              markup=False, soft_wrap=True)
+
+            failed = output.publish(target, preview.files, document, format, render_text, owned=PREVIEW_ENTRIES,
+                                    after_write=wrote)
+            return failed or (ExitCode.FINDINGS if errors else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

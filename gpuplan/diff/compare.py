@@ -159,6 +159,7 @@ class Change:
     source: str | None = None
     consequences: list[str] = field(default_factory=list)
     refused: bool = False
+    allowable: bool = True  # False: no --allow-replace can make the change possible (a control plane downgrade)
     allowed: bool = False
     why: str | None = None
     how: str | None = None
@@ -179,6 +180,7 @@ class Change:
             "source": self.source,
             "consequences": self.consequences,
             "refused": self.refused,
+            "allowable": self.allowable,
             "allowed": self.allowed,
             "why": self.why,
             "howToDoItSafely": self.how,
@@ -514,6 +516,7 @@ def diff_runs(before: ProgramRun, after: ProgramRun, *, against: str = "") -> Di
     ordered = [changes[urn] for urn in sorted(changes)]
     _pair_renames(ordered)
     _apply_verdicts(before, after, ordered)
+    _refuse_version_steps(before, after, ordered)
     return DiffReport(stack=after.stack, against=against, changes=ordered)
 
 
@@ -636,6 +639,57 @@ def _apply_verdicts(before: ProgramRun, after: ProgramRun, changes: list[Change]
         change.refused = True
 
 
+# ------------------------------------------------------------------------------------------- version steps
+
+_EKS_UPDATE = "https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html"
+_EKS_ROLLBACK = "https://docs.aws.amazon.com/eks/latest/userguide/rollback-cluster.html"
+_AKS_UPGRADE = "https://learn.microsoft.com/en-us/azure/aks/upgrade-cluster"
+
+
+def version_step(platform: str, old_minor: int, new_minor: int) -> tuple[str, str, bool] | None:
+    """(why, how, allowable) when a managed control plane cannot go from 1.<old> to 1.<new> in one `pulumi up`;
+    None when it can. EKS and AKS upgrade one minor at a time; AKS has no downgrade; EKS rolls back exactly one
+    minor, and only within 7 days of an in-place upgrade (docs/references.md#eks-version-steps,
+    docs/references.md#aks-version-steps)."""
+    if platform not in ("eks", "aks") or new_minor == old_minor or new_minor == old_minor + 1:
+        return None
+    cloud = "EKS" if platform == "eks" else "AKS"
+    change = f"Kubernetes 1.{old_minor} → 1.{new_minor}"
+    steps = " → ".join(f"1.{m}" for m in range(old_minor, new_minor + 1))
+    if new_minor > old_minor:
+        source = _EKS_UPDATE if platform == "eks" else _AKS_UPGRADE
+        return (f"{change} skips {new_minor - old_minor - 1} minor version(s): {cloud} upgrades a control plane one "
+                f"minor at a time ({source}), so the update fails part way",
+                f"upgrade in steps, one `pulumi up` per minor: {steps}", False)
+    if platform == "eks" and new_minor == old_minor - 1:
+        return (f"{change} is a downgrade: EKS can only roll a control plane back one minor, within 7 days of an "
+                f"in-place upgrade from 1.{new_minor} ({_EKS_ROLLBACK}); gpuplan cannot see when the upgrade was",
+                "if the cluster was upgraded from 1.{0} in place in the last 7 days, roll back with EKS (then "
+                "--allow-replace the cluster to accept this diff); otherwise keep 1.{1}".format(new_minor, old_minor), True)
+    rollback = (" EKS rolls a control plane back one minor at most" if platform == "eks"
+                else " AKS has no control-plane downgrade, its upgrades only go forward, one minor at a time")
+    return (f"{change} is a downgrade:{rollback} ({_EKS_ROLLBACK if platform == 'eks' else _AKS_UPGRADE})",
+            f"keep kubernetesVersion \"1.{old_minor}\"; to run 1.{new_minor}, build a new cluster (another stack) and move "
+            "the workloads", False)
+
+
+def _refuse_version_steps(before: ProgramRun, after: ProgramRun, changes: list[Change]) -> None:
+    if before.config is None or after.config is None or before.config.platform != after.config.platform:
+        return  # a different platform is a new cluster: refused as a replace already
+    step = version_step(after.config.platform, before.config.cluster.minor, after.config.cluster.minor)
+    if step is None:
+        return
+    why, how, allowable = step
+    clusters = [c for c in changes if c.type in CLUSTER_TYPES and c.op in ("update", "replace")]
+    if not clusters:
+        return
+    for change in clusters:
+        change.why = f"{why}; {change.why}" if change.refused and change.why else why
+        change.how = f"{how}; {change.how}" if change.refused and change.how else how
+        change.refused = True
+        change.allowable = change.allowable and allowable
+
+
 def allow(report: DiffReport, requested: Iterable[str]) -> list[str]:
     """Accept refused changes on purpose (--allow-replace): each value is a URN, or a resource name that
     names exactly one change. Returns the values that matched nothing."""
@@ -650,6 +704,6 @@ def allow(report: DiffReport, requested: Iterable[str]) -> list[str]:
             unmatched.append(value)
             continue
         change = by_urn[urns[0]]
-        if change.refused:
+        if change.refused and change.allowable:
             change.refused, change.allowed = False, True
     return unmatched

@@ -12,6 +12,7 @@ from pulumi.runtime.rpc import _special_secret_sig as SECRET_SIG
 from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 
 from components.config.yamlio import dump_yaml
+from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.runtime import SECRET, ProgramRun, Registration
 from components.facts.type_tokens import Upstream
 
@@ -117,39 +118,36 @@ def helm_values(run: ProgramRun) -> dict[str, dict[str, Any]]:
     return releases
 
 
-def write_outputs(run: ProgramRun, out: Path, extra_files: dict[str, str] | None = None) -> list[Path]:
-    """Write plan.json, manifests/*.yaml and manifests/helm/*.values.yaml; returns the manifest paths."""
-    manifests_dir = out / "manifests"
-    manifests_dir.mkdir(parents=True, exist_ok=True)
-    (out / "plan.json").write_text(dumps_plan(run), encoding="utf-8")
-    written: list[Path] = []
-    kept: set[Path] = set()
+# The top-level entries of --out that a preview owns: replaced together, removed when a run no longer makes them.
+PREVIEW_ENTRIES = ("plan.json", "manifests", "kind-config.yaml")
+
+
+def render_outputs(run: ProgramRun, extra_files: dict[str, str] | None = None) -> dict[str, str]:
+    """plan.json, manifests/*.yaml, manifests/helm/*.values.yaml and `extra_files`, as path (relative to --out) ->
+    text. Nothing is written: gpuplan/cli/atomic_out.py swaps them in at once."""
+    files = {"plan.json": dumps_plan(run)}
     for resource in run.resources:
         if not is_kubernetes_object(resource):
             continue
         doc = manifest(resource)
-        path = manifests_dir / manifest_filename(doc)
-        path.write_text(dump_yaml(doc), encoding="utf-8")
-        written.append(path)
-    kept.update(written)
-    releases = helm_values(run)
-    if releases:
-        (manifests_dir / "helm").mkdir(exist_ok=True)
-        for name, release in sorted(releases.items()):
-            header = "".join(
-                f"# {key}: {release[key]}\n" for key in ("chart", "version", "repository", "namespace") if release[key]
-            )
-            body = dump_yaml(release["values"], sort_keys=True)
-            (manifests_dir / "helm" / f"{name}.values.yaml").write_text(header + body, encoding="utf-8")
-            kept.add(manifests_dir / "helm" / f"{name}.values.yaml")
-    # Files are overwritten in place and only what this run did not write is deleted (a stale manifest of a
-    # removed object must not linger): deleting every file first cost ~3 ms per unlink, seconds per preview
-    # of a stack with thousands of objects.
-    for stale in sorted(manifests_dir.rglob("*"), reverse=True):
-        if stale.is_dir() and not any(stale.iterdir()):
-            stale.rmdir()
-        elif not stale.is_dir() and stale not in kept:
-            stale.unlink()
-    for name, text in (extra_files or {}).items():
-        (out / name).write_text(text, encoding="utf-8")
-    return sorted(written)
+        files[f"manifests/{manifest_filename(doc)}"] = dump_yaml(doc)
+    for name, release in sorted(helm_values(run).items()):
+        header = "".join(
+            f"# {key}: {release[key]}\n" for key in ("chart", "version", "repository", "namespace") if release[key]
+        )
+        files[f"manifests/helm/{name}.values.yaml"] = header + dump_yaml(release["values"], sort_keys=True)
+    files.update(extra_files or {})
+    return files
+
+
+def manifest_paths(out: Path, files: dict[str, str]) -> list[Path]:
+    """The Kubernetes manifests among rendered files (not the Helm values), as paths under `out`."""
+    return sorted(out / name for name in files if name.startswith("manifests/") and not name.startswith("manifests/helm/"))
+
+
+def write_outputs(run: ProgramRun, out: Path, extra_files: dict[str, str] | None = None) -> list[Path]:
+    """Render and swap in plan.json, manifests/ and the extra files at once (a manifests/ folder holds exactly
+    this run's objects: a removed object's file goes with the old folder); returns the manifest paths."""
+    files = render_outputs(run, extra_files)
+    commit(out, files, owned=PREVIEW_ENTRIES)
+    return manifest_paths(out, files)

@@ -1,8 +1,10 @@
 """The run behind `gpuplan preview` (and every command that previews first): the program offline, plan.json and
-manifests written, each manifest validated with kubernetes-validate --strict for the stack's Kubernetes versions."""
+manifests rendered, each manifest validated with kubernetes-validate --strict for the stack's Kubernetes versions.
+Rendering and validation happen in memory; the command prints, then swaps the files into --out at once."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -10,27 +12,51 @@ import yaml
 from components.plans import kind as kind_config
 from components.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
 from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
-from gpuplan.engine.outputs import write_outputs
-from gpuplan.engine.runtime import run_program
+from gpuplan.cli.atomic_out import commit
+from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
+from gpuplan.engine.runtime import ProgramRun, run_program
+
+# libyaml's parser when present: the pure-Python one was the largest cost of a 2,000-object preview.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def preview_stack(stack_file: Path, out: Path):
-    """Shared by other commands: run + write outputs + validate. Returns (run, manifests, errors)."""
+@dataclass
+class Preview:
+    run: ProgramRun
+    files: dict[str, str]  # path relative to --out -> text
+    manifests: list[Path]  # the manifest paths under --out
+    checked: tuple[str, ...]  # Kubernetes versions validated against
+    errors: list[ManifestError]
+
+
+def render_preview(stack_file: Path, out: Path) -> Preview:
+    """Run the program, render every output and validate each manifest as it will be written."""
     run = run_program(stack_file)
     extra = {}
     if run.config.platform == "kind":
         extra["kind-config.yaml"] = kind_config.render_yaml(run.config)
-    out.mkdir(parents=True, exist_ok=True)
-    manifests = write_outputs(run, out, extra)
-    errors = []
-    checked = versions_for(run.config.cluster.kubernetes_version)
+    files = render_outputs(run, extra)
+    manifests = manifest_paths(out, files)
+    errors: list[ManifestError] = []
+    checked = tuple(versions_for(run.config.cluster.kubernetes_version))
     for path in manifests:
-        # libyaml's parser when present: the pure-Python one was the largest cost of a 2,000-object preview.
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # The text as it will be written, read back: what `kubectl apply -f` will see.
+        doc = yaml.load(files[path.relative_to(out).as_posix()], Loader=_LOADER)
         if doc.get("apiVersion") == PROMETHEUS_RULE_API:
             # A Prometheus Operator CRD: not in Kubernetes' schemas, checked against the rule format instead.
             errors.extend(ManifestError(str(path), "CRD", where, message) for where, message in prometheus_rule_errors(doc))
             continue
         for version in checked:
             errors.extend(validate_document(doc, version, str(path)))
-    return run, manifests, checked, errors
+    return Preview(run, files, manifests, checked, errors)
+
+
+def write_preview(preview: Preview, out: Path) -> None:
+    commit(out, preview.files, owned=PREVIEW_ENTRIES)
+
+
+def preview_stack(stack_file: Path, out: Path):
+    """Render, validate and write (for callers that need the files on disk). Returns (run, manifests, checked, errors)."""
+    preview = render_preview(stack_file, out)
+    write_preview(preview, out)
+    return preview.run, preview.manifests, preview.checked, preview.errors

@@ -14,14 +14,12 @@ admin-access namespace) is evaluated and reported as `rejected` (components/dra/
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-import yaml
-
-from components.config.problems import MISSING, Problem
+from components.config.problems import MISSING, InputError, Problem
+from components.config.strict_yaml import read_documents_file
 from components.dra import apiserver
 from components.dra.cel import CelCompileError, compile_selector
 from components.dra.claims import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
@@ -207,28 +205,14 @@ def add_stack_objects(inputs: FitInputs, documents: list[dict[str, Any]], chart_
 
 
 def read_documents(path: Path) -> tuple[list[Any], list[Problem]]:
-    """YAML documents, or one JSON document (a `kubectl ... -o json` dump parses far faster as JSON)."""
-    file = str(path)
+    """YAML documents, or one JSON document (a `kubectl ... -o json` dump parses far faster as JSON; a top-level JSON
+    array is a list of documents), read strictly (components/config/strict_yaml.py: regular UTF-8 files within
+    limits, no duplicate keys, bounded aliases), or the problems that stopped it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return [], [Problem(file, "", MISSING, "the file does not exist", "check the path given to --claims/--inventory")]
-    except (OSError, UnicodeDecodeError) as error:
-        return [], [Problem(file, "", MISSING, f"cannot read the file: {error}", "pass a readable UTF-8 YAML or JSON file")]
-    if text.lstrip()[:1] in ("{", "["):
-        try:
-            document = json.loads(text)
-        except ValueError:
-            pass  # YAML flow syntax also starts with a brace; let the YAML parser judge it
-        else:
-            return (document if isinstance(document, list) else [document]), []
-    try:
-        # libyaml when present: the pure-Python loader takes seconds for large claim files
-        return list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))), []
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown position"
-        return [], [Problem(file, "", MISSING, f"not valid YAML ({where}): {getattr(error, 'problem', error)}", "fix the YAML syntax")]
+        return read_documents_file(path, missing_fix="check the path given to --claims/--inventory",
+                                   json_array_is_documents=True), []
+    except InputError as error:
+        return [], list(error.problems)
 
 
 def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: str, stack_source: str) -> list[Problem]:

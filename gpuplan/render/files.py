@@ -4,11 +4,11 @@ deploys, for a GitOps tool to apply as it is (`kubectl apply -k`, Argo CD or Flu
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 from components.config.yamlio import dump_yaml
+from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import manifest_filename
 
 HOOK_ANNOTATION = "helm.sh/hook"
@@ -40,43 +40,41 @@ def with_namespace(doc: dict[str, Any], namespace: str, cluster_scoped_crs: set[
 
 def write_rendered(root: Path, releases: dict[str, list[dict[str, Any]]], stack_manifests: list[Path],
                    cluster_scoped_crs: set[tuple[str, str]], namespaces: dict[str, str]) -> tuple[list[Path], list[Path]]:
-    """Write everything under root (replaced); returns (files in the kustomization, hook files left out of it)."""
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    listed: list[Path] = []
-    hooks: list[Path] = []
-    stack_dir = root / "stack"
-    stack_dir.mkdir()
+    """Write everything under root, swapped in whole (gpuplan/cli/atomic_out.py: a GitOps tool never sees a
+    folder of two renders); returns (files in the kustomization, hook files left out of it)."""
+    files: dict[str, str] = {}
+    listed: list[str] = []
+    hooks: list[str] = []
     for manifest in stack_manifests:
-        target = stack_dir / manifest.name
-        shutil.copyfile(manifest, target)
-        listed.append(target)
+        relative = f"stack/{manifest.name}"
+        files[relative] = manifest.read_text(encoding="utf-8")
+        listed.append(relative)
     for release, documents in sorted(releases.items()):
         for doc in documents:
             doc = with_namespace(doc, namespaces[release], cluster_scoped_crs)
             hook = is_hook(doc)
-            folder = root / release / "hooks" if hook else root / release
-            folder.mkdir(parents=True, exist_ok=True)
-            path = _unique(folder / manifest_filename(doc))
-            path.write_text(dump_yaml(doc), encoding="utf-8")
-            (hooks if hook else listed).append(path)
+            folder = f"{release}/hooks" if hook else release
+            relative = _unique(f"{folder}/{manifest_filename(doc)}", files)
+            files[relative] = dump_yaml(doc)
+            (hooks if hook else listed).append(relative)
     kustomization = {
         "apiVersion": "kustomize.config.k8s.io/v1beta1",
         "kind": "Kustomization",
-        "resources": sorted(str(p.relative_to(root)) for p in listed),
+        "resources": sorted(listed),
     }
-    (root / "kustomization.yaml").write_text(
+    files["kustomization.yaml"] = (
         "# Everything this stack deploys, rendered by `gpuplan render` (Helm hooks are under <release>/hooks/, not listed:\n"
         "# a GitOps tool that runs Helm hooks should render the charts itself; see docs/gpuplan/render.md).\n"
-        + dump_yaml(kustomization), encoding="utf-8")
-    return listed, hooks
+        + dump_yaml(kustomization))
+    commit(root.parent, {f"{root.name}/{relative}": text for relative, text in files.items()}, owned=(root.name,))
+    return [root / p for p in listed], [root / p for p in hooks]
 
 
-def _unique(path: Path) -> Path:
+def _unique(relative: str, taken: dict[str, str]) -> str:
     """Two objects of one kind and name (different API groups) must not overwrite each other."""
-    candidate, index = path, 2
-    while candidate.exists():
-        candidate = path.with_name(f"{path.stem}-{index}{path.suffix}")
+    path = Path(relative)
+    candidate, index = relative, 2
+    while candidate in taken:
+        candidate = str(path.with_name(f"{path.stem}-{index}{path.suffix}"))
         index += 1
     return candidate

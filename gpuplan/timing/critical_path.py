@@ -95,5 +95,6 @@ def text_lines(model: DeployModel) -> list[str]:
     if bound.terms:
         terms = " + ".join(deploy_model.describe_step(n) for n in bound.terms)
         ratio = f"; path / bound = {model.ratio:.2f}" if model.ratio is not None else ""
-        lines.append(f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio}")
+        lines.append(f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio} "
+                     "(the slowest chain of cluster, GPU pool and chart that wait for each other)")
     return lines

@@ -101,3 +101,37 @@ def test_pcie_root_follows_the_sysfs_link(tmp_path):
     (tmp_path / "bus" / "pci" / "devices" / "0000:41:00.0").symlink_to(device_dir)
     assert pcie_root("0000:41:00.0", tmp_path) == "pci0000:40"
     assert pcie_root("0000:42:00.0", tmp_path) is None
+
+
+def test_values_nvml_cannot_report_are_refused(raw):
+    device = raw["devices"][0]
+    device["memoryTotalBytes"] = -1  # published as is before: a device with negative memory
+    device["index"] = -2
+    device["uuid"] = "not-a-uuid"
+    device["cudaComputeCapability"] = [9, -1]
+    device["migProfiles"][0]["instanceCount"] = 0
+    device["migMode"] = [1, 1]
+    device["migDevices"] = [
+        {"uuid": "MIG-1", "profileId": 999, "placementStart": 6, "placementSize": 4},
+        {"uuid": "MIG-1", "profileId": 19, "placementStart": 0, "placementSize": 1},
+    ]
+    with pytest.raises(InputError) as caught:
+        parse_snapshot(raw, "nvml.json")
+    rules = {p.path: p.rule for p in caught.value.problems}
+    assert "at least 1" in rules["devices[0].memoryTotalBytes"] and "at least 0" in rules["devices[0].index"]
+    assert "starts with GPU-" in rules["devices[0].uuid"] and "non-negative" in rules["devices[0].cudaComputeCapability"]
+    assert "at least 1" in rules["devices[0].migProfiles[0].instanceCount"]
+    assert "names no profile" in rules["devices[0].migDevices[0].profileId"]
+    assert "past the GPU's 8 slices" in rules["devices[0].migDevices[0].placementStart"]
+    assert "the same MIG device UUID as devices[0].migDevices[0]" in rules["devices[0].migDevices[1].uuid"]
+
+
+def test_two_gpus_cannot_share_an_index_minor_uuid_or_bus(raw):
+    twin = json.loads(json.dumps(raw["devices"][0]))
+    raw["devices"].append(twin)
+    with pytest.raises(InputError) as caught:
+        parse_snapshot(raw, "nvml.json")
+    assert {p.path for p in caught.value.problems} == {"devices[1].index", "devices[1].minor", "devices[1].uuid",
+                                                      "devices[1].pciBusId"}
+    twin.update(index=1, minor=1, uuid="GPU-other", pciBusId="00000000:00:07.0")
+    assert [g.index for g in parse_snapshot(raw, "nvml.json").devices] == [0, 1]

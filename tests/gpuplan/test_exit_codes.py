@@ -40,7 +40,7 @@ def test_a_bug_is_exit_3_with_one_line_and_the_traceback_in_a_file(tmp_path, mon
     def broken(*_args, **_kwargs):
         raise RuntimeError("deliberate bug for the test")
 
-    monkeypatch.setattr(preview, "preview_stack", broken)
+    monkeypatch.setattr(preview, "render_preview", broken)
     monkeypatch.setenv("GPUPLAN_TRACEBACK_DIR", str(tmp_path))
     stack = write_stack(tmp_path, KIND_BASE)
     result = CliRunner().invoke(app, ["preview", "--config", str(stack), "--out", str(tmp_path / "out"), "--format", fmt])

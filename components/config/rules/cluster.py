@@ -71,7 +71,9 @@ def check(r: RuleContext) -> None:
                   chart_releases.unlisted_fix("cluster.kind", list(driver_charts.EXAMPLE_DRIVER_RELEASES)))
     if cluster.platform == "existing" and not r.c.has_kubeconfig:
         r.add("kubeconfig", MISSING, "platform existing needs the cluster's kubeconfig as a secret config value",
-              "run `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack <stack>`")
+              f"run `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack {r.c.stack}`; offline, without "
+              "the Pulumi CLI, a placeholder is enough for gpuplan: `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` "
+              "(docs/configuration.md)")
 
 
 def is_cidr(text: str) -> bool:
