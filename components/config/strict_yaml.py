@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, NodeEvent, ScalarEvent
+from yaml.constructor import SafeConstructor
+from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode
 from yaml.resolver import BaseResolver, Resolver
 

@@ -4,7 +4,6 @@ only within 7 days of an in-place upgrade (which gpuplan cannot see, so --allow-
 
 from __future__ import annotations
 
-import copy
 
 import pytest
 
