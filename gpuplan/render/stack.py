@@ -11,9 +11,9 @@ from typing import Any
 import yaml
 
 from components.config.models import NodePool, StackConfig
-from components.facts import catalog, eks_amis
-from components.facts.node_labels import pool_taint
-from components.plans import aks as aks_plan
+from components.facts import catalog, efa as efa_facts, eks_amis
+from components.facts.node_labels import EFA_LABEL, pool_taint
+from components.plans import aks as aks_plan, eks as eks_plan
 from components.plans.gpu_software import (
     BOTTLEROCKET_OPERAND_LABELS,
     DRA_DRIVER_RELEASE,
@@ -38,6 +38,19 @@ from gpuplan.render.placement import (
 
 # Labels the kubelet sets on every node (kubernetes.io well-known labels); the arch of every catalog type is x86_64.
 KUBELET_LABELS = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
+# Set from the cloud provider on EKS and AKS nodes (well-known label); charts such as the EFA device plugin select on it.
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+
+
+def node_labels(config: StackConfig, pool: NodePool) -> dict[str, str]:
+    """Every label a node of the pool carries when it has joined: the platform's pool labels (the EFA marker on EKS
+    EFA pools), the kubelet's well-known labels and, on clouds, the instance type."""
+    if config.platform == "eks":
+        shape = eks_plan.instance_shape(pool)
+        return {**eks_plan.eks_pool_labels(pool, shape), **KUBELET_LABELS, INSTANCE_TYPE_LABEL: shape.name}
+    if config.platform == "aks":
+        return {**pool_labels(pool), **KUBELET_LABELS, INSTANCE_TYPE_LABEL: aks_plan.vm_shape(pool).name}
+    return {**pool_labels(pool), **KUBELET_LABELS}
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
 # Always served from 1.34 (resource.k8s.io/v1 GA); the ServiceMonitor API where monitoring expects Prometheus Operator.
 RESOURCE_API = "resource.k8s.io/v1"
@@ -77,7 +90,7 @@ def pool_facts(config: StackConfig, pool: NodePool) -> PoolFacts:
     return PoolFacts(
         name=pool.name,
         gpu_stack=pool.gpu_stack,
-        labels=dict(KUBELET_LABELS) if unlabelled else {**pool_labels(pool), **KUBELET_LABELS},
+        labels=dict(KUBELET_LABELS) if unlabelled else node_labels(config, pool),
         taints=() if unlabelled else taints,
         unlabelled="its nodes are not listed in nodePools[].nodes: until the kubectl label/taint commands preview prints "
                    "are applied, they carry none of the pool's labels" if unlabelled else None,
@@ -158,9 +171,20 @@ def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path
     placements = place_pools(config, rendered_docs)
     for placement in placements:
         findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
+    findings += efa_findings(placements)
     findings += [e.render() for e in preview_errors]
     return RenderReport(run.stack, config, results, placements, preview_errors, render_errors, unvalidated,
                         kustomization, findings)
+
+
+def efa_findings(placements: list[PoolPlacement]) -> list[str]:
+    """An EFA pool (EFA interfaces attached) that the EFA device plugin does not reach: its EFA stays unusable."""
+    return [
+        f"pool {p.pool.name}: its EFA interfaces stay unusable: no DaemonSet of the {efa_facts.RELEASE} release lands "
+        "there, so no pod can request vpc.amazonaws.com/efa"
+        for p in placements
+        if p.pool.labels.get(EFA_LABEL) == "true" and not any(d.release == efa_facts.RELEASE for d in p.landed)
+    ]
 
 
 def place_pools(config: StackConfig, rendered_docs: dict[str, list[dict[str, Any]]]) -> list[PoolPlacement]:

@@ -1,7 +1,9 @@
 """`gpuplan render --check-values`: is every values key the stack sets read by a template of the chart? Each
 leaf is changed in turn and the chart rendered again; a leaf whose change leaves the output byte-identical is
 read by no template (dead configuration, like a key of a template the chart renders only under a switch that
-is off). A change that makes the render fail counts as read: a template checked it."""
+is off). A leaf whose changed value renders the same is tried once more as the empty value of its type: a key a
+template only tests (`{{ if .Values.autoDiscovery.clusterName }}`) is read through its truthiness. A change that
+makes the render fail counts as read: a template checked it."""
 
 from __future__ import annotations
 
@@ -36,6 +38,13 @@ def changed(value: Any) -> Any:
     return "gpuplan-check"
 
 
+def emptied(value: Any) -> Any:
+    """The falsy value of the same type, for keys a template reads only as a switch."""
+    if isinstance(value, bool):
+        return not value
+    return type(value)() if isinstance(value, (int, float, str, list, dict)) else None
+
+
 def _with(values: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
     copied = copy.deepcopy(values)
     node = copied
@@ -50,12 +59,15 @@ def unread_keys(helm_binary: str, rendered: helm.Rendered, workdir: Path, *, kub
     """The dotted paths of the values leaves no template of the chart reads."""
     baseline = rendered.documents
     unread = []
+    def renders_the_same(path: tuple[str, ...], value: Any) -> bool:
+        variant = replace(rendered.release, values=_with(rendered.release.values, path, value))
+        again = helm.render(helm_binary, variant, workdir, kube_version=kube_version, api_versions=api_versions,
+                            charts_dir=charts_dir)
+        return again.error is None and again.documents == baseline
+
     for path, value in leaves(rendered.release.values):
         if not path:
             continue
-        variant = replace(rendered.release, values=_with(rendered.release.values, path, changed(value)))
-        again = helm.render(helm_binary, variant, workdir, kube_version=kube_version, api_versions=api_versions,
-                            charts_dir=charts_dir)
-        if again.error is None and again.documents == baseline:
+        if renders_the_same(path, changed(value)) and renders_the_same(path, emptied(value)):
             unread.append(".".join(path))
     return unread

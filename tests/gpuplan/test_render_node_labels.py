@@ -1,0 +1,54 @@
+"""Placement sees every label a node carries once it has joined: the platform's pool labels (the EFA marker on
+EKS EFA pools) and the cloud's instance-type label, so a chart that selects on them (the EFA device plugin) lands."""
+
+from __future__ import annotations
+
+from components.config.loading import load_stack_file
+from components.facts.node_labels import EFA_LABEL
+from gpuplan.render.placement import daemonset_facts
+from components.facts import efa as efa_facts
+from gpuplan.render.stack import INSTANCE_TYPE_LABEL, efa_findings, node_labels, place_pools, pool_facts
+from tests.conftest import ROOT
+
+# The placement the EFA device plugin chart asks for (nodeSelector on our EFA marker, required affinity on the
+# instance type, the GPU taint tolerated), written here for the test.
+EFA_DAEMONSET = {
+    "kind": "DaemonSet",
+    "metadata": {"name": "efa-probe"},
+    "spec": {"template": {"spec": {
+        "nodeSelector": {EFA_LABEL: "true"},
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": ["p5.48xlarge"]}]}]}}},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    }}},
+}
+
+
+def _prod():
+    return load_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
+
+
+def test_eks_nodes_carry_the_instance_type_and_the_efa_marker_where_efa_is_attached():
+    config = _prod()
+    labels = {pool.name: node_labels(config, pool) for pool in config.node_pools}
+    assert labels["h100-train"][INSTANCE_TYPE_LABEL] == "p5.48xlarge" and labels["h100-train"][EFA_LABEL] == "true"
+    assert EFA_LABEL not in labels["t4-legacy"]
+    assert pool_facts(config, config.pool("h100-train")).labels == labels["h100-train"]
+
+
+def test_a_daemonset_selecting_efa_pools_lands_only_on_them():
+    config = _prod()
+    placements = {p.pool.name: p for p in place_pools(config, {"efa": [EFA_DAEMONSET]})}
+    landed = {name: [d.name for d in p.landed] for name, p in placements.items()}
+    assert landed["h100-train"] == ["efa-probe"]
+    assert landed["h100-infer"] == [] and landed["t4-legacy"] == []
+    assert daemonset_facts("efa", EFA_DAEMONSET, "other").node_selector == {EFA_LABEL: "true"}
+
+
+def test_an_efa_pool_the_efa_plugin_does_not_reach_is_a_finding():
+    config = _prod()
+    reached = place_pools(config, {efa_facts.RELEASE: [EFA_DAEMONSET]})
+    assert efa_findings(reached) == []
+    unreached = place_pools(config, {"other": [EFA_DAEMONSET]})
+    [finding] = efa_findings(unreached)
+    assert finding.startswith("pool h100-train: its EFA interfaces stay unusable")
