@@ -117,6 +117,8 @@ def cli_case(nodes: int, template_count: int, target: float, repeats: int) -> di
         sample, stdout = measure.run(fit, capture=True, timeout=1800)
         fits.append(sample)
         document = json.loads(stdout)
+        if "errors" in document or "claims" not in document:
+            raise SystemExit(f"gpuplan fit failed on the bench inputs: {json.dumps(document)[:2000]}")
     help_summary, fit_summary = measure.summary(helps), measure.summary(fits)
     ratio_wall = fit_summary["wall_s"] / help_summary["wall_s"]
     ratio_cpu = fit_summary["cpu_s"] / help_summary["cpu_s"]

@@ -133,3 +133,17 @@ def test_a_deliberate_bad_import_breaks_the_contract(tmp_path, module, bad_impor
     result = _lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout
     assert f"{contract}" in result.stdout and "BROKEN" in result.stdout
+
+
+def test_package_inits_list_their_public_modules():
+    """Each package that exports its modules lists exactly the public ones (a new module joins the list)."""
+    for init in sorted(ROOT.glob("*/**/__init__.py")):
+        text = init.read_text(encoding="utf-8")
+        if "the public modules of this package" not in text:
+            continue
+        package = init.parent
+        public = sorted(p.stem for p in package.iterdir()
+                        if (p.suffix == ".py" and p.stem not in ("__init__",) and not p.stem.startswith("_"))
+                        or (p.is_dir() and (p / "__init__.py").exists()))
+        listed = ast.literal_eval(text.split("__all__ = ", 1)[1].split("  #", 1)[0])
+        assert listed == public, init.relative_to(ROOT)

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from components.facts import versions
+from components.facts import driver_charts, versions
 from components.config.yamlio import dump_yaml
 from components.config.models import StackConfig
 from components.facts.node_labels import pool_taint
@@ -41,9 +41,17 @@ def runtime_config(config: StackConfig) -> dict[str, str]:
         runtime["resource.k8s.io/v1alpha3"] = "true"
     # dcgm-exporter's DRA pod mapping lists resource.k8s.io/v1beta1 ResourceSlices, off by default from 1.34
     # (components/plans/monitoring/sources.py dcgm_dra_pod_mapping).
-    if dcgm_dra_pod_mapping(config):
+    if dcgm_dra_pod_mapping(config) or v1beta1_driver_chart(config):
         runtime["resource.k8s.io/v1beta1"] = "true"
     return runtime
+
+
+def v1beta1_driver_chart(config: StackConfig) -> bool:
+    """The NVIDIA DRA driver chart of the stack hard-codes resource.k8s.io/v1beta1 DeviceClasses (25.3.x)."""
+    if config.uses_example_driver or not config.dra_driver.enabled:
+        return False
+    release = driver_charts.dra_driver_release(config.dra_driver.version)
+    return release is not None and release.resource_api == "v1beta1"
 
 
 def node_image(config: StackConfig) -> str:

@@ -3,4 +3,4 @@
 Who may import: gpuplan commands.
 """
 
-__all__ = ["kube_validate", "policy_runner"]  # the public modules of this package
+__all__ = ["crd_validate", "kube_validate", "policy_runner"]  # the public modules of this package

@@ -108,3 +108,24 @@ def test_what_one_operator_can_serve():
     plugin_only = copy.deepcopy(AKS)
     plugin_only["nodePools"] = plugin_only["nodePools"][1:]
     parse(plugin_only)
+
+
+@pytest.mark.parametrize("base", [EKS, AKS], ids=["eks", "aks"])
+def test_a_driver_chart_with_v1beta1_device_classes_is_refused_on_managed_control_planes(base):
+    # nvidia-dra-driver-gpu 25.3.x templates/deviceclass-*.yaml hard-code resource.k8s.io/v1beta1
+    for version in ("25.3.0", "25.3.2"):
+        problem = problems(dra_only(base, draDriver={"version": version}))["draDriver.version"]
+        assert "resource.k8s.io/v1beta1" in problem.rule and "does not serve by default" in problem.rule
+        assert driver_charts.DRA_DRIVER_DEFAULT in problem.fix
+    assert parse(dra_only(base, draDriver={"version": "25.8.1"})).dra_driver.version == "25.8.1"  # detects v1
+
+
+def test_kind_serves_v1beta1_for_a_driver_chart_that_needs_it():
+    from components.plans.kind import runtime_config
+
+    nvidia_kind = {**copy.deepcopy(KIND_BASE), "cluster": {**KIND_BASE["cluster"], "kind": {"gpuDriver": "nvidia"}},
+                   "nodePools": [KIND_BASE["nodePools"][0]], "namespaces": [KIND_BASE["namespaces"][0]]}
+    old = parse({**nvidia_kind, "draDriver": {"version": "25.3.2"}})
+    new = parse({**nvidia_kind, "draDriver": {"version": "0.4.1"}})
+    assert runtime_config(old).get("resource.k8s.io/v1beta1") == "true"
+    assert "resource.k8s.io/v1beta1" not in runtime_config(new)

@@ -124,7 +124,8 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
     ("dra-25.8-no-resource-api-version", dict(platform="eks", pools=[H100_DRA], draDriver={"version": "25.8.1"},
                                               deviceClasses=[SHARED_CLASS]),
      {}, {"resourceApiVersion": ABSENT, "featureGates": {"TimeSlicingSettings": True}}),
-    ("dra-25.3-neither-gates-nor-api-version", dict(platform="eks", pools=[H100_DRA], draDriver={"version": "25.3.2"},
+    # 25.3.x writes v1beta1 DeviceClasses, refused on EKS/AKS (tests/config/test_chart_versions.py): an existing cluster
+    ("dra-25.3-neither-gates-nor-api-version", dict(platform="existing", pools=[H100_DRA], draDriver={"version": "25.3.2"},
                                                     deviceClasses=[SHARED_CLASS]),
      {}, {"resourceApiVersion": ABSENT, "featureGates": ABSENT}),
     ("dra-gates-merge-with-user-gates", dict(platform="existing", pools=[H100_DRA], deviceClasses=[MPS_CLASS, SHARED_CLASS],
@@ -225,5 +226,6 @@ def test_chart_value_availability_by_driver_version(version, gates, api):
     release = driver_charts.dra_driver_release(version)
     assert release.feature_gates_value is gates
     assert release.resource_api_version_value is api
-    values = gsv.dra_driver_values(stack("eks", [H100_DRA], draDriver={"version": version}, deviceClasses=[MPS_CLASS]))
+    # existing: 25.3.x (v1beta1 DeviceClasses) is refused on EKS/AKS
+    values = gsv.dra_driver_values(stack("existing", [H100_DRA], draDriver={"version": version}, deviceClasses=[MPS_CLASS]))
     assert ("featureGates" in values) is gates and ("resourceApiVersion" in values) is api

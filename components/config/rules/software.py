@@ -44,6 +44,14 @@ def check(r: RuleContext) -> None:
             # allowUnlisted assumes the facts of the newest listed release that is not newer; there is none
             r.add("draDriver.version", dra.version, "older than every listed release of its chart (or not a version), so "
                   "no listed release's chart facts apply to it", f"use one of {', '.join(listed)}")
+    release = driver_charts.dra_driver_release(dra.version)
+    if (dra.enabled and not c.uses_example_driver and c.platform in ("eks", "aks")
+            and release is not None and release.resource_api == "v1beta1"):
+        r.add("draDriver.version", dra.version,
+              f"the {dra.version} chart writes its DeviceClasses as resource.k8s.io/v1beta1, which Kubernetes "
+              f"{c.cluster.kubernetes_version} does not serve by default and {c.platform.upper()} cannot turn on "
+              "(--runtime-config), so the release fails to install",
+              f"use {driver_charts.DRA_DRIVER_DEFAULT} (or 25.8.0 and newer, which detect resource.k8s.io/v1)")
     for gate in dra.feature_gates:
         if gate not in driver_charts.FEATURE_GATES:
             r.add(f"draDriver.featureGates.{gate}", dra.feature_gates[gate], "unknown NVIDIA DRA driver feature gate",
