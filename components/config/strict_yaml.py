@@ -404,7 +404,7 @@ def _load_documents(text: str, file: str, limits: Limits) -> list[Any]:
         except (ValueError, _Duplicate, RecursionError):
             pass  # YAML flow style, a duplicate key or deep nesting: the YAML path says which
         else:
-            if _depth(document) <= limits.max_depth and not (_SURROGATE_ESCAPE.search(text) and _has_surrogate(document)):
+            if _depth(document, limits.max_depth) <= limits.max_depth and not (_SURROGATE_ESCAPE.search(text) and _has_surrogate(document)):
                 return [document]
     scan(text, file, limits)
     return _construct(text, file, _DocumentLoader, single=False)
@@ -416,17 +416,17 @@ def read_documents_file(path: Path | str, limits: Limits = DOCUMENTS, *, missing
                                json_array_is_documents=json_array_is_documents)
 
 
-def _depth(value: Any) -> int:
-    """Nesting depth of parsed JSON, without recursion."""
-    deepest, todo = 0, [(value, 1)]
-    while todo:
-        node, level = todo.pop()
-        if isinstance(node, dict):
-            node = list(node.values())
-        if isinstance(node, list):
-            deepest = max(deepest, level)
-            todo.extend((child, level + 1) for child in node if isinstance(child, (dict, list)))
-    return deepest
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of parsed JSON, level by level without recursion; stops counting past `limit`."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level and depth <= limit:
+        depth += 1
+        below: list[Any] = []
+        for node in level:
+            below.extend([c for c in (node.values() if type(node) is dict else node) if type(c) is dict or type(c) is list])
+        level = below
+    return depth
 
 
 def _has_surrogate(value: Any) -> bool:
