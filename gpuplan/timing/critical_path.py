@@ -78,7 +78,8 @@ def as_json(model: DeployModel) -> dict[str, Any]:
         "lowerBound": {
             "minutes": _minutes(bound.seconds),
             "cluster": _term(bound.cluster),
-            "gpuPool": _term(bound.gpu_pool),
+            "gpuPool": _term(bound.gpu_pool),  # the chain's pool when it is a GPU pool
+            "nodePool": _term(bound.node_pool),  # the chain's pool: a GPU pool or the system nodes
             "release": _term(bound.release),
         },
         "ratio": None if model.ratio is None else round(model.ratio, 3),
@@ -96,5 +97,5 @@ def text_lines(model: DeployModel) -> list[str]:
         terms = " + ".join(deploy_model.describe_step(n) for n in bound.terms)
         ratio = f"; path / bound = {model.ratio:.2f}" if model.ratio is not None else ""
         lines.append(f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio} "
-                     "(the slowest chain of cluster, GPU pool and chart that wait for each other)")
+                     "(the slowest chain of cluster, node pool and chart that wait for each other)")
     return lines

@@ -20,7 +20,7 @@ from components.facts.type_tokens import Component, Upstream
 MINUTE = 60.0
 
 ROLE_CLUSTER = "cluster"
-ROLE_GPU_POOL = "gpu-pool"
+ROLE_NODE_POOL = "node-pool"  # any node group or agent pool: GPU pools, and the system nodes releases wait for
 ROLE_RELEASE = "release"
 
 # Components whose node groups / agent pools are GPU pools (the system node group is not).
@@ -85,6 +85,10 @@ DURATIONS: dict[str, StepDuration] = {d.key: d for d in (
 )}
 
 
+# Durations keys of GPU node pools (AKS agent pools of the stack are its GPU pools; the system pool is inline).
+GPU_POOL_KEYS = frozenset({"eks-gpu-node-group", "aks-pool"})
+
+
 def _chart_name(chart: Any) -> str:
     # A repository chart name or a full oci:// reference: the last path segment names the chart.
     return str(chart or "").rstrip("/").rsplit("/", 1)[-1]
@@ -106,12 +110,12 @@ def classify(type_: str, custom: bool, parent_type: str, inputs: Mapping[str, An
         return "eks-cluster", ROLE_CLUSTER
     if type_ == Upstream.EKS_NODE_GROUP:
         if parent_type in GPU_POOL_COMPONENTS:
-            return "eks-gpu-node-group", ROLE_GPU_POOL
-        return "eks-node-group", ""
+            return "eks-gpu-node-group", ROLE_NODE_POOL
+        return "eks-node-group", ROLE_NODE_POOL
     if type_ == Upstream.AKS_MANAGED_CLUSTER:
         return "aks-cluster", ROLE_CLUSTER
     if type_ == Upstream.AKS_AGENT_POOL:
-        return "aks-pool", ROLE_GPU_POOL if parent_type in GPU_POOL_COMPONENTS else ""
+        return "aks-pool", ROLE_NODE_POOL
     if type_ == Upstream.COMMAND:
         return ("kind-cluster", ROLE_CLUSTER) if parent_type == KIND_CLUSTER_COMPONENT else ("command", "")
     if type_ in HELM_RELEASE_TYPES:
@@ -164,19 +168,25 @@ class PathStep:
 
 @dataclass(frozen=True)
 class LowerBound:
-    """The slowest chain of at most one cluster, one GPU pool and one Helm release in which each waits for the
-    one before it (through dependencies, providers or parents). Only waiting adds up: a release that runs while
-    the GPU pools come up is not added to them. A chain's steps run one after the other, so their sum can never
+    """The slowest chain of at most one cluster, one node pool and one Helm release in which each waits for the
+    one before it (through dependencies, providers or parents). The node pool may be a GPU pool or the system node
+    group whose pods the releases wait for. Only waiting adds up: a release that runs while the GPU pools come up
+    is not added to them. A chain's steps run one after the other, so their sum can never
     exceed the modelled `pulumi up` (path >= bound; tests/gpuplan/test_deploy_model.py checks it on random
     graphs). A role with no term in the slowest chain is None."""
 
     cluster: Optional[Node]
-    gpu_pool: Optional[Node]
+    node_pool: Optional[Node]
     release: Optional[Node]
 
     @property
     def terms(self) -> tuple[Node, ...]:
-        return tuple(n for n in (self.cluster, self.gpu_pool, self.release) if n is not None)
+        return tuple(n for n in (self.cluster, self.node_pool, self.release) if n is not None)
+
+    @property
+    def gpu_pool(self) -> Optional[Node]:
+        """The chain's node pool when it is a GPU pool."""
+        return self.node_pool if self.node_pool is not None and self.node_pool.key in GPU_POOL_KEYS else None
 
     @property
     def seconds(self) -> float:
@@ -309,11 +319,11 @@ def _reachable(edges, source: str) -> set[str]:
 
 def _lower_bound(nodes: Mapping[str, Node], edges, finish: Mapping[str, float]) -> LowerBound:
     by_role = {role: sorted((n for n in nodes.values() if n.role == role), key=lambda n: (-n.seconds, n.id))
-               for role in (ROLE_CLUSTER, ROLE_GPU_POOL, ROLE_RELEASE)}
+               for role in (ROLE_CLUSTER, ROLE_NODE_POOL, ROLE_RELEASE)}
     after = {n.id: _reachable(edges, n.id) for members in by_role.values() for n in members}
     best: tuple[float, tuple[Optional[Node], ...]] = (0.0, (None, None, None))
     for cluster in (None, *by_role[ROLE_CLUSTER]):
-        for pool in (None, *by_role[ROLE_GPU_POOL]):
+        for pool in (None, *by_role[ROLE_NODE_POOL]):
             for release in (None, *by_role[ROLE_RELEASE]):
                 chosen = (cluster, pool, release)
                 # A chain finishes in order; ties keep the table's order (cluster, pool, release).

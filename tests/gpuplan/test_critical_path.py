@@ -19,16 +19,16 @@ def prod_json(tmp_path_factory):
     return json.loads(result.stdout)
 
 
-def test_prod_critical_path_is_at_least_its_lower_bound_cluster_then_gpu_pool(prod_json):
+def test_prod_critical_path_is_at_least_its_lower_bound_cluster_system_nodes_operator(prod_json):
     path = prod_json["criticalPath"]
     assert path["modelledMinutes"] >= path["lowerBound"]["minutes"] and path["ratio"] >= 1
     assert path["ratio"] == pytest.approx(path["modelledMinutes"] / path["lowerBound"]["minutes"], abs=0.01)
     bound = path["lowerBound"]
-    # The operator waits for the cluster but not for the GPU pools: it runs while they come up, so the slowest
-    # chain is cluster then GPU pool (12 + 8), not cluster + pool + operator (25 min, more than the 22.4 min path).
-    assert (bound["cluster"]["type"], bound["gpuPool"]["step"], bound["release"]) == (
-        "aws:eks/cluster:Cluster", "eks-gpu-node-group", None)
-    assert bound["minutes"] == 12 + 8
+    # The operator waits for the system nodes its pods need (through the provider) but not for the GPU pools, so the
+    # slowest chain is cluster, system nodes, operator (12 + 5 + 5), not cluster + GPU pool (12 + 8).
+    assert (bound["cluster"]["type"], bound["nodePool"]["step"], bound["release"]["step"]) == (
+        "aws:eks/cluster:Cluster", "eks-node-group", "gpu-operator")
+    assert bound["gpuPool"] is None and bound["minutes"] == 12 + 5 + 5
 
 
 def test_prod_path_runs_cluster_then_system_nodes_then_the_operator(prod_json):

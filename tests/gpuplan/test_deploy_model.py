@@ -28,12 +28,12 @@ def eks_like_graph(*, release_waits_for_pools: bool = False) -> list[Node]:
         node("eks", "component", parent="platform"),
         node("role", "cloud-object", parent="eks", type_="aws:iam/role:Role"),
         node("cluster", "eks-cluster", role="cluster", parent="eks", deps=("role",)),
-        node("system", "eks-node-group", parent="eks", deps=("cluster", "role")),
+        node("system", "eks-node-group", role="node-pool", parent="eks", deps=("cluster", "role")),
         node("pool-a", "component", parent="eks", deps=("role",)),
-        node("pool-a-ng", "eks-gpu-node-group", role="gpu-pool", parent="pool-a", deps=("cluster",)),
+        node("pool-a-ng", "eks-gpu-node-group", role="node-pool", parent="pool-a", deps=("cluster",)),
         node("pool-b", "component", parent="eks", deps=("role",)),
         node("pool-b-lt", "cloud-object", parent="pool-b", deps=("cluster",)),
-        node("pool-b-ng", "eks-gpu-node-group", role="gpu-pool", parent="pool-b", deps=("cluster", "pool-b-lt")),
+        node("pool-b-ng", "eks-gpu-node-group", role="node-pool", parent="pool-b", deps=("cluster", "pool-b-lt")),
         node("k8s", "provider", parent="eks", deps=("cluster", "system")),
         node("operator", "component", parent="platform"),
         node("ns", "kubernetes-object", parent="operator", provider="k8s", type_="kubernetes:core/v1:Namespace"),
@@ -53,14 +53,16 @@ def test_the_critical_path_follows_the_longest_chain_and_names_what_held_each_st
     assert result.finish["pool-b-ng"] == pytest.approx(10 + 12 * MINUTE + 10 + 8 * MINUTE)
 
 
-def test_lower_bound_is_the_slowest_chain_of_cluster_gpu_pool_and_release_that_wait_for_each_other():
+def test_lower_bound_is_the_slowest_chain_of_cluster_node_pool_and_release_that_wait_for_each_other():
     result = model(eks_like_graph())
     bound = result.lower_bound
-    # The release waits for the cluster, not for the pools: cluster + pool (20 min) beats cluster + release (17).
-    assert (bound.cluster.id, bound.gpu_pool.id, bound.release) == ("cluster", "pool-a-ng", None)
-    assert bound.seconds == pytest.approx((12 + 8) * MINUTE)
+    # The release waits for the system nodes (through the provider), not for the GPU pools:
+    # cluster + system nodes + release (22 min) beats cluster + GPU pool (20 min).
+    assert (bound.cluster.id, bound.node_pool.id, bound.release.id) == ("cluster", "system", "release")
+    assert bound.gpu_pool is None  # the chain's pool is the system node group
+    assert bound.seconds == pytest.approx((12 + 5 + 5) * MINUTE)
     assert result.ratio == pytest.approx(result.seconds / bound.seconds) and result.ratio >= 1
-    # Once the release waits for the pools, all three are one chain.
+    # Once the release waits for the GPU pools, cluster + GPU pool + release is the slowest chain.
     serial = model(eks_like_graph(release_waits_for_pools=True)).lower_bound
     assert (serial.cluster.id, serial.gpu_pool.id, serial.release.id) == ("cluster", "pool-a-ng", "release")
     assert serial.seconds == pytest.approx((12 + 8 + 5) * MINUTE)
@@ -136,10 +138,10 @@ def test_no_cluster_means_every_release_counts_and_an_empty_graph_takes_no_time(
     ("dra-gpu-platform:cluster:EksCluster", False, "", {}, ("component", "")),
     ("pulumi:providers:kubernetes", True, "", {}, ("provider", "")),
     ("aws:eks/cluster:Cluster", True, "", {}, ("eks-cluster", "cluster")),
-    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksGpuNodePool", {}, ("eks-gpu-node-group", "gpu-pool")),
-    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksCluster", {}, ("eks-node-group", "")),
+    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksGpuNodePool", {}, ("eks-gpu-node-group", "node-pool")),
+    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksCluster", {}, ("eks-node-group", "node-pool")),
     ("azure-native:containerservice:ManagedCluster", True, "", {}, ("aks-cluster", "cluster")),
-    ("azure-native:containerservice:AgentPool", True, "dra-gpu-platform:cluster:AksGpuPool", {}, ("aks-pool", "gpu-pool")),
+    ("azure-native:containerservice:AgentPool", True, "dra-gpu-platform:cluster:AksGpuPool", {}, ("aks-pool", "node-pool")),
     ("command:local:Command", True, "dra-gpu-platform:cluster:KindCluster", {}, ("kind-cluster", "cluster")),
     ("command:local:Command", True, "dra-gpu-platform:x:Other", {}, ("command", "")),
     ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "gpu-operator", "values": {"driver": {"enabled": False}}},
@@ -193,7 +195,7 @@ def random_graphs(draw) -> list[Node]:
         pick = st.sampled_from(earlier) if earlier else st.nothing()
         graph.append(Node(
             id=f"n{index}", name=f"n{index}", type="t:m:T", key=draw(st.sampled_from(keys)),
-            role=draw(st.sampled_from(["", "", deploy_model.ROLE_CLUSTER, deploy_model.ROLE_GPU_POOL, deploy_model.ROLE_RELEASE])),
+            role=draw(st.sampled_from(["", "", deploy_model.ROLE_CLUSTER, deploy_model.ROLE_NODE_POOL, deploy_model.ROLE_RELEASE])),
             parent=draw(st.one_of(st.just(""), pick)) if earlier else "",
             dependencies=tuple(draw(st.lists(pick, max_size=3, unique=True))) if earlier else (),
             provider=draw(st.one_of(st.just(""), pick)) if earlier else "",
@@ -211,7 +213,7 @@ def test_the_lower_bound_never_exceeds_the_modelled_path(graph):
     bound = result.lower_bound
     assert result.seconds >= bound.seconds - 1e-6
     assert result.ratio is None or result.ratio >= 1 - 1e-9
-    for term, role in ((bound.cluster, deploy_model.ROLE_CLUSTER), (bound.gpu_pool, deploy_model.ROLE_GPU_POOL),
+    for term, role in ((bound.cluster, deploy_model.ROLE_CLUSTER), (bound.node_pool, deploy_model.ROLE_NODE_POOL),
                        (bound.release, deploy_model.ROLE_RELEASE)):
         assert term is None or term.role == role
     # The bound is a chain the path really has to wait through: each term finishes after the one before it starts.
