@@ -8,6 +8,8 @@ from __future__ import annotations
 
 DOMAIN = "dra-gpu-platform.io"
 POOL_LABEL = f"{DOMAIN}/pool"
+# Cloud tag on every resource of a cluster (EKS and AKS), naming the cluster it belongs to.
+CLUSTER_TAG = f"{DOMAIN}/cluster"
 GPU_LABEL = f"{DOMAIN}/gpu"
 GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
 # System (CPU) nodes of the cloud clusters: where cluster add-ons like the autoscaler run.

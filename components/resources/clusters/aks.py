@@ -17,7 +17,7 @@ from components.facts import aks as aks_facts
 from components.plans import aks as aks_plan
 from components.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
 from components.facts.naming import child
-from components.facts.node_labels import SYSTEM_ROLE_LABEL
+from components.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
@@ -41,7 +41,7 @@ class AksCluster(pulumi.ComponentResource):
         cluster_name = plan.name
         version = plan.kubernetes_version
         protect = plan.protect
-        tags = {"dra-gpu-platform.io/cluster": cluster_name}
+        tags = {CLUSTER_TAG: cluster_name}
 
         group_name: pulumi.Input[str] = plan.resource_group
         if not settings.existing_resource_group:

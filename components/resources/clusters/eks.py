@@ -21,7 +21,7 @@ from components.resources.clusters.eks_node_pool import (
 )
 from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
 from components.facts.naming import child
-from components.facts.node_labels import SYSTEM_ROLE_LABEL
+from components.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
@@ -48,7 +48,7 @@ class EksCluster(pulumi.ComponentResource):
         cluster_name = plan.name
         protect = plan.protect
         parent = pulumi.ResourceOptions(parent=self)
-        tags = {"dra-gpu-platform.io/cluster": cluster_name}
+        tags = {CLUSTER_TAG: cluster_name}
 
         subnet_ids, subnets_in_zone, single_zone = self._subnets(name, plan, tags)
 
