@@ -15,7 +15,7 @@ $(UV):
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --all-groups --compile-bytecode --python $(PYTHON)
+	$(UV) sync --frozen --all-extras --all-groups --compile-bytecode --python $(PYTHON)
 	touch $@
 
 setup: $(STAMP)
@@ -33,6 +33,8 @@ policy: setup
 	done
 
 test: setup
+	$(VENV)/bin/ruff check --quiet .
+	$(VENV)/bin/ruff format --check --quiet .
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/python -m pytest -n 2
 

@@ -1,9 +1,8 @@
 """dra-gpu-platform: one stack file in, one GPU Kubernetes platform scheduled with DRA out."""
 
 import pulumi
-
-from components.resources.platform import GpuPlatform, GpuPlatformArgs
-from components.resources.stack_config import kubeconfig_secret, load_stack_config
+from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
+from dra_gpu_platform.resources.stack_config import kubeconfig_secret, load_stack_config
 
 # Config enters here, once: validated as a whole, then handed to components as typed models.
 config = load_stack_config()

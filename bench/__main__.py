@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement in the preview section (median)")
     parser.add_argument("--scaling-repeats", type=int, default=3, help="runs per point in the scaling section")
     parser.add_argument("--profile", action="store_true", help="profile every case, not only missed targets")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 1 repeat, 10 and 100 objects, results in bench/.work")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 1 repeat, 10 and 100 objects, results in bench/.work"
+    )
     args = parser.parse_args(argv)
     sections = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(sections) - set(SECTIONS))
@@ -36,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     measure.WORK.mkdir(parents=True, exist_ok=True)
 
     results: dict = {
-        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": machine.describe(),
         "quick": args.quick,
         "load": {},
@@ -52,14 +54,16 @@ def main(argv: list[str] | None = None) -> int:
         with measure.LoadWatch() as watch:
             results[section] = runners[section]()
         results["load"][section] = watch.result
-    results["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    results["finished"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     results["targets"] = report.targets(results)
 
     target_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path = target_dir / "results.json", target_dir / "RESULTS.md"
     json_path.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     md_path.write_text(report.render(results), encoding="utf-8")
-    print(f"bench: wrote {json_path.relative_to(measure.ROOT)} and {md_path.relative_to(measure.ROOT)}", file=sys.stderr)
+    print(
+        f"bench: wrote {json_path.relative_to(measure.ROOT)} and {md_path.relative_to(measure.ROOT)}", file=sys.stderr
+    )
     for target in results["targets"]:
         print(f"  {'met   ' if target['met'] else 'MISSED'} {target['name']}: {target['value']}", file=sys.stderr)
     return 0

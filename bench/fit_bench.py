@@ -28,12 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import yaml  # noqa: E402
+import yaml
+from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.slices import catalog_inventory
+from dra_gpu_platform.facts import catalog
 
-from bench import measure  # noqa: E402
-from components.dra.cluster import build_cluster  # noqa: E402
-from components.dra.slices import catalog_inventory  # noqa: E402
-from components.facts import catalog  # noqa: E402
+from bench import measure
 
 STACK = ROOT / "bench" / "fit_stack.yaml"
 WORK = measure.WORK / "fit"
@@ -53,25 +53,58 @@ def nodes_and_slices(count: int, gpus: int | None = None) -> list[dict]:
         inventory = catalog_inventory(gpu, gpus or shape.gpus, name, per_root=shape.gpus_per_pcie_root)
         for i, piece in enumerate(inventory.slices):
             items.append({**piece, "metadata": {"name": f"{name}-gpu.nvidia.com-{i}"}})
-        items.append({"apiVersion": "v1", "kind": "Node",
-                      "metadata": {"name": name, "labels": {"eks.amazonaws.com/nodegroup": pool}}})
+        items.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {"eks.amazonaws.com/nodegroup": pool}},
+            }
+        )
     return items
 
 
 def device_classes() -> list[dict]:
-    classes = [(key.lower(), [f"device.driver == 'gpu.nvidia.com' && {NV}.type == 'gpu' && "
-                              f"{NV}.productName.matches('{model.product_name_regex}')"])
-               for key, model in catalog.GPU_MODELS.items()]
-    classes += [(f"min-{gib}gi", [f"device.driver == 'gpu.nvidia.com' && {NV}.type == 'gpu'",
-                                  f"{MEMORY}.compareTo(quantity('{gib}Gi')) >= 0"]) for gib in (40, 79, 140)]
-    classes.append(("hopper", [f"device.driver == 'gpu.nvidia.com' && {NV}.cudaComputeCapability.compareTo(semver('9.0.0')) >= 0"]))
-    return [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
-             "spec": {"selectors": [{"cel": {"expression": e}} for e in selectors]}} for name, selectors in classes]
+    classes = [
+        (
+            key.lower(),
+            [
+                f"device.driver == 'gpu.nvidia.com' && {NV}.type == 'gpu' && "
+                f"{NV}.productName.matches('{model.product_name_regex}')"
+            ],
+        )
+        for key, model in catalog.GPU_MODELS.items()
+    ]
+    classes += [
+        (
+            f"min-{gib}gi",
+            [
+                f"device.driver == 'gpu.nvidia.com' && {NV}.type == 'gpu'",
+                f"{MEMORY}.compareTo(quantity('{gib}Gi')) >= 0",
+            ],
+        )
+        for gib in (40, 79, 140)
+    ]
+    classes.append(
+        ("hopper", [f"device.driver == 'gpu.nvidia.com' && {NV}.cudaComputeCapability.compareTo(semver('9.0.0')) >= 0"])
+    )
+    return [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": e}} for e in selectors]},
+        }
+        for name, selectors in classes
+    ]
 
 
 def templates(count: int, class_names: list[str]) -> list[dict]:
-    extra = ("", f"{NV}.driverVersion.isGreaterThan(semver('570.0.0'))", f"{NV}.architecture != 'Turing'",
-             "device.attributes['resource.kubernetes.io'].pcieRoot.startsWith('pci0000')")
+    extra = (
+        "",
+        f"{NV}.driverVersion.isGreaterThan(semver('570.0.0'))",
+        f"{NV}.architecture != 'Turing'",
+        "device.attributes['resource.kubernetes.io'].pcieRoot.startsWith('pci0000')",
+    )
     counts = (1, 2, 4, 8, 16)
     result = []
     for index in range(count):  # co-prime strides mix classes, sizes, selectors, alternatives and constraints
@@ -79,16 +112,33 @@ def templates(count: int, class_names: list[str]) -> list[dict]:
         devices, selector = counts[(index // 3) % len(counts)], extra[(index // 7) % len(extra)]
         selectors = {"selectors": [{"cel": {"expression": selector}}]} if selector else {}
         if index % 10 == 9:
-            spec = {"requests": [{"name": "gpu", "firstAvailable": [
-                {"name": "big", "deviceClassName": device_class, "count": devices, **selectors},
-                {"name": "any", "deviceClassName": "gpu.nvidia.com", "count": 1}]}]}
+            spec = {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "firstAvailable": [
+                            {"name": "big", "deviceClassName": device_class, "count": devices, **selectors},
+                            {"name": "any", "deviceClassName": "gpu.nvidia.com", "count": 1},
+                        ],
+                    }
+                ]
+            }
         else:
-            spec = {"requests": [{"name": "gpu", "exactly": {"deviceClassName": device_class, "count": devices, **selectors}}]}
+            spec = {
+                "requests": [
+                    {"name": "gpu", "exactly": {"deviceClassName": device_class, "count": devices, **selectors}}
+                ]
+            }
             if index % 2 == 1 and devices == 2:
                 spec["constraints"] = [{"requests": ["gpu"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}]
-        result.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                       "metadata": {"name": f"t{index:04d}-{device_class}-{devices}", "namespace": "bench"},
-                       "spec": {"spec": {"devices": spec}}})
+        result.append(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": f"t{index:04d}-{device_class}-{devices}", "namespace": "bench"},
+                "spec": {"spec": {"devices": spec}},
+            }
+        )
     return result
 
 
@@ -96,10 +146,12 @@ def write_inputs(nodes: int, template_count: int) -> tuple[Path, Path]:
     WORK.mkdir(parents=True, exist_ok=True)
     dump, claims = WORK / f"dump-{nodes}.json", WORK / f"claims-{template_count}.yaml"
     if not dump.exists():
-        dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes_and_slices(nodes)}), encoding="utf-8")
+        dump.write_text(
+            json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes_and_slices(nodes)}), encoding="utf-8"
+        )
     if not claims.exists():
         classes = device_classes()
-        names = sorted(c["metadata"]["name"] for c in classes) + ["gpu.nvidia.com"]
+        names = [*sorted(c["metadata"]["name"] for c in classes), "gpu.nvidia.com"]
         claims.write_text(yaml.safe_dump_all([*classes, *templates(template_count, names)]), encoding="utf-8")
     return dump, claims
 
@@ -107,8 +159,22 @@ def write_inputs(nodes: int, template_count: int) -> tuple[Path, Path]:
 def cli_case(nodes: int, template_count: int, target: float, repeats: int) -> dict:
     dump, claims = write_inputs(nodes, template_count)
     out = WORK / f"out-{nodes}"
-    fit = [measure.PYTHON, "-m", "gpuplan", "fit", "--config", str(STACK), "--inventory", str(dump), "--claims", str(claims),
-           "--format", "json", "--out", str(out)]
+    fit = [
+        measure.PYTHON,
+        "-m",
+        "gpuplan",
+        "fit",
+        "--config",
+        str(STACK),
+        "--inventory",
+        str(dump),
+        "--claims",
+        str(claims),
+        "--format",
+        "json",
+        "--out",
+        str(out),
+    ]
     help_ = [measure.PYTHON, "-m", "gpuplan", "fit", "--help"]
     measure.run(help_)  # warm the bytecode cache once
     helps, fits, document = [], [], None
@@ -124,11 +190,18 @@ def cli_case(nodes: int, template_count: int, target: float, repeats: int) -> di
     ratio_cpu = fit_summary["cpu_s"] / help_summary["cpu_s"]
     claims_out = document["claims"]
     return {
-        "nodes": nodes, "templates": template_count, "target_ratio": target,
-        "help": help_summary, "fit": fit_summary, "ratio_wall": round(ratio_wall, 3), "ratio_cpu": round(ratio_cpu, 3),
+        "nodes": nodes,
+        "templates": template_count,
+        "target_ratio": target,
+        "help": help_summary,
+        "fit": fit_summary,
+        "ratio_wall": round(ratio_wall, 3),
+        "ratio_cpu": round(ratio_cpu, 3),
         "met": ratio_wall <= target,
-        "inventory": document["inventory"], "stats": document["stats"],
-        "satisfiable": sum(1 for c in claims_out if c["satisfiable"]), "claims": len(claims_out),
+        "inventory": document["inventory"],
+        "stats": document["stats"],
+        "satisfiable": sum(1 for c in claims_out if c["satisfiable"]),
+        "claims": len(claims_out),
         "input_mib": round(dump.stat().st_size / 2**20, 1),
     }
 
@@ -150,9 +223,15 @@ def model_bytes(nodes: int, gpus: int | None = None, distinct_memory: int = 1) -
     current, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     devices = cluster.device_count()
-    return {"nodes": len(cluster.nodes), "devices": devices, "shapes": len(cluster.shapes), "node_classes": classes,
-            "model_kib": round(current / 1024), "bytes_per_node": round(current / len(cluster.nodes)),
-            "bytes_per_device": round(current / devices)}
+    return {
+        "nodes": len(cluster.nodes),
+        "devices": devices,
+        "shapes": len(cluster.shapes),
+        "node_classes": classes,
+        "model_kib": round(current / 1024),
+        "bytes_per_node": round(current / len(cluster.nodes)),
+        "bytes_per_device": round(current / devices),
+    }
 
 
 def run(quick: bool = False) -> dict:

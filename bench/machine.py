@@ -10,8 +10,17 @@ from importlib import metadata
 from bench import measure
 
 PACKAGES = (
-    "pulumi", "pulumi-kubernetes", "pulumi-aws", "pulumi-azure-native", "pulumi-command", "pydantic", "PyYAML",
-    "jsonschema", "kubernetes-validate", "pytest", "pytest-xdist",
+    "pulumi",
+    "pulumi-kubernetes",
+    "pulumi-aws",
+    "pulumi-azure-native",
+    "pulumi-command",
+    "pydantic",
+    "PyYAML",
+    "jsonschema",
+    "kubernetes-validate",
+    "pytest",
+    "pytest-xdist",
 )
 
 
@@ -39,7 +48,9 @@ def _memory_gib() -> float | None:
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", *args], cwd=measure.ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=measure.ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return ""
 

@@ -13,9 +13,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / ".work"
@@ -53,8 +53,11 @@ def run(command: Sequence[str], *, cwd: Path = ROOT, timeout: float = 900, captu
     Returns the sample and (when capture) the child's stdout."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        list(command), cwd=cwd, env=child_env(),
-        stdout=subprocess.PIPE if capture else subprocess.DEVNULL, stderr=subprocess.PIPE,
+        list(command),
+        cwd=cwd,
+        env=child_env(),
+        stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     out_chunks: list[bytes] = []
     err_chunks: list[bytes] = []
@@ -104,10 +107,10 @@ def line_fit(xs: Sequence[float], ys: Sequence[float]) -> dict:
     n = len(xs)
     mean_x, mean_y = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mean_x) ** 2 for x in xs)
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=False)) / sxx if sxx else 0.0
     intercept = mean_y - slope * mean_x
     fitted = [intercept + slope * x for x in xs]
-    residuals = [y - f for y, f in zip(ys, fitted)]
+    residuals = [y - f for y, f in zip(ys, fitted, strict=False)]
     total = sum((y - mean_y) ** 2 for y in ys)
     r2 = 1 - sum(r * r for r in residuals) / total if total else 1.0
     return {
@@ -115,7 +118,7 @@ def line_fit(xs: Sequence[float], ys: Sequence[float]) -> dict:
         "slope": slope,
         "r2": round(r2, 5),
         "residuals": [round(r, 4) for r in residuals],
-        "residuals_pct": [round(100 * r / f, 1) if f else None for r, f in zip(residuals, fitted)],
+        "residuals_pct": [round(100 * r / f, 1) if f else None for r, f in zip(residuals, fitted, strict=False)],
     }
 
 
@@ -126,7 +129,7 @@ def fresh_dir(path: Path) -> Path:
     return path
 
 
-def load_average() -> Optional[list[float]]:
+def load_average() -> list[float] | None:
     try:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
@@ -148,7 +151,7 @@ class LoadWatch:
     """How busy the machine was with other work while a section ran: CPU-seconds used by every process
     minus what this process and its children used, against what the CPUs could give."""
 
-    def __enter__(self) -> "LoadWatch":
+    def __enter__(self) -> LoadWatch:
         self._busy = _system_busy_s()
         self._ours = self._our_cpu()
         self._start = time.perf_counter()
@@ -160,8 +163,12 @@ class LoadWatch:
         busy = _system_busy_s()
         ours = self._our_cpu() - self._ours
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        self.result = {"wall_s": round(wall, 1), "ours_cpu_s": round(ours, 1), "load_average_start": self._load,
-                       "load_average_end": load_average()}
+        self.result = {
+            "wall_s": round(wall, 1),
+            "ours_cpu_s": round(ours, 1),
+            "load_average_start": self._load,
+            "load_average_end": load_average(),
+        }
         if busy is not None and self._busy is not None:
             others = max(0.0, busy - self._busy - ours)
             self.result["others_cpu_s"] = round(others, 1)

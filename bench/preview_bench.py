@@ -28,7 +28,7 @@ def _module_exists(name: str) -> bool:
 def sdk_class(type_token: str) -> tuple[str, str]:
     """(module, class) of the SDK class behind a resource type token, e.g. aws:ec2/launchTemplate:LaunchTemplate →
     (pulumi_aws.ec2, LaunchTemplate); kubernetes:core/v1:Namespace → (pulumi_kubernetes.core.v1, Namespace)."""
-    package, module, name = (type_token.split(":") + ["", ""])[:3]
+    package, module, name = ([*type_token.split(":"), "", ""])[:3]
     if package == "pulumi" and module == "providers":
         return "pulumi_" + name.replace("-", "_"), "Provider"
     root = "pulumi_" + package.replace("-", "_")
@@ -63,14 +63,25 @@ def floor_command(classes: list[str]) -> list[str]:
 
 
 def preview_command(stack_file: Path, out: Path) -> list[str]:
-    return [measure.PYTHON, "-m", "gpuplan", "preview", "--config", str(stack_file), "--out", str(out), "--format", "json"]
+    return [
+        measure.PYTHON,
+        "-m",
+        "gpuplan",
+        "preview",
+        "--config",
+        str(stack_file),
+        "--out",
+        str(out),
+        "--format",
+        "json",
+    ]
 
 
 def run(repeats: int = 5, profile: bool = False) -> dict:
     results = {}
     stacks = sorted((measure.ROOT / "stacks").glob("Pulumi.*.yaml"))
     for stack_file in stacks:
-        name = stack_file.name[len("Pulumi."):-len(".yaml")]
+        name = stack_file.name[len("Pulumi.") : -len(".yaml")]
         out = measure.fresh_dir(measure.WORK / "preview" / name)
         # Warm-up: writes the .pyc cache and the plan whose resource types name the floor's modules.
         warm, stdout = measure.run(preview_command(stack_file, out), capture=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import pstats
-from typing import Sequence
+from collections.abc import Sequence
 
 from bench import measure
 
@@ -33,11 +33,19 @@ def profile(command: Sequence[str], label: str, top: int = TOP) -> dict:
         ]
 
     phases = {}
-    for label, (suffix, function) in PHASES.items():
-        matches = [entry[3] for (file, _, name), entry in stats.stats.items() if file.endswith(suffix) and name == function]
+    for phase, (suffix, function) in PHASES.items():
+        matches = [
+            entry[3] for (file, _, name), entry in stats.stats.items() if file.endswith(suffix) and name == function
+        ]
         if matches:
-            phases[label] = round(max(matches), 3)
-    return {"total_s": round(total, 3), "phases": phases, "by_cumulative": rows(3), "by_own_time": rows(2), "file": str(output)}
+            phases[phase] = round(max(matches), 3)
+    return {
+        "total_s": round(total, 3),
+        "phases": phases,
+        "by_cumulative": rows(3),
+        "by_own_time": rows(2),
+        "file": str(output),
+    }
 
 
 # Where a preview spends its time (cumulative seconds under the profiler, which inflates pure-Python code).

@@ -104,7 +104,10 @@ def _base_config() -> dict:
     return {
         "pulumi:disable-default-providers": ["kubernetes"],
         "dra-gpu-platform:cluster": {
-            "platform": "kind", "name": "bench", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "example"},
+            "platform": "kind",
+            "name": "bench",
+            "kubernetesVersion": "1.35",
+            "kind": {"gpuDriver": "example"},
         },
         "dra-gpu-platform:nodePools": [{"name": "workers", "gpu": "H100", "maxNodes": 2}],
         "dra-gpu-platform:deviceClasses": [{"name": "big", "minMemory": "40Gi"}],
@@ -172,15 +175,17 @@ def run(repeats: int = 3, counts: tuple[int, ...] = COUNTS, profile: bool = Fals
             bares.append(measure.run(bare_command)[0])
             typeds.append(measure.run(typed_command)[0])
             previews.append(measure.run(preview_bench.preview_command(stack, out))[0])
-        rows.append({
-            "objects": len(document["manifests"]),
-            "resources": document["resources"],
-            "namespaces": len(namespaces),
-            "preview": measure.summary(previews),
-            "typed": measure.summary(typeds),
-            "bare": measure.summary(bares),
-            "exit_code": warm.returncode,
-        })
+        rows.append(
+            {
+                "objects": len(document["manifests"]),
+                "resources": document["resources"],
+                "namespaces": len(namespaces),
+                "preview": measure.summary(previews),
+                "typed": measure.summary(typeds),
+                "bare": measure.summary(bares),
+                "exit_code": warm.returncode,
+            }
+        )
     for row in rows:
         row["ratio_wall"] = round(row["preview"]["wall_s"] / row["bare"]["wall_s"], 3)
         row["ratio_cpu"] = round(row["preview"]["cpu_s"] / row["bare"]["cpu_s"], 3)

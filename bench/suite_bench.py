@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 from bench import measure
 
@@ -25,9 +25,7 @@ def _counts(report) -> dict[str, int]:
 def run() -> dict:
     report = measure.WORK / "suite-junit.xml"
     report.unlink(missing_ok=True)
-    sample, _ = measure.run(
-        [measure.PYTHON, "-m", "pytest", "-q", "-n", "2", f"--junitxml={report}"], timeout=1800
-    )
+    sample, _ = measure.run([measure.PYTHON, "-m", "pytest", "-q", "-n", "2", f"--junitxml={report}"], timeout=1800)
     counts = _counts(report)
     return {
         "command": "pytest -q -n 2",

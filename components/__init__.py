@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING, Any
 __all__ = ["GpuPlatform", "GpuPlatformArgs", "StackConfig"]
 
 if TYPE_CHECKING:
-    from components.config.models import StackConfig
-    from components.resources.platform import GpuPlatform, GpuPlatformArgs
+    from dra_gpu_platform.config.models import StackConfig
+    from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
 
 def __getattr__(name: str) -> Any:
     # PEP 562: resolve the public names on first use only.
     if name == "StackConfig":
-        from components.config.models import StackConfig
+        from dra_gpu_platform.config.models import StackConfig
 
         return StackConfig
     if name in ("GpuPlatform", "GpuPlatformArgs"):
-        from components.resources import platform
+        from dra_gpu_platform.resources import platform
 
         return getattr(platform, name)
     raise AttributeError(f"module 'components' has no attribute {name!r}")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from dra_gpu_platform.policies.rules import cloud as cloud_rules
+from dra_gpu_platform.policies.rules import dra as dra_rules
+from dra_gpu_platform.policies.rules import fit as fit_rules
+from dra_gpu_platform.policies.rules import helm as helm_rules
+from dra_gpu_platform.policies.rules import migration as migration_rules
 from pulumi_policy import EnforcementLevel
 
-from policies.rules import cloud as cloud_rules, dra as dra_rules, fit as fit_rules, helm as helm_rules, migration as migration_rules
-
 PACK_NAME = "dra-gpu-platform"
-PACK_DESCRIPTION = "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts."
+PACK_DESCRIPTION = (
+    "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts."
+)
 # Used only for a policy without its own level; every rule here sets one.
 PACK_LEVEL = EnforcementLevel.MANDATORY
 

@@ -8,16 +8,16 @@ dependencies), so the same code serves `pulumi preview --policy-pack` and the of
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
-
-from components.dra.claims import RequestSelectors, request_selectors
-from components.facts import catalog, driver_charts, eks_amis
-from components.plans.migration import GPU_MODE_LABEL
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, GPU_PRESENT_LABEL, POOL_LABEL
-from policies.rules import common as c
+from dra_gpu_platform.dra.claims import RequestSelectors, request_selectors
+from dra_gpu_platform.facts import catalog, driver_charts, eks_amis
+from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, GPU_PRESENT_LABEL, POOL_LABEL
+from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
+from dra_gpu_platform.policies.rules import common as c
 
 # ---------------------------------------------------------------------------------------------------
 # GPU hardware facts (docs/references.md#eks-ami-types, docs/references.md#ec2-gpu-instance-types,
@@ -98,8 +98,11 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
     if ami in eks_amis.NVIDIA_AMI_TYPES or ami in eks_amis.LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels):
         gpu = True
     taints = tuple(
-        (str(c.dig(t, "key", default="")), str(c.dig(t, "value", default="")),
-         _EKS_TAINT_EFFECTS.get(str(c.dig(t, "effect", default="")), str(c.dig(t, "effect", default=""))))
+        (
+            str(c.dig(t, "key", default="")),
+            str(c.dig(t, "value", default="")),
+            _EKS_TAINT_EFFECTS.get(str(c.dig(t, "effect", default="")), str(c.dig(t, "effect", default=""))),
+        )
         for t in c.as_list(c.dig(props, "taints"))
     )
     return RecordedNodePool(
@@ -117,7 +120,7 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
 
 
 def parse_aks_taint(text: str) -> tuple[str, str, str]:
-    """"key=value:Effect" or "key:Effect"."""
+    """ "key=value:Effect" or "key:Effect"."""
     head, _, effect = text.rpartition(":")
     key, _, value = head.partition("=")
     return key, value, effect
@@ -213,7 +216,9 @@ def _kind_taints(node: dict) -> tuple[tuple[str, str, str], ...]:
     return tuple(taints)
 
 
-def pools_of(resource_type: str, urn: str, name: str, props: Any, launch_template: Any = None) -> list[RecordedNodePool]:
+def pools_of(
+    resource_type: str, urn: str, name: str, props: Any, launch_template: Any = None
+) -> list[RecordedNodePool]:
     if resource_type == c.EKS_NODE_GROUP:
         return [eks_node_group_pool(urn, name, props, launch_template)]
     if c.AKS_AGENT_POOL_RE.match(resource_type):
@@ -303,10 +308,12 @@ def nvidia_dra_classes(release: HelmRelease) -> set[str]:
     """DeviceClasses the NVIDIA DRA driver chart creates with this release's values (chart defaults: both
     resources.*.enabled true). An unpinned or unknown version is taken as the default chart's."""
     facts = release.dra_driver_release or driver_charts.DRA_DRIVER_RELEASES[driver_charts.DRA_DRIVER_DEFAULT]
-    return set(facts.device_classes(
-        gpus=release.value("resources", "gpus", "enabled", default=True) is not False,
-        compute_domains=release.value("resources", "computeDomains", "enabled", default=True) is not False,
-    ))
+    return set(
+        facts.device_classes(
+            gpus=release.value("resources", "gpus", "enabled", default=True) is not False,
+            compute_domains=release.value("resources", "computeDomains", "enabled", default=True) is not False,
+        )
+    )
 
 
 def chart_device_classes(releases: Iterable[HelmRelease]) -> dict[str, str]:
@@ -359,17 +366,20 @@ def stack_claims(resources: Iterable[Any]) -> list[ClaimUse]:
         devices, path = found
         kind = r.resource_type.rsplit(":", 1)[-1]
         uses.append(
-            ClaimUse(r.urn, kind, c.metadata_name(r.props) or r.name, c.metadata_namespace(r.props),
-                     tuple(request_selectors(c.plain(devices), path)))
+            ClaimUse(
+                r.urn,
+                kind,
+                c.metadata_name(r.props) or r.name,
+                c.metadata_namespace(r.props),
+                tuple(request_selectors(c.plain(devices), path)),
+            )
         )
     return uses
 
 
 def stack_device_classes(resources: Iterable[Any]) -> dict[str, Any]:
     """DeviceClass name → resource."""
-    return {
-        c.metadata_name(r.props) or r.name: r for r in resources if c.DEVICE_CLASS_RE.match(r.resource_type)
-    }
+    return {c.metadata_name(r.props) or r.name: r for r in resources if c.DEVICE_CLASS_RE.match(r.resource_type)}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -422,7 +432,9 @@ class Workload:
         found = []
         for group in ("initContainers", "containers"):
             for container in c.as_list(c.dig(self.pod_spec, group)):
-                requested = c.as_dict(c.dig(container, "resources", "limits")) | c.as_dict(c.dig(container, "resources", "requests"))
+                requested = c.as_dict(c.dig(container, "resources", "limits")) | c.as_dict(
+                    c.dig(container, "resources", "requests")
+                )
                 if resource in requested:
                     found.append(str(c.dig(container, "name", default="(unnamed)")))
         return found
@@ -435,7 +447,12 @@ def stack_workloads(resources: Iterable[Any]) -> list[Workload]:
         if path is None:
             continue
         workloads.append(
-            Workload(r.urn, r.resource_type.rsplit(":", 1)[-1], c.metadata_name(r.props) or r.name,
-                     c.metadata_namespace(r.props), c.dig(r.props, *path))
+            Workload(
+                r.urn,
+                r.resource_type.rsplit(":", 1)[-1],
+                c.metadata_name(r.props) or r.name,
+                c.metadata_namespace(r.props),
+                c.dig(r.props, *path),
+            )
         )
     return workloads

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from dra_gpu_platform.config.models import PROJECT
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
@@ -22,15 +22,49 @@ UPSTREAM_SPECS = SHARED / "upstream-specs"
 def shared_path(path: Path) -> Path:
     """`path` under ../shared, or skip the calling test with the reason."""
     if not path.exists():
-        pytest.skip(f"{path} is absent: the shared H200 NVML dump and the upstream DRA example manifests are read "
-                    "from ../shared next to the checkout, never copied into this repository")
+        pytest.skip(
+            f"{path} is absent: the shared H200 NVML dump and the upstream DRA example manifests are read "
+            "from ../shared next to the checkout, never copied into this repository"
+        )
     return path
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
-from components.config.models import PROJECT  # noqa: E402
 
-COMMITTED_STACKS = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+# Folders of the installed import names (pyproject.toml [tool.setuptools] package-dir).
+PACKAGE_DIRS = {
+    "dra_gpu_platform.policies": ROOT / "policies",
+    "dra_gpu_platform": ROOT / "components",
+    "gpuplan": ROOT / "gpuplan",
+}
+
+
+def module_source(module: str) -> Path | None:
+    """The file of a repository module by its import name (`dra_gpu_platform.facts.catalog` is
+    components/facts/catalog.py), or None."""
+    for package, folder in PACKAGE_DIRS.items():
+        if module == package or module.startswith(package + "."):
+            rest = module[len(package) + 1 :].split(".") if module != package else []
+            for candidate in (
+                folder.joinpath(*rest).with_suffix(".py") if rest else None,
+                folder.joinpath(*rest, "__init__.py"),
+            ):
+                if candidate is not None and candidate.exists():
+                    return candidate
+            return None
+    return None
+
+
+def module_name(path: Path) -> str:
+    """The import name of a repository file (components/facts/catalog.py is `dra_gpu_platform.facts.catalog`)."""
+    path = path.resolve()
+    for package, folder in PACKAGE_DIRS.items():
+        if path.is_relative_to(folder):
+            parts = path.relative_to(folder).with_suffix("").parts
+            parts = parts[:-1] if parts and parts[-1] == "__init__" else parts
+            return ".".join([package, *parts])
+    raise ValueError(f"{path} is not in a package of this repository")
+
+
+COMMITTED_STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 KIND_BASE: dict[str, Any] = {
     "cluster": {"platform": "kind", "name": "gpu-test", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "example"}},
@@ -40,8 +74,12 @@ KIND_BASE: dict[str, Any] = {
     ],
     "deviceClasses": [{"name": "big", "minMemory": "40Gi"}],
     "namespaces": [
-        {"name": "team-a", "migration": "dra-only", "quota": {"claims": 4, "devices": {"big": 4}},
-         "claimTemplates": [{"name": "two", "deviceClass": "big", "count": 2}]},
+        {
+            "name": "team-a",
+            "migration": "dra-only",
+            "quota": {"claims": 4, "devices": {"big": 4}},
+            "claimTemplates": [{"name": "two", "deviceClass": "big", "count": 2}],
+        },
         {"name": "team-b", "migration": "legacy", "quota": {"legacyGpus": 2}},
     ],
 }

@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 import yaml
-
-from components.config.models import MonitoringConfig
-from components.plans.monitoring import dashboard
-from components.plans.monitoring import metrics as m
-from components.plans.monitoring.alerts import RuleInputs, rule_groups
-from components.plans.monitoring.sources import SERVICE_MONITOR_LABELS, Source
+from dra_gpu_platform.config.models import MonitoringConfig
+from dra_gpu_platform.plans.monitoring import dashboard
+from dra_gpu_platform.plans.monitoring import metrics as m
+from dra_gpu_platform.plans.monitoring.alerts import RuleInputs, rule_groups
+from dra_gpu_platform.plans.monitoring.sources import SERVICE_MONITOR_LABELS, Source
 
 PROMTOOL_TESTS = Path(__file__).resolve().parent / "promtool"
 # Debian package `prometheus` ships /usr/bin/promtool (apt-get install -y --no-install-recommends prometheus).

@@ -29,10 +29,12 @@ def test_policy_analyzer_servicer_has_the_calls_the_offline_runner_makes():
     assert parameters[:5] == ["self", "name", "version", "policies", "enforcement_level"]
     for method in ("Configure", "Remediate", "Analyze", "AnalyzeStack", "_map_enforcement_level"):
         assert callable(getattr(_PolicyAnalyzerServicer, method)), method
-    from policies.pack import POLICIES
+    from dra_gpu_platform.policies.pack import POLICIES
 
     servicer = _PolicyAnalyzerServicer("p", "0.0.1", list(POLICIES), EnforcementLevel.ADVISORY)
-    assert servicer._map_enforcement_level(EnforcementLevel.MANDATORY) != servicer._map_enforcement_level(EnforcementLevel.ADVISORY)
+    assert servicer._map_enforcement_level(EnforcementLevel.MANDATORY) != servicer._map_enforcement_level(
+        EnforcementLevel.ADVISORY
+    )
 
 
 def test_policy_proxies_keep_their_raw_escape_hatch():

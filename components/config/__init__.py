@@ -4,8 +4,17 @@ Who may import: dra, plans, resources, policies, gpuplan, tests. Imports only `c
 Import the names below from here; the submodules are `models`, `loading`, `problems`, `rules`, `reference`, `yamlio`, `strict_yaml` (reading user files).
 """
 
-from components.config.loading import load_stack_file, parse_config_map, read_stack_file
-from components.config.models import PROJECT, NodePool, StackConfig
-from components.config.problems import InputError, Problem
+from dra_gpu_platform.config.loading import load_stack_file, parse_config_map, read_stack_file
+from dra_gpu_platform.config.models import PROJECT, NodePool, StackConfig
+from dra_gpu_platform.config.problems import InputError, Problem
 
-__all__ = ["InputError", "NodePool", "PROJECT", "Problem", "StackConfig", "load_stack_file", "parse_config_map", "read_stack_file"]
+__all__ = [
+    "PROJECT",
+    "InputError",
+    "NodePool",
+    "Problem",
+    "StackConfig",
+    "load_stack_file",
+    "parse_config_map",
+    "read_stack_file",
+]

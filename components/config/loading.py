@@ -9,12 +9,12 @@ components/config/models.py); the cross-field rules live in components/config/ru
 from __future__ import annotations
 
 import json
+import typing
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Callable, Mapping
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
-
-from components.config.models import (
+from dra_gpu_platform.config.models import (
     PROJECT,
     STACK_CONFIG_DIR,
     AutoscalerConfig,
@@ -31,10 +31,11 @@ from components.config.models import (
     StackConfig,
     check_kubernetes_version,
 )
-from components.config.problems import MISSING, InputError, Problem, join_path, short_text
-from components.config.rules import consistency_problems
-from components.config.strict_yaml import read_stack_yaml
-from components.facts import regions, versions
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem, join_path, short_text
+from dra_gpu_platform.config.rules import consistency_problems
+from dra_gpu_platform.config.strict_yaml import read_stack_yaml
+from dra_gpu_platform.facts import regions, versions
+from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
 
 # Top-level keys of the project namespace and the model field each maps to.
 SECTIONS: dict[str, tuple[str, Any]] = {
@@ -52,13 +53,14 @@ SECRET_KEYS = ("kubeconfig",)
 # Provider config keys naming where the cluster runs: the table each is checked against.
 _REGION_TABLES = {
     "aws:region": (regions.AWS_REGIONS, "AWS region", "us-east-1", "docs/references.md#aws-regions"),
-    "azure-native:location": (regions.AZURE_LOCATIONS, "Azure location", "eastus", "docs/references.md#azure-locations"),
+    "azure-native:location": (
+        regions.AZURE_LOCATIONS,
+        "Azure location",
+        "eastus",
+        "docs/references.md#azure-locations",
+    ),
 }
 _ADAPTERS = {key: TypeAdapter(model) for key, (_, model) in SECTIONS.items()}
-
-
-
-
 
 
 def stack_file_path(stack: str, root: Path | str = ".") -> Path:
@@ -70,7 +72,7 @@ def stack_name_from_path(path: Path | str) -> str:
     for suffix in (".yaml", ".yml"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
-    return name[len("Pulumi."):] if name.startswith("Pulumi.") else name
+    return name[len("Pulumi.") :] if name.startswith("Pulumi.") else name
 
 
 def read_stack_file(path: Path | str) -> dict[str, Any]:
@@ -82,18 +84,37 @@ def read_stack_file(path: Path | str) -> dict[str, Any]:
         document = {}
     if not isinstance(document, dict):
         raise InputError([Problem(file, "", document, "a stack file is a YAML mapping", "start with `config:`")], file)
-    unknown = sorted(set(document) - {"config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"}, key=str)
+    unknown = sorted(
+        set(document) - {"config", "secretsprovider", "encryptedkey", "encryptionsalt", "environment"}, key=str
+    )
     if unknown:
         raise InputError(
-            [Problem(file, str(k), document[k], "not a Pulumi stack file key", "put settings under `config:`") for k in unknown], file
+            [
+                Problem(file, str(k), document[k], "not a Pulumi stack file key", "put settings under `config:`")
+                for k in unknown
+            ],
+            file,
         )
     config = document.get("config") or {}
     if not isinstance(config, dict):
-        raise InputError([Problem(file, "config", config, "config must be a mapping", "use `key: value` entries")], file)
+        raise InputError(
+            [Problem(file, "config", config, "config must be a mapping", "use `key: value` entries")], file
+        )
     not_text = [key for key in config if not isinstance(key, str)]
     if not_text:
-        raise InputError([Problem(file, f"config[{key!r}]", key, "a config key is text like `dra-gpu-platform:cluster`",
-                                  "quote the key or fix its spelling") for key in not_text], file)
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    f"config[{key!r}]",
+                    key,
+                    "a config key is text like `dra-gpu-platform:cluster`",
+                    "quote the key or fix its spelling",
+                )
+                for key in not_text
+            ],
+            file,
+        )
     return config
 
 
@@ -118,16 +139,35 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
                 region = raw
             else:
                 guesses = regions.closest(raw, known) if isinstance(raw, str) else []
-                problems.append(Problem(
-                    source, key, raw, f"not an {cloud} name ({listed} lists them)",
-                    f"did you mean {' or '.join(guesses)}?" if guesses else f"write one, e.g. {example}"))
+                problems.append(
+                    Problem(
+                        source,
+                        key,
+                        raw,
+                        f"not an {cloud} name ({listed} lists them)",
+                        f"did you mean {' or '.join(guesses)}?" if guesses else f"write one, e.g. {example}",
+                    )
+                )
     for key in sorted(set(project_values) - set(SECTIONS) - set(SECRET_KEYS)):
         problems.append(
-            Problem(source, join_path(key), project_values[key], "unknown config key",
-                    f"remove it or fix the spelling; known keys: {', '.join([*SECTIONS, *SECRET_KEYS])}")
+            Problem(
+                source,
+                join_path(key),
+                project_values[key],
+                "unknown config key",
+                f"remove it or fix the spelling; known keys: {', '.join([*SECTIONS, *SECRET_KEYS])}",
+            )
         )
     if project_values.get("cluster") is None:
-        problems.append(Problem(source, "cluster", MISSING, "required key", f"add `{PROJECT}:cluster` with platform, name, kubernetesVersion"))
+        problems.append(
+            Problem(
+                source,
+                "cluster",
+                MISSING,
+                "required key",
+                f"add `{PROJECT}:cluster` with platform, name, kubernetesVersion",
+            )
+        )
 
     parsed: dict[str, Any] = {}
     for key, (field, model) in SECTIONS.items():
@@ -155,16 +195,20 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
             StackConfig(stack=stack, source=source, region=region, has_kubeconfig=has_kubeconfig, **parsed)
         )
         given = {key for key in _REGION_TABLES if key in values}  # written, perhaps wrongly: not "missing" again
-        problems.extend(p for p in consistency_problems(config, _declared_names(project_values))
-                        if not (p.path in given and p.value is MISSING))
+        problems.extend(
+            p
+            for p in consistency_problems(config, _declared_names(project_values))
+            if not (p.path in given and p.value is MISSING)
+        )
     if problems:
         raise InputError(problems, source)
     assert config is not None
     return config
 
 
-def plaintext_secret_warnings(values: Mapping[str, Any], is_secret: Callable[[str], bool], *, stack: str,
-                              source: str) -> list[str]:
+def plaintext_secret_warnings(
+    values: Mapping[str, Any], is_secret: Callable[[str], bool], *, stack: str, source: str
+) -> list[str]:
     """Secret config values (the kubeconfig) written in plaintext: whoever can read the stack file, which is
     committed, holds the cluster's credentials. A warning, not an error: the stack still works."""
     warnings = []
@@ -173,8 +217,9 @@ def plaintext_secret_warnings(values: Mapping[str, Any], is_secret: Callable[[st
         if values.get(key) not in (None, "") and not is_secret(key):
             warnings.append(
                 f"{source}: {key} is stored in plaintext, so anyone who can read the stack file holds the cluster's "
-                f"credentials. Make it a secret: `pulumi config set --secret {name} \"$(cat ~/.kube/config)\" --stack "
-                f"{stack}` (offline, `{key}: {{secure: v1:offline-placeholder}}` is enough for gpuplan)")
+                f'credentials. Make it a secret: `pulumi config set --secret {name} "$(cat ~/.kube/config)" --stack '
+                f"{stack}` (offline, `{key}: {{secure: v1:offline-placeholder}}` is enough for gpuplan)"
+            )
     return warnings
 
 
@@ -199,12 +244,23 @@ def _fallback_cluster(raw: dict[str, Any]) -> ClusterConfig | None:
     platform = raw.get("platform")
     if platform not in ("eks", "aks", "kind", "existing"):
         return None
-    fields: dict[str, Any] = {"platform": platform, "name": "invalid", "kubernetes_version": versions.SUPPORTED_KUBERNETES[-1]}
+    fields: dict[str, Any] = {
+        "platform": platform,
+        "name": "invalid",
+        "kubernetes_version": versions.SUPPORTED_KUBERNETES[-1],
+    }
     for alias, field, adapter in (
         ("name", "name", TypeAdapter(DnsLabel)),
-        ("kubernetesVersion", "kubernetes_version", TypeAdapter(Annotated[Any, AfterValidator(check_kubernetes_version)])),
+        (
+            "kubernetesVersion",
+            "kubernetes_version",
+            TypeAdapter(Annotated[Any, AfterValidator(check_kubernetes_version)]),
+        ),
         ("protect", "protect", TypeAdapter(StackBool)),
-        *((block, block, TypeAdapter(ClusterConfig.model_fields[block].annotation)) for block in ("eks", "aks", "kind", "existing")),
+        *(
+            (block, block, TypeAdapter(ClusterConfig.model_fields[block].annotation))
+            for block in ("eks", "aks", "kind", "existing")
+        ),
     ):
         try:
             if alias in raw:
@@ -220,7 +276,11 @@ def _declared_names(project_values: dict[str, Any]) -> dict[str, set[str]]:
     names: dict[str, set[str]] = {}
     for key in ("nodePools", "deviceClasses", "namespaces"):
         items = project_values.get(key)
-        names[key] = {i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)} if isinstance(items, list) else set()
+        names[key] = (
+            {i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)}
+            if isinstance(items, list)
+            else set()
+        )
     return names
 
 
@@ -261,9 +321,9 @@ def _pydantic_problems(exc: ValidationError, section: str, value: Any, source: s
 
 def _lookup(value: Any, loc: list) -> Any:
     for part in loc:
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value):
+        if (isinstance(value, dict) and part in value) or (
+            isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value)
+        ):
             value = value[part]
         else:
             return MISSING
@@ -288,8 +348,10 @@ def _explain(error: dict, model: Any, loc: list, value: Any = MISSING) -> tuple[
         return "must be a whole number", "write an integer without quotes, e.g. 4"
     if kind in ("bool_type", "bool_parsing"):
         if isinstance(value, str):
-            return "must be true or false", (f"write true or false; {short_text(repr(value), 40)} is text here "
-                                              "(Pulumi reads stack files as YAML 1.2: yes, no, on and off are not booleans)")
+            return "must be true or false", (
+                f"write true or false; {short_text(repr(value), 40)} is text here "
+                "(Pulumi reads stack files as YAML 1.2: yes, no, on and off are not booleans)"
+            )
         return "must be true or false", "write true or false (a number is not read as a boolean)"
     if kind in ("string_type",):
         return "must be a string", "quote the value"
@@ -328,9 +390,8 @@ def _allowed_keys(model: Any, loc: list) -> list[str]:
 def _unwrap(annotation: Any) -> Any:
     """list[X] / Optional[X] / dict[str, X] / Annotated[X, ...] → X."""
     for _ in range(5):
-        args = getattr(annotation, "__args__", None)
-        origin = getattr(annotation, "__origin__", None)
-        if origin is None or not args:
+        args = typing.get_args(annotation)
+        if typing.get_origin(annotation) is None or not args:  # X | None has args but no __origin__
             return annotation
         non_none = [a for a in args if a is not type(None)]
         annotation = non_none[-1]

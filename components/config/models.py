@@ -9,15 +9,14 @@ program feeds it from the runtime config (`__main__.py`), `gpuplan` from the sta
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
+from dra_gpu_platform.facts import driver_charts, eks_amis, project, versions
+from dra_gpu_platform.facts.catalog import GPU_MODELS
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
-
-from components.facts import driver_charts, eks_amis, project, versions
-from components.facts.catalog import GPU_MODELS
-from components.facts.quantity import QuantityError, parse_quantity
 
 PROJECT = "dra-gpu-platform"
 AUTOSCALED_PLATFORMS = ("eks", "aks")
@@ -79,7 +78,7 @@ _CC = re.compile(r"^\d+\.\d+(\.\d+)?$")
 def _compute_capability(value: str | float) -> str:
     text = str(value)
     if not _CC.match(text):
-        raise _rule("must be a CUDA compute capability like \"8.0\" or \"9.0\"", 'quote it: minComputeCapability: "8.0"')
+        raise _rule('must be a CUDA compute capability like "8.0" or "9.0"', 'quote it: minComputeCapability: "8.0"')
     return text
 
 
@@ -87,7 +86,9 @@ def check_kubernetes_version(value: Any) -> str:
     # YAML reads an unquoted 1.35 as a float; accept it when it reads back unambiguously.
     text = value if isinstance(value, str) else (repr(value) if isinstance(value, float) else None)
     if text is None or not re.match(r"^1\.\d{2}$", text):
-        raise _rule('must be a Kubernetes minor version string like "1.35"', 'write it quoted: kubernetesVersion: "1.35"')
+        raise _rule(
+            'must be a Kubernetes minor version string like "1.35"', 'write it quoted: kubernetesVersion: "1.35"'
+        )
     minor = int(text.split(".")[1])
     if (1, minor) < versions.MIN_KUBERNETES:
         raise _rule(
@@ -109,10 +110,20 @@ _LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 def _labels(value: dict[str, str]) -> dict[str, str]:
     for key, val in value.items():
         prefix, _, name = key.rpartition("/")
-        if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or len(name) > 63 or not _LABEL_NAME.match(name):
-            raise _rule(f"label key {key!r} is not a valid Kubernetes label key", "use [prefix/]name with name ≤ 63 characters of [A-Za-z0-9_.-]")
+        if (
+            (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix)))
+            or len(name) > 63
+            or not _LABEL_NAME.match(name)
+        ):
+            raise _rule(
+                f"label key {key!r} is not a valid Kubernetes label key",
+                "use [prefix/]name with name ≤ 63 characters of [A-Za-z0-9_.-]",
+            )
         if val and (len(val) > 63 or not _LABEL_NAME.match(val)):
-            raise _rule(f"label value {val!r} of {key!r} is not a valid Kubernetes label value", "use ≤ 63 characters of [A-Za-z0-9_.-], starting and ending alphanumeric")
+            raise _rule(
+                f"label value {val!r} of {key!r} is not a valid Kubernetes label value",
+                "use ≤ 63 characters of [A-Za-z0-9_.-], starting and ending alphanumeric",
+            )
     return value
 
 
@@ -121,8 +132,11 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 
 def _node_name(value: str) -> str:
     if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
-        raise _rule("a node name is a DNS subdomain (RFC 1123): lower-case letters, digits, '-' and '.', at most 253 "
-                    "characters", "copy the name from `kubectl get nodes`")
+        raise _rule(
+            "a node name is a DNS subdomain (RFC 1123): lower-case letters, digits, '-' and '.', at most 253 "
+            "characters",
+            "copy the name from `kubectl get nodes`",
+        )
     return value
 
 
@@ -159,7 +173,11 @@ CelExpression = Annotated[str, Field(min_length=1, max_length=10 * 1024)]
 
 class ConfigModel(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True, strict=False,
+        extra="forbid",
+        frozen=True,
+        alias_generator=to_camel,
+        populate_by_name=True,
+        strict=False,
     )
 
 
@@ -173,23 +191,28 @@ class SystemNodesEks(ConfigModel):
 
 
 class EksSettings(ConfigModel):
-    subnet_ids: Optional[list[Annotated[str, Field(pattern=r"^subnet-[0-9a-f]{1,17}$")]]] = Field(
+    subnet_ids: list[Annotated[str, Field(pattern=r"^subnet-[0-9a-f]{1,17}$")]] | None = Field(
         None, description="Existing private subnets for the cluster and node groups; omit to create a VPC."
     )
-    endpoint_public_access: StackBool = Field(False, description="Expose the API endpoint publicly (private by default).")
+    endpoint_public_access: StackBool = Field(
+        False, description="Expose the API endpoint publicly (private by default)."
+    )
     public_access_cidrs: list[str] = Field(
         default_factory=list, description="CIDRs allowed to reach a public endpoint; required when it is public."
     )
     private_access_cidrs: list[str] = Field(
         default_factory=list,
         description="CIDRs allowed to reach the private endpoint (443 ingress on the cluster security group), "
-                    "e.g. the VPN or bastion network you deploy from.",
+        "e.g. the VPN or bastion network you deploy from.",
     )
     system_nodes: SystemNodesEks = Field(default_factory=SystemNodesEks, description="System node group.")
     vpc_cidr: str = Field("10.0.0.0/16", description="CIDR of the VPC created when subnetIds is omitted.")
-    availability_zones: StackInt = Field(3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted.")
+    availability_zones: StackInt = Field(
+        3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted."
+    )
     admin_role_arns: list[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")]] = Field(
-        default_factory=list, description="IAM roles given cluster-admin through EKS access entries (besides the creator)."
+        default_factory=list,
+        description="IAM roles given cluster-admin through EKS access entries (besides the creator).",
     )
 
 
@@ -199,7 +222,7 @@ class SystemNodesAks(ConfigModel):
 
 
 class AksSettings(ConfigModel):
-    resource_group: Optional[str] = Field(None, description="Resource group; created unless existingResourceGroup.")
+    resource_group: str | None = Field(None, description="Resource group; created unless existingResourceGroup.")
     existing_resource_group: StackBool = Field(False, description="Use resourceGroup as it is instead of creating it.")
     system_nodes: SystemNodesAks = Field(default_factory=SystemNodesAks, description="System agent pool.")
     admin_group_object_ids: list[str] = Field(
@@ -208,33 +231,41 @@ class AksSettings(ConfigModel):
     authorized_ip_ranges: list[str] = Field(
         default_factory=list, description="CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."
     )
-    private_cluster: StackBool = Field(False, description="Private API server (reachable only from the cluster's network).")
-    kubelogin_mode: Optional[Literal["azurecli", "spn", "workloadidentity", "msi"]] = Field(
+    private_cluster: StackBool = Field(
+        False, description="Private API server (reachable only from the cluster's network)."
+    )
+    kubelogin_mode: Literal["azurecli", "spn", "workloadidentity", "msi"] | None = Field(
         None,
         description="How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` "
-                    "(AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or "
-                    "_CERTIFICATE_PATH: spn, else azurecli).",
+        "(AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or "
+        "_CERTIFICATE_PATH: spn, else azurecli).",
     )
-    deployer_principal_type: Optional[Literal["User", "ServicePrincipal"]] = Field(
+    deployer_principal_type: Literal["User", "ServicePrincipal"] | None = Field(
         None,
         description="Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with "
-                    "the azurecli login, ServicePrincipal with spn, workloadidentity and msi.",
+        "the azurecli login, ServicePrincipal with spn, workloadidentity and msi.",
     )
 
 
 class KindSettings(ConfigModel):
-    node_image: Optional[str] = Field(None, description="kindest/node image; default follows kubernetesVersion.")
+    node_image: str | None = Field(None, description="kindest/node image; default follows kubernetesVersion.")
     gpu_driver: Literal["example", "nvidia"] = Field(
-        "example", description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."
+        "example",
+        description="example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style).",
     )
-    example_driver_version: str = Field(driver_charts.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version.")
+    example_driver_version: str = Field(
+        driver_charts.EXAMPLE_DRIVER_DEFAULT, description="dra-example-driver chart version."
+    )
     allow_unlisted: StackBool = Field(
-        False, description="Accept an exampleDriverVersion that is not a listed release (pinned on purpose; values unchecked)."
+        False,
+        description="Accept an exampleDriverVersion that is not a listed release (pinned on purpose; values unchecked).",
     )
 
 
 class ExistingSettings(ConfigModel):
-    context: Optional[str] = Field(None, description="kubeconfig context; the secret config value `kubeconfig` holds the file.")
+    context: str | None = Field(
+        None, description="kubeconfig context; the secret config value `kubeconfig` holds the file."
+    )
 
 
 class ClusterConfig(ConfigModel):
@@ -244,10 +275,12 @@ class ClusterConfig(ConfigModel):
         description='Kubernetes minor version, "1.34" or newer (DRA v1).'
     )
     protect: StackBool = Field(False, description="Protect the cluster and GPU node pools from deletion.")
-    eks: Optional[EksSettings] = Field(None, description="EKS settings; only with platform: eks.")
-    aks: Optional[AksSettings] = Field(None, description="AKS settings; only with platform: aks.")
-    kind: Optional[KindSettings] = Field(None, description="kind settings; only with platform: kind.")
-    existing: Optional[ExistingSettings] = Field(None, description="Existing-cluster settings; only with platform: existing.")
+    eks: EksSettings | None = Field(None, description="EKS settings; only with platform: eks.")
+    aks: AksSettings | None = Field(None, description="AKS settings; only with platform: aks.")
+    kind: KindSettings | None = Field(None, description="kind settings; only with platform: kind.")
+    existing: ExistingSettings | None = Field(
+        None, description="Existing-cluster settings; only with platform: existing."
+    )
 
     @property
     def minor(self) -> int:
@@ -270,36 +303,37 @@ class MigSettings(ConfigModel):
 class NodePool(ConfigModel):
     name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
     gpu: GpuKey = Field(description="GPU model of the pool.")
-    instance_type: Optional[str] = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
+    instance_type: str | None = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
     min_nodes: StackInt = Field(
-        0, ge=0, le=1000,
+        0,
+        ge=0,
+        le=1000,
         description="Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs.",
     )
     max_nodes: StackInt = Field(ge=1, le=1000, description="Autoscaling maximum.")
-    desired_nodes: Optional[StackInt] = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
+    desired_nodes: StackInt | None = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
     capacity: Literal["on-demand", "spot", "capacity-block"] = Field("on-demand", description="Purchase option.")
-    capacity_reservation_id: Optional[Annotated[str, Field(pattern=r"^cr-[0-9a-f]{8,17}$")]] = Field(
+    capacity_reservation_id: Annotated[str, Field(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = Field(
         None, description="EC2 capacity reservation (cr-...); required with capacity-block."
     )
-    availability_zone: Optional[str] = Field(
-        None, description="Zone the pool is limited to (a capacity block's zone)."
+    availability_zone: str | None = Field(None, description="Zone the pool is limited to (a capacity block's zone).")
+    capacity_block_start: AwareDatetime | None = Field(
+        None,
+        description="capacity-block pools: the block's start (UTC, e.g. 2026-10-01T11:30:00Z); scales the pool up then.",
     )
-    capacity_block_start: Optional[AwareDatetime] = Field(
-        None, description="capacity-block pools: the block's start (UTC, e.g. 2026-10-01T11:30:00Z); scales the pool up then."
-    )
-    capacity_block_end: Optional[AwareDatetime] = Field(
+    capacity_block_end: AwareDatetime | None = Field(
         None, description="capacity-block pools: the block's end; the pool scales to zero before it."
     )
     gpu_stack: Literal["dra", "device-plugin"] = Field(
         "dra", description="Which NVIDIA stack runs on these nodes: the DRA kubelet plugin or the device plugin."
     )
-    mig: Optional[MigSettings] = Field(None, description="MIG partitioning of every GPU in the pool.")
+    mig: MigSettings | None = Field(None, description="MIG partitioning of every GPU in the pool.")
     labels: Labels = Field(default_factory=dict, description="Extra node labels.")
-    ami_type: Optional[Literal[eks_amis.GPU_POOL_AMI_TYPES]] = Field(
+    ami_type: Literal[eks_amis.GPU_POOL_AMI_TYPES] | None = Field(
         None, description="EKS only: NVIDIA AMI family (AL2023 by default)."
     )
     disk_size_gb: StackInt = Field(200, ge=20, le=16384, description="Root volume size per node.")
-    gpus_per_node: Optional[StackInt] = Field(
+    gpus_per_node: StackInt | None = Field(
         None, ge=1, le=64, description="GPUs per node on kind/existing clusters (clouds: from the instance type)."
     )
     nodes: list[NodeName] = Field(
@@ -325,15 +359,17 @@ class NodePool(ConfigModel):
 
 
 class GpuOperatorConfig(ConfigModel):
-    enabled: Optional[StackBool] = Field(None, description="Install the NVIDIA GPU Operator (default: on, off on kind).")
+    enabled: StackBool | None = Field(None, description="Install the NVIDIA GPU Operator (default: on, off on kind).")
     version: Annotated[str, Field(pattern=r"^v\d+\.\d+\.\d+$")] = Field(
         versions.GPU_OPERATOR_DEFAULT, description="Pinned gpu-operator chart version."
     )
     allow_unlisted: StackBool = Field(
-        False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
+        False,
+        description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked).",
     )
     driver: Literal["auto", "host", "operator"] = Field(
-        "auto", description="Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator."
+        "auto",
+        description="Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator.",
     )
 
 
@@ -341,7 +377,8 @@ class DraDriverConfig(ConfigModel):
     enabled: StackBool = Field(True, description="Install the NVIDIA DRA driver.")
     version: str = Field(driver_charts.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
     allow_unlisted: StackBool = Field(
-        False, description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked)."
+        False,
+        description="Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked).",
     )
     feature_gates: dict[str, StackBool] = Field(
         default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
@@ -359,49 +396,53 @@ class DraDriverConfig(ConfigModel):
 
 class SharingConfig(ConfigModel):
     strategy: Literal["TimeSlicing", "MPS"] = Field(description="GPU sharing strategy of the NVIDIA driver.")
-    interval: Optional[Literal["Default", "Short", "Medium", "Long"]] = Field(None, description="TimeSlicing interval.")
-    default_active_thread_percentage: Optional[StackInt] = Field(None, ge=1, le=100, description="MPS thread share.")
-    default_pinned_device_memory_limit: Optional[QuantityText] = Field(None, description="MPS pinned memory limit.")
+    interval: Literal["Default", "Short", "Medium", "Long"] | None = Field(None, description="TimeSlicing interval.")
+    default_active_thread_percentage: StackInt | None = Field(None, ge=1, le=100, description="MPS thread share.")
+    default_pinned_device_memory_limit: QuantityText | None = Field(None, description="MPS pinned memory limit.")
 
 
 class DeviceClassConfig(ConfigModel):
     name: DnsLabel = Field(description="DeviceClass name, used by claim templates and quotas.")
-    gpu: Optional[GpuKey] = Field(None, description="Match this GPU model (NVML productName).")
-    min_memory: Optional[QuantityText] = Field(None, description="Minimum `memory` capacity, e.g. 79Gi.")
-    mig_profile: Optional[str] = Field(None, description="Match MIG devices of this profile.")
-    min_compute_capability: Optional[ComputeCapability] = Field(None, description='Minimum compute capability, "8.0".')
-    sharing: Optional[SharingConfig] = Field(None, description="Opaque sharing config passed to the driver.")
+    gpu: GpuKey | None = Field(None, description="Match this GPU model (NVML productName).")
+    min_memory: QuantityText | None = Field(None, description="Minimum `memory` capacity, e.g. 79Gi.")
+    mig_profile: str | None = Field(None, description="Match MIG devices of this profile.")
+    min_compute_capability: ComputeCapability | None = Field(None, description='Minimum compute capability, "8.0".')
+    sharing: SharingConfig | None = Field(None, description="Opaque sharing config passed to the driver.")
     selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Raw CEL selectors.")
 
 
 class SubRequestConfig(ConfigModel):
-    name: Optional[DnsLabel] = Field(None, description="Subrequest name; defaults to the device class name.")
+    name: DnsLabel | None = Field(None, description="Subrequest name; defaults to the device class name.")
     device_class: str = Field(description="DeviceClass of this alternative.")
-    count: Optional[StackInt] = Field(None, ge=1, le=32, description="Devices (ExactCount).")
-    allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
+    count: StackInt | None = Field(None, ge=1, le=32, description="Devices (ExactCount).")
+    allocation_mode: Literal["ExactCount", "All"] | None = Field(None, description="ExactCount (default) or All.")
     selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors.")
 
 
 class ClaimTemplateConfig(ConfigModel):
     name: DnsLabel = Field(description="ResourceClaimTemplate name.")
     request_name: DnsLabel = Field("gpu", description="Name of the request containers refer to.")
-    device_class: Optional[str] = Field(None, description="DeviceClass of an exact request.")
-    count: Optional[StackInt] = Field(None, ge=1, le=32, description="Devices (ExactCount, default 1).")
-    allocation_mode: Optional[Literal["ExactCount", "All"]] = Field(None, description="ExactCount (default) or All.")
-    selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors of the request.")
-    admin_access: StackBool = Field(False, description="Monitoring access to devices in use (namespace needs adminAccess).")
-    same_attribute: Optional[QualifiedAttribute] = Field(None, description="constraints[].matchAttribute.")
-    first_available: Optional[list[SubRequestConfig]] = Field(
+    device_class: str | None = Field(None, description="DeviceClass of an exact request.")
+    count: StackInt | None = Field(None, ge=1, le=32, description="Devices (ExactCount, default 1).")
+    allocation_mode: Literal["ExactCount", "All"] | None = Field(None, description="ExactCount (default) or All.")
+    selectors: list[CelExpression] = Field(
+        default_factory=list, max_length=32, description="Extra CEL selectors of the request."
+    )
+    admin_access: StackBool = Field(
+        False, description="Monitoring access to devices in use (namespace needs adminAccess)."
+    )
+    same_attribute: QualifiedAttribute | None = Field(None, description="constraints[].matchAttribute.")
+    first_available: list[SubRequestConfig] | None = Field(
         None, min_length=1, max_length=8, description="Ordered alternatives; the first that fits wins."
     )
 
 
 class QuotaConfig(ConfigModel):
-    claims: Optional[StackInt] = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
+    claims: StackInt | None = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
     devices: dict[str, Annotated[StackInt, Field(ge=0)]] = Field(
         default_factory=dict, description="<class>.deviceclass.resource.k8s.io/devices per device class."
     )
-    legacy_gpus: Optional[StackInt] = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
+    legacy_gpus: StackInt | None = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
 
 
 class NamespaceConfig(ConfigModel):
@@ -409,8 +450,10 @@ class NamespaceConfig(ConfigModel):
     migration: Literal["legacy", "dual", "dra-only"] = Field("dra-only", description="Device plugin → DRA state.")
     admin_access: StackBool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
     labels: Labels = Field(default_factory=dict, description="Extra namespace labels.")
-    quota: Optional[QuotaConfig] = Field(None, description="ResourceQuota of the namespace.")
-    claim_templates: list[ClaimTemplateConfig] = Field(default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces).")
+    quota: QuotaConfig | None = Field(None, description="ResourceQuota of the namespace.")
+    claim_templates: list[ClaimTemplateConfig] = Field(
+        default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces)."
+    )
 
 
 class DeviceTaintConfig(ConfigModel):
@@ -419,28 +462,33 @@ class DeviceTaintConfig(ConfigModel):
     pool: str = Field(description="ResourceSlice pool (the node name for node-local drivers).")
     device: str = Field(description="Device name in the pool, e.g. gpu-3.")
     key: str = Field(description="Taint key.")
-    value: Optional[str] = Field(None, description="Taint value.")
+    value: str | None = Field(None, description="Taint value.")
     effect: Literal["NoSchedule", "NoExecute", "None"] = Field("NoSchedule", description="None needs Kubernetes 1.35.")
 
 
 class MaintenanceConfig(ConfigModel):
-    device_taints: list[DeviceTaintConfig] = Field(default_factory=list, description="DeviceTaintRules (alpha; kind only).")
+    device_taints: list[DeviceTaintConfig] = Field(
+        default_factory=list, description="DeviceTaintRules (alpha; kind only)."
+    )
 
 
 class AutoscalerConfig(ConfigModel):
-    enabled: Optional[StackBool] = Field(
+    enabled: StackBool | None = Field(
         None, description="Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."
     )
-    version: Optional[str] = Field(
-        None, pattern=r"^v?\d+\.\d+\.\d+$",
+    version: str | None = Field(
+        None,
+        pattern=r"^v?\d+\.\d+\.\d+$",
         description="EKS: the cluster-autoscaler image version (same minor as the cluster); default: the newest of the cluster's minor.",
     )
 
 
 def _absolute_url(value: str) -> str:
     if not re.match(r"^https?://[^/\s]+(/\S*)?$", value):
-        raise _rule("must be an absolute http(s) URL: Alertmanager and on-call tools open runbook links as they are",
-                    f"write the full address, e.g. {project.RUNBOOKS_URL!r}")
+        raise _rule(
+            "must be an absolute http(s) URL: Alertmanager and on-call tools open runbook links as they are",
+            f"write the full address, e.g. {project.RUNBOOKS_URL!r}",
+        )
     return value
 
 
@@ -453,7 +501,7 @@ class MonitoringConfig(ConfigModel):
     namespace: DnsLabel = Field(
         "monitoring", description="Namespace of the alert rules, the dashboard and (with install) the chart."
     )
-    create_namespace: Optional[StackBool] = Field(
+    create_namespace: StackBool | None = Field(
         None,
         description="true: this stack creates the namespace; false: it must exist (the stack reads it and fails "
         "if it is missing). Default: true with install, false without.",
@@ -468,13 +516,16 @@ class MonitoringConfig(ConfigModel):
         description="Exporters your own Prometheus already scrapes, for alerts that need them: with install: false "
         "kube-state-metrics and kubelet; on kind/existing clusters also kube-scheduler and kube-controller-manager.",
     )
-    dcgm_dra_pod_mapping: Optional[StackBool] = Field(
+    dcgm_dra_pod_mapping: StackBool | None = Field(
         None,
         description="dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs "
         "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere.",
     )
     claim_pending_minutes: StackInt = Field(
-        5, ge=1, le=1440, description="Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer."
+        5,
+        ge=1,
+        le=1440,
+        description="Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer.",
     )
     dashboard: StackBool = Field(True, description="Ship the Grafana dashboard ConfigMap.")
     gpu_temperature_celsius: StackInt = Field(85, ge=40, le=120, description="GPU temperature alert threshold.")
@@ -493,7 +544,7 @@ class MonitoringConfig(ConfigModel):
 class StackConfig(ConfigModel):
     stack: str
     source: str = Field(description="Stack file the config came from.")
-    region: Optional[str] = None
+    region: str | None = None
     cluster: ClusterConfig
     node_pools: list[NodePool] = Field(default_factory=list)
     gpu_operator: GpuOperatorConfig = Field(default_factory=GpuOperatorConfig)

@@ -1,15 +1,15 @@
 """The config reference in README.md, generated from the pydantic models so docs and code never drift.
-Run `python -m components.config.reference` to print it; tests/docs/test_readme.py keeps README in sync."""
+Run `python -m dra_gpu_platform.config.reference` to print it; tests/docs/test_readme.py keeps README in sync."""
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any
 
+from dra_gpu_platform.config.loading import SECTIONS
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
-
-from components.config.loading import SECTIONS
 
 
 def _type_name(annotation: Any) -> str:
@@ -19,7 +19,7 @@ def _type_name(annotation: Any) -> str:
         return _type_name(args[0])
     if origin is typing.Literal:
         return " \\| ".join(f"`{a}`" for a in args)
-    if origin is typing.Union:
+    if origin in (typing.Union, types.UnionType):  # Optional[X] and X | None
         parts = [_type_name(a) for a in args if a is not type(None)]
         return " \\| ".join(parts)
     if origin in (list, tuple):

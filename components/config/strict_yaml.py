@@ -31,22 +31,24 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short_text
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode
 from yaml.resolver import BaseResolver, Resolver
 
-from components.config.problems import MISSING, InputError, Problem, short_text
-
 try:  # libyaml's parser (it ships in PyYAML's wheels): C speed, and no recursion while it reads events
     from yaml._yaml import CParser as _Parser
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
+
     class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer):
         def __init__(self, stream):
             yaml.reader.Reader.__init__(self, stream)
             yaml.scanner.Scanner.__init__(self)
             yaml.parser.Parser.__init__(self)
             yaml.composer.Composer.__init__(self)
+
+
 _MIB = 1024 * 1024
 
 
@@ -63,9 +65,13 @@ class Limits:
 
 
 # A stack file is edited by people: a 2,000-object stack is ~100 KiB. Nesting is at most ~8 deep.
-STACK_FILE = Limits("stack file", max_bytes=4 * _MIB, max_depth=64, max_nodes=1_000_000, aliases="refuse", schema="pulumi")
+STACK_FILE = Limits(
+    "stack file", max_bytes=4 * _MIB, max_depth=64, max_nodes=1_000_000, aliases="refuse", schema="pulumi"
+)
 # Claim files, inventories (`kubectl get ... -o json` of a large cluster) and NVML snapshots.
-DOCUMENTS = Limits("file", max_bytes=256 * _MIB, max_depth=128, max_nodes=20_000_000, aliases="go-yaml", schema="kubernetes")
+DOCUMENTS = Limits(
+    "file", max_bytes=256 * _MIB, max_depth=128, max_nodes=20_000_000, aliases="go-yaml", schema="kubernetes"
+)
 
 # go-yaml v3 decode.go (alias_ratio_range_low/high, allowedAliasRatio, and the check in unmarshal()).
 _ALIAS_RATIO_LOW = 400_000
@@ -88,8 +94,11 @@ def _excessive_aliasing(alias_nodes: int, decoded: int) -> bool:
 # ------------------------------------------------------------------------------------------------ reading bytes
 
 _FILE_KINDS = (
-    (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
 )
 
 
@@ -106,16 +115,24 @@ def read_text(path: Path | str, limits: Limits, *, missing_fix: str = "check the
     except FileNotFoundError:
         raise _fail(file, MISSING, f"the {limits.what} does not exist", missing_fix) from None
     except PermissionError:
-        raise _fail(file, MISSING, f"the {limits.what} cannot be read: permission denied",
-                    f"make it readable (`chmod u+r {file}`) or run as a user who may read it") from None
+        raise _fail(
+            file,
+            MISSING,
+            f"the {limits.what} cannot be read: permission denied",
+            f"make it readable (`chmod u+r {file}`) or run as a user who may read it",
+        ) from None
     except OSError as error:
         raise _fail(file, MISSING, f"the {limits.what} cannot be opened: {error.strerror}", missing_fix) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         kind = next((name for test, name in _FILE_KINDS if test(info.st_mode)), "not a regular file")
-        raise _fail(file, MISSING, f"the {limits.what} is {kind}, not a regular file; it was not read",
-                    "pass the path of a regular file")
+        raise _fail(
+            file,
+            MISSING,
+            f"the {limits.what} is {kind}, not a regular file; it was not read",
+            "pass the path of a regular file",
+        )
     with os.fdopen(fd, "rb") as handle:
         if info.st_size > limits.max_bytes:
             raise _fail(file, f"{info.st_size} bytes", _too_big(limits), _too_big_fix(limits))
@@ -148,12 +165,17 @@ def decode_utf8(data: bytes, file: str, what: str = "file") -> str:
         line = data.count(b"\n", 0, offset) + 1
         column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
         hint = " (it starts with a UTF-16 byte order mark)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
-        raise _fail(file, f"byte 0x{data[offset]:02x}",
-                    f"the {what} is not UTF-8{hint}: the first bad byte is at offset {offset} (line {line}, column {column})",
-                    "save the file as UTF-8 (e.g. `iconv -f LATIN1 -t UTF-8`)", where=f"byte {offset}") from None
+        raise _fail(
+            file,
+            f"byte 0x{data[offset]:02x}",
+            f"the {what} is not UTF-8{hint}: the first bad byte is at offset {offset} (line {line}, column {column})",
+            "save the file as UTF-8 (e.g. `iconv -f LATIN1 -t UTF-8`)",
+            where=f"byte {offset}",
+        ) from None
 
 
 # ------------------------------------------------------------------------------------------------ resolution
+
 
 class PulumiResolver(BaseResolver):
     """Plain-scalar resolution of go-yaml v3 (resolve.go), which reads Pulumi stack files: the YAML 1.2 core
@@ -165,7 +187,9 @@ _BOOL_12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _NULL_12 = re.compile(r"^(?:~|null|Null|NULL|)$")
 # go-yaml strips `_` and then tries strconv.ParseInt(plain, 0, 64): an optional sign, then 0x / 0o / 0b / 0 / decimal.
 _INT_GO = re.compile(r"^[-+]?(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|[0-9][0-9_]*)$")
-_FLOAT_GO = re.compile(r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_FLOAT_GO = re.compile(
+    r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
 
 PulumiResolver.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL_12, list("tTfF"))
 PulumiResolver.add_implicit_resolver("tag:yaml.org,2002:null", _NULL_12, ["~", "n", "N", ""])
@@ -273,6 +297,7 @@ class _DocumentLoader(_Parser, _StrictConstructor, Resolver):
 
 # ------------------------------------------------------------------------------------------------ parsing
 
+
 def _where(mark) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown position"
 
@@ -290,8 +315,13 @@ def _syntax_problem(file: str, error: yaml.YAMLError, text: str) -> Problem:
         line = text.count("\n", 0, position)
         where = f"line {line + 1}, column {position - (text.rfind(chr(10), 0, position) + 1) + 1}"
         problem = f"character U+{character:04X} is not allowed in YAML"
-    return Problem(file, where if mark is not None or isinstance(error, yaml.reader.ReaderError) else "", MISSING,
-                   f"not valid YAML ({where}): {short_text(problem, 200)}", "fix the YAML syntax")
+    return Problem(
+        file,
+        where if mark is not None or isinstance(error, yaml.reader.ReaderError) else "",
+        MISSING,
+        f"not valid YAML ({where}): {short_text(problem, 200)}",
+        "fix the YAML syntax",
+    )
 
 
 def scan(text: str, file: str, limits: Limits) -> None:
@@ -311,19 +341,28 @@ def scan(text: str, file: str, limits: Limits) -> None:
             if isinstance(event, AliasEvent):
                 anchor = event.anchor
                 if limits.aliases == "refuse":
-                    raise refuse(f"a {limits.what} may not use YAML aliases (*{short_text(anchor, 40)})",
-                                 "write the value out in full where the alias stands (and drop its &anchor)", event.start_mark,
-                                 f"*{short_text(anchor, 40)}")
+                    raise refuse(
+                        f"a {limits.what} may not use YAML aliases (*{short_text(anchor, 40)})",
+                        "write the value out in full where the alias stands (and drop its &anchor)",
+                        event.start_mark,
+                        f"*{short_text(anchor, 40)}",
+                    )
                 if any(name == anchor for name, _ in open_anchors):
-                    raise refuse(f"alias *{short_text(anchor, 40)} points into its own anchor: a structure without end",
-                                 "remove the alias or point it at a value outside the anchored one", event.start_mark)
+                    raise refuse(
+                        f"alias *{short_text(anchor, 40)} points into its own anchor: a structure without end",
+                        "remove the alias or point it at a value outside the anchored one",
+                        event.start_mark,
+                    )
                 size = sizes.get(anchor, 1)
                 decoded += size
                 from_aliases += size
                 if _excessive_aliasing(from_aliases, decoded):
-                    raise refuse("the document contains excessive aliasing (go-yaml's limit, which kubectl applies too)",
-                                 "write the objects out instead of expanding aliases into them", event.start_mark,
-                                 f"{from_aliases} of {decoded} nodes from aliases")
+                    raise refuse(
+                        "the document contains excessive aliasing (go-yaml's limit, which kubectl applies too)",
+                        "write the objects out instead of expanding aliases into them",
+                        event.start_mark,
+                        f"{from_aliases} of {decoded} nodes from aliases",
+                    )
             elif isinstance(event, (ScalarEvent, CollectionStartEvent)):
                 decoded += 1
                 if isinstance(event, ScalarEvent):
@@ -332,8 +371,11 @@ def scan(text: str, file: str, limits: Limits) -> None:
                 else:
                     depth += 1
                     if depth > limits.max_depth:
-                        raise refuse(f"nested deeper than {limits.max_depth} levels", "flatten the structure; no valid "
-                                     f"{limits.what} nests this deep", event.start_mark)
+                        raise refuse(
+                            f"nested deeper than {limits.max_depth} levels",
+                            f"flatten the structure; no valid {limits.what} nests this deep",
+                            event.start_mark,
+                        )
                     open_anchors.append((event.anchor, decoded - 1))
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
@@ -341,8 +383,11 @@ def scan(text: str, file: str, limits: Limits) -> None:
                 if anchor is not None:
                     sizes[anchor] = decoded - before
             if decoded > limits.max_nodes:
-                raise refuse(f"more than {limits.max_nodes} YAML nodes (aliases expanded)", _too_big_fix(limits),
-                             getattr(event, "start_mark", None))
+                raise refuse(
+                    f"more than {limits.max_nodes} YAML nodes (aliases expanded)",
+                    _too_big_fix(limits),
+                    getattr(event, "start_mark", None),
+                )
     except yaml.YAMLError as error:
         raise InputError([_syntax_problem(file, error, text)], file) from None
 
@@ -360,20 +405,37 @@ def _construct(text: str, file: str, loader_class, *, single: bool) -> list[Any]
     except yaml.YAMLError as error:
         raise InputError([_syntax_problem(file, error, text)], file) from None
     except ValueError as error:  # an int of more digits than Python converts (sys.get_int_max_str_digits)
-        raise InputError([Problem(file, "", MISSING, f"a value cannot be read: {short_text(error, 120)}",
-                                  "write numbers of at most a few dozen digits, or quote them")], file) from None
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    "",
+                    MISSING,
+                    f"a value cannot be read: {short_text(error, 120)}",
+                    "write numbers of at most a few dozen digits, or quote them",
+                )
+            ],
+            file,
+        ) from None
     except RecursionError:  # cannot happen within max_depth; kept so a deeper libyaml never means a traceback
         raise InputError([Problem(file, "", MISSING, "nested too deeply", "flatten the structure")], file) from None
     finally:
         loader.dispose()
     if loader.duplicates:
-        raise InputError([
-            Problem(file, second, key,
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    second,
+                    key,
                     f"key {short_text(repr(key), 80)} is given twice in one mapping ({first} and {second}); "
                     f"YAML requires unique keys{refused_by}",
-                    "keep one of them: merge the two entries into one")
-            for key, first, second in loader.duplicates
-        ], file)
+                    "keep one of them: merge the two entries into one",
+                )
+                for key, first, second in loader.duplicates
+            ],
+            file,
+        )
     return documents
 
 
@@ -387,7 +449,9 @@ def read_stack_yaml(path: Path | str) -> Any:
     return load_stack_text(read_text(path, STACK_FILE, missing_fix="check --stack/--config"), str(path))
 
 
-def load_documents_text(text: str, file: str, limits: Limits = DOCUMENTS, *, json_array_is_documents: bool = False) -> list[Any]:
+def load_documents_text(
+    text: str, file: str, limits: Limits = DOCUMENTS, *, json_array_is_documents: bool = False
+) -> list[Any]:
     """Every document of a YAML or JSON file. JSON (what kubectl -o json and NVML snapshots are) takes the
     fast json parser; a JSON file with a repeated key goes through YAML, which names its lines. With
     `json_array_is_documents`, a file that is one JSON array is its items."""
@@ -404,16 +468,27 @@ def _load_documents(text: str, file: str, limits: Limits) -> list[Any]:
         except (ValueError, _Duplicate, RecursionError):
             pass  # YAML flow style, a duplicate key or deep nesting: the YAML path says which
         else:
-            if _depth(document, limits.max_depth) <= limits.max_depth and not (_SURROGATE_ESCAPE.search(text) and _has_surrogate(document)):
+            if _depth(document, limits.max_depth) <= limits.max_depth and not (
+                _SURROGATE_ESCAPE.search(text) and _has_surrogate(document)
+            ):
                 return [document]
     scan(text, file, limits)
     return _construct(text, file, _DocumentLoader, single=False)
 
 
-def read_documents_file(path: Path | str, limits: Limits = DOCUMENTS, *, missing_fix: str = "check the path",
-                        json_array_is_documents: bool = False) -> list[Any]:
-    return load_documents_text(read_text(path, limits, missing_fix=missing_fix), str(path), limits,
-                               json_array_is_documents=json_array_is_documents)
+def read_documents_file(
+    path: Path | str,
+    limits: Limits = DOCUMENTS,
+    *,
+    missing_fix: str = "check the path",
+    json_array_is_documents: bool = False,
+) -> list[Any]:
+    return load_documents_text(
+        read_text(path, limits, missing_fix=missing_fix),
+        str(path),
+        limits,
+        json_array_is_documents=json_array_is_documents,
+    )
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -424,7 +499,9 @@ def _depth(value: Any, limit: int) -> int:
         depth += 1
         below: list[Any] = []
         for node in level:
-            below.extend([c for c in (node.values() if type(node) is dict else node) if type(c) is dict or type(c) is list])
+            below.extend(
+                [c for c in (node.values() if type(node) is dict else node) if type(c) is dict or type(c) is list]
+            )
         level = below
     return depth
 

@@ -22,8 +22,12 @@ _Dumper.add_representer(str, _str)
 
 
 def dump_yaml(document: Any, *, sort_keys: bool = False) -> str:
-    return yaml.dump(document, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False, width=4096, allow_unicode=True)
+    return yaml.dump(
+        document, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False, width=4096, allow_unicode=True
+    )
 
 
 def dump_all_yaml(documents: list[Any]) -> str:
-    return yaml.dump_all(documents, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=4096, allow_unicode=True)
+    return yaml.dump_all(
+        documents, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=4096, allow_unicode=True
+    )

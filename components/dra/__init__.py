@@ -4,4 +4,17 @@ parser, the allocator and quota charges.
 Who may import: plans, resources, policies, gpuplan. Imports only `components.facts` and `components.config`.
 """
 
-__all__ = ["allocator", "apiserver", "capacity", "cel", "claims", "cluster", "gates", "model", "nvml", "quota", "scheduler", "slices"]  # the public modules of this package
+__all__ = [
+    "allocator",
+    "apiserver",
+    "capacity",
+    "cel",
+    "claims",
+    "cluster",
+    "gates",
+    "model",
+    "nvml",
+    "quota",
+    "scheduler",
+    "slices",
+]  # the public modules of this package

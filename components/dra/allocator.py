@@ -19,19 +19,19 @@ The class engine is used unless the pod needs per-device bookkeeping it does not
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
-from components.dra.capacity import capacity_fits, consumed_capacity
-from components.dra.claims import Constraint, DeviceClassSpec, SubRequest
-from components.dra.model import (
+from dra_gpu_platform.dra.capacity import capacity_fits, consumed_capacity
+from dra_gpu_platform.dra.claims import Constraint, DeviceClassSpec, SubRequest
+from dra_gpu_platform.dra.model import (
     AllocationError,
     ClaimAllocation,
-    FailedOnNode,
     DeviceID,
     DeviceResult,
+    FailedOnNode,
     Features,
     NodeInfo,
     NodeSelection,
@@ -52,13 +52,12 @@ FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize (scori
 SEARCH_BUDGET = 200_000
 
 
-
 # ---------------------------------------------------------------------------------------------------
 # constraints (matchAttributeConstraint; experimental distinctAttributeConstraint)
 
 
 class _MatchAttribute:
-    __slots__ = ("names", "attribute", "value", "count")
+    __slots__ = ("attribute", "count", "names", "value")
 
     def __init__(self, constraint: Constraint):
         self.names = frozenset(constraint.requests)
@@ -164,9 +163,19 @@ class _Stop(Exception):
 class Allocation:
     """One Allocate call: upstream `allocator` (the per-call state)."""
 
-    def __init__(self, node: NodeInfo, pools: Sequence[PoolView], claims: Sequence[PodClaim],
-                 classes: Mapping[str, DeviceClassSpec], usage: Usage, features: Features, selectors: Selectors,
-                 *, engine: str = "auto", budget: int = SEARCH_BUDGET):
+    def __init__(
+        self,
+        node: NodeInfo,
+        pools: Sequence[PoolView],
+        claims: Sequence[PodClaim],
+        classes: Mapping[str, DeviceClassSpec],
+        usage: Usage,
+        features: Features,
+        selectors: Selectors,
+        *,
+        engine: str = "auto",
+        budget: int = SEARCH_BUDGET,
+    ):
         self.node = node
         self.pools = list(pools)
         self.claims = list(claims)
@@ -194,17 +203,24 @@ class Allocation:
             for s, slice_ in enumerate(pool.slices):
                 indexes = []
                 for d, device in enumerate(slice_.devices):
-                    match = node_selection_matches(device.selection or NodeSelection(), node) if slice_.per_device else None
+                    match = (
+                        node_selection_matches(device.selection or NodeSelection(), node) if slice_.per_device else None
+                    )
                     indexes.append(len(self.positions))
-                    self.positions.append(_Position(p, s, d, (pool.driver, pool.pool, device.name), device.shape,
-                                                    self._pool_usable(pool), match))
+                    self.positions.append(
+                        _Position(
+                            p, s, d, (pool.driver, pool.pool, device.name), device.shape, self._pool_usable(pool), match
+                        )
+                    )
                 slices.append(indexes)
             self.pool_positions.append(slices)
 
     def _init_state(self) -> None:
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
         self.constraints: list[list[_MatchAttribute]] = [[] for _ in self.claims]
-        self.results: list[list[tuple[int, _RequestData, bool, tuple[tuple[str, Fraction], ...]]]] = [[] for _ in self.claims]
+        self.results: list[list[tuple[int, _RequestData, bool, tuple[tuple[str, Fraction], ...]]]] = [
+            [] for _ in self.claims
+        ]
         self.allocating: dict[int, set[int]] = {}  # position -> claim indexes (allocatingDevices)
         self.allocating_capacity: dict[int, dict[str, Fraction]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}  # pool -> set -> counter
@@ -251,16 +267,19 @@ class Allocation:
         for ci, claim in enumerate(self.claims):
             minimum = 0
             for ri, request in enumerate(claim.spec.requests):
-                if request.first_available:
-                    if not self.features.prioritized_list:
-                        raise AllocationError(f"claim {claim.ref}, request {request.name}: has subrequests, but the "
-                                              "DRAPrioritizedList feature is disabled")
+                if request.first_available and not self.features.prioritized_list:
+                    raise AllocationError(
+                        f"claim {claim.ref}, request {request.name}: has subrequests, but the "
+                        "DRAPrioritizedList feature is disabled"
+                    )
                 if self.features.experimental and not self.features.consumable_capacity:
                     for sub in request.alternatives:
                         if sub.capacity:
                             what = f"subrequest {sub.name}" if request.first_available else f"request {request.name}"
-                            raise AllocationError(f"claim {claim.ref}, {what}: has capacity requests, but the "
-                                                  "DRAConsumableCapacity feature is disabled")
+                            raise AllocationError(
+                                f"claim {claim.ref}, {what}: has capacity requests, but the "
+                                "DRAConsumableCapacity feature is disabled"
+                            )
                 least = None
                 for si, sub in enumerate(request.alternatives):
                     data = self._validate(ci, claim, sub, request.name if request.first_available else None)
@@ -268,21 +287,28 @@ class Allocation:
                     least = data.count if least is None else min(least, data.count)
                 minimum += least or 0
             if minimum > MAX_DEVICES_PER_CLAIM:
-                raise AllocationError(f"claim {claim.ref}: number of requested devices {minimum} exceeds the claim "
-                                      f"limit of {MAX_DEVICES_PER_CLAIM}")
+                raise AllocationError(
+                    f"claim {claim.ref}: number of requested devices {minimum} exceeds the claim "
+                    f"limit of {MAX_DEVICES_PER_CLAIM}"
+                )
             for i, constraint in enumerate(claim.spec.constraints):
                 if constraint.attribute is None or (constraint.distinct and not self.features.experimental):
-                    raise AllocationError(f"claim {claim.ref}, constraint #{i}: empty constraint (unsupported "
-                                          "constraint type?)")
-                self.constraints[ci].append(_DistinctAttribute(constraint) if constraint.distinct else _MatchAttribute(constraint))
+                    raise AllocationError(
+                        f"claim {claim.ref}, constraint #{i}: empty constraint (unsupported constraint type?)"
+                    )
+                self.constraints[ci].append(
+                    _DistinctAttribute(constraint) if constraint.distinct else _MatchAttribute(constraint)
+                )
             min_total += minimum
         if self.engine == "classes":
             self._build_classes()
         try:
             done, _ = self._allocate_one(0, 0, 0, 0, False)
         except _Stop:
-            raise FailedOnNode(f"timed out trying to allocate devices (the simulation stopped after {self.budget} "
-                               "search steps; the scheduler stops after DRASchedulerFilterTimeout)") from None
+            raise FailedOnNode(
+                f"timed out trying to allocate devices (the simulation stopped after {self.budget} "
+                "search steps; the scheduler stops after DRASchedulerFilterTimeout)"
+            ) from None
         if not done:
             if self.features.minor > 34 and any(pool.invalid is not None for pool in self.pools):
                 raise FailedOnNode("invalid resource pools were encountered")
@@ -293,23 +319,33 @@ class Allocation:
         """validateDeviceRequest."""
         name = sub.name if parent else sub.request
         if sub.admin_access_set and not self.features.admin_access:
-            raise AllocationError(f"claim {claim.ref}, request {name}: admin access is requested, but the feature is disabled")
+            raise AllocationError(
+                f"claim {claim.ref}, request {name}: admin access is requested, but the feature is disabled"
+            )
         if not sub.device_class:
-            raise AllocationError(f"claim {claim.ref}, request {name}: missing device class name (unsupported request type?)")
+            raise AllocationError(
+                f"claim {claim.ref}, request {name}: missing device class name (unsupported request type?)"
+            )
         device_class = self.classes.get(sub.device_class)
         if device_class is None:
-            raise AllocationError(f"claim {claim.ref}, request {name}: could not retrieve device class {sub.device_class}: "
-                                  f"deviceclass.resource.k8s.io \"{sub.device_class}\" not found")
+            raise AllocationError(
+                f"claim {claim.ref}, request {name}: could not retrieve device class {sub.device_class}: "
+                f'deviceclass.resource.k8s.io "{sub.device_class}" not found'
+            )
         data = _RequestData(sub, parent, device_class, sub.count)
         if sub.mode == "All":
             data.all_devices = []
             for p, pool in enumerate(self.pools):
                 if pool.incomplete:
-                    raise AllocationError(f"claim {claim.ref}, request {name}: asks for all devices, but resource pool "
-                                          f"{pool.driver}/{pool.pool} is currently being updated")
+                    raise AllocationError(
+                        f"claim {claim.ref}, request {name}: asks for all devices, but resource pool "
+                        f"{pool.driver}/{pool.pool} is currently being updated"
+                    )
                 if pool.invalid is not None:
-                    raise AllocationError(f"claim {claim.ref}, request {name}: asks for all devices, but resource pool "
-                                          f"{pool.driver}/{pool.pool} is currently invalid")
+                    raise AllocationError(
+                        f"claim {claim.ref}, request {name}: asks for all devices, but resource pool "
+                        f"{pool.driver}/{pool.pool} is currently invalid"
+                    )
                 for positions in self.pool_positions[p]:
                     for position in positions:
                         if self._selectable(ci, data, position):
@@ -337,8 +373,16 @@ class Allocation:
             return ok, err
         key = None
         if self.engine == "classes":
-            key = (ci, ri, si, di, in_sub, tuple(self._taken), len(self.results[ci]),
-                   tuple(c.state() for c in self.constraints[ci]))
+            key = (
+                ci,
+                ri,
+                si,
+                di,
+                in_sub,
+                tuple(self._taken),
+                len(self.results[ci]),
+                tuple(c.state() for c in self.constraints[ci]),
+            )
             if key in self._failed:
                 return False, self._failed_err.get(key)
         ok, err = self._allocate_one_uncached(ci, ri, si, di, in_sub)
@@ -426,7 +470,7 @@ class Allocation:
                 continue
             order.append((first, cls))
         order.sort()
-        for first, cls in order:
+        for _first, cls in order:
             if self._taken[cls] >= len(self._class_members[cls]):
                 continue
             position = self._class_members[cls][self._taken[cls]]
@@ -450,8 +494,10 @@ class Allocation:
                 verdict = self.selectors.verdict(expression, shape)
                 if isinstance(verdict, str):
                     where = f"class {owner.name}" if owner is not None else f"claim {claim.ref}"
-                    raise AllocationError(f"{where}: selector #{i}: {verdict} (on device {'/'.join(entry.id)}; the "
-                                          "scheduler aborts the pod's scheduling attempt)")
+                    raise AllocationError(
+                        f"{where}: selector #{i}: {verdict} (on device {'/'.join(entry.id)}; the "
+                        "scheduler aborts the pod's scheduling attempt)"
+                    )
                 if not verdict:
                     self._matches[key] = False
                     return False
@@ -466,9 +512,13 @@ class Allocation:
 
     def _capacity_fits(self, sub: SubRequest, position: int) -> bool | None:
         entry = self.positions[position]
-        return capacity_fits(sub, entry.shape, self.usage.consumed.get(entry.id, {}), self.allocating_capacity.get(position, {}))
+        return capacity_fits(
+            sub, entry.shape, self.usage.consumed.get(entry.id, {}), self.allocating_capacity.get(position, {})
+        )
 
-    def _allocate_device(self, ci: int, data: _RequestData, position: int, must: bool) -> tuple[bool, Callable[[], None]]:
+    def _allocate_device(
+        self, ci: int, data: _RequestData, position: int, must: bool
+    ) -> tuple[bool, Callable[[], None]]:
         entry = self.positions[position]
         shape = entry.shape
         sub = data.sub
@@ -492,8 +542,10 @@ class Allocation:
             if not constraint.add(request, sub_name, shape):
                 if must:
                     claim = self.claims[ci]
-                    raise AllocationError(f"claim {claim.ref}, request {sub.name if data.parent else sub.request}: cannot add "
-                                          f"device {'/'.join(entry.id)} because a claim constraint would not be satisfied")
+                    raise AllocationError(
+                        f"claim {claim.ref}, request {sub.name if data.parent else sub.request}: cannot add "
+                        f"device {'/'.join(entry.id)} because a claim constraint would not be satisfied"
+                    )
                 for earlier in constraints[:i]:
                     earlier.remove(request, sub_name, shape)
                 return False, _noop
@@ -507,7 +559,9 @@ class Allocation:
                 return False, _noop  # upstream returns here without rolling back; so does this port
             if multiple:
                 requests = dict(sub.capacity or ())
-                consumed = tuple(sorted((name, consumed_capacity(requests.get(name), cap)) for name, cap in shape.capacity.items()))
+                consumed = tuple(
+                    sorted((name, consumed_capacity(requests.get(name), cap)) for name, cap in shape.capacity.items())
+                )
                 bucket = self.allocating_capacity.setdefault(position, {})
                 for name, amount in consumed:
                     bucket[name] = bucket.get(name, Fraction(0)) + amount
@@ -605,8 +659,12 @@ class Allocation:
                 devices.append(DeviceResult(label, entry.id, admin, consumed, bool(consumed)))
                 slice_ = self.pools[entry.pool].slices[entry.slice]
                 device = slice_.devices[entry.index]
-                slices.append((slice_.selection if not slice_.per_device else (device.selection or NodeSelection()),
-                               entry.shape.binds_to_node and self.features.binding_and_status))
+                slices.append(
+                    (
+                        slice_.selection if not slice_.per_device else (device.selection or NodeSelection()),
+                        entry.shape.binds_to_node and self.features.binding_and_status,
+                    )
+                )
             chosen = {}
             for ri, request in enumerate(claim.spec.requests):
                 if request.first_available:
@@ -619,13 +677,21 @@ class Allocation:
         expressions: list[dict[str, Any]] = []
         for selection, binds in selections:
             if selection.node_name or binds:
-                name = self.node.name if binds and self.features.experimental else (selection.node_name or self.node.name)
-                return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+                name = (
+                    self.node.name if binds and self.features.experimental else (selection.node_name or self.node.name)
+                )
+                return {
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}
+                    ]
+                }
             if selection.node_selector is not None:
                 terms = selection.node_selector.get("nodeSelectorTerms") or []
                 if len(terms) == 1:
-                    for source, target in ((terms[0].get("matchFields") or [], fields),
-                                           (terms[0].get("matchExpressions") or [], expressions)):
+                    for source, target in (
+                        (terms[0].get("matchFields") or [], fields),
+                        (terms[0].get("matchExpressions") or [], expressions),
+                    ):
                         for requirement in source:
                             if not any(_same_requirement(requirement, r) for r in target):
                                 target.append(dict(requirement))
@@ -642,17 +708,29 @@ class Allocation:
 
 
 def _same_requirement(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return a.get("key") == b.get("key") and a.get("operator") == b.get("operator") and \
-        set(a.get("values") or []) == set(b.get("values") or [])
+    return (
+        a.get("key") == b.get("key")
+        and a.get("operator") == b.get("operator")
+        and set(a.get("values") or []) == set(b.get("values") or [])
+    )
 
 
 def _noop() -> None:
     return None
 
 
-def allocate(node: NodeInfo, pools: Sequence[PoolView], claims: Sequence[PodClaim], classes: Mapping[str, DeviceClassSpec],
-             usage: Usage, features: Features, selectors: Selectors, *, engine: str = "auto",
-             budget: int = SEARCH_BUDGET) -> list[ClaimAllocation] | None:
+def allocate(
+    node: NodeInfo,
+    pools: Sequence[PoolView],
+    claims: Sequence[PodClaim],
+    classes: Mapping[str, DeviceClassSpec],
+    usage: Usage,
+    features: Features,
+    selectors: Selectors,
+    *,
+    engine: str = "auto",
+    budget: int = SEARCH_BUDGET,
+) -> list[ClaimAllocation] | None:
     """Allocate for one node: the allocation of every claim, or None when they do not fit here.
     Raises AllocationError (the scheduler's error) or FailedOnNode (unschedulable with a message)."""
     return Allocation(node, pools, claims, classes, usage, features, selectors, engine=engine, budget=budget).run()
@@ -661,7 +739,7 @@ def allocate(node: NodeInfo, pools: Sequence[PoolView], claims: Sequence[PodClai
 def prioritized_score(claims: Sequence[PodClaim], allocations: Sequence[ClaimAllocation]) -> int:
     """dynamicresources.go computeScore: Σ over firstAvailable requests of 8 - index of the chosen subrequest."""
     score = 0
-    for claim, allocation in zip(claims, allocations):
+    for claim, allocation in zip(claims, allocations, strict=False):
         for request in claim.spec.requests:
             if request.first_available and request.name in allocation.subrequests:
                 names = [s.name for s in request.alternatives]

@@ -16,7 +16,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from components.dra import gates as g
+from dra_gpu_platform.dra import gates as g
 
 
 def _drop(holder: Any, key: str, path: str, gate: str, dropped: list[tuple[str, str]]) -> None:
@@ -39,25 +39,63 @@ def drop_claim_spec_fields(devices: Any, path: str, gates: g.FeatureGates) -> tu
     if not gates.device_taints:  # dropDisabledDRADeviceTaintsFields (after the prioritized list)
         for i, request in enumerate(requests):
             if isinstance(request, dict):
-                _drop(request.get("exactly"), "tolerations", f"{path}.requests[{i}].exactly.tolerations", g.DEVICE_TAINTS, dropped)
+                _drop(
+                    request.get("exactly"),
+                    "tolerations",
+                    f"{path}.requests[{i}].exactly.tolerations",
+                    g.DEVICE_TAINTS,
+                    dropped,
+                )
                 for j, sub in enumerate(request.get("firstAvailable") or []):
-                    _drop(sub, "tolerations", f"{path}.requests[{i}].firstAvailable[{j}].tolerations", g.DEVICE_TAINTS, dropped)
+                    _drop(
+                        sub,
+                        "tolerations",
+                        f"{path}.requests[{i}].firstAvailable[{j}].tolerations",
+                        g.DEVICE_TAINTS,
+                        dropped,
+                    )
     if not gates.admin_access:  # dropDisabledDRAAdminAccessFields
         for i, request in enumerate(requests):
             if isinstance(request, dict):
-                _drop(request.get("exactly"), "adminAccess", f"{path}.requests[{i}].exactly.adminAccess", g.ADMIN_ACCESS, dropped)
+                _drop(
+                    request.get("exactly"),
+                    "adminAccess",
+                    f"{path}.requests[{i}].exactly.adminAccess",
+                    g.ADMIN_ACCESS,
+                    dropped,
+                )
     if not gates.consumable_capacity:  # dropDisabledDRAResourceClaimConsumableCapacityFields
         for i, constraint in enumerate(devices.get("constraints") or []):
-            _drop(constraint, "distinctAttribute", f"{path}.constraints[{i}].distinctAttribute", g.CONSUMABLE_CAPACITY, dropped)
+            _drop(
+                constraint,
+                "distinctAttribute",
+                f"{path}.constraints[{i}].distinctAttribute",
+                g.CONSUMABLE_CAPACITY,
+                dropped,
+            )
         for i, request in enumerate(requests):
             if isinstance(request, dict):
-                _drop(request.get("exactly"), "capacity", f"{path}.requests[{i}].exactly.capacity", g.CONSUMABLE_CAPACITY, dropped)
+                _drop(
+                    request.get("exactly"),
+                    "capacity",
+                    f"{path}.requests[{i}].exactly.capacity",
+                    g.CONSUMABLE_CAPACITY,
+                    dropped,
+                )
                 for j, sub in enumerate(request.get("firstAvailable") or []):
-                    _drop(sub, "capacity", f"{path}.requests[{i}].firstAvailable[{j}].capacity", g.CONSUMABLE_CAPACITY, dropped)
+                    _drop(
+                        sub,
+                        "capacity",
+                        f"{path}.requests[{i}].firstAvailable[{j}].capacity",
+                        g.CONSUMABLE_CAPACITY,
+                        dropped,
+                    )
     return devices, dropped
 
 
-def drop_slice_fields(document: Mapping[str, Any], gates: g.FeatureGates) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def drop_slice_fields(
+    document: Mapping[str, Any], gates: g.FeatureGates
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """A new ResourceSlice after dropping (resourceslice strategy dropDisabledFields)."""
     document = copy.deepcopy(dict(document))
     dropped: list[tuple[str, str]] = []
@@ -80,7 +118,13 @@ def drop_slice_fields(document: Mapping[str, Any], gates: g.FeatureGates) -> tup
                 _drop(device, key, f"spec.devices[{i}].{key}", g.BINDING_CONDITIONS, dropped)
     if not gates.consumable_capacity:
         for i, device in enumerate(devices):
-            _drop(device, "allowMultipleAllocations", f"spec.devices[{i}].allowMultipleAllocations", g.CONSUMABLE_CAPACITY, dropped)
+            _drop(
+                device,
+                "allowMultipleAllocations",
+                f"spec.devices[{i}].allowMultipleAllocations",
+                g.CONSUMABLE_CAPACITY,
+                dropped,
+            )
     return document, dropped
 
 
@@ -88,18 +132,36 @@ def slice_problems(document: Mapping[str, Any]) -> list[tuple[str, Any, str, str
     """validateResourceSliceSpec's node selection rule, the one dropping can break: exactly one of nodeName,
     nodeSelector, allNodes, perDeviceNodeSelection (sharedCounters-only slices excepted)."""
     spec = document.get("spec") or {}
-    chosen = [key for key in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")
-              if spec.get(key) not in (None, "", False)]
+    chosen = [
+        key
+        for key in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection")
+        if spec.get(key) not in (None, "", False)
+    ]
     if len(chosen) == 1 or (not chosen and spec.get("sharedCounters") and not spec.get("devices")):
         return []
     if not chosen:
-        return [("spec", "(none)", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is "
-                 "required", "publish the slice for a node (nodeName) or for all nodes (allNodes: true)")]
-    return [("spec", chosen, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is "
-             "required, but multiple fields are set", "keep one of them")]
+        return [
+            (
+                "spec",
+                "(none)",
+                "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
+                "publish the slice for a node (nodeName) or for all nodes (allNodes: true)",
+            )
+        ]
+    return [
+        (
+            "spec",
+            chosen,
+            "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is "
+            "required, but multiple fields are set",
+            "keep one of them",
+        )
+    ]
 
 
-def drop_device_class_fields(document: Mapping[str, Any], gates: g.FeatureGates) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def drop_device_class_fields(
+    document: Mapping[str, Any], gates: g.FeatureGates
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     document = copy.deepcopy(dict(document))
     dropped: list[tuple[str, str]] = []
     if not gates.extended_resource:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from components.dra.claims import SubRequest
-from components.dra.model import CapacityPolicy, Shape
+from dra_gpu_platform.dra.claims import SubRequest
+from dra_gpu_platform.dra.model import CapacityPolicy, Shape
 
 
 def _round_up(requested: Fraction, policy: CapacityPolicy) -> Fraction:
@@ -64,7 +64,9 @@ def _violates(amount: Fraction, policy: CapacityPolicy | None) -> bool:
     return False
 
 
-def capacity_fits(sub: SubRequest, shape: Shape, used: Mapping[str, Fraction], allocating: Mapping[str, Fraction]) -> bool | None:
+def capacity_fits(
+    sub: SubRequest, shape: Shape, used: Mapping[str, Fraction], allocating: Mapping[str, Fraction]
+) -> bool | None:
     """CmpRequestOverCapacity: True/False, None for its error (a requested capacity the device lacks)."""
     requests = dict(sub.capacity or ())
     if any(name not in shape.capacity for name in requests):
@@ -77,5 +79,3 @@ def capacity_fits(sub: SubRequest, shape: Shape, used: Mapping[str, Fraction], a
         if total > capacity[0]:
             return False
     return True
-
-

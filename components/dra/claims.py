@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from components.dra.slices import DeviceTaint
-from components.facts.quantity import QuantityError, parse_quantity
+from dra_gpu_platform.dra.slices import DeviceTaint
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _QUALIFIED = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z_][A-Za-z0-9_]{0,31}$")
@@ -67,8 +67,20 @@ class SubRequest:
         # Subrequests key the simulator's caches; hash the fields once, not on every lookup.
         cached = self.__dict__.get("_hash")
         if cached is None:
-            cached = hash((self.request, self.name, self.device_class, self.selectors, self.mode, self.count,
-                           self.admin_access, self.tolerations, self.admin_access_set, self.capacity))
+            cached = hash(
+                (
+                    self.request,
+                    self.name,
+                    self.device_class,
+                    self.selectors,
+                    self.mode,
+                    self.count,
+                    self.admin_access,
+                    self.tolerations,
+                    self.admin_access_set,
+                    self.capacity,
+                )
+            )
             object.__setattr__(self, "_hash", cached)
         return cached
 
@@ -127,13 +139,22 @@ def _selectors(raw: Any, path: str, problems: list[SpecProblem]) -> tuple[str, .
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        problems.append((path, raw, "must be a list of {cel: {expression: ...}}", "write selectors: [{cel: {expression: \"...\"}}]"))
+        problems.append(
+            (path, raw, "must be a list of {cel: {expression: ...}}", 'write selectors: [{cel: {expression: "..."}}]')
+        )
         return ()
     expressions = []
     for i, selector in enumerate(raw):
         expression = ((selector or {}).get("cel") or {}).get("expression") if isinstance(selector, Mapping) else None
         if not isinstance(expression, str) or not expression.strip():
-            problems.append((f"{path}[{i}].cel.expression", selector, "a selector needs a CEL expression", "write {cel: {expression: \"...\"}}"))
+            problems.append(
+                (
+                    f"{path}[{i}].cel.expression",
+                    selector,
+                    "a selector needs a CEL expression",
+                    'write {cel: {expression: "..."}}',
+                )
+            )
             continue
         expressions.append(expression)
     if len(expressions) > 32:
@@ -149,38 +170,79 @@ def _tolerations(raw: Any, path: str, problems: list[SpecProblem]) -> tuple[Tole
     result = []
     for i, toleration in enumerate(raw or []):
         if not isinstance(toleration, Mapping):
-            problems.append((f"{path}[{i}]", toleration, "a toleration is an object", "write {key, operator, value, effect}"))
+            problems.append(
+                (f"{path}[{i}]", toleration, "a toleration is an object", "write {key, operator, value, effect}")
+            )
             continue
-        result.append(Toleration(str(toleration.get("key") or ""), str(toleration.get("operator") or "Equal"),
-                                 str(toleration.get("value") or ""), str(toleration.get("effect") or "")))
+        result.append(
+            Toleration(
+                str(toleration.get("key") or ""),
+                str(toleration.get("operator") or "Equal"),
+                str(toleration.get("value") or ""),
+                str(toleration.get("effect") or ""),
+            )
+        )
     return tuple(result)
 
 
-def _sub_request(raw: Mapping[str, Any], request: str, name: str | None, path: str,
-                 problems: list[SpecProblem], allow_admin: bool) -> SubRequest | None:
+def _sub_request(
+    raw: Mapping[str, Any], request: str, name: str | None, path: str, problems: list[SpecProblem], allow_admin: bool
+) -> SubRequest | None:
     before = len(problems)
     device_class = raw.get("deviceClassName")
     if not isinstance(device_class, str) or not device_class:
-        problems.append((f"{path}.deviceClassName", device_class, "required: the DeviceClass to allocate from",
-                         "set deviceClassName, e.g. gpu.nvidia.com"))
+        problems.append(
+            (
+                f"{path}.deviceClassName",
+                device_class,
+                "required: the DeviceClass to allocate from",
+                "set deviceClassName, e.g. gpu.nvidia.com",
+            )
+        )
     mode = raw.get("allocationMode") or "ExactCount"
     if mode not in ("ExactCount", "All"):
-        problems.append((f"{path}.allocationMode", mode, "must be ExactCount or All", "use ExactCount with count, or All"))
+        problems.append(
+            (f"{path}.allocationMode", mode, "must be ExactCount or All", "use ExactCount with count, or All")
+        )
     count = raw.get("count")
     if count is not None and (_int(count) is None or count < 1):
         problems.append((f"{path}.count", count, "count must be a positive integer", "e.g. count: 2"))
     if count is not None and mode == "All":
-        problems.append((f"{path}.count", count, "count is only allowed with allocationMode ExactCount", "remove count or use ExactCount"))
+        problems.append(
+            (
+                f"{path}.count",
+                count,
+                "count is only allowed with allocationMode ExactCount",
+                "remove count or use ExactCount",
+            )
+        )
     admin = raw.get("adminAccess")
     if admin is not None and not allow_admin:
-        problems.append((f"{path}.adminAccess", admin, "firstAvailable subrequests have no adminAccess", "move the request to exactly"))
+        problems.append(
+            (
+                f"{path}.adminAccess",
+                admin,
+                "firstAvailable subrequests have no adminAccess",
+                "move the request to exactly",
+            )
+        )
     selectors = _selectors(raw.get("selectors"), f"{path}.selectors", problems)
     tolerations = _tolerations(raw.get("tolerations"), f"{path}.tolerations", problems)
     capacity = _capacity_requests(raw.get("capacity"), f"{path}.capacity", problems)
     if len(problems) > before:
         return None
-    return SubRequest(request, name, device_class, selectors, mode, count if mode == "ExactCount" and count else 1,
-                      bool(admin) and allow_admin, tolerations, admin is not None and allow_admin, capacity)
+    return SubRequest(
+        request,
+        name,
+        device_class,
+        selectors,
+        mode,
+        count if mode == "ExactCount" and count else 1,
+        bool(admin) and allow_admin,
+        tolerations,
+        admin is not None and allow_admin,
+        capacity,
+    )
 
 
 def _capacity_requests(raw: Any, path: str, problems: list[SpecProblem]) -> tuple[tuple[str, Any], ...] | None:
@@ -189,7 +251,9 @@ def _capacity_requests(raw: Any, path: str, problems: list[SpecProblem]) -> tupl
         return None
     requests = raw.get("requests") if isinstance(raw, Mapping) else None
     if not isinstance(requests, Mapping):
-        problems.append((path, raw, "capacity is {requests: {<name>: <quantity>}}", "e.g. capacity: {requests: {memory: 10Gi}}"))
+        problems.append(
+            (path, raw, "capacity is {requests: {<name>: <quantity>}}", "e.g. capacity: {requests: {memory: 10Gi}}")
+        )
         return None
     parsed = []
     for name, value in requests.items():
@@ -200,8 +264,9 @@ def _capacity_requests(raw: Any, path: str, problems: list[SpecProblem]) -> tupl
     return tuple(sorted(parsed))
 
 
-def parse_claim_spec(devices: Any, path: str = "spec.devices", *,
-                     consumable_capacity: bool = True) -> tuple[ClaimSpec | None, list[SpecProblem]]:
+def parse_claim_spec(
+    devices: Any, path: str = "spec.devices", *, consumable_capacity: bool = True
+) -> tuple[ClaimSpec | None, list[SpecProblem]]:
     """A DeviceClaim (resource.k8s.io/v1 ResourceClaim spec.devices) with the API's structural rules.
     `consumable_capacity` is the API server's DRAConsumableCapacity gate, which decides what
     validateDeviceConstraint says about a constraint that has neither matchAttribute nor distinctAttribute."""
@@ -210,7 +275,14 @@ def parse_claim_spec(devices: Any, path: str = "spec.devices", *,
         return None, [(path, devices, "a claim needs spec.devices with requests", "add devices: {requests: [...]}")]
     raw_requests = devices.get("requests")
     if not isinstance(raw_requests, list) or not raw_requests:
-        return None, [(f"{path}.requests", raw_requests, "at least one request", "add requests: [{name: gpu, exactly: {deviceClassName: ...}}]")]
+        return None, [
+            (
+                f"{path}.requests",
+                raw_requests,
+                "at least one request",
+                "add requests: [{name: gpu, exactly: {deviceClassName: ...}}]",
+            )
+        ]
     if len(raw_requests) > 32:
         problems.append((f"{path}.requests", len(raw_requests), "at most 32 requests", "split the claim"))
     requests: list[Request] = []
@@ -229,18 +301,29 @@ def parse_claim_spec(devices: Any, path: str = "spec.devices", *,
         names.add(name)
         exactly, first = raw.get("exactly"), raw.get("firstAvailable")
         if (exactly is None) == (first is None):
-            problems.append((at, name, "exactly one of exactly or firstAvailable", "use exactly for one kind of device, firstAvailable for ordered alternatives"))
+            problems.append(
+                (
+                    at,
+                    name,
+                    "exactly one of exactly or firstAvailable",
+                    "use exactly for one kind of device, firstAvailable for ordered alternatives",
+                )
+            )
             continue
         if exactly is not None:
             if not isinstance(exactly, Mapping):
-                problems.append((f"{at}.exactly", exactly, "must be an object", "write exactly: {deviceClassName: ...}"))
+                problems.append(
+                    (f"{at}.exactly", exactly, "must be an object", "write exactly: {deviceClassName: ...}")
+                )
                 continue
             sub = _sub_request(exactly, name, None, f"{at}.exactly", problems, allow_admin=True)
             if sub is not None:
                 requests.append(Request(name, (sub,)))
             continue
         if not isinstance(first, list) or not 1 <= len(first) <= 8:
-            problems.append((f"{at}.firstAvailable", first, "1 to 8 subrequests", "list the alternatives in order of preference"))
+            problems.append(
+                (f"{at}.firstAvailable", first, "1 to 8 subrequests", "list the alternatives in order of preference")
+            )
             continue
         alternatives = []
         sub_names: set[str] = set()
@@ -265,29 +348,59 @@ def parse_claim_spec(devices: Any, path: str = "spec.devices", *,
             continue
         match, distinct = raw.get("matchAttribute"), raw.get("distinctAttribute")
         if match is not None and distinct is not None:
-            problems.append((at, raw, "exactly one of matchAttribute or distinctAttribute", "e.g. matchAttribute: resource.kubernetes.io/pcieRoot"))
+            problems.append(
+                (
+                    at,
+                    raw,
+                    "exactly one of matchAttribute or distinctAttribute",
+                    "e.g. matchAttribute: resource.kubernetes.io/pcieRoot",
+                )
+            )
             continue
         if match is None and distinct is None:
             # pkg/apis/resource/validation validateDeviceConstraint: without DRAConsumableCapacity only
             # matchAttribute exists, so it is the required field.
             if consumable_capacity:
-                problems.append((at, raw, "exactly one of matchAttribute or distinctAttribute is required",
-                                 "e.g. matchAttribute: resource.kubernetes.io/pcieRoot"))
+                problems.append(
+                    (
+                        at,
+                        raw,
+                        "exactly one of matchAttribute or distinctAttribute is required",
+                        "e.g. matchAttribute: resource.kubernetes.io/pcieRoot",
+                    )
+                )
             else:
-                problems.append((f"{at}.matchAttribute", None, "Required value (distinctAttribute exists only with the "
-                                 "DRAConsumableCapacity feature gate)", "use matchAttribute, or enable DRAConsumableCapacity"))
+                problems.append(
+                    (
+                        f"{at}.matchAttribute",
+                        None,
+                        "Required value (distinctAttribute exists only with the DRAConsumableCapacity feature gate)",
+                        "use matchAttribute, or enable DRAConsumableCapacity",
+                    )
+                )
             continue
         attribute = match if match is not None else distinct
         if not isinstance(attribute, str) or not _QUALIFIED.match(attribute):
-            problems.append((f"{at}.{'matchAttribute' if match is not None else 'distinctAttribute'}", attribute,
-                             "a fully qualified attribute <domain>/<C identifier>",
-                             "e.g. resource.kubernetes.io/pcieRoot or gpu.nvidia.com/parentUUID"))
+            problems.append(
+                (
+                    f"{at}.{'matchAttribute' if match is not None else 'distinctAttribute'}",
+                    attribute,
+                    "a fully qualified attribute <domain>/<C identifier>",
+                    "e.g. resource.kubernetes.io/pcieRoot or gpu.nvidia.com/parentUUID",
+                )
+            )
             continue
         named = raw.get("requests") or []
         unknown = [r for r in named if r not in labels] if isinstance(named, list) else [named]
         if unknown and not problems:
-            problems.append((f"{at}.requests", named, f"{', '.join(map(str, unknown))} is not a request of this claim",
-                             f"name requests of this claim: {', '.join(sorted(labels))}"))
+            problems.append(
+                (
+                    f"{at}.requests",
+                    named,
+                    f"{', '.join(map(str, unknown))} is not a request of this claim",
+                    f"name requests of this claim: {', '.join(sorted(labels))}",
+                )
+            )
             continue
         constraints.append(Constraint(tuple(named), attribute, distinct=distinct is not None))
     if problems:
@@ -329,7 +442,8 @@ def request_selectors(devices: Any, base: str) -> list[RequestSelectors]:
             selectors = tuple(
                 (f"{where}.selectors[{k}].cel.expression", selector["cel"]["expression"])
                 for k, selector in enumerate(raw if isinstance(raw, list) else [])
-                if isinstance(selector, Mapping) and isinstance(selector.get("cel"), Mapping)
+                if isinstance(selector, Mapping)
+                and isinstance(selector.get("cel"), Mapping)
                 and isinstance(selector["cel"].get("expression"), str)
             )
             device_class = shape.get("deviceClassName")

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from components.dra.model import (
+from dra_gpu_platform.dra.cel import Device, DeviceSelector
+from dra_gpu_platform.dra.model import (
     CapacityPolicy,
     DeviceID,
     NodeInfo,
@@ -34,9 +35,8 @@ from components.dra.model import (
     Usage,
     node_selection_matches,
 )
-from components.dra.cel import Device, DeviceSelector
-from components.dra.slices import DeviceTaint
-from components.facts.quantity import QuantityError, parse_quantity
+from dra_gpu_platform.dra.slices import DeviceTaint
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 _VALUE_KINDS = ("string", "int", "bool", "version")
 
@@ -55,7 +55,7 @@ class ReadSet:
     full: bool = False
 
     @classmethod
-    def of(cls, selectors: Iterable[DeviceSelector], constraint_attributes: Iterable[str]) -> "ReadSet":
+    def of(cls, selectors: Iterable[DeviceSelector], constraint_attributes: Iterable[str]) -> ReadSet:
         attributes: set[tuple[str, str]] = set()
         capacity: set[tuple[str, str]] = set()
         for selector in selectors:
@@ -106,8 +106,18 @@ class Shapes:
     def layout(self, devices: list[SliceDevice]) -> tuple[SliceDevice, ...]:
         """The slice's devices, shared by every slice with the same names, shapes and node selections (the
         nodes of a pool publish the same layout), so memory grows with layouts and shapes, not devices."""
-        key = tuple((d.name, d.shape.id, None if d.selection is None else json.dumps(
-            [d.selection.node_name, d.selection.all_nodes, d.selection.node_selector], sort_keys=True)) for d in devices)
+        key = tuple(
+            (
+                d.name,
+                d.shape.id,
+                None
+                if d.selection is None
+                else json.dumps(
+                    [d.selection.node_name, d.selection.all_nodes, d.selection.node_selector], sort_keys=True
+                ),
+            )
+            for d in devices
+        )
         found = self._layouts.get(key)
         if found is None:
             found = self._layouts[key] = tuple(devices)
@@ -116,6 +126,7 @@ class Shapes:
     def _keys_for(self, driver: str) -> tuple:
         found = self._lookups.get(driver)
         if found is None:
+
             def keys(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str | None], ...]:
                 return tuple((f"{d}/{n}", n if d == driver else None) for d, n in sorted(pairs))
 
@@ -136,11 +147,27 @@ class Shapes:
             view_key = (_projection(attributes, attribute_keys), _projection(capacity, capacity_keys))
         compared_key = _projection(attributes, constraint_keys) if constraint_keys else ()
         extras = None
-        if "taints" in device or "consumesCounters" in device or "bindingConditions" in device or \
-                "bindsToNode" in device or "allowMultipleAllocations" in device:
-            extras = json.dumps({k: device.get(k) for k in ("taints", "consumesCounters", "bindingConditions",
-                                                             "bindsToNode", "allowMultipleAllocations")},
-                                sort_keys=True, default=str)
+        if (
+            "taints" in device
+            or "consumesCounters" in device
+            or "bindingConditions" in device
+            or "bindsToNode" in device
+            or "allowMultipleAllocations" in device
+        ):
+            extras = json.dumps(
+                {
+                    k: device.get(k)
+                    for k in (
+                        "taints",
+                        "consumesCounters",
+                        "bindingConditions",
+                        "bindsToNode",
+                        "allowMultipleAllocations",
+                    )
+                },
+                sort_keys=True,
+                default=str,
+            )
             if self.consumable_capacity and device.get("allowMultipleAllocations"):
                 extras += json.dumps(capacity, sort_keys=True, default=str)
         key = (driver, view_key, compared_key, extras)
@@ -149,32 +176,64 @@ class Shapes:
             found_shape = self._by_key[key] = self._build(len(self._by_key), driver, device, attributes, capacity)
         return found_shape
 
-    def _build(self, index: int, driver: str, device: Mapping[str, Any], attributes: Mapping[str, Any],
-               capacity: Mapping[str, Any]) -> Shape:
+    def _build(
+        self,
+        index: int,
+        driver: str,
+        device: Mapping[str, Any],
+        attributes: Mapping[str, Any],
+        capacity: Mapping[str, Any],
+    ) -> Shape:
         attribute_keys, capacity_keys, constraint_keys = self._keys_for(driver)
         if self.reads.full:
             projected_attributes, projected_capacity = dict(attributes), dict(capacity)
         else:
-            projected_attributes = {k: attributes[k] for k in (_raw_key(attributes, q, b) for q, b in attribute_keys) if k}
+            projected_attributes = {
+                k: attributes[k] for k in (_raw_key(attributes, q, b) for q, b in attribute_keys) if k
+            }
             projected_capacity = {k: capacity[k] for k in (_raw_key(capacity, q, b) for q, b in capacity_keys) if k}
         compared = {}
         for qualified, bare in constraint_keys:
             raw_key = _raw_key(attributes, qualified, bare)
             if raw_key:
                 compared[raw_key] = attribute_value(attributes[raw_key])
-        taints = tuple(DeviceTaint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "")))
-                       for t in device.get("taints") or () if isinstance(t, Mapping))
+        taints = tuple(
+            DeviceTaint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "")))
+            for t in device.get("taints") or ()
+            if isinstance(t, Mapping)
+        )
         consumes = tuple(
-            (str(c.get("counterSet")), tuple(sorted((str(n), _quantity((v or {}).get("value")))
-                                                    for n, v in (c.get("counters") or {}).items())))
-            for c in device.get("consumesCounters") or () if isinstance(c, Mapping)
+            (
+                str(c.get("counterSet")),
+                tuple(
+                    sorted((str(n), _quantity((v or {}).get("value"))) for n, v in (c.get("counters") or {}).items())
+                ),
+            )
+            for c in device.get("consumesCounters") or ()
+            if isinstance(c, Mapping)
         )
         binding = tuple(str(b) for b in device.get("bindingConditions") or ())
         multiple = bool(device.get("allowMultipleAllocations"))
-        cel_device = Device.from_slice_device(driver, {"name": str(device.get("name", "")), "attributes": projected_attributes,
-                                                       "capacity": projected_capacity, "allowMultipleAllocations": multiple})
-        return Shape(index, cel_device, compared, taints, consumes, binding, bool(device.get("bindsToNode")), multiple,
-                     _capacities(capacity) if self.consumable_capacity and multiple else {})
+        cel_device = Device.from_slice_device(
+            driver,
+            {
+                "name": str(device.get("name", "")),
+                "attributes": projected_attributes,
+                "capacity": projected_capacity,
+                "allowMultipleAllocations": multiple,
+            },
+        )
+        return Shape(
+            index,
+            cel_device,
+            compared,
+            taints,
+            consumes,
+            binding,
+            bool(device.get("bindsToNode")),
+            multiple,
+            _capacities(capacity) if self.consumable_capacity and multiple else {},
+        )
 
 
 def _raw_key(values: Mapping[str, Any], qualified: str, bare: str | None) -> str | None:
@@ -269,12 +328,21 @@ def slice_record(document: Mapping[str, Any], order: int, shapes: Shapes) -> Sli
     for counter_set in spec.get("sharedCounters") or ():
         name = str(counter_set.get("name"))
         names.append(name)
-        counters.setdefault(name, {n: _quantity((v or {}).get("value")) for n, v in (counter_set.get("counters") or {}).items()})
+        counters.setdefault(
+            name, {n: _quantity((v or {}).get("value")) for n, v in (counter_set.get("counters") or {}).items()}
+        )
     return SliceRecord(
-        order, str((document.get("metadata") or {}).get("name") or f"slice-{order}"), driver, str(pool.get("name")),
-        int(pool.get("generation") or 0), int(pool.get("resourceSliceCount") or 0),
+        order,
+        str((document.get("metadata") or {}).get("name") or f"slice-{order}"),
+        driver,
+        str(pool.get("name")),
+        int(pool.get("generation") or 0),
+        int(pool.get("resourceSliceCount") or 0),
         NodeSelection(spec.get("nodeName") or None, bool(spec.get("allNodes")), spec.get("nodeSelector")),
-        per_device, shapes.layout(devices), counters, tuple(names),
+        per_device,
+        shapes.layout(devices),
+        counters,
+        tuple(names),
     )
 
 
@@ -285,8 +353,16 @@ def _selection_set(selection: NodeSelection) -> bool:
 class Cluster:
     """Nodes and slices; `pools(node)` is GatherPools for that node (cached), `usage` the devices in use."""
 
-    def __init__(self, nodes: Sequence[NodeInfo], slices: Sequence[SliceRecord], usage: Usage, *, minor: int = 35,
-                 partitionable_devices: bool = False, pool_labels: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        nodes: Sequence[NodeInfo],
+        slices: Sequence[SliceRecord],
+        usage: Usage,
+        *,
+        minor: int = 35,
+        partitionable_devices: bool = False,
+        pool_labels: Mapping[str, str] | None = None,
+    ):
         self.nodes = list(nodes)
         self.slices = list(slices)
         self.usage = usage
@@ -375,8 +451,13 @@ class Cluster:
                 return True, []
         return False, everything
 
-    def _build(self, key: tuple[str, str], kept: list[SliceRecord], everything: list[SliceRecord] | None,
-               incomplete: bool = False) -> PoolView:
+    def _build(
+        self,
+        key: tuple[str, str],
+        kept: list[SliceRecord],
+        everything: list[SliceRecord] | None,
+        incomplete: bool = False,
+    ) -> PoolView:
         """buildPool: duplicate device names make the pool invalid; with partitionable devices also
         duplicate counter sets and unknown counters."""
         if self.partitionable:
@@ -388,8 +469,13 @@ class Cluster:
         for record in device_slices:
             for device in record.devices:
                 if device.name in names:
-                    return PoolView(key[0], key[1], incomplete=incomplete, invalid=f"duplicate device name {device.name}",
-                                    slices=tuple(r.view() for r in device_slices) if self.minor <= 34 else ())
+                    return PoolView(
+                        key[0],
+                        key[1],
+                        incomplete=incomplete,
+                        invalid=f"duplicate device name {device.name}",
+                        slices=tuple(r.view() for r in device_slices) if self.minor <= 34 else (),
+                    )
                 names.add(device.name)
         views = tuple(r.view() for r in device_slices)
         binding = any(d.shape.binding_conditions for r in device_slices for d in r.devices)
@@ -412,15 +498,27 @@ class Cluster:
             if problem:
                 return PoolView(key[0], key[1], incomplete=incomplete, invalid=problem)
             others = tuple(r.view() for r in other_records)
-        return PoolView(key[0], key[1], views, incomplete=incomplete, other_slices=others, counter_sets=counter_sets,
-                        has_binding_conditions=binding)
+        return PoolView(
+            key[0],
+            key[1],
+            views,
+            incomplete=incomplete,
+            other_slices=others,
+            counter_sets=counter_sets,
+            has_binding_conditions=binding,
+        )
 
     # -- equivalence classes of nodes ----------------------------------------------------------------
     def _layout(self, pool: PoolView) -> int:
         found = self._pool_layout.get(id(pool))
         if found is None:
-            key = (pool.driver, pool.incomplete, pool.invalid, bool(pool.counter_sets),
-                   tuple((s.per_device, tuple(d.shape.id for d in s.devices)) for s in pool.slices))
+            key = (
+                pool.driver,
+                pool.incomplete,
+                pool.invalid,
+                bool(pool.counter_sets),
+                tuple((s.per_device, tuple(d.shape.id for d in s.devices)) for s in pool.slices),
+            )
             found = self._layout_ids.setdefault(key, len(self._layout_ids))
             self._pool_layout[id(pool)] = found
         return found
@@ -462,7 +560,9 @@ class Cluster:
         found = self._shared.get(key)
         if found is None:
             records = self._by_pool.get(key, ())
-            found = self._shared[key] = any(not r.selection.node_name or r.shared_counters or r.per_device for r in records)
+            found = self._shared[key] = any(
+                not r.selection.node_name or r.shared_counters or r.per_device for r in records
+            )
         return found
 
     def node_classes(self, nodes: Iterable[NodeInfo] | None = None) -> list[list[NodeInfo]]:
@@ -532,7 +632,7 @@ class Cluster:
             return device
         source = self.pools(representative)
         target = self.pools(node)
-        for pool, other in zip(source, target):
+        for pool, other in zip(source, target, strict=False):
             if (pool.driver, pool.pool) != device[:2]:
                 continue
             position = 0
@@ -547,14 +647,22 @@ class Cluster:
         return sum(len(r.devices) for r in self.slices)
 
 
-def build_cluster(slices: Sequence[Mapping[str, Any]], *, nodes: Sequence[NodeInfo] | None = None,
-                  node_pools: Mapping[str, str] | None = None, usage: Usage | None = None,
-                  expressions: Iterable[str] = (), constraint_attributes: Iterable[str] = (), minor: int = 35,
-                  partitionable_devices: bool = False, consumable_capacity: bool = False) -> Cluster:
+def build_cluster(
+    slices: Sequence[Mapping[str, Any]],
+    *,
+    nodes: Sequence[NodeInfo] | None = None,
+    node_pools: Mapping[str, str] | None = None,
+    usage: Usage | None = None,
+    expressions: Iterable[str] = (),
+    constraint_attributes: Iterable[str] = (),
+    minor: int = 35,
+    partitionable_devices: bool = False,
+    consumable_capacity: bool = False,
+) -> Cluster:
     """A Cluster from v1 ResourceSlice documents; devices are projected onto what `expressions` (every CEL
     selector that will run) and `constraint_attributes` read. Without `nodes`, the nodes are the slices'
     nodeName values."""
-    from components.dra.cel import CelCompileError, compile_selector
+    from dra_gpu_platform.dra.cel import CelCompileError, compile_selector
 
     selectors = []
     for expression in sorted(set(expressions)):
@@ -567,8 +675,14 @@ def build_cluster(slices: Sequence[Mapping[str, Any]], *, nodes: Sequence[NodeIn
         names = dict.fromkeys(s["spec"].get("nodeName") for s in slices if (s.get("spec") or {}).get("nodeName"))
         nodes = [NodeInfo(name) for name in names]
     records = [slice_record(s, i, shapes) for i, s in enumerate(slices)]
-    cluster = Cluster(nodes, records, usage or Usage(), minor=minor, partitionable_devices=partitionable_devices,
-                      pool_labels=node_pools)
+    cluster = Cluster(
+        nodes,
+        records,
+        usage or Usage(),
+        minor=minor,
+        partitionable_devices=partitionable_devices,
+        pool_labels=node_pools,
+    )
     cluster.shapes = shapes
     return cluster
 
@@ -607,7 +721,7 @@ def allocated_devices(claims: Iterable[Mapping[str, Any]], *, consumable_capacit
         allocation = (claim.get("status") or {}).get("allocation")
         if not isinstance(allocation, Mapping):
             continue
-        for result in ((allocation.get("devices") or {}).get("results") or ()):
+        for result in (allocation.get("devices") or {}).get("results") or ():
             if not isinstance(result, Mapping) or result.get("adminAccess") is True:
                 continue
             device_id = (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))

@@ -10,8 +10,8 @@ dependency check (v0.34.10).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
 ADMIN_ACCESS = "DRAAdminAccess"
@@ -41,8 +41,12 @@ class Stage:
 
 # gate -> stages in version order (kube_features.go VersionedSpecs).
 SPECS: dict[str, tuple[Stage, ...]] = {
-    DYNAMIC_RESOURCE_ALLOCATION: (Stage(26, False, "Alpha"), Stage(32, False, "Beta"), Stage(34, True, "GA"),
-                                  Stage(35, True, "GA", locked=True)),
+    DYNAMIC_RESOURCE_ALLOCATION: (
+        Stage(26, False, "Alpha"),
+        Stage(32, False, "Beta"),
+        Stage(34, True, "GA"),
+        Stage(35, True, "GA", locked=True),
+    ),
     ADMIN_ACCESS: (Stage(32, False, "Alpha"), Stage(34, True, "Beta"), Stage(36, True, "GA", locked=True)),
     PRIORITIZED_LIST: (Stage(33, False, "Alpha"), Stage(34, True, "Beta"), Stage(36, True, "GA")),
     DEVICE_STATUS: (Stage(32, False, "Alpha"), Stage(33, True, "Beta")),
@@ -224,8 +228,10 @@ def parse(value: str | None, kubernetes_version: str, base: Mapping[str, bool] |
             problems.append(f"unrecognized feature gate: {key} (it does not exist in Kubernetes 1.{minor})")
             continue
         if stage.locked and stage.default != enabled:
-            problems.append(f"cannot set feature gate {key} to {str(enabled).lower()}, feature is locked to "
-                            f"{str(stage.default).lower()}")
+            problems.append(
+                f"cannot set feature gate {key} to {str(enabled).lower()}, feature is locked to "
+                f"{str(stage.default).lower()}"
+            )
             continue
         explicit[key] = enabled
     gates = FeatureGates(minor, explicit)

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from components.dra.cel import CelCompileError, CelEvaluationError, Device, DeviceSelector, compile_selector
-from components.dra.claims import ClaimSpec, SubRequest
-from components.dra.slices import DeviceTaint
+from dra_gpu_platform.dra.cel import CelCompileError, CelEvaluationError, Device, DeviceSelector, compile_selector
+from dra_gpu_platform.dra.claims import ClaimSpec, SubRequest
+from dra_gpu_platform.dra.slices import DeviceTaint
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
@@ -126,7 +126,7 @@ class Usage:
     allocated: set[DeviceID] = field(default_factory=set)
     consumed: dict[DeviceID, dict[str, Fraction]] = field(default_factory=dict)
 
-    def copy(self) -> "Usage":
+    def copy(self) -> Usage:
         return Usage(set(self.allocated), {k: dict(v) for k, v in self.consumed.items()})
 
 
@@ -297,5 +297,3 @@ def lookup_attribute(shape: Shape, qualified: str) -> tuple[str, Any] | None:
     if domain == shape.driver:
         return shape.attributes.get(name)
     return None
-
-

@@ -25,20 +25,43 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from components.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 
 # NVML enums (nvml.h; the same numbers in nvidia-ml-py) and go-nvlib's strings for them.
 ARCHITECTURES = {
-    2: "Kepler", 3: "Maxwell", 4: "Pascal", 5: "Volta", 6: "Turing", 7: "Ampere", 8: "Ada Lovelace",
-    9: "Hopper", 10: "Blackwell", 0xFFFFFFFF: "Unknown",
+    2: "Kepler",
+    3: "Maxwell",
+    4: "Pascal",
+    5: "Volta",
+    6: "Turing",
+    7: "Ampere",
+    8: "Ada Lovelace",
+    9: "Hopper",
+    10: "Blackwell",
+    0xFFFFFFFF: "Unknown",
 }
 BRANDS = {
-    0: "Unknown", 1: "Quadro", 2: "Tesla", 3: "NVS", 4: "Grid", 5: "GeForce", 6: "Titan", 7: "NvidiaVApps",
-    8: "NvidiaVPC", 9: "NvidiaVCS", 10: "NvidiaVWS", 11: "NvidiaCloudGaming", 12: "QuadroRTX", 13: "NvidiaRTX",
-    14: "Nvidia", 15: "GeForceRTX", 16: "TitanRTX",
+    0: "Unknown",
+    1: "Quadro",
+    2: "Tesla",
+    3: "NVS",
+    4: "Grid",
+    5: "GeForce",
+    6: "Titan",
+    7: "NvidiaVApps",
+    8: "NvidiaVPC",
+    9: "NvidiaVCS",
+    10: "NvidiaVWS",
+    11: "NvidiaCloudGaming",
+    12: "QuadroRTX",
+    13: "NvidiaRTX",
+    14: "Nvidia",
+    15: "GeForceRTX",
+    16: "TitanRTX",
 }
 # NVML GPU-instance profile indices (NVML_GPU_INSTANCE_PROFILE_*) that carry a name suffix in go-nvlib.
 PROFILE_INDEX_1_SLICE_REV1 = 7  # the "+me" (media extensions) 1-slice profile
@@ -173,7 +196,7 @@ def mig_memory_gb(total_memory_bytes: int, memory_mb: int) -> int:
     (rounded up), rounded half away from zero."""
     fraction = math.ceil(memory_mb * _MIB / total_memory_bytes * 8) / 8
     total_gb = -(-total_memory_bytes // _GIB)
-    return int(math.floor(fraction * total_gb + 0.5))
+    return math.floor(fraction * total_gb + 0.5)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -188,19 +211,32 @@ class _Reader:
     def bad(self, path: str, value: Any, rule: str, fix: str) -> None:
         self.problems.append(Problem(self.source, path, value, rule, fix))
 
-    def get(self, data: Mapping[str, Any], key: str, path: str, kind: type | tuple[type, ...], *, required: bool = True,
-            fix: str = "write the value NVML reports", minimum: int | None = None) -> Any:
+    def get(
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        path: str,
+        kind: type | tuple[type, ...],
+        *,
+        required: bool = True,
+        fix: str = "write the value NVML reports",
+        minimum: int | None = None,
+    ) -> Any:
         if key not in data or _is_error(data[key]):
             if required:
-                self.bad(f"{path}.{key}" if path else key, data.get(key, MISSING), f"required {_kind_name(kind)} value", fix)
+                self.bad(
+                    f"{path}.{key}" if path else key, data.get(key, MISSING), f"required {_kind_name(kind)} value", fix
+                )
             return None
         value = data[key]
-        if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
             self.bad(f"{path}.{key}" if path else key, value, f"must be {_kind_name(kind)}", fix)
             return None
         if minimum is not None and isinstance(value, int) and value < minimum:
             # NVML's counts, indices and sizes are unsigned: a negative (or zero) one was not read from NVML.
-            self.bad(f"{path}.{key}" if path else key, value, f"must be at least {minimum} (NVML reports it unsigned)", fix)
+            self.bad(
+                f"{path}.{key}" if path else key, value, f"must be at least {minimum} (NVML reports it unsigned)", fix
+            )
             return None
         return value
 
@@ -222,14 +258,27 @@ def parse_snapshot(data: Any, source: str) -> NvmlSnapshot:
     """Validate a snapshot document; every problem at once as InputError."""
     reader = _Reader(source)
     if not isinstance(data, Mapping):
-        raise InputError([Problem(source, "", data, "an NVML snapshot is a JSON object", "use the nvml.json format (see gpuplan inventory --help)")], source)
+        raise InputError(
+            [
+                Problem(
+                    source,
+                    "",
+                    data,
+                    "an NVML snapshot is a JSON object",
+                    "use the nvml.json format (see gpuplan inventory --help)",
+                )
+            ],
+            source,
+        )
     driver_version = reader.get(data, "driverVersion", "", str)
     if driver_version is not None:
         try:
             lenient_semver(driver_version)
         except ValueError as error:
             reader.bad("driverVersion", driver_version, str(error), "write the NVIDIA driver version, e.g. 580.159.04")
-    cuda = reader.get(data, "cudaDriverVersion", "", int, fix="write NVML's integer, e.g. 13000 for CUDA 13.0", minimum=1)
+    cuda = reader.get(
+        data, "cudaDriverVersion", "", int, fix="write NVML's integer, e.g. 13000 for CUDA 13.0", minimum=1
+    )
     devices_raw = reader.get(data, "devices", "", list)
     devices: list[GpuInfo] = []
     positions: list[int] = []
@@ -240,7 +289,7 @@ def parse_snapshot(data: Any, source: str) -> NvmlSnapshot:
             positions.append(i)
     if devices_raw is not None and not devices_raw:
         reader.bad("devices", [], "the snapshot lists no GPU", "take the snapshot on a machine whose NVML sees a GPU")
-    _check_unique(reader, list(zip(positions, devices)))
+    _check_unique(reader, list(zip(positions, devices, strict=False)))
     if reader.problems:
         raise InputError(reader.problems, source)
     return NvmlSnapshot(source, driver_version, cuda, tuple(devices))
@@ -257,12 +306,19 @@ def _parse_gpu(reader: _Reader, raw: Any, path: str) -> GpuInfo | None:
     uuid = reader.get(raw, "uuid", path, str)
     if uuid is not None and not uuid.startswith("GPU-"):
         reader.bad(f"{path}.uuid", uuid, "a GPU UUID from NVML starts with GPU-", "write the UUID nvidia-smi -L prints")
-    memory = reader.get(raw, "memoryTotalBytes", path, int, minimum=1, fix="write NVML's total memory in bytes, e.g. 150754820096")
+    memory = reader.get(
+        raw, "memoryTotalBytes", path, int, minimum=1, fix="write NVML's total memory in bytes, e.g. 150754820096"
+    )
     cc = reader.get(raw, "cudaComputeCapability", path, list, fix="write [major, minor], e.g. [9, 0]")
-    if cc is not None and (len(cc) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in cc)):
-        reader.bad(f"{path}.cudaComputeCapability", cc, "must be [major, minor] of non-negative integers", "e.g. [9, 0]")
-    arch = reader.get(raw, "architecture", path, int, fix="write NVML's nvmlDeviceArchitecture_t number, e.g. 9 for Hopper",
-                      minimum=0)
+    if cc is not None and (
+        len(cc) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in cc)
+    ):
+        reader.bad(
+            f"{path}.cudaComputeCapability", cc, "must be [major, minor] of non-negative integers", "e.g. [9, 0]"
+        )
+    arch = reader.get(
+        raw, "architecture", path, int, fix="write NVML's nvmlDeviceArchitecture_t number, e.g. 9 for Hopper", minimum=0
+    )
     brand = reader.get(raw, "brand", path, int, fix="write NVML's nvmlBrandType_t number, e.g. 14", minimum=0)
     bus = reader.get(raw, "pciBusId", path, str)
     if bus is not None and not re.fullmatch(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]", bus):
@@ -284,35 +340,78 @@ def _parse_gpu(reader: _Reader, raw: Any, path: str) -> GpuInfo | None:
         if not isinstance(device, Mapping):
             reader.bad(at, device, "each MIG device is an object", "use the nvml.json format")
             continue
-        values = [reader.get(device, k, at, kind, minimum=low) for k, kind, low in
-                  (("uuid", str, None), ("profileId", int, 0), ("placementStart", int, 0), ("placementSize", int, 1))]
+        values = [
+            reader.get(device, k, at, kind, minimum=low)
+            for k, kind, low in (
+                ("uuid", str, None),
+                ("profileId", int, 0),
+                ("placementStart", int, 0),
+                ("placementSize", int, 1),
+            )
+        ]
         if None not in values:
             mig_devices.append(MigDeviceInfo(*values))
             mig_positions.append(j)
             if profiles and not any(p.profile_id == values[1] for p in profiles):
-                reader.bad(f"{at}.profileId", values[1], "names no profile in migProfiles", "list the GPU's profiles in migProfiles")
+                reader.bad(
+                    f"{at}.profileId",
+                    values[1],
+                    "names no profile in migProfiles",
+                    "list the GPU's profiles in migProfiles",
+                )
             if values[2] + values[3] > MEMORY_SLICES:
-                reader.bad(f"{at}.placementStart", values[2], f"the placement ends past the GPU's {MEMORY_SLICES} slices",
-                           "write the placement NVML reports")
+                reader.bad(
+                    f"{at}.placementStart",
+                    values[2],
+                    f"the placement ends past the GPU's {MEMORY_SLICES} slices",
+                    "write the placement NVML reports",
+                )
     for j, profile in enumerate(profiles):
         if memory is not None and profile.memory_mb * _MIB > memory:
-            reader.bad(f"{path}.migProfiles[{j}].memorySizeMB", profile.memory_mb, "a profile larger than the GPU's memory",
-                       "write the memory NVML reports for the profile")
-    _check_unique(reader, list(zip(mig_positions, mig_devices)), path=f"{path}.migDevices", keys=(("uuid", "MIG device UUID"),))
+            reader.bad(
+                f"{path}.migProfiles[{j}].memorySizeMB",
+                profile.memory_mb,
+                "a profile larger than the GPU's memory",
+                "write the memory NVML reports for the profile",
+            )
+    _check_unique(
+        reader,
+        list(zip(mig_positions, mig_devices, strict=False)),
+        path=f"{path}.migDevices",
+        keys=(("uuid", "MIG device UUID"),),
+    )
     if len(reader.problems) > before:
         return None
     return GpuInfo(
-        index=index, minor=minor if minor is not None else index, name=name, uuid=uuid, memory_total_bytes=memory,
-        compute_capability=(cc[0], cc[1]), architecture=arch, brand=brand, pci_bus_id=bus, pci_device_id=device_id,
-        mig_enabled=mig_enabled, addressing_mode=addressing or None, pcie_root=root, mig_profiles=tuple(profiles),
+        index=index,
+        minor=minor if minor is not None else index,
+        name=name,
+        uuid=uuid,
+        memory_total_bytes=memory,
+        compute_capability=(cc[0], cc[1]),
+        architecture=arch,
+        brand=brand,
+        pci_bus_id=bus,
+        pci_device_id=device_id,
+        mig_enabled=mig_enabled,
+        addressing_mode=addressing or None,
+        pcie_root=root,
+        mig_profiles=tuple(profiles),
         mig_devices=tuple(mig_devices),
     )
 
 
 _PROFILE_FIELDS = (
-    ("profileId", "profile_id"), ("sliceCount", "slice_count"), ("instanceCount", "instance_count"),
-    ("memorySizeMB", "memory_mb"), ("multiprocessorCount", "multiprocessors"), ("copyEngineCount", "copy_engines"),
-    ("decoderCount", "decoders"), ("encoderCount", "encoders"), ("jpegCount", "jpeg_engines"), ("ofaCount", "ofa_engines"),
+    ("profileId", "profile_id"),
+    ("sliceCount", "slice_count"),
+    ("instanceCount", "instance_count"),
+    ("memorySizeMB", "memory_mb"),
+    ("multiprocessorCount", "multiprocessors"),
+    ("copyEngineCount", "copy_engines"),
+    ("decoderCount", "decoders"),
+    ("encoderCount", "encoders"),
+    ("jpegCount", "jpeg_engines"),
+    ("ofaCount", "ofa_engines"),
 )
 
 
@@ -320,18 +419,32 @@ def _parse_profile(reader: _Reader, raw: Any, path: str) -> MigProfileInfo | Non
     if not isinstance(raw, Mapping):
         reader.bad(path, raw, "each MIG profile is an object", "use the nvml.json format")
         return None
-    values = {field: reader.get(raw, key, path, int, minimum=1 if key in ("sliceCount", "instanceCount", "memorySizeMB") else 0)
-              for key, field in _PROFILE_FIELDS}
+    values = {
+        field: reader.get(
+            raw, key, path, int, minimum=1 if key in ("sliceCount", "instanceCount", "memorySizeMB") else 0
+        )
+        for key, field in _PROFILE_FIELDS
+    }
     if None in values.values():
         return None
     return MigProfileInfo(profile_index=reader.get(raw, "profileIndex", path, int, required=False), **values)
 
 
-_GPU_KEYS = (("index", "GPU index"), ("minor", "device minor number"), ("uuid", "GPU UUID"), ("pci_bus_id", "PCI bus ID"))
+_GPU_KEYS = (
+    ("index", "GPU index"),
+    ("minor", "device minor number"),
+    ("uuid", "GPU UUID"),
+    ("pci_bus_id", "PCI bus ID"),
+)
 
 
-def _check_unique(reader: _Reader, items: list[tuple[int, Any]], *, path: str = "devices",
-                  keys: tuple[tuple[str, str], ...] = _GPU_KEYS) -> None:
+def _check_unique(
+    reader: _Reader,
+    items: list[tuple[int, Any]],
+    *,
+    path: str = "devices",
+    keys: tuple[tuple[str, str], ...] = _GPU_KEYS,
+) -> None:
     """Each GPU has its own index, minor, UUID and bus ID (the driver names devices gpu-<minor>: two GPUs with
     one minor would publish one device twice)."""
     for attribute, what in keys:
@@ -342,9 +455,12 @@ def _check_unique(reader: _Reader, items: list[tuple[int, Any]], *, path: str = 
                 value = value.lower()
             if value in seen:
                 key = "pciBusId" if attribute == "pci_bus_id" else attribute
-                reader.bad(f"{path}[{position}].{key}", getattr(item, attribute),
-                           f"the same {what} as {path}[{seen[value]}]: two GPUs cannot share it",
-                           "take a fresh snapshot; each GPU appears once")
+                reader.bad(
+                    f"{path}[{position}].{key}",
+                    getattr(item, attribute),
+                    f"the same {what} as {path}[{seen[value]}]: two GPUs cannot share it",
+                    "take a fresh snapshot; each GPU appears once",
+                )
             else:
                 seen[value] = position
 
@@ -365,7 +481,11 @@ def snapshot_document(snapshot: NvmlSnapshot) -> dict[str, Any]:
             "pciBusId": gpu.pci_bus_id,
             "migMode": [1 if gpu.mig_enabled else 0, 1 if gpu.mig_enabled else 0],
         }
-        for key, value in (("pciDeviceId", gpu.pci_device_id), ("addressingMode", gpu.addressing_mode), ("pcieRoot", gpu.pcie_root)):
+        for key, value in (
+            ("pciDeviceId", gpu.pci_device_id),
+            ("addressingMode", gpu.addressing_mode),
+            ("pcieRoot", gpu.pcie_root),
+        ):
             if value is not None:
                 device[key] = value
         if gpu.mig_profiles:
@@ -376,8 +496,17 @@ def snapshot_document(snapshot: NvmlSnapshot) -> dict[str, Any]:
             ]
         if gpu.mig_devices:
             device["migDevices"] = [
-                {"uuid": m.uuid, "profileId": m.profile_id, "placementStart": m.placement_start, "placementSize": m.placement_size}
+                {
+                    "uuid": m.uuid,
+                    "profileId": m.profile_id,
+                    "placementStart": m.placement_start,
+                    "placementSize": m.placement_size,
+                }
                 for m in gpu.mig_devices
             ]
         devices.append(device)
-    return {"driverVersion": snapshot.driver_version, "cudaDriverVersion": snapshot.cuda_driver_version, "devices": devices}
+    return {
+        "driverVersion": snapshot.driver_version,
+        "cudaDriverVersion": snapshot.cuda_driver_version,
+        "devices": devices,
+    }

@@ -7,10 +7,11 @@ docs/references.md#dra-quota-charge, docs/references.md#dra-quota-extended-resou
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from components.dra.claims import ClaimSpec
-from components.facts.quantity import QuantityError, parse_quantity
+from dra_gpu_platform.dra.claims import ClaimSpec
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 CLAIMS_KEY = "count/resourceclaims.resource.k8s.io"
 LEGACY_GPU_KEY = "requests.nvidia.com/gpu"

@@ -22,7 +22,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.dra.model import (
+from dra_gpu_platform.dra.allocator import allocate, prioritized_score
+from dra_gpu_platform.dra.claims import ClaimSpec, DeviceClassSpec
+from dra_gpu_platform.dra.cluster import Cluster
+from dra_gpu_platform.dra.model import (
     AllocationError,
     ClaimAllocation,
     DeviceResult,
@@ -35,9 +38,6 @@ from components.dra.model import (
     lookup_attribute,
     node_selector_matches,
 )
-from components.dra.allocator import allocate, prioritized_score
-from components.dra.claims import ClaimSpec, DeviceClassSpec
-from components.dra.cluster import Cluster
 
 ALLOCATED, UNSCHEDULABLE, ERROR, REJECTED = "allocated", "unschedulable", "error", "rejected"
 
@@ -132,9 +132,17 @@ class _Verdict:
 class Scheduler:
     """Schedules pods on a cluster in order; keeps the devices and claims each placement takes."""
 
-    def __init__(self, cluster: Cluster, classes: Mapping[str, DeviceClassSpec], features: Features,
-                 selectors: Selectors | None = None, *, claims: Iterable[ClaimObject] = (),
-                 templates: Mapping[tuple[str, str], ClaimObject] | None = None, group_nodes: bool = True):
+    def __init__(
+        self,
+        cluster: Cluster,
+        classes: Mapping[str, DeviceClassSpec],
+        features: Features,
+        selectors: Selectors | None = None,
+        *,
+        claims: Iterable[ClaimObject] = (),
+        templates: Mapping[tuple[str, str], ClaimObject] | None = None,
+        group_nodes: bool = True,
+    ):
         self.cluster = cluster
         self.classes = dict(classes)
         self.features = features
@@ -159,7 +167,9 @@ class Scheduler:
                 kind, reason = problem
                 outcome.kind = kind
                 outcome.reasons.append(reason)
-                outcome.claims.append(ClaimOutcome(ref.name, f"{pod.namespace}/{ref.claim or ref.template}", kind, reason=reason))
+                outcome.claims.append(
+                    ClaimOutcome(ref.name, f"{pod.namespace}/{ref.claim or ref.template}", kind, reason=reason)
+                )
                 return self._finish(outcome, claims)
             claims.append((ref, claim))
         if pod.extended is not None:
@@ -195,16 +205,22 @@ class Scheduler:
                 if verdict.kind != "ok":
                     reasons.setdefault(verdict.message, []).append(node.name)
                 elif unavailable:
-                    reasons.setdefault("resourceclaim not available on the node (allocated to "
-                                       f"{', '.join(c.ref for c in unavailable)} elsewhere)", []).append(node.name)
+                    reasons.setdefault(
+                        "resourceclaim not available on the node (allocated to "
+                        f"{', '.join(c.ref for c in unavailable)} elsewhere)",
+                        [],
+                    ).append(node.name)
                 else:
                     feasible.append((node, verdict))
         outcome.feasible_nodes = len(feasible)
         if not feasible:
             outcome.kind = UNSCHEDULABLE
             if not candidates:
-                outcome.reasons.append("no node in the inventory" if pod.node_names is None
-                                       else f"the pod's node {', '.join(pod.node_names)} is not in the inventory")
+                outcome.reasons.append(
+                    "no node in the inventory"
+                    if pod.node_names is None
+                    else f"the pod's node {', '.join(pod.node_names)} is not in the inventory"
+                )
             for message, nodes in reasons.items():
                 outcome.reasons.append(f"{_nodes_text(nodes)}: {message}")
             return self._finish(outcome, claims)
@@ -215,7 +231,7 @@ class Scheduler:
         outcome.score = best
         representative = self._representative(node, verdict)
         allocations = [self._translate(a, representative, node) for a in verdict.allocations or []]
-        for (ref, claim), allocation in zip(pending, allocations):
+        for (ref, claim), allocation in zip(pending, allocations, strict=False):
             if reserve:
                 self._reserve(claim, allocation, node, pod)
             outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, allocation))
@@ -244,22 +260,34 @@ class Scheduler:
         if ref.template is not None:
             template = self.templates.get((pod.namespace, ref.template))
             if template is None:
-                return None, (UNSCHEDULABLE, f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {pod.namespace}/"
-                                             f"{ref.template} does not exist, so no claim is created and the pod waits")
+                return None, (
+                    UNSCHEDULABLE,
+                    f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {pod.namespace}/"
+                    f"{ref.template} does not exist, so no claim is created and the pod waits",
+                )
             if template.rejected:
-                return None, (REJECTED, f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {template.ref} is rejected "
-                                        f"by the API server: {'; '.join(template.rejected)}")
-            claim = ClaimObject(pod.namespace, f"{pod.name}-{ref.name}", template.spec, template.source,
-                                template=template.name)
+                return None, (
+                    REJECTED,
+                    f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {template.ref} is rejected "
+                    f"by the API server: {'; '.join(template.rejected)}",
+                )
+            claim = ClaimObject(
+                pod.namespace, f"{pod.name}-{ref.name}", template.spec, template.source, template=template.name
+            )
             self.claims[(claim.namespace, claim.name)] = claim
             return claim, ("", "")
         claim = self.claims.get((pod.namespace, ref.claim or ""))
         if claim is None:
-            return None, (UNSCHEDULABLE, f"spec.resourceClaims {ref.name}: resourceclaim \"{ref.claim}\" not found "
-                                         "(the pod waits for it)")
+            return None, (
+                UNSCHEDULABLE,
+                f'spec.resourceClaims {ref.name}: resourceclaim "{ref.claim}" not found (the pod waits for it)',
+            )
         if claim.rejected:
-            return None, (REJECTED, f"spec.resourceClaims {ref.name}: ResourceClaim {claim.ref} is rejected by the API "
-                                    f"server: {'; '.join(claim.rejected)}")
+            return None, (
+                REJECTED,
+                f"spec.resourceClaims {ref.name}: ResourceClaim {claim.ref} is rejected by the API "
+                f"server: {'; '.join(claim.rejected)}",
+            )
         return claim, ("", "")
 
     def _prefilter(self, claim: ClaimObject) -> tuple[str, str] | None:
@@ -268,15 +296,19 @@ class Scheduler:
             return UNSCHEDULABLE, f"resource claim {claim.ref} has no device requests the scheduler understands"
         for request in spec.requests:
             if request.first_available and not self.features.prioritized_list:
-                return UNSCHEDULABLE, (f"resource claim {claim.ref}, request {request.name}: has subrequests, but the "
-                                       "DRAPrioritizedList feature is disabled")
+                return UNSCHEDULABLE, (
+                    f"resource claim {claim.ref}, request {request.name}: has subrequests, but the "
+                    "DRAPrioritizedList feature is disabled"
+                )
             for sub in request.alternatives:
                 name = sub.label
                 if not sub.device_class:
                     return ERROR, f"request {name}: unsupported request type"
                 if sub.device_class not in self.classes:
-                    return UNSCHEDULABLE, (f"request {name}: device class {sub.device_class} does not exist (claim "
-                                           f"{claim.ref}; the pod waits until the DeviceClass is created)")
+                    return UNSCHEDULABLE, (
+                        f"request {name}: device class {sub.device_class} does not exist (claim "
+                        f"{claim.ref}; the pod waits until the DeviceClass is created)"
+                    )
         return None
 
     def _candidates(self, pod: PodSpec) -> list[NodeInfo]:
@@ -293,13 +325,17 @@ class Scheduler:
     def _filter(self, node: NodeInfo, claims: list[PodClaim]) -> _Verdict:
         if not claims:
             return _Verdict("ok", [], score=0)
-        key = (tuple((c.spec, c.namespace, c.name) for c in claims), self.cluster.node_key(node) if self.group_nodes else (node.name, self.cluster.node_key(node)))
+        key = (
+            tuple((c.spec, c.namespace, c.name) for c in claims),
+            self.cluster.node_key(node) if self.group_nodes else (node.name, self.cluster.node_key(node)),
+        )
         found = self._verdicts.get(key)
         if found is not None:
             return found
         try:
-            result = allocate(node, self.cluster.pools(node), claims, self.classes, self.cluster.usage,
-                              self.features, self.selectors)
+            result = allocate(
+                node, self.cluster.pools(node), claims, self.classes, self.cluster.usage, self.features, self.selectors
+            )
         except AllocationError as error:
             verdict = _Verdict("error", message=str(error))
         except FailedOnNode as error:
@@ -321,8 +357,12 @@ class Scheduler:
     def _translate(self, allocation: ClaimAllocation, representative: NodeInfo, node: NodeInfo) -> ClaimAllocation:
         if representative.name == node.name:
             return allocation
-        devices = tuple(DeviceResult(d.request, self.cluster.translate(d.device, representative, node), d.admin_access,
-                                     d.consumed, d.shared) for d in allocation.devices)
+        devices = tuple(
+            DeviceResult(
+                d.request, self.cluster.translate(d.device, representative, node), d.admin_access, d.consumed, d.shared
+            )
+            for d in allocation.devices
+        )
         selector = allocation.node_selector
         if selector is not None and representative.name in str(selector):
             selector = _rename_node(selector, representative.name, node.name)
@@ -347,10 +387,18 @@ class Scheduler:
         """Why the claims do not fit on this node, in one line (the scheduler itself only says "cannot allocate
         all claims"): the first request that cannot be served even alone, else the constraint, else the sum."""
         pools = self.cluster.pools(node)
-        devices = [((p.driver, p.pool, d.name), d.shape) for p in pools if not p.incomplete and p.invalid is None
-                   for s in p.slices for d in s.devices]
-        skipped = [f"{p.driver}/{p.pool} ({'incomplete' if p.incomplete else p.invalid})" for p in pools
-                   if p.incomplete or p.invalid is not None]
+        devices = [
+            ((p.driver, p.pool, d.name), d.shape)
+            for p in pools
+            if not p.incomplete and p.invalid is None
+            for s in p.slices
+            for d in s.devices
+        ]
+        skipped = [
+            f"{p.driver}/{p.pool} ({'incomplete' if p.incomplete else p.invalid})"
+            for p in pools
+            if p.incomplete or p.invalid is not None
+        ]
         prefix = (lambda c: f"claim {c.ref} ") if len(claims) > 1 else (lambda c: "")
         problems = []
         for claim in claims:
@@ -358,8 +406,13 @@ class Scheduler:
                 shortfalls = [self._shortfall(sub, devices) for sub in request.alternatives]
                 if all(shortfalls):
                     if request.first_available:
-                        problems.append(f"{prefix(claim)}request {request.name}: no alternative fits: " +
-                                        "; ".join(f"{sub.name}: {text}" for sub, text in zip(request.alternatives, shortfalls)))
+                        problems.append(
+                            f"{prefix(claim)}request {request.name}: no alternative fits: "
+                            + "; ".join(
+                                f"{sub.name}: {text}"
+                                for sub, text in zip(request.alternatives, shortfalls, strict=False)
+                            )
+                        )
                     else:
                         problems.append(f"{prefix(claim)}request {request.name}: {shortfalls[0]}")
         if not problems:
@@ -372,8 +425,10 @@ class Scheduler:
         if not problems:
             needed = sum(min(s.count for s in r.alternatives) for c in claims for r in c.spec.requests)
             count = sum(len(c.spec.requests) for c in claims)
-            problems.append(f"each request fits alone, but not all {count} together: they need {needed} distinct devices "
-                            "on one node (a device serves one request)")
+            problems.append(
+                f"each request fits alone, but not all {count} together: they need {needed} distinct devices "
+                "on one node (a device serves one request)"
+            )
         if skipped:
             problems.append("pools not usable: " + ", ".join(skipped))
         return "; ".join(problems)
@@ -397,7 +452,10 @@ class Scheduler:
 
     def _failure(self, device_class: DeviceClassSpec, sub: Any, shape: Any) -> tuple[str, int, str] | None:
         """The first selector that is false (owner, index, expression), or None when the device matches."""
-        for owner, selectors in ((f"DeviceClass {device_class.name}", device_class.selectors), (f"request {sub.label}", sub.selectors)):
+        for owner, selectors in (
+            (f"DeviceClass {device_class.name}", device_class.selectors),
+            (f"request {sub.label}", sub.selectors),
+        ):
             for i, expression in enumerate(selectors):
                 if self.selectors.verdict(expression, shape) is not True:
                     return owner, i, expression
@@ -405,7 +463,12 @@ class Scheduler:
 
     def _shortfall(self, sub: Any, devices: list[tuple[Any, Any]]) -> str | None:
         usable, in_use, tainted = self._usable(sub, devices)
-        notes = "".join([f"; {in_use} more in use" if in_use else "", f"; {tainted} more tainted and not tolerated" if tainted else ""])
+        notes = "".join(
+            [
+                f"; {in_use} more in use" if in_use else "",
+                f"; {tainted} more tainted and not tolerated" if tainted else "",
+            ]
+        )
         if sub.mode == "All":
             if usable and not in_use and not tainted:
                 return None
@@ -414,8 +477,10 @@ class Scheduler:
         elif len(usable) >= sub.count:
             return None
         if usable:
-            return (f"needs {sub.count} devices of DeviceClass {sub.device_class} on one node, a node of this pool has "
-                    f"{len(usable)} that match{notes}")
+            return (
+                f"needs {sub.count} devices of DeviceClass {sub.device_class} on one node, a node of this pool has "
+                f"{len(usable)} that match{notes}"
+            )
         if in_use or tainted:
             return f"every matching device of DeviceClass {sub.device_class} is taken{notes}"
         if not devices:
@@ -429,8 +494,10 @@ class Scheduler:
         per_node = f"{len(devices)} device{'s' if len(devices) != 1 else ''} per node"
         parts = []
         for (owner, index, expression), shapes in sorted(failures.items(), key=lambda item: -len(item[1]))[:2]:
-            parts.append(f"{owner} selector #{index} `{expression}` is false for {len(shapes)} of {per_node} "
-                         f"({self._values(expression, shapes)})")
+            parts.append(
+                f"{owner} selector #{index} `{expression}` is false for {len(shapes)} of {per_node} "
+                f"({self._values(expression, shapes)})"
+            )
         return "no device matches: " + "; ".join(parts)
 
     def _values(self, expression: str, shapes: list[Any]) -> str:
@@ -442,8 +509,10 @@ class Scheduler:
         if "device.driver" in expression:
             shown.append("driver " + _distinct(s.driver for s in shapes))
         for map_name, domain, name in selector.reads() or ():
-            values = [(s.device.attributes if map_name == "attributes" else s.device.capacity).get(domain, {}).get(name)
-                      for s in shapes]
+            values = [
+                (s.device.attributes if map_name == "attributes" else s.device.capacity).get(domain, {}).get(name)
+                for s in shapes
+            ]
             if all(v is None for v in values):
                 shown.append(f"{domain}/{name} not published")
             else:
@@ -453,8 +522,12 @@ class Scheduler:
     def _constraint_shortfall(self, claim: PodClaim, constraint: Any, devices: list[tuple[Any, Any]]) -> str | None:
         if constraint.attribute is None:
             return None
-        subs = [sub for r in claim.spec.requests for sub in r.alternatives[:1]
-                if not constraint.requests or sub.request in constraint.requests or sub.label in constraint.requests]
+        subs = [
+            sub
+            for r in claim.spec.requests
+            for sub in r.alternatives[:1]
+            if not constraint.requests or sub.request in constraint.requests or sub.label in constraint.requests
+        ]
         if not subs:
             return None
         needed = sum(s.count for s in subs)
@@ -473,8 +546,10 @@ class Scheduler:
         if constraint.distinct:
             return f"{where}: only {len(values)} distinct values among matching devices, {needed} devices needed"
         best, count = max(values.items(), key=lambda item: item[1])
-        return (f"{where}: at most {count} matching devices share one value ({best[1]}) on a node of this pool, "
-                f"{needed} needed" + (f"; {missing} lack the attribute" if missing else ""))
+        return (
+            f"{where}: at most {count} matching devices share one value ({best[1]}) on a node of this pool, "
+            f"{needed} needed" + (f"; {missing} lack the attribute" if missing else "")
+        )
 
     # -- one claim, no pod ---------------------------------------------------------------------------
     def place(self, claim: PodClaim, *, single: bool = False) -> Placement:
@@ -509,7 +584,9 @@ class Scheduler:
             placement.max_concurrent = self.fill(claim, single=single)
             return placement
         if not self.cluster.nodes:
-            placement.reasons.append("the inventory has no DRA devices (no node pool with gpuStack: dra, or an empty dump)")
+            placement.reasons.append(
+                "the inventory has no DRA devices (no node pool with gpuStack: dra, or an empty dump)"
+            )
         for message, groups in reasons.items():
             pools = sorted({pool for group in groups for pool, _ in self.cluster.pool_firsts(group)})
             count = sum(len(group) for group in groups)
@@ -532,8 +609,9 @@ class Scheduler:
                 count = 0
                 while True:
                     try:
-                        result = allocate(node, self.cluster.pools(node), [claim], self.classes, usage,
-                                          self.features, self.selectors)
+                        result = allocate(
+                            node, self.cluster.pools(node), [claim], self.classes, usage, self.features, self.selectors
+                        )
                     except (AllocationError, FailedOnNode):
                         result = None
                     if result is None:
@@ -556,15 +634,26 @@ def _claim_outcome(ref: PodClaimRef, claim: ClaimObject, kind: str, allocation: 
     requests: dict[str, list[str]] = {}
     for device in allocation.devices:
         requests.setdefault(device.request, []).append("/".join(device.device))
-    return ClaimOutcome(ref.name, claim.ref, kind, ["/".join(d.device) for d in allocation.devices],
-                        dict(allocation.subrequests), requests, allocation.node_selector)
+    return ClaimOutcome(
+        ref.name,
+        claim.ref,
+        kind,
+        ["/".join(d.device) for d in allocation.devices],
+        dict(allocation.subrequests),
+        requests,
+        allocation.node_selector,
+    )
 
 
 def _rename_node(selector: Mapping[str, Any], old: str, new: str) -> Mapping[str, Any]:
     terms = []
     for term in selector.get("nodeSelectorTerms") or []:
-        fields = [{**r, "values": [new if v == old else v for v in r.get("values") or []]} if r.get("key") == "metadata.name" else r
-                  for r in term.get("matchFields") or []]
+        fields = [
+            {**r, "values": [new if v == old else v for v in r.get("values") or []]}
+            if r.get("key") == "metadata.name"
+            else r
+            for r in term.get("matchFields") or []
+        ]
         terms.append({**term, **({"matchFields": fields} if fields else {})})
     return {"nodeSelectorTerms": terms}
 

@@ -35,11 +35,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.facts import catalog, driver_charts
-from components.facts.catalog import EXAMPLE_DEVICE, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
-from components.dra.nvml import GpuInfo, NvmlSnapshot
-from components.config.problems import MISSING, InputError, Problem
-from components.facts.quantity import format_binary_si, parse_quantity
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.dra.nvml import GpuInfo, NvmlSnapshot
+from dra_gpu_platform.facts import catalog, driver_charts
+from dra_gpu_platform.facts.catalog import EXAMPLE_DEVICE, NVIDIA_DRIVER, STANDARD_DOMAIN, GpuModel
+from dra_gpu_platform.facts.quantity import format_binary_si, parse_quantity
 
 RESOURCE_API = "resource.k8s.io/v1"
 PCIE_ROOT = f"{STANDARD_DOMAIN}/pcieRoot"
@@ -56,13 +56,22 @@ _UUID_NAMESPACE = uuidlib.UUID("6b1f3c52-7d0e-4f7a-9a43-1c2b5e8d9f60")
 
 # NVML GPU-instance profile IDs (`nvidia-smi mig -lgip`, fixture mig-lgip.txt) by (GPU slices, memory
 # slices, media extensions): the same IDs on A100, H100 and H200.
-_PROFILE_IDS = {(1, 1, False): 19, (1, 1, True): 20, (1, 2, False): 15, (2, 2, False): 14, (3, 4, False): 9,
-                (4, 4, False): 5, (7, 8, False): 0}
-ALL_BALANCED = "all-balanced"  # mig-parted: 2x 1g + 1x 2g + 1x 3g of one family (docs/references.md#gpu-operator-mig-profiles)
+_PROFILE_IDS = {
+    (1, 1, False): 19,
+    (1, 1, True): 20,
+    (1, 2, False): 15,
+    (2, 2, False): 14,
+    (3, 4, False): 9,
+    (4, 4, False): 5,
+    (7, 8, False): 0,
+}
+ALL_BALANCED = (
+    "all-balanced"  # mig-parted: 2x 1g + 1x 2g + 1x 3g of one family (docs/references.md#gpu-operator-mig-profiles)
+)
 
 
 def nvidia_naming(driver_version: str) -> str:
-    """"current" or "legacy" device naming of an NVIDIA DRA driver version (components/facts/driver_charts.py)."""
+    """ "current" or "legacy" device naming of an NVIDIA DRA driver version (components/facts/driver_charts.py)."""
     return driver_charts.attribute_naming(driver_version)
 
 
@@ -92,8 +101,16 @@ def catalog_mig_shapes(model: GpuModel) -> list[MigShape]:
         size = max(1, math.ceil(memory * MEMORY_SLICES / total - 1e-9))
         me = profile.name.endswith("+me")
         profile_id = _PROFILE_IDS.get((profile.slices, size, me), -1)
-        shapes.append(MigShape(profile.name, profile_id, profile.slices, size, profile.max_count,
-                               (("memory", memory), ("multiprocessors", profile.multiprocessors))))
+        shapes.append(
+            MigShape(
+                profile.name,
+                profile_id,
+                profile.slices,
+                size,
+                profile.max_count,
+                (("memory", memory), ("multiprocessors", profile.multiprocessors)),
+            )
+        )
     return shapes
 
 
@@ -101,10 +118,20 @@ def snapshot_mig_shapes(gpu: GpuInfo) -> list[MigShape]:
     total = gpu.memory_total_bytes
     return [
         MigShape(
-            p.name(total), p.profile_id, p.slice_count, p.memory_slices(total), p.instance_count,
-            (("copyEngines", p.copy_engines), ("decoders", p.decoders), ("encoders", p.encoders),
-             ("jpegEngines", p.jpeg_engines), ("memory", p.memory_mb * 1024 * 1024),
-             ("multiprocessors", p.multiprocessors), ("ofaEngines", p.ofa_engines)),
+            p.name(total),
+            p.profile_id,
+            p.slice_count,
+            p.memory_slices(total),
+            p.instance_count,
+            (
+                ("copyEngines", p.copy_engines),
+                ("decoders", p.decoders),
+                ("encoders", p.encoders),
+                ("jpegEngines", p.jpeg_engines),
+                ("memory", p.memory_mb * 1024 * 1024),
+                ("multiprocessors", p.multiprocessors),
+                ("ofaEngines", p.ofa_engines),
+            ),
         )
         for p in gpu.mig_profiles
     ]
@@ -117,10 +144,15 @@ def mig_layout(shapes: list[MigShape], spec: str) -> list[tuple[MigShape, int]]:
     wanted: list[MigShape] = []
     if spec == ALL_BALANCED:
         for slices, count in ((1, 2), (2, 1), (3, 1)):
-            candidates = [s for s in shapes if s.slices == slices and s.memory_slices == slices + (slices == 3)
-                          and not s.profile.endswith("+me")]
+            candidates = [
+                s
+                for s in shapes
+                if s.slices == slices and s.memory_slices == slices + (slices == 3) and not s.profile.endswith("+me")
+            ]
             if not candidates:
-                raise ValueError(f"{ALL_BALANCED} needs a {slices}g profile; this GPU has {', '.join(by_name) or 'none'}")
+                raise ValueError(
+                    f"{ALL_BALANCED} needs a {slices}g profile; this GPU has {', '.join(by_name) or 'none'}"
+                )
             wanted += [candidates[0]] * count
     elif "=" in spec or "," in spec:
         for part in spec.split(","):
@@ -131,7 +163,9 @@ def mig_layout(shapes: list[MigShape], spec: str) -> list[tuple[MigShape, int]]:
     elif spec in by_name:
         wanted = [by_name[spec]] * by_name[spec].max_count
     else:
-        raise ValueError(f"{spec!r} is not a MIG profile of this GPU; use one of {', '.join(by_name) or '(none)'} or {ALL_BALANCED}")
+        raise ValueError(
+            f"{spec!r} is not a MIG profile of this GPU; use one of {', '.join(by_name) or '(none)'} or {ALL_BALANCED}"
+        )
     placed = _place(sorted(wanted, key=lambda s: -s.memory_slices), [], 0)
     if placed is None:
         raise ValueError(f"MIG layout {spec!r} does not fit on one GPU ({MEMORY_SLICES} memory slices)")
@@ -145,7 +179,7 @@ def _place(wanted: list[MigShape], placed: list[tuple[MigShape, int]], used: int
     for start in shape.starts():
         mask = ((1 << shape.memory_slices) - 1) << start
         if start + shape.memory_slices <= MEMORY_SLICES and not used & mask:
-            result = _place(rest, placed + [(shape, start)], used | mask)
+            result = _place(rest, [*placed, (shape, start)], used | mask)
             if result is not None:
                 return result
     return None
@@ -205,8 +239,11 @@ def _common_attributes(gpu: PhysicalGpu, naming: str) -> dict[str, dict[str, Any
 
 def gpu_device(gpu: PhysicalGpu, naming: str = "current") -> dict[str, Any]:
     attributes = {"type": _string("gpu"), "uuid": _string(gpu.uuid), **_common_attributes(gpu, naming)}
-    return {"name": f"gpu-{gpu.minor}", "attributes": dict(sorted(attributes.items())),
-            "capacity": {"memory": _capacity(gpu.memory_bytes)}}
+    return {
+        "name": f"gpu-{gpu.minor}",
+        "attributes": dict(sorted(attributes.items())),
+        "capacity": {"memory": _capacity(gpu.memory_bytes)},
+    }
 
 
 def mig_device_name(minor: int, shape: MigShape, start: int, naming: str = "current") -> str:
@@ -228,8 +265,11 @@ def mig_device(gpu: PhysicalGpu, shape: MigShape, start: int, mig_uuid: str, nam
     capacity = {name: _capacity(value) for name, value in shape.capacity}
     for memory_slice in range(start, start + shape.memory_slices):
         capacity[f"memorySlice{memory_slice}"] = _capacity(1)
-    return {"name": mig_device_name(gpu.minor, shape, start, naming), "attributes": dict(sorted(attributes.items())),
-            "capacity": dict(sorted(capacity.items()))}
+    return {
+        "name": mig_device_name(gpu.minor, shape, start, naming),
+        "attributes": dict(sorted(attributes.items())),
+        "capacity": dict(sorted(capacity.items())),
+    }
 
 
 def example_device(index: int, device_uuid: str) -> dict[str, Any]:
@@ -248,7 +288,7 @@ def example_device(index: int, device_uuid: str) -> dict[str, Any]:
 def resource_slices(node: str, driver: str, devices: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The node's pool for one driver; more than 128 devices are split over several slices of one pool.
     The API server completes generateName with a random suffix."""
-    chunks = [devices[i:i + MAX_DEVICES_PER_SLICE] for i in range(0, len(devices), MAX_DEVICES_PER_SLICE)] or [[]]
+    chunks = [devices[i : i + MAX_DEVICES_PER_SLICE] for i in range(0, len(devices), MAX_DEVICES_PER_SLICE)] or [[]]
     return [
         {
             "apiVersion": RESOURCE_API,
@@ -282,17 +322,31 @@ def catalog_gpus(model: GpuModel, count: int, node: str, per_root: int) -> list[
     gpus = []
     for minor in range(count):
         bus_id, root = simulated_pci(minor, per_root)
-        gpus.append(PhysicalGpu(
-            minor=minor, uuid=f"GPU-{stable_uuid(node, 'gpu', minor)}", product_name=model.product_name,
-            brand=SIMULATED_BRAND, architecture=model.architecture, compute_capability=model.compute_capability,
-            driver_version=SIMULATED_DRIVER_VERSION, cuda_driver_version=SIMULATED_CUDA_DRIVER_VERSION,
-            memory_bytes=model.memory.as_integer(), bus_id=bus_id, pcie_root=root,
-        ))
+        gpus.append(
+            PhysicalGpu(
+                minor=minor,
+                uuid=f"GPU-{stable_uuid(node, 'gpu', minor)}",
+                product_name=model.product_name,
+                brand=SIMULATED_BRAND,
+                architecture=model.architecture,
+                compute_capability=model.compute_capability,
+                driver_version=SIMULATED_DRIVER_VERSION,
+                cuda_driver_version=SIMULATED_CUDA_DRIVER_VERSION,
+                memory_bytes=model.memory.as_integer(),
+                bus_id=bus_id,
+                pcie_root=root,
+            )
+        )
     return gpus
 
 
-def nvidia_node_devices(gpus: list[PhysicalGpu], node: str, shapes: list[MigShape] | None = None,
-                        mig: str | None = None, naming: str = "current") -> list[dict[str, Any]]:
+def nvidia_node_devices(
+    gpus: list[PhysicalGpu],
+    node: str,
+    shapes: list[MigShape] | None = None,
+    mig: str | None = None,
+    naming: str = "current",
+) -> list[dict[str, Any]]:
     devices = []
     for gpu in gpus:
         if mig is None:
@@ -326,8 +380,9 @@ class Inventory:
         return sum(len(s["spec"].get("devices") or []) for s in self.slices)
 
 
-def catalog_inventory(gpu: str, count: int, node: str, *, mig: str | None = None, per_root: int = 1,
-                      naming: str = "current") -> Inventory:
+def catalog_inventory(
+    gpu: str, count: int, node: str, *, mig: str | None = None, per_root: int = 1, naming: str = "current"
+) -> Inventory:
     """One node with `count` GPUs of a catalog model (raises KeyError/ValueError for unknown GPU or layout)."""
     model = catalog.gpu_model(gpu)
     if mig is not None and not model.supports_mig:
@@ -340,10 +395,17 @@ def catalog_inventory(gpu: str, count: int, node: str, *, mig: str | None = None
 def snapshot_gpus(snapshot: NvmlSnapshot) -> list[PhysicalGpu]:
     return [
         PhysicalGpu(
-            minor=gpu.minor, uuid=gpu.uuid, product_name=gpu.name, brand=gpu.brand_name,
-            architecture=gpu.architecture_name, compute_capability=gpu.compute_capability_version,
-            driver_version=snapshot.driver_semver, cuda_driver_version=snapshot.cuda_driver_semver,
-            memory_bytes=gpu.memory_total_bytes, bus_id=gpu.bus_id, pcie_root=gpu.pcie_root_name,
+            minor=gpu.minor,
+            uuid=gpu.uuid,
+            product_name=gpu.name,
+            brand=gpu.brand_name,
+            architecture=gpu.architecture_name,
+            compute_capability=gpu.compute_capability_version,
+            driver_version=snapshot.driver_semver,
+            cuda_driver_version=snapshot.cuda_driver_semver,
+            memory_bytes=gpu.memory_total_bytes,
+            bus_id=gpu.bus_id,
+            pcie_root=gpu.pcie_root_name,
             addressing_mode=gpu.addressing_mode,
         )
         for gpu in snapshot.devices
@@ -355,7 +417,7 @@ def nvml_inventory(snapshot: NvmlSnapshot, node: str, *, mig: str | None = None,
     (see mig_layout), using NVML's own profile data; without it, GPUs in MIG mode publish their MIG devices."""
     devices: list[dict[str, Any]] = []
     notes: list[str] = []
-    for info, gpu in zip(snapshot.devices, snapshot_gpus(snapshot)):
+    for info, gpu in zip(snapshot.devices, snapshot_gpus(snapshot), strict=False):
         shapes = snapshot_mig_shapes(info)
         if mig is not None:
             devices += nvidia_node_devices([gpu], node, shapes, mig, naming)
@@ -368,7 +430,9 @@ def nvml_inventory(snapshot: NvmlSnapshot, node: str, *, mig: str | None = None,
                 if shape is not None:
                     devices.append(mig_device(gpu, shape, existing.placement_start, existing.uuid, naming))
             if not info.mig_devices:
-                notes.append(f"gpu-{info.minor}: MIG mode is on but no MIG device exists; the driver publishes nothing for it")
+                notes.append(
+                    f"gpu-{info.minor}: MIG mode is on but no MIG device exists; the driver publishes nothing for it"
+                )
     return Inventory(snapshot.source, tuple(resource_slices(node, NVIDIA_DRIVER, devices)), {node: node}, tuple(notes))
 
 
@@ -405,19 +469,29 @@ def read_cluster_dump(documents: list[Any], source: str) -> ClusterDump:
         at = f"[{d}]" if len(documents) > 1 else ""
         if document is None:
             continue
-        if isinstance(document, Mapping) and (document.get("kind") in ("List", "ResourceSliceList") or
-                                              ("items" in document and "kind" not in document)):
+        if isinstance(document, Mapping) and (
+            document.get("kind") in ("List", "ResourceSliceList") or ("items" in document and "kind" not in document)
+        ):
             values = document.get("items")
             if not isinstance(values, list):
-                problems.append(Problem(source, f"{at}items".lstrip("."), values, "a List needs items",
-                                        "pass `kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json` output"))
+                problems.append(
+                    Problem(
+                        source,
+                        f"{at}items".lstrip("."),
+                        values,
+                        "a List needs items",
+                        "pass `kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json` output",
+                    )
+                )
                 continue
             items += [(f"{at}items[{i}]", item) for i, item in enumerate(values)]
         else:
             items.append((at, document))
     for at, item in items:
         if not isinstance(item, Mapping):
-            problems.append(Problem(source, at, item, "not a Kubernetes object", "pass `kubectl get ... -o json` output"))
+            problems.append(
+                Problem(source, at, item, "not a Kubernetes object", "pass `kubectl get ... -o json` output")
+            )
             continue
         kind = item.get("kind")
         if kind not in DUMP_KINDS:
@@ -427,11 +501,21 @@ def read_cluster_dump(documents: list[Any], source: str) -> ClusterDump:
         key = (str(kind), str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
         if key[2] and key in seen:
             if seen[key][1] == item:
-                dump.notes.append(f"{kind} {key[2]} is listed twice ({seen[key][0]} and {at}); the API server stores one "
-                                  "object per name, so it counts once")
+                dump.notes.append(
+                    f"{kind} {key[2]} is listed twice ({seen[key][0]} and {at}); the API server stores one "
+                    "object per name, so it counts once"
+                )
                 continue
-            problems.append(Problem(source, at, key[2], f"a second, different {kind} named {key[2]} (first at {seen[key][0]}); "
-                                    "a cluster holds one object per name", "dump the cluster once; do not concatenate dumps"))
+            problems.append(
+                Problem(
+                    source,
+                    at,
+                    key[2],
+                    f"a second, different {kind} named {key[2]} (first at {seen[key][0]}); "
+                    "a cluster holds one object per name",
+                    "dump the cluster once; do not concatenate dumps",
+                )
+            )
             continue
         seen[key] = (at, item)
         if kind == "ResourceSlice":
@@ -440,7 +524,9 @@ def read_cluster_dump(documents: list[Any], source: str) -> ClusterDump:
             dump.claims.append(dict(item))
         elif kind == "Node":
             if not metadata.get("name"):
-                problems.append(Problem(source, f"{at}.metadata.name", MISSING, "a Node needs a name", "dump the full object"))
+                problems.append(
+                    Problem(source, f"{at}.metadata.name", MISSING, "a Node needs a name", "dump the full object")
+                )
                 continue
             dump.nodes.append(dict(item))
         elif kind == "DeviceClass":
@@ -450,8 +536,15 @@ def read_cluster_dump(documents: list[Any], source: str) -> ClusterDump:
     for kind, count in sorted(ignored.items()):
         dump.notes.append(f"{count} object(s) of kind {kind} ignored (fit reads {', '.join(DUMP_KINDS)})")
     if not problems and not dump.slices:
-        problems.append(Problem(source, "", MISSING, "the inventory holds no ResourceSlice",
-                                "dump a cluster whose DRA drivers run: kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json"))
+        problems.append(
+            Problem(
+                source,
+                "",
+                MISSING,
+                "the inventory holds no ResourceSlice",
+                "dump a cluster whose DRA drivers run: kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json",
+            )
+        )
     if problems:
         raise InputError(problems, source)
     return dump
@@ -462,7 +555,12 @@ def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], prob
         problems.append(Problem(source, f"{at}.{path}" if at else path, value, rule, fix))
 
     if item.get("apiVersion") not in _SLICE_APIS:
-        bad("apiVersion", item.get("apiVersion", MISSING), f"must be one of {', '.join(_SLICE_APIS)}", "dump with a kubectl of Kubernetes 1.32 or newer")
+        bad(
+            "apiVersion",
+            item.get("apiVersion", MISSING),
+            f"must be one of {', '.join(_SLICE_APIS)}",
+            "dump with a kubectl of Kubernetes 1.32 or newer",
+        )
         return
     spec = item.get("spec")
     if not isinstance(spec, Mapping):
@@ -472,13 +570,22 @@ def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], prob
     if not isinstance(driver, str) or not driver:
         bad("spec.driver", driver if driver is not None else MISSING, "required driver name", "e.g. gpu.nvidia.com")
     if not isinstance(pool, Mapping) or not isinstance(pool.get("name"), str):
-        bad("spec.pool.name", pool.get("name", MISSING) if isinstance(pool, Mapping) else MISSING, "required pool name", "dump the full object")
+        bad(
+            "spec.pool.name",
+            pool.get("name", MISSING) if isinstance(pool, Mapping) else MISSING,
+            "required pool name",
+            "dump the full object",
+        )
         return
     for key in ("generation", "resourceSliceCount"):
         value = pool.get(key, 0 if key == "generation" else None)
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "generation" else 1):
-            bad(f"spec.pool.{key}", value if value is not None else MISSING,
-                "an integer (generation >= 0, resourceSliceCount >= 1)", "dump the full object")
+            bad(
+                f"spec.pool.{key}",
+                value if value is not None else MISSING,
+                "an integer (generation >= 0, resourceSliceCount >= 1)",
+                "dump the full object",
+            )
     devices = spec.get("devices") or []
     if not isinstance(devices, list):
         bad("spec.devices", devices, "must be a list", "dump the full object")
@@ -497,8 +604,14 @@ def _read_slice(item: Any, at: str, source: str, out: list[dict[str, Any]], prob
             if values is not None and not isinstance(values, dict):
                 bad(f"spec.devices[{j}].{kind}", values, f"{kind} map names to objects", "dump the full object")
         converted.append(device)
-    out.append({"apiVersion": RESOURCE_API, "kind": "ResourceSlice", "metadata": dict(item.get("metadata") or {}),
-                "spec": {**spec, "devices": converted}})
+    out.append(
+        {
+            "apiVersion": RESOURCE_API,
+            "kind": "ResourceSlice",
+            "metadata": dict(item.get("metadata") or {}),
+            "spec": {**spec, "devices": converted},
+        }
+    )
 
 
 def apply_taint_rules(slices: list[dict[str, Any]], rules: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -511,10 +624,16 @@ def apply_taint_rules(slices: list[dict[str, Any]], rules: list[Mapping[str, Any
         spec = s["spec"]
         devices = []
         for device in spec.get("devices") or []:
-            extra = [(r.get("spec") or {}).get("taint") for r in rules
-                     if _taint_rule_matches(r, spec["driver"], spec["pool"]["name"], device["name"])]
+            extra = [
+                (r.get("spec") or {}).get("taint")
+                for r in rules
+                if _taint_rule_matches(r, spec["driver"], spec["pool"]["name"], device["name"])
+            ]
             if extra:
-                device = {**device, "taints": [*(device.get("taints") or []), *[t for t in extra if isinstance(t, Mapping)]]}
+                device = {
+                    **device,
+                    "taints": [*(device.get("taints") or []), *[t for t in extra if isinstance(t, Mapping)]],
+                }
             devices.append(device)
         patched.append({**s, "spec": {**spec, "devices": devices}})
     return patched
@@ -522,12 +641,15 @@ def apply_taint_rules(slices: list[dict[str, Any]], rules: list[Mapping[str, Any
 
 def _taint_rule_matches(rule: Mapping[str, Any], driver: str, pool: str, name: str) -> bool:
     selector = (rule.get("spec") or {}).get("deviceSelector") or {}
-    return all(selector.get(key) in (None, value) for key, value in (("driver", driver), ("pool", pool), ("device", name)))
+    return all(
+        selector.get(key) in (None, value) for key, value in (("driver", driver), ("pool", pool), ("device", name))
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
 # DeviceClasses the driver charts create (docs/references.md#nvidia-dra-deviceclasses,
 # docs/references.md#example-driver-deviceclass)
+
 
 def chart_device_classes(names: Iterable[str], dra_driver_version: str | None = None) -> list[dict[str, Any]]:
     """DeviceClass objects of the installed driver chart, as its templates render them for resource.k8s.io/v1."""

@@ -3,4 +3,22 @@
 Who may import: everyone (config, dra, plans, resources, policies, gpuplan, bench, tests).
 """
 
-__all__ = ["aks", "autoscaler", "catalog", "chart_releases", "driver_charts", "efa", "eks_addons", "eks_amis", "gpu_operator", "naming", "node_labels", "project", "quantity", "regions", "replacements", "type_tokens", "versions"]  # the public modules of this package
+__all__ = [
+    "aks",
+    "autoscaler",
+    "catalog",
+    "chart_releases",
+    "driver_charts",
+    "efa",
+    "eks_addons",
+    "eks_amis",
+    "gpu_operator",
+    "naming",
+    "node_labels",
+    "project",
+    "quantity",
+    "regions",
+    "replacements",
+    "type_tokens",
+    "versions",
+]  # the public modules of this package

@@ -9,10 +9,10 @@ docs/references.md#aks-spot-taint).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
-from components.facts import catalog
-from components.facts.quantity import parse_quantity
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts.quantity import parse_quantity
 
 SYSTEM_POOL_NAME = "system"
 MAX_POOL_NAME = 12  # Linux agent pools: 1-12 lower-case letters and digits, starting with a letter

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from components.facts.quantity import Quantity, parse_quantity
+from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
 
 NVIDIA_DRIVER = "gpu.nvidia.com"
 EXAMPLE_DRIVER = "gpu.example.com"
@@ -104,19 +104,48 @@ GPU_MODELS: dict[str, GpuModel] = {
     m.key: m
     for m in (
         GpuModel(
-            "H100", "NVIDIA H100 80GB HBM3", r"^NVIDIA H100( 80GB HBM3| PCIe)$", "Hopper", "9.0.0", 80,
-            "81559Mi", ("0x2330", "0x2331"), _MIG_H100_80GB,
+            "H100",
+            "NVIDIA H100 80GB HBM3",
+            r"^NVIDIA H100( 80GB HBM3| PCIe)$",
+            "Hopper",
+            "9.0.0",
+            80,
+            "81559Mi",
+            ("0x2330", "0x2331"),
+            _MIG_H100_80GB,
         ),
         GpuModel(
-            "H200", "NVIDIA H200", r"^NVIDIA H200$", "Hopper", "9.0.0", 141, "143771Mi", ("0x2335",), _MIG_H200,
+            "H200",
+            "NVIDIA H200",
+            r"^NVIDIA H200$",
+            "Hopper",
+            "9.0.0",
+            141,
+            "143771Mi",
+            ("0x2335",),
+            _MIG_H200,
         ),
         GpuModel(
-            "A100-40GB", "NVIDIA A100-SXM4-40GB", r"^NVIDIA A100-(SXM4|PCIE)-40GB$", "Ampere", "8.0.0", 40,
-            "40Gi", ("0x20b0", "0x20f1"), _MIG_A100_40GB,
+            "A100-40GB",
+            "NVIDIA A100-SXM4-40GB",
+            r"^NVIDIA A100-(SXM4|PCIE)-40GB$",
+            "Ampere",
+            "8.0.0",
+            40,
+            "40Gi",
+            ("0x20b0", "0x20f1"),
+            _MIG_A100_40GB,
         ),
         GpuModel(
-            "A100-80GB", "NVIDIA A100-SXM4-80GB", r"^NVIDIA A100(-SXM4-80GB| 80GB PCIe)$", "Ampere", "8.0.0", 80,
-            "80Gi", ("0x20b2", "0x20b5"), _MIG_A100_80GB,
+            "A100-80GB",
+            "NVIDIA A100-SXM4-80GB",
+            r"^NVIDIA A100(-SXM4-80GB| 80GB PCIe)$",
+            "Ampere",
+            "8.0.0",
+            80,
+            "80Gi",
+            ("0x20b2", "0x20b5"),
+            _MIG_A100_80GB,
         ),
         GpuModel("T4", "Tesla T4", r"^Tesla T4$", "Turing", "7.5.0", 16, "15360Mi", ("0x1eb8",)),
         GpuModel("L4", "NVIDIA L4", r"^NVIDIA L4$", "Ada Lovelace", "8.9.0", 24, "23034Mi", ("0x27b8",)),

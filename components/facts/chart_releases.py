@@ -54,14 +54,17 @@ GPU_OPERATOR_RELEASES: dict[str, ChartSource] = {
 # The node-feature-discovery subchart gpu-operator v25.10.x pins (deployments/gpu-operator/Chart.yaml
 # dependencies) and vendors under charts/; its templates equal NFD v0.18.2 deployment/helm/node-feature-discovery.
 NFD_SUBCHART = ChartSource(
-    "kubernetes-sigs/node-feature-discovery", "v0.18.2", "6140d1daf21074e50d6eaf0e538b27e7b8381c03",
+    "kubernetes-sigs/node-feature-discovery",
+    "v0.18.2",
+    "6140d1daf21074e50d6eaf0e538b27e7b8381c03",
     "deployment/helm/node-feature-discovery",
 )
 
 
 def _kps(version: str, commit: str) -> ChartSource:
-    return ChartSource("prometheus-community/helm-charts", f"kube-prometheus-stack-{version}", commit,
-                       "charts/kube-prometheus-stack")
+    return ChartSource(
+        "prometheus-community/helm-charts", f"kube-prometheus-stack-{version}", commit, "charts/kube-prometheus-stack"
+    )
 
 
 KUBE_PROMETHEUS_STACK_CHART = "kube-prometheus-stack"
@@ -106,5 +109,7 @@ KUBE_PROMETHEUS_STACK_DEFAULT = "81.4.3"
 
 def unlisted_fix(section: str, listed: list[str] | tuple[str, ...]) -> str:
     """The fix of an unlisted-version problem, the same words for every versioned section."""
-    return (f"use one of {', '.join(listed)}, or set {section}.{ALLOW_UNLISTED_KEY}: true to pin a newer "
-            "release on purpose (its values are then unchecked)")
+    return (
+        f"use one of {', '.join(listed)}, or set {section}.{ALLOW_UNLISTED_KEY}: true to pin a newer "
+        "release on purpose (its values are then unchecked)"
+    )

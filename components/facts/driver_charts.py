@@ -17,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER
+from dra_gpu_platform.facts.chart_releases import ChartSource
 from packaging.version import InvalidVersion, Version
-
-from components.facts.catalog import EXAMPLE_DRIVER
-from components.facts.chart_releases import ChartSource
 
 NGC_REPO = "https://helm.ngc.nvidia.com/nvidia"
 DRA_DRIVER_OCI_REPO = "oci://registry.k8s.io/dra-driver-nvidia/charts"
@@ -52,8 +51,15 @@ GPU_CLASS_EXTENDED_RESOURCE = "nvidia.com/gpu"
 # Driver feature gates (pkg/featuregates/featuregates.go; DeviceMetadata from v0.4) and the gate each GPU
 # sharing strategy needs (custom time-slicing: TimeSlicingSettings; MPS: MPSSupport).
 FEATURE_GATES = (
-    "TimeSlicingSettings", "MPSSupport", "IMEXDaemonsWithDNSNames", "PassthroughSupport", "DynamicMIG",
-    "NVMLDeviceHealthCheck", "ComputeDomainCliques", "CrashOnNVLinkFabricErrors", "DeviceMetadata",
+    "TimeSlicingSettings",
+    "MPSSupport",
+    "IMEXDaemonsWithDNSNames",
+    "PassthroughSupport",
+    "DynamicMIG",
+    "NVMLDeviceHealthCheck",
+    "ComputeDomainCliques",
+    "CrashOnNVLinkFabricErrors",
+    "DeviceMetadata",
 )
 SHARING_FEATURE_GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
 
@@ -114,26 +120,37 @@ class DraDriverRelease:
 
 def _calver(version: str, commit: str, **facts) -> DraDriverRelease:
     source = ChartSource("NVIDIA/k8s-dra-driver-gpu", f"v{version}", commit, "deployments/helm/nvidia-dra-driver-gpu")
-    return DraDriverRelease(version=version, lineage="nvidia-calver", controller_requires_control_plane=True,
-                            source=source, **facts)
+    return DraDriverRelease(
+        version=version, lineage="nvidia-calver", controller_requires_control_plane=True, source=source, **facts
+    )
 
 
 def _sigs(version: str, commit: str, **facts) -> DraDriverRelease:
-    source = ChartSource("kubernetes-sigs/dra-driver-nvidia-gpu", f"v{version}", commit, "deployments/helm/dra-driver-nvidia-gpu")
-    return DraDriverRelease(version=version, lineage="kubernetes-sigs", controller_requires_control_plane=False,
-                            source=source, **facts)
+    source = ChartSource(
+        "kubernetes-sigs/dra-driver-nvidia-gpu", f"v{version}", commit, "deployments/helm/dra-driver-nvidia-gpu"
+    )
+    return DraDriverRelease(
+        version=version, lineage="kubernetes-sigs", controller_requires_control_plane=False, source=source, **facts
+    )
 
 
-_LEGACY_25_3 = dict(
-    gpu_classes=("gpu.nvidia.com", "mig.nvidia.com"), resource_api="v1beta1", feature_gates_value=False,
-    resource_api_version_value=False, gpu_class_extended_resource=False, attribute_naming="legacy",
-)
+_LEGACY_25_3 = {
+    "gpu_classes": ("gpu.nvidia.com", "mig.nvidia.com"),
+    "resource_api": "v1beta1",
+    "feature_gates_value": False,
+    "resource_api_version_value": False,
+    "gpu_class_extended_resource": False,
+    "attribute_naming": "legacy",
+}
 _LEGACY_25_8 = {**_LEGACY_25_3, "resource_api": "detect", "feature_gates_value": True}
-_CURRENT = dict(
-    gpu_classes=("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"), resource_api="detect",
-    feature_gates_value=True, resource_api_version_value=True, gpu_class_extended_resource=True,
-    attribute_naming="current",
-)
+_CURRENT = {
+    "gpu_classes": ("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"),
+    "resource_api": "detect",
+    "feature_gates_value": True,
+    "resource_api_version_value": True,
+    "gpu_class_extended_resource": True,
+    "attribute_naming": "current",
+}
 
 DRA_DRIVER_RELEASES: dict[str, DraDriverRelease] = {
     r.version: r
@@ -154,7 +171,9 @@ DRA_DRIVER_DEFAULT = "0.4.1"
 # the API); every version renders the one class gpu.example.com. Chart.yaml at a tag says 0.0.0-dev: the
 # publish job stamps the tag's version.
 EXAMPLE_DRIVER_RELEASES: dict[str, ChartSource] = {
-    version: ChartSource("kubernetes-sigs/dra-example-driver", f"chart/{version}", commit, "deployments/helm/dra-example-driver")
+    version: ChartSource(
+        "kubernetes-sigs/dra-example-driver", f"chart/{version}", commit, "deployments/helm/dra-example-driver"
+    )
     for version, commit in (
         ("0.2.0", "5f544fa3d28d32b6bac67a124c616ef814cd8cc9"),
         ("0.2.1", "bb67e6bac6b045a80498017ad60a1aa6b23eb9ce"),

@@ -14,7 +14,6 @@ addonVersion): no public table gives a 1.34+ version for that add-on; pin it wit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"  # trust principal of every Pod Identity role
 POD_IDENTITY_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
@@ -23,17 +22,17 @@ POD_IDENTITY_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
 @dataclass(frozen=True)
 class EksAddon:
     name: str  # the EKS add-on name (DescribeAddonVersions)
-    versions: dict[str, Optional[str]]  # Kubernetes minor -> pinned add-on version (None: EKS default)
+    versions: dict[str, str | None]  # Kubernetes minor -> pinned add-on version (None: EKS default)
     # Installed before any node group: nodes only become Ready with a CNI (and its credentials).
     before_compute: bool
     # Pod Identity: (namespace, service account, AWS managed policy path) when the add-on calls AWS APIs.
-    service_account: Optional[tuple[str, str]] = None
-    managed_policy: Optional[str] = None
+    service_account: tuple[str, str] | None = None
+    managed_policy: str | None = None
     # Keep the add-on's software running when the add-on resource is deleted: without the CNI, kube-proxy
     # or DNS the cluster stops working (EKS DeleteAddon `preserve`).
     preserve: bool = False
 
-    def version(self, minor: str) -> Optional[str]:
+    def version(self, minor: str) -> str | None:
         return self.versions.get(minor)
 
 
@@ -42,23 +41,33 @@ _NO_TABLE = {"1.34": None, "1.35": None, "1.36": None}
 ADDONS: tuple[EksAddon, ...] = (
     EksAddon("eks-pod-identity-agent", dict(_NO_TABLE), before_compute=True),
     EksAddon(
-        "vpc-cni", dict(_NO_TABLE), before_compute=True,
-        service_account=("kube-system", "aws-node"), managed_policy="AmazonEKS_CNI_Policy", preserve=True,
+        "vpc-cni",
+        dict(_NO_TABLE),
+        before_compute=True,
+        service_account=("kube-system", "aws-node"),
+        managed_policy="AmazonEKS_CNI_Policy",
+        preserve=True,
     ),
     # managing-kube-proxy.md (newest copy): 1.36 v1.36.0-eksbuild.14, 1.35 v1.35.3-eksbuild.13, 1.34 v1.34.6-eksbuild.13
     EksAddon(
         "kube-proxy",
         {"1.34": "v1.34.6-eksbuild.13", "1.35": "v1.35.3-eksbuild.13", "1.36": "v1.36.0-eksbuild.14"},
-        before_compute=True, preserve=True,
+        before_compute=True,
+        preserve=True,
     ),
     # managing-coredns.md (docs.amazonaws.cn en_us copy): 1.35 v1.14.2-eksbuild.4, 1.34 v1.13.2-eksbuild.7
     EksAddon(
-        "coredns", {"1.34": "v1.13.2-eksbuild.7", "1.35": "v1.14.2-eksbuild.4", "1.36": None},
-        before_compute=False, preserve=True,
+        "coredns",
+        {"1.34": "v1.13.2-eksbuild.7", "1.35": "v1.14.2-eksbuild.4", "1.36": None},
+        before_compute=False,
+        preserve=True,
     ),
     EksAddon(
-        "aws-ebs-csi-driver", dict(_NO_TABLE), before_compute=False,
-        service_account=("kube-system", "ebs-csi-controller-sa"), managed_policy="service-role/AmazonEBSCSIDriverPolicy",
+        "aws-ebs-csi-driver",
+        dict(_NO_TABLE),
+        before_compute=False,
+        service_account=("kube-system", "ebs-csi-controller-sa"),
+        managed_policy="service-role/AmazonEBSCSIDriverPolicy",
     ),
 )
 

@@ -11,13 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from components.facts.chart_releases import GPU_OPERATOR_RELEASES, ChartSource
-from components.facts.node_labels import DEPLOY_LABEL_PREFIX, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
+from dra_gpu_platform.facts.chart_releases import GPU_OPERATOR_RELEASES, ChartSource
+from dra_gpu_platform.facts.node_labels import DEPLOY_LABEL_PREFIX, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
 
 SOURCE: ChartSource = GPU_OPERATOR_RELEASES["v25.10.1"]
 
 Role = Literal[
-    "driver", "toolkit", "validator", "device-plugin", "mps", "dcgm", "dcgm-exporter", "gfd", "mig-manager",
+    "driver",
+    "toolkit",
+    "validator",
+    "device-plugin",
+    "mps",
+    "dcgm",
+    "dcgm-exporter",
+    "gfd",
+    "mig-manager",
     "node-status-exporter",
 ]
 
@@ -41,27 +49,97 @@ class Operand:
 
 
 OPERANDS: tuple[Operand, ...] = (
-    Operand("nvidia-driver-daemonset", "driver", "driver", "driver.enabled", True, None,
-            "assets/state-driver/0500_daemonset.yaml:8,27-28"),
-    Operand("nvidia-container-toolkit-daemonset", "toolkit", "container-toolkit", "toolkit.enabled", True, None,
-            "assets/state-container-toolkit/0500_daemonset.yaml:6,19-20"),
+    Operand(
+        "nvidia-driver-daemonset",
+        "driver",
+        "driver",
+        "driver.enabled",
+        True,
+        None,
+        "assets/state-driver/0500_daemonset.yaml:8,27-28",
+    ),
+    Operand(
+        "nvidia-container-toolkit-daemonset",
+        "toolkit",
+        "container-toolkit",
+        "toolkit.enabled",
+        True,
+        None,
+        "assets/state-container-toolkit/0500_daemonset.yaml:6,19-20",
+    ),
     # Always deployed (state_manager.go:1019-1020); its init containers write the *-ready status files.
-    Operand("nvidia-operator-validator", "validator", "operator-validator", "", True, None,
-            "assets/state-operator-validation/0500_daemonset.yaml:4,20-21,141-167"),
-    Operand("nvidia-device-plugin-daemonset", "device-plugin", "device-plugin", "devicePlugin.enabled", True, "toolkit-ready",
-            "assets/state-device-plugin/0500_daemonset.yaml:6,19-20,29-31"),
-    Operand("nvidia-device-plugin-mps-control-daemon", "mps", "device-plugin", "devicePlugin.enabled", True, "toolkit-ready",
-            "assets/state-mps-control-daemon/0400_daemonset.yaml:6,19-20,31-33"),
-    Operand("nvidia-dcgm", "dcgm", "dcgm", "dcgm.enabled", False, "toolkit-ready",
-            "assets/state-dcgm/0400_dcgm.yml:6,19-20,28"),
-    Operand("nvidia-dcgm-exporter", "dcgm-exporter", "dcgm-exporter", "dcgmExporter.enabled", True, "toolkit-ready",
-            "assets/state-dcgm-exporter/0800_daemonset.yaml:6,19-20,28-31"),
-    Operand("gpu-feature-discovery", "gfd", "gpu-feature-discovery", "gfd.enabled", True, "toolkit-ready",
-            "assets/gpu-feature-discovery/0500_daemonset.yaml:4,20-21,29-32"),
-    Operand("nvidia-mig-manager", "mig-manager", "mig-manager", "migManager.enabled", True, "toolkit-ready",
-            "assets/state-mig-manager/0600_daemonset.yaml:4,17-18,28-31"),
-    Operand("nvidia-node-status-exporter", "node-status-exporter", "node-status-exporter", "nodeStatusExporter.enabled",
-            False, None, "assets/state-node-status-exporter/0700_daemonset.yaml:6,19-20"),
+    Operand(
+        "nvidia-operator-validator",
+        "validator",
+        "operator-validator",
+        "",
+        True,
+        None,
+        "assets/state-operator-validation/0500_daemonset.yaml:4,20-21,141-167",
+    ),
+    Operand(
+        "nvidia-device-plugin-daemonset",
+        "device-plugin",
+        "device-plugin",
+        "devicePlugin.enabled",
+        True,
+        "toolkit-ready",
+        "assets/state-device-plugin/0500_daemonset.yaml:6,19-20,29-31",
+    ),
+    Operand(
+        "nvidia-device-plugin-mps-control-daemon",
+        "mps",
+        "device-plugin",
+        "devicePlugin.enabled",
+        True,
+        "toolkit-ready",
+        "assets/state-mps-control-daemon/0400_daemonset.yaml:6,19-20,31-33",
+    ),
+    Operand(
+        "nvidia-dcgm",
+        "dcgm",
+        "dcgm",
+        "dcgm.enabled",
+        False,
+        "toolkit-ready",
+        "assets/state-dcgm/0400_dcgm.yml:6,19-20,28",
+    ),
+    Operand(
+        "nvidia-dcgm-exporter",
+        "dcgm-exporter",
+        "dcgm-exporter",
+        "dcgmExporter.enabled",
+        True,
+        "toolkit-ready",
+        "assets/state-dcgm-exporter/0800_daemonset.yaml:6,19-20,28-31",
+    ),
+    Operand(
+        "gpu-feature-discovery",
+        "gfd",
+        "gpu-feature-discovery",
+        "gfd.enabled",
+        True,
+        "toolkit-ready",
+        "assets/gpu-feature-discovery/0500_daemonset.yaml:4,20-21,29-32",
+    ),
+    Operand(
+        "nvidia-mig-manager",
+        "mig-manager",
+        "mig-manager",
+        "migManager.enabled",
+        True,
+        "toolkit-ready",
+        "assets/state-mig-manager/0600_daemonset.yaml:4,17-18,28-31",
+    ),
+    Operand(
+        "nvidia-node-status-exporter",
+        "node-status-exporter",
+        "node-status-exporter",
+        "nodeStatusExporter.enabled",
+        False,
+        None,
+        "assets/state-node-status-exporter/0700_daemonset.yaml:6,19-20",
+    ),
 )
 
 # controllers/object_controls.go:827-829: `daemonsets.tolerations`, when set, replaces every operand's tolerations;
@@ -78,8 +156,14 @@ NFD_GPU_LABELS = (
 # (addGPUStateLabels :374-391 keeps a value already on the node); :385-389 adds gpu.deploy.mig-manager=true on
 # MIG-capable GPUs (nvidia.com/mig.capable from GFD, or an A100/H100/A30 product label, :280-300).
 STATE_LABEL_OPERANDS = (
-    "driver", "gpu-feature-discovery", "container-toolkit", "device-plugin", "dcgm", "dcgm-exporter",
-    "node-status-exporter", "operator-validator",
+    "driver",
+    "gpu-feature-discovery",
+    "container-toolkit",
+    "device-plugin",
+    "dcgm",
+    "dcgm-exporter",
+    "node-status-exporter",
+    "operator-validator",
 )
 MIG_MANAGER_OPERAND = "mig-manager"
 # state_manager.go:510-517 sets gpu.present=true when an NFD GPU label is there; :518-528 resets it to "false" and

@@ -45,7 +45,7 @@ class Quantity:
     text: str
 
     @classmethod
-    def parse(cls, text: str | int) -> "Quantity":
+    def parse(cls, text: str | int) -> Quantity:
         if isinstance(text, bool):
             raise QuantityError(f"{text!r} is not a quantity")
         if isinstance(text, int):
@@ -54,9 +54,7 @@ class Quantity:
             raise QuantityError(f"{text!r} is not a quantity (expected a string such as '80Gi')")
         match = _QUANTITY_RE.match(text.strip())
         if not match or text.strip() != text or text == "":
-            raise QuantityError(
-                f"{text!r} is not a Kubernetes quantity (examples: '80Gi', '81559Mi', '500m', '1e3')"
-            )
+            raise QuantityError(f"{text!r} is not a Kubernetes quantity (examples: '80Gi', '81559Mi', '500m', '1e3')")
         number = Fraction(match.group("number"))
         suffix = match.group("suffix") or ""
         if suffix in _BINARY:
@@ -68,7 +66,7 @@ class Quantity:
         return cls(number * factor, text)
 
     @classmethod
-    def from_bytes(cls, amount: int) -> "Quantity":
+    def from_bytes(cls, amount: int) -> Quantity:
         """Binary-SI spelling of a byte count, as the NVIDIA driver publishes `memory` (BinarySI)."""
         return cls(Fraction(amount), format_binary_si(amount))
 
@@ -76,13 +74,13 @@ class Quantity:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Quantity) and self.value == other.value
 
-    def __lt__(self, other: "Quantity") -> bool:
+    def __lt__(self, other: Quantity) -> bool:
         return self.value < other.value
 
     def __hash__(self) -> int:
         return hash(self.value)
 
-    def compare_to(self, other: "Quantity") -> int:
+    def compare_to(self, other: Quantity) -> int:
         return (self.value > other.value) - (self.value < other.value)
 
     def is_integer(self) -> bool:
@@ -96,11 +94,11 @@ class Quantity:
     def sign(self) -> int:
         return (self.value > 0) - (self.value < 0)
 
-    def __add__(self, other: "Quantity") -> "Quantity":
+    def __add__(self, other: Quantity) -> Quantity:
         total = self.value + other.value
         return Quantity(total, _format(total))
 
-    def __sub__(self, other: "Quantity") -> "Quantity":
+    def __sub__(self, other: Quantity) -> Quantity:
         total = self.value - other.value
         return Quantity(total, _format(total))
 

@@ -14,7 +14,8 @@ rather than guessed. A type missing from RULES is "may replace" for every change
 from __future__ import annotations
 
 from dataclasses import dataclass
-from components.facts.type_tokens import Upstream
+
+from dra_gpu_platform.facts.type_tokens import Upstream
 
 # ----------------------------------------------------------------------------------------------- sources
 
@@ -56,26 +57,40 @@ _AWS: tuple[TypeRule, ...] = (
     TypeRule(
         Upstream.EKS_CLUSTER,
         replace=(
-            "name", "roleArn", "accessConfig.bootstrapClusterCreatorAdminPermissions", "bootstrapSelfManagedAddons",
-            "kubernetesNetworkConfig.ipFamily", "kubernetesNetworkConfig.serviceIpv4Cidr", "outpostConfig",
+            "name",
+            "roleArn",
+            "accessConfig.bootstrapClusterCreatorAdminPermissions",
+            "bootstrapSelfManagedAddons",
+            "kubernetesNetworkConfig.ipFamily",
+            "kubernetesNetworkConfig.serviceIpv4Cidr",
+            "outpostConfig",
             "remoteNetworkConfig",
         ),
         replace_if_removed=("encryptionConfig",),
         source=f"{TF_AWS} internal/service/eks/cluster.go: ForceNew attributes; CustomizeDiff "
-               "ForceNewIfChange(encryption_config) when envelope encryption is removed. " + TF_AWS_NOTE,
+        "ForceNewIfChange(encryption_config) when envelope encryption is removed. " + TF_AWS_NOTE,
         note="vpcConfig.subnetIds, version, logging, upgradePolicy and access mode update in place",
     ),
     TypeRule(
         Upstream.EKS_NODE_GROUP,
         replace=(
-            "amiType", "capacityType", "clusterName", "diskSize", "instanceTypes", "launchTemplate.id",
-            "launchTemplate.name", "nodeGroupName", "nodeGroupNamePrefix", "nodeRoleArn", "remoteAccess", "subnetIds",
+            "amiType",
+            "capacityType",
+            "clusterName",
+            "diskSize",
+            "instanceTypes",
+            "launchTemplate.id",
+            "launchTemplate.name",
+            "nodeGroupName",
+            "nodeGroupNamePrefix",
+            "nodeRoleArn",
+            "remoteAccess",
+            "subnetIds",
         ),
         rolling_update=("launchTemplate.version", "version", "releaseVersion"),
         source=f"{TF_AWS} internal/service/eks/node_group.go: ForceNew attributes; launch_template, version and "
-               "release_version changes call UpdateNodegroupVersion, which replaces every node with a new one, "
-               "draining its pods first (EKS API reference UpdateNodegroupVersion, NodegroupUpdateConfig). "
-               + TF_AWS_NOTE,
+        "release_version changes call UpdateNodegroupVersion, which replaces every node with a new one, "
+        "draining its pods first (EKS API reference UpdateNodegroupVersion, NodegroupUpdateConfig). " + TF_AWS_NOTE,
         note="scalingConfig, labels, taints, updateConfig, tags update in place without touching nodes",
     ),
     TypeRule(
@@ -94,7 +109,7 @@ _AWS: tuple[TypeRule, ...] = (
         outputs_changed_by_update=("latestVersion", "defaultVersion"),
         outputs_kept_when_only=("name", "namePrefix", "description", "defaultVersion", "updateDefaultVersion"),
         source=f"{TF_AWS} resource aws_launch_template: only name/name_prefix are ForceNew; "
-               "CustomizeDiff ComputedIf(latest_version) on any other change (a new template version)",
+        "CustomizeDiff ComputedIf(latest_version) on any other change (a new template version)",
         note="a changed template is a new version: node groups pointing at latestVersion roll their nodes",
     ),
     TypeRule(
@@ -116,7 +131,7 @@ _AWS: tuple[TypeRule, ...] = (
         Upstream.EC2_ROUTE_TABLE_ASSOCIATION,
         replace=("gatewayId", "subnetId"),
         source=f"{TF_AWS} resource aws_route_table_association: ForceNew attributes; "
-               "route_table_id updates through ReplaceRouteTableAssociation",
+        "route_table_id updates through ReplaceRouteTableAssociation",
     ),
     TypeRule(
         Upstream.EC2_NAT_GATEWAY,
@@ -124,7 +139,7 @@ _AWS: tuple[TypeRule, ...] = (
         complete=False,
         updatable=("tags",),
         source=f"{TF_AWS} resource aws_nat_gateway: allocation_id and connectivity_type are "
-               "ForceNew (the rest of the schema is not recorded here)",
+        "ForceNew (the rest of the schema is not recorded here)",
     ),
     TypeRule(
         Upstream.IAM_ROLE,
@@ -140,15 +155,21 @@ _AWS: tuple[TypeRule, ...] = (
         Upstream.KMS_KEY,
         replace=("customerMasterKeySpec", "customKeyStoreId", "keyUsage"),
         complete=False,
-        updatable=("description", "enableKeyRotation", "deletionWindowInDays", "tags", "bypassPolicyLockoutSafetyCheck"),
+        updatable=(
+            "description",
+            "enableKeyRotation",
+            "deletionWindowInDays",
+            "tags",
+            "bypassPolicyLockoutSafetyCheck",
+        ),
         source=f"{TF_AWS} resource aws_kms_key: customer_master_key_spec, custom_key_store_id and key_usage "
-               "are ForceNew; description, enable_key_rotation, deletion_window_in_days are not",
+        "are ForceNew; description, enable_key_rotation, deletion_window_in_days are not",
     ),
     TypeRule(
         Upstream.AUTOSCALING_TAG,
         replace=("autoscalingGroupName", "tag.key"),
         source=f"{TF_AWS} internal/service/autoscaling/group_tag.go: autoscaling_group_name and tag.key are "
-               "ForceNew; value and propagate_at_launch update",
+        "ForceNew; value and propagate_at_launch update",
     ),
 )
 
@@ -175,35 +196,67 @@ _AZURE: tuple[TypeRule, ...] = (
     TypeRule(
         Upstream.AKS_MANAGED_CLUSTER,
         replace=(
-            "resourceGroupName", "resourceName", "diskEncryptionSetID", "dnsPrefix", "fqdnSubdomain", "linuxProfile",
-            "location", "nodeResourceGroup", "windowsProfile", "networkProfile.serviceCidr",
-            "networkProfile.serviceCidrs", "networkProfile.dnsServiceIP", "networkProfile.networkMode",
-            "networkProfile.networkPlugin", "networkProfile.networkPluginMode", "networkProfile.podCidr",
-            "networkProfile.networkDataplane", "networkProfile.networkPolicy", "networkProfile.outboundType",
+            "resourceGroupName",
+            "resourceName",
+            "diskEncryptionSetID",
+            "dnsPrefix",
+            "fqdnSubdomain",
+            "linuxProfile",
+            "location",
+            "nodeResourceGroup",
+            "windowsProfile",
+            "networkProfile.serviceCidr",
+            "networkProfile.serviceCidrs",
+            "networkProfile.dnsServiceIP",
+            "networkProfile.networkMode",
+            "networkProfile.networkPlugin",
+            "networkProfile.networkPluginMode",
+            "networkProfile.podCidr",
+            "networkProfile.networkDataplane",
+            "networkProfile.networkPolicy",
+            "networkProfile.outboundType",
         ),
         complete=False,
         updatable=(
-            "kubernetesVersion", "tags", "aadProfile", "disableLocalAccounts", "autoScalerProfile",
-            "apiServerAccessProfile.authorizedIPRanges", "oidcIssuerProfile", "sku",
+            "kubernetesVersion",
+            "tags",
+            "aadProfile",
+            "disableLocalAccounts",
+            "autoScalerProfile",
+            "apiServerAccessProfile.authorizedIPRanges",
+            "oidcIssuerProfile",
+            "sku",
         ),
         source=AZN_REPLACEMENT + "; in-place updates: Set-AzAksCluster (learn.microsoft.com powershell az.aks)",
         note="apiServerAccessProfile.enablePrivateCluster is not in either list (a public cluster cannot always be "
-             "made private in place): reported as may replace; agentPoolProfiles updates the inline system pool",
+        "made private in place): reported as may replace; agentPoolProfiles updates the inline system pool",
     ),
     TypeRule(
         Upstream.AKS_AGENT_POOL,
         replace=(
-            "agentPoolName", "resourceName", "resourceGroupName", "gpuInstanceProfile", "vmSize",
+            "agentPoolName",
+            "resourceName",
+            "resourceGroupName",
+            "gpuInstanceProfile",
+            "vmSize",
             "networkProfile.nodePublicIPTags",
         ),
         complete=False,
         updatable=(
-            "count", "minCount", "maxCount", "enableAutoScaling", "mode", "nodeLabels", "nodeTaints", "tags",
-            "orchestratorVersion", "upgradeSettings",
+            "count",
+            "minCount",
+            "maxCount",
+            "enableAutoScaling",
+            "mode",
+            "nodeLabels",
+            "nodeTaints",
+            "tags",
+            "orchestratorVersion",
+            "upgradeSettings",
         ),
         source=AZN_REPLACEMENT + "; in-place updates: Update-AzAksNodePool (learn.microsoft.com powershell az.aks)",
         note="gpuProfile, availabilityZones, osDiskSizeGB, osSKU and scaleSetPriority are not in either list: "
-             "reported as may replace",
+        "reported as may replace",
     ),
     TypeRule(
         Upstream.AZURE_RESOURCE_GROUP,
@@ -223,12 +276,12 @@ _KUBERNETES: tuple[TypeRule, ...] = (
         KUBERNETES_PROVIDER,
         replace=("kubeconfig", "renderYamlToDirectory"),
         source="pulumi/pulumi-kubernetes provider DiffConfig: replace when the kubeconfig is unknown (computed) or "
-               "its active cluster changes, or renderYamlToDirectory changes. pulumi/pulumi "
-               "pkg/resource/deploy/step_generator.go providerChanged: a resource whose provider is replaced this "
-               "way is replaced too",
+        "its active cluster changes, or renderYamlToDirectory changes. pulumi/pulumi "
+        "pkg/resource/deploy/step_generator.go providerChanged: a resource whose provider is replaced this "
+        "way is replaced too",
         note="kubeconfig is a secret: offline, a change is only seen when the resource it comes from changes. "
-             "With clusterIdentifier set, only a change of clusterIdentifier replaces (SDK docstring, "
-             "pulumi_kubernetes 4.34.2 Provider)",
+        "With clusterIdentifier set, only a change of clusterIdentifier replaces (SDK docstring, "
+        "pulumi_kubernetes 4.34.2 Provider)",
     ),
     TypeRule(
         HELM_RELEASE,
@@ -273,7 +326,7 @@ _COMMAND: tuple[TypeRule, ...] = (
         replace=("triggers",),
         outputs_changed_by_update=("stdout", "stderr"),
         source="pulumi_command 1.2.1 local/command.py: the SDK registers replace_on_changes=['triggers[*]']; "
-               "docstring: without an `update` command, `create` runs again when the inputs change",
+        "docstring: without an `update` command, `create` runs again when the inputs change",
         note="an in-place change re-runs `create` (or `update` when one is given); nothing is deleted first",
     ),
 )
@@ -283,7 +336,11 @@ RULES: dict[str, TypeRule] = {rule.type: rule for rule in (*_AWS, *_AZURE, *_KUB
 
 def kubernetes_kind(type_token: str) -> str | None:
     """`kubernetes:core/v1:Namespace` → `Namespace`; None for Helm releases and non-Kubernetes types."""
-    if not type_token.startswith("kubernetes:") or type_token == HELM_RELEASE or type_token.startswith("kubernetes:helm.sh/"):
+    if (
+        not type_token.startswith("kubernetes:")
+        or type_token == HELM_RELEASE
+        or type_token.startswith("kubernetes:helm.sh/")
+    ):
         return None
     return type_token.rsplit(":", 1)[-1]
 

@@ -4,4 +4,18 @@ admission policy, the stack's simulated inventory, monitoring). No Pulumi import
 Who may import: resources, policies, gpuplan. Imports facts, config and dra.
 """
 
-__all__ = ["admission_policy", "aks", "claim_templates", "device_classes", "driver_ownership", "eks", "gpu_software", "kind", "migration", "monitoring", "node_pools", "quota", "stack_inventory"]  # the public modules of this package
+__all__ = [
+    "admission_policy",
+    "aks",
+    "claim_templates",
+    "device_classes",
+    "driver_ownership",
+    "eks",
+    "gpu_software",
+    "kind",
+    "migration",
+    "monitoring",
+    "node_pools",
+    "quota",
+    "stack_inventory",
+]  # the public modules of this package

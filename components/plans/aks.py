@@ -9,18 +9,17 @@ docs/references.md#kubelogin-login-modes, docs/references.md#aks-rbac-cluster-ad
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping, Optional
 
 import yaml
-
-from components.facts import catalog
-from components.facts.autoscaler import DRA_PRODUCTION_READY_FROM
-from components.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG, SPOT_TAINT
-from components.facts.catalog import InstanceType
-from components.config.models import AksSettings, NodePool, StackConfig
-from components.plans.driver_ownership import driver_owner
-from components.facts.node_labels import aks_taint_string
+from dra_gpu_platform.config.models import AksSettings, NodePool, StackConfig
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG, SPOT_TAINT
+from dra_gpu_platform.facts.autoscaler import DRA_PRODUCTION_READY_FROM
+from dra_gpu_platform.facts.catalog import InstanceType
+from dra_gpu_platform.facts.node_labels import aks_taint_string
+from dra_gpu_platform.plans.driver_ownership import driver_owner
 
 
 @dataclass(frozen=True)
@@ -29,7 +28,7 @@ class KubeloginPlan:
 
     mode: str  # azurecli | spn | workloadidentity | msi
     arm_env: bool  # read ARM_* instead of AZURE_* (`--use-azurerm-env-vars`)
-    client_id: Optional[str]  # a user-assigned managed identity's client id (msi)
+    client_id: str | None  # a user-assigned managed identity's client id (msi)
     source: str  # why this mode: "cluster.aks.kubeloginMode" or the environment variable that chose it
 
 
@@ -87,7 +86,8 @@ def cluster_plan(config: StackConfig, environ: Mapping[str, str] | None = None) 
         gpu_driver=gpu_driver(config),
         autoscaled=config.autoscaler_enabled,
         kubelogin=kubelogin,
-        deployer_principal_type=settings.deployer_principal_type or ("User" if kubelogin.mode == "azurecli" else "ServicePrincipal"),
+        deployer_principal_type=settings.deployer_principal_type
+        or ("User" if kubelogin.mode == "azurecli" else "ServicePrincipal"),
         notes=tuple(notes),
     )
 
@@ -100,13 +100,17 @@ def _true(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in ("1", "true", "yes")
 
 
-def kubelogin_plan(mode: Optional[str], environ: Mapping[str, str]) -> KubeloginPlan:
+def kubelogin_plan(mode: str | None, environ: Mapping[str, str]) -> KubeloginPlan:
     """The login mode: the stack's `kubeloginMode`, else the credentials `pulumi up` itself runs with (the Azure
     provider's ARM_* variables, or the Azure SDK's AZURE_*), else the Azure CLI's login."""
-    arm = (_set(environ, "ARM_CLIENT_ID") or _set(environ, "ARM_CLIENT_SECRET")) and not _set(environ, "AZURE_CLIENT_ID")
+    arm = (_set(environ, "ARM_CLIENT_ID") or _set(environ, "ARM_CLIENT_SECRET")) and not _set(
+        environ, "AZURE_CLIENT_ID"
+    )
     msi_client = environ.get("ARM_CLIENT_ID") or environ.get("AZURE_CLIENT_ID") or None
     if mode is not None:
-        return KubeloginPlan(mode, arm and mode == "spn", msi_client if mode == "msi" else None, "cluster.aks.kubeloginMode")
+        return KubeloginPlan(
+            mode, arm and mode == "spn", msi_client if mode == "msi" else None, "cluster.aks.kubeloginMode"
+        )
     if _set(environ, "AZURE_FEDERATED_TOKEN_FILE"):
         return KubeloginPlan("workloadidentity", False, None, "AZURE_FEDERATED_TOKEN_FILE")
     if _true(environ, "ARM_USE_MSI"):

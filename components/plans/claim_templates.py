@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.config.models import ClaimTemplateConfig, SubRequestConfig
+from dra_gpu_platform.config.models import ClaimTemplateConfig, SubRequestConfig
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,9 @@ def plan_claim(template: ClaimTemplateConfig) -> ClaimPlan:
     if template.first_available:
         for sub in template.first_available:
             mode, count = _mode_and_count(sub.count, sub.allocation_mode)
-            subrequests.append(SubRequestPlan(subrequest_name(sub), sub.device_class, mode, count, tuple(sub.selectors)))
+            subrequests.append(
+                SubRequestPlan(subrequest_name(sub), sub.device_class, mode, count, tuple(sub.selectors))
+            )
     else:
         assert template.device_class is not None
         mode, count = _mode_and_count(template.count, template.allocation_mode)

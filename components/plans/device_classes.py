@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.facts import catalog
-from components.config.models import DeviceClassConfig, SharingConfig, StackConfig
+from dra_gpu_platform.config.models import DeviceClassConfig, SharingConfig, StackConfig
+from dra_gpu_platform.facts import catalog
 
 NVIDIA_CONFIG_API = "resource.nvidia.com/v1beta1"
 EXAMPLE_CONFIG_API = "gpu.resource.example.com/v1alpha1"
@@ -123,7 +123,9 @@ def plan_device_class(dc: DeviceClassConfig, *, example_driver: bool) -> DeviceC
     for raw in dc.selectors:
         selectors.append(raw)
         if example_driver and "gpu.example.com" not in raw:
-            notes.append(f"deviceClass {dc.name}: raw selector does not mention gpu.example.com, the only driver on this kind cluster")
+            notes.append(
+                f"deviceClass {dc.name}: raw selector does not mention gpu.example.com, the only driver on this kind cluster"
+            )
     return DeviceClassPlan(dc.name, tuple(selectors), tuple(configs), tuple(notes), gates)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from components.config.models import StackConfig
+from dra_gpu_platform.config.models import StackConfig
 
 DriverOwner = Literal["host", "operator"]
 

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Optional
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import yaml
-
-from components.facts import autoscaler as ca, catalog, efa as efa_facts, eks_addons, eks_amis
-from components.facts.catalog import InstanceType
-from components.config.models import EksSettings, NodePool, StackConfig
-from components.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL, pool_taint
-from components.plans.gpu_software import ReleasePlan, gpu_toleration
-from components.plans.node_pools import pool_labels
+from dra_gpu_platform.config.models import EksSettings, NodePool, StackConfig
+from dra_gpu_platform.facts import autoscaler as ca
+from dra_gpu_platform.facts import catalog, eks_addons, eks_amis
+from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts.catalog import InstanceType
+from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL, pool_taint
+from dra_gpu_platform.plans.gpu_software import ReleasePlan, gpu_toleration
+from dra_gpu_platform.plans.node_pools import pool_labels
 
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 
@@ -88,18 +90,18 @@ class NodePoolPlan:
     autoscaler_tags: dict[str, str]  # node group tags (incl. the discovery and node-template tags)
     asg_tags: dict[str, str]  # what must be on the Auto Scaling group itself
     efa: tuple[EfaInterface, ...]
-    user_data: Optional[str]  # base64 MIME multi-part for the launch template, or None
+    user_data: str | None  # base64 MIME multi-part for the launch template, or None
     schedules: tuple[ScheduledSize, ...]
 
 
 @dataclass(frozen=True)
 class AddonPlan:
     name: str
-    version: Optional[str]  # None: the EKS default version for the cluster's Kubernetes version
+    version: str | None  # None: the EKS default version for the cluster's Kubernetes version
     before_compute: bool
     preserve: bool
-    service_account: Optional[tuple[str, str]]  # (namespace, name) bound to its own role through Pod Identity
-    policy_arn: Optional[str]
+    service_account: tuple[str, str] | None  # (namespace, name) bound to its own role through Pod Identity
+    policy_arn: str | None
 
 
 @dataclass(frozen=True)
@@ -123,8 +125,8 @@ class EksClusterPlan:
     extended_resource_bridge: bool
     node_pools: tuple[NodePoolPlan, ...] = ()
     addons: tuple[AddonPlan, ...] = ()
-    autoscaler: Optional[AutoscalerPlan] = None
-    efa_plugin: Optional[ReleasePlan] = None
+    autoscaler: AutoscalerPlan | None = None
+    efa_plugin: ReleasePlan | None = None
     log_group: str = ""
     log_retention_days: int = eks_addons.CONTROL_PLANE_LOG_RETENTION_DAYS
     notes: tuple[str, ...] = ()  # what the preview should tell the operator
@@ -206,18 +208,20 @@ def pod_identity_trust_policy() -> dict:
     """Trust policy of a role that EKS Pod Identity hands to a service account."""
     return {
         "Version": "2012-10-17",
-        "Statement": [{
-            "Effect": "Allow",
-            "Principal": {"Service": eks_addons.POD_IDENTITY_SERVICE},
-            "Action": list(eks_addons.POD_IDENTITY_ACTIONS),
-        }],
+        "Statement": [
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": eks_addons.POD_IDENTITY_SERVICE},
+                "Action": list(eks_addons.POD_IDENTITY_ACTIONS),
+            }
+        ],
     }
 
 
 # ---------------------------------------------------------------------------------------------- autoscaler
 
 
-def autoscaler_version(minor: str, override: Optional[str]) -> str:
+def autoscaler_version(minor: str, override: str | None) -> str:
     return override.lstrip("v") if override else ca.default_version(minor)
 
 
@@ -269,12 +273,17 @@ def autoscaler_values(cluster_name: str, region: str, version: str) -> dict[str,
     }
 
 
-def autoscaler_plan(cluster_name: str, region: str, minor: str, override: Optional[str]) -> AutoscalerPlan:
+def autoscaler_plan(cluster_name: str, region: str, minor: str, override: str | None) -> AutoscalerPlan:
     version = autoscaler_version(minor, override)
     return AutoscalerPlan(
         release=ReleasePlan(
-            release=ca.RELEASE, chart=ca.CHART, version=ca.CHART_VERSION, repository=ca.REPOSITORY,
-            namespace=ca.NAMESPACE, values=autoscaler_values(cluster_name, region, version), timeout_s=600,
+            release=ca.RELEASE,
+            chart=ca.CHART,
+            version=ca.CHART_VERSION,
+            repository=ca.REPOSITORY,
+            namespace=ca.NAMESPACE,
+            values=autoscaler_values(cluster_name, region, version),
+            timeout_s=600,
         ),
         namespace=ca.NAMESPACE,
         service_account=ca.SERVICE_ACCOUNT,
@@ -295,8 +304,13 @@ def efa_plugin_values() -> dict[str, Any]:
 
 def efa_plugin_plan() -> ReleasePlan:
     return ReleasePlan(
-        release=efa_facts.RELEASE, chart=efa_facts.CHART, version=efa_facts.CHART_VERSION,
-        repository=efa_facts.REPOSITORY, namespace=efa_facts.NAMESPACE, values=efa_plugin_values(), timeout_s=300,
+        release=efa_facts.RELEASE,
+        chart=efa_facts.CHART,
+        version=efa_facts.CHART_VERSION,
+        repository=efa_facts.REPOSITORY,
+        namespace=efa_facts.NAMESPACE,
+        values=efa_plugin_values(),
+        timeout_s=300,
     )
 
 
@@ -339,7 +353,9 @@ def instance_shape(pool: NodePool) -> InstanceType:
     """The EC2 type of a pool: its own, else the catalog default for its GPU (config rules guarantee one)."""
     shape = catalog.pool_shape("eks", pool.gpu, pool.instance_type)
     if shape is None:
-        raise ValueError(f"pool {pool.name}: no EC2 instance type for {pool.gpu} (config rules should have caught this)")
+        raise ValueError(
+            f"pool {pool.name}: no EC2 instance type for {pool.gpu} (config rules should have caught this)"
+        )
     return shape
 
 
@@ -361,7 +377,9 @@ def efa_interfaces(shape: InstanceType) -> list[EfaInterface]:
     if not uses_efa(shape):
         return []
     return [
-        EfaInterface(card, 0, efa_facts.PRIMARY_INTERFACE) if card == 0 else EfaInterface(card, 1, efa_facts.SECONDARY_INTERFACE)
+        EfaInterface(card, 0, efa_facts.PRIMARY_INTERFACE)
+        if card == 0
+        else EfaInterface(card, 1, efa_facts.SECONDARY_INTERFACE)
         for card in range(shape.efa_interfaces)
     ]
 
@@ -397,7 +415,9 @@ def eks_pool_labels(pool: NodePool, shape: InstanceType) -> dict[str, str]:
     return dict(sorted(labels.items()))
 
 
-def autoscaler_tags(cluster_name: str, pool: NodePool, shape: InstanceType, extended_resource_bridge: bool) -> dict[str, str]:
+def autoscaler_tags(
+    cluster_name: str, pool: NodePool, shape: InstanceType, extended_resource_bridge: bool
+) -> dict[str, str]:
     """cluster-autoscaler auto-discovery and node-template tags, so a pool at 0 nodes can still be chosen
     for a pending pod (the autoscaler builds a template node from these)."""
     tags = {f"{AUTOSCALER_PREFIX}/enabled": "true", f"{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}
@@ -424,7 +444,11 @@ def raid0_user_data() -> str:
     nodeadm/api/v1alpha1/nodeconfig_types.go `spec.instance.localStorage.strategy: RAID0`). EKS merges it with
     its own NodeConfig part (cluster name, endpoint, CA)."""
     node_config = yaml.safe_dump(
-        {"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig", "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}}},
+        {
+            "apiVersion": "node.eks.aws/v1alpha1",
+            "kind": "NodeConfig",
+            "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}},
+        },
         sort_keys=False,
     )
     mime = (
@@ -439,7 +463,7 @@ def uses_local_raid(pool: NodePool, shape: InstanceType) -> bool:
 
 
 def utc(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # A Capacity Block's instances are reclaimed at its end; drain them well before (the pool goes to zero first).
@@ -457,7 +481,9 @@ def capacity_block_schedules(pool: NodePool) -> tuple[ScheduledSize, ...]:
     )
 
 
-def node_pool_plan(cluster_name: str, pool: NodePool, autoscaler_enabled: bool, extended_resource_bridge: bool) -> NodePoolPlan:
+def node_pool_plan(
+    cluster_name: str, pool: NodePool, autoscaler_enabled: bool, extended_resource_bridge: bool
+) -> NodePoolPlan:
     shape = instance_shape(pool)
     capacity_block = pool.capacity == "capacity-block"
     autoscaled = autoscaler_enabled and not capacity_block
@@ -511,7 +537,9 @@ def vpc_zones(available: Iterable[str], count: int, required: Iterable[str]) -> 
     required = sorted(set(required))
     missing = [z for z in required if z not in available]
     if missing:
-        raise ValueError(f"availability zone(s) {', '.join(missing)} are not available in this region (available: {', '.join(available)})")
+        raise ValueError(
+            f"availability zone(s) {', '.join(missing)} are not available in this region (available: {', '.join(available)})"
+        )
     chosen = list(required)
     for zone in available:
         if len(chosen) >= max(count, len(required)):
@@ -541,7 +569,9 @@ def kubeconfig(cluster_name: str, endpoint: str, certificate_authority: str, reg
     document = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": certificate_authority}}],
+        "clusters": [
+            {"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": certificate_authority}}
+        ],
         "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
         "current-context": cluster_name,
         "users": [
@@ -551,7 +581,16 @@ def kubeconfig(cluster_name: str, endpoint: str, certificate_authority: str, reg
                     "exec": {
                         "apiVersion": "client.authentication.k8s.io/v1beta1",
                         "command": "aws",
-                        "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region, "--output", "json"],
+                        "args": [
+                            "eks",
+                            "get-token",
+                            "--cluster-name",
+                            cluster_name,
+                            "--region",
+                            region,
+                            "--output",
+                            "json",
+                        ],
                         "interactiveMode": "Never",
                     }
                 },

@@ -14,13 +14,11 @@ completes on DRA nodes; device-plugin pools beside DRA pools bring their own plu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
-from components.facts import driver_charts, eks_amis, versions
-from components.config.models import NodePool, StackConfig
-from components.plans.driver_ownership import dra_driver_root, operator_installs_driver
-from components.plans.monitoring.sources import dcgm_dra_pod_mapping
-from components.facts.node_labels import (
+from dra_gpu_platform.config.models import NodePool, StackConfig
+from dra_gpu_platform.facts import driver_charts, eks_amis, versions
+from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
     DRA_KUBELET_PLUGIN_LABEL,
     GPU_LABEL,
@@ -30,6 +28,8 @@ from components.facts.node_labels import (
     NFD_NVIDIA_PCI_LABEL,
     pool_taint,
 )
+from dra_gpu_platform.plans.driver_ownership import dra_driver_root, operator_installs_driver
+from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
 
 GPU_OPERATOR_RELEASE = "gpu-operator"
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
@@ -62,7 +62,7 @@ class ReleasePlan:
     release: str
     chart: str  # a name in `repository`, or a full oci:// reference
     version: str
-    repository: Optional[str]  # None for OCI charts (the reference is the chart itself)
+    repository: str | None  # None for OCI charts (the reference is the chart itself)
     namespace: str
     values: dict[str, Any]
     timeout_s: int
@@ -144,7 +144,10 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         # labelled yet, so NFD would never come (docs/references.md#gpu-operator-node-labelling). worker.affinity
         # and worker.tolerations are the NFD subchart's own (docs/references.md#gpu-operator-nfd-subchart).
         "node-feature-discovery": {
-            "worker": {"affinity": _required_node_affinity([[_exists(GPU_LABEL)]]), "tolerations": gpu_tolerations(config)},
+            "worker": {
+                "affinity": _required_node_affinity([[_exists(GPU_LABEL)]]),
+                "tolerations": gpu_tolerations(config),
+            },
         },
     }
     if monitoring:
@@ -164,7 +167,9 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         # "GPU Operator with DRA" (docs/references.md#gpu-operator-with-dra): the driver manager does not know DRA
         # pods; it evicts GPU pods before a driver reload on nodes carrying this label. Like the documented `--set
         # driver.manager.env[0]...`, this list replaces the chart's default env list.
-        values["driver"]["manager"] = {"env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": DRA_KUBELET_PLUGIN_LABEL}]}
+        values["driver"]["manager"] = {
+            "env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": DRA_KUBELET_PLUGIN_LABEL}]
+        }
     if config.platform == "aks" and not operator_driver:
         # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
         values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
@@ -187,7 +192,10 @@ def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
                     "name": "bottlerocket-nvidia-operands-off",
                     "labels": dict(BOTTLEROCKET_OPERAND_LABELS),
                     "matchFeatures": [
-                        {"feature": "system.osRelease", "matchExpressions": {"ID": {"op": "In", "value": ["bottlerocket"]}}},
+                        {
+                            "feature": "system.osRelease",
+                            "matchExpressions": {"ID": {"op": "In", "value": ["bottlerocket"]}},
+                        },
                         {"feature": "pci.device", "matchExpressions": {"vendor": {"op": "In", "value": ["10de"]}}},
                     ],
                 }
@@ -196,7 +204,7 @@ def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
     }
 
 
-def gpu_operator_plan(config: StackConfig) -> Optional[ReleasePlan]:
+def gpu_operator_plan(config: StackConfig) -> ReleasePlan | None:
     if not config.gpu_operator_enabled:
         return None
     timeout = OPERATOR_TIMEOUT_DRIVER_BUILD_S if operator_installs_driver(config) else OPERATOR_TIMEOUT_HOST_DRIVER_S
@@ -214,6 +222,7 @@ def gpu_operator_plan(config: StackConfig) -> Optional[ReleasePlan]:
 # ---------------------------------------------------------------------------------------------------
 # NVIDIA DRA driver
 
+
 def _dra_release(config: StackConfig) -> driver_charts.DraDriverRelease:
     """The chart facts of the pinned DRA driver (config rules reject versions the table cannot place)."""
     release = driver_charts.dra_driver_release(config.dra_driver.version)
@@ -222,7 +231,7 @@ def _dra_release(config: StackConfig) -> driver_charts.DraDriverRelease:
 
 def dra_feature_gates(config: StackConfig) -> dict[str, bool]:
     """Gates the classes need, turned on, merged with draDriver.featureGates (a conflict is a config error)."""
-    gates = {gate: True for gate in config.required_dra_feature_gates()}
+    gates = dict.fromkeys(config.required_dra_feature_gates(), True)
     gates.update(config.dra_driver.feature_gates)
     return dict(sorted(gates.items()))
 
@@ -257,7 +266,11 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
         # (docs/references.md#nvidia-dra-kubelet-plugin-placement); without the operator this stack deploys no NFD, so nothing would set either and the plugin would never
         # start. Our pool label says the same: this is a GPU node of a pool (the nodeSelector picks the DRA ones).
         values["kubeletPlugin"]["affinity"] = _required_node_affinity([[_exists(GPU_LABEL)]])
-    if config.dra_driver.compute_domains and release.controller_requires_control_plane and config.platform in ("eks", "aks"):
+    if (
+        config.dra_driver.compute_domains
+        and release.controller_requires_control_plane
+        and config.platform in ("eks", "aks")
+    ):
         values["controller"] = {"affinity": _controller_affinity_any_node()}
     return values
 
@@ -271,10 +284,12 @@ def _kubelet_plugin_after_mig_layout() -> dict[str, Any]:
     pci-10de.present, docs/references.md#gpu-operator-nfd-subchart). Helm replaces lists, so these terms replace
     the chart's."""
     gpu = {"key": NFD_NVIDIA_PCI_LABEL, "operator": "In", "values": ["true"]}
-    return _required_node_affinity([
-        [gpu, {"key": MIG_CONFIG_LABEL, "operator": "DoesNotExist"}],
-        [gpu, {"key": MIG_CONFIG_STATE_LABEL, "operator": "In", "values": [MIG_CONFIG_STATE_SUCCESS]}],
-    ])
+    return _required_node_affinity(
+        [
+            [gpu, {"key": MIG_CONFIG_LABEL, "operator": "DoesNotExist"}],
+            [gpu, {"key": MIG_CONFIG_STATE_LABEL, "operator": "In", "values": [MIG_CONFIG_STATE_SUCCESS]}],
+        ]
+    )
 
 
 def _exists(key: str) -> dict[str, Any]:
@@ -301,7 +316,7 @@ def _controller_affinity_any_node() -> dict[str, Any]:
     return _required_node_affinity([[{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]])
 
 
-def dra_driver_chart_ref(version: str) -> tuple[str, Optional[str]]:
+def dra_driver_chart_ref(version: str) -> tuple[str, str | None]:
     """(chart, repository) as helm.v3.Release takes them: an OCI chart is its full reference, no repo."""
     chart, repository = driver_charts.chart_reference(version)
     if repository.startswith("oci://"):
@@ -309,7 +324,7 @@ def dra_driver_chart_ref(version: str) -> tuple[str, Optional[str]]:
     return chart, repository
 
 
-def dra_driver_plan(config: StackConfig) -> Optional[ReleasePlan]:
+def dra_driver_plan(config: StackConfig) -> ReleasePlan | None:
     if config.uses_example_driver or not config.dra_driver.enabled:
         return None
     chart, repository = dra_driver_chart_ref(config.dra_driver.version)
@@ -339,7 +354,7 @@ def example_driver_values(config: StackConfig) -> dict[str, Any]:
     return {"kubeletPlugin": {"nodeSelector": {DRA_KUBELET_PLUGIN_LABEL: "true"}, "tolerations": [gpu_toleration()]}}
 
 
-def example_driver_plan(config: StackConfig) -> Optional[ReleasePlan]:
+def example_driver_plan(config: StackConfig) -> ReleasePlan | None:
     if not config.uses_example_driver or not config.dra_driver.enabled:
         return None
     return ReleasePlan(

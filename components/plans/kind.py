@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-
-from components.facts import driver_charts, versions
-from components.config.yamlio import dump_yaml
-from components.config.models import StackConfig
-from components.facts.node_labels import pool_taint
-from components.plans.monitoring.sources import dcgm_dra_pod_mapping
-from components.plans.node_pools import pool_labels
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.yamlio import dump_yaml
+from dra_gpu_platform.facts import driver_charts, versions
+from dra_gpu_platform.facts.node_labels import pool_taint
+from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
+from dra_gpu_platform.plans.node_pools import pool_labels
 
 # containerd 2.x has CDI on by default; the upstream DRA kind configs still set it explicitly.
 CDI_PATCH = '[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n'
@@ -83,7 +82,9 @@ def render(config: StackConfig) -> dict[str, Any]:
     nodes: list[dict[str, Any]] = [{"role": "control-plane", "image": image}]
     for pool in sorted(config.node_pools, key=lambda p: p.name):
         for _ in range(pool.max_nodes):
-            nodes.append({"role": "worker", "image": image, "labels": pool_labels(pool), "kubeadmConfigPatches": [join_patch]})
+            nodes.append(
+                {"role": "worker", "image": image, "labels": pool_labels(pool), "kubeadmConfigPatches": [join_patch]}
+            )
     document: dict[str, Any] = {
         "kind": "Cluster",
         "apiVersion": "kind.x-k8s.io/v1alpha4",
@@ -118,12 +119,16 @@ def image_notes(config: StackConfig) -> tuple[str, ...]:
     if "@sha256:" in image:
         return ()
     pinned = versions.KIND_NODE_IMAGES[config.cluster.kubernetes_version]
-    return (f"cluster.kind.nodeImage {image} is not pinned by digest; the default for {config.cluster.kubernetes_version} "
-            f"is {pinned} (changing it recreates the kind cluster)",)
+    return (
+        f"cluster.kind.nodeImage {image} is not pinned by digest; the default for {config.cluster.kubernetes_version} "
+        f"is {pinned} (changing it recreates the kind cluster)",
+    )
 
 
 def cluster_plan(config: StackConfig) -> KindClusterPlan:
     return KindClusterPlan(
-        name=config.cluster.name, config_yaml=render_yaml(config), protect=config.cluster.protect,
+        name=config.cluster.name,
+        config_yaml=render_yaml(config),
+        protect=config.cluster.protect,
         notes=image_notes(config),
     )

@@ -9,8 +9,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from components.config.models import NodePool, StackConfig
-from components.facts.node_labels import (
+from dra_gpu_platform.config.models import NodePool, StackConfig
+from dra_gpu_platform.facts.node_labels import (
     DEVICE_PLUGIN_DEPLOY_LABEL,
     DRA_KUBELET_PLUGIN_LABEL,
     GPU_LABEL,
@@ -85,6 +85,8 @@ def label_commands(pool: NodePool, node: str = NODE_PLACEHOLDER) -> list[str]:
 def unmapped_pool_warning(pool: NodePool) -> str:
     """What preview and `pulumi up` say about a pool of an existing cluster that names no nodes."""
     commands = "; ".join(label_commands(pool))
-    return (f"pool {pool.name}: no nodes listed (nodePools[].nodes), so this stack labels and taints none; its GPU software "
-            f"(NFD, the GPU Operator's operands, the {'DRA kubelet plugin' if pool.gpu_stack == 'dra' else 'device plugin'}) "
-            f"will not run on any node until you run, for each of its nodes: {commands}")
+    return (
+        f"pool {pool.name}: no nodes listed (nodePools[].nodes), so this stack labels and taints none; its GPU software "
+        f"(NFD, the GPU Operator's operands, the {'DRA kubelet plugin' if pool.gpu_stack == 'dra' else 'device plugin'}) "
+        f"will not run on any node until you run, for each of its nodes: {commands}"
+    )

@@ -5,8 +5,8 @@ Keys and charges are DRA facts (components/dra/quota.py); this module only maps 
 
 from __future__ import annotations
 
-from components.config.models import QuotaConfig
-from components.dra.quota import CLAIMS_KEY, LEGACY_GPU_KEY, devices_key
+from dra_gpu_platform.config.models import QuotaConfig
+from dra_gpu_platform.dra.quota import CLAIMS_KEY, LEGACY_GPU_KEY, devices_key
 
 
 def quota_hard(quota: QuotaConfig) -> dict[str, str]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.models import NodePool, StackConfig
-from components.dra.slices import (
+from dra_gpu_platform.config.models import NodePool, StackConfig
+from dra_gpu_platform.dra.slices import (
     Inventory,
     catalog_gpus,
     catalog_mig_shapes,
@@ -19,9 +19,9 @@ from components.dra.slices import (
     resource_slices,
     stable_uuid,
 )
-from components.facts import catalog
-from components.facts.catalog import EXAMPLE_DEVICE, EXAMPLE_DRIVER, NVIDIA_DRIVER
-from components.plans.kind import worker_names
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts.catalog import EXAMPLE_DEVICE, EXAMPLE_DRIVER, NVIDIA_DRIVER
+from dra_gpu_platform.plans.kind import worker_names
 
 
 def stack_inventory(config: StackConfig) -> Inventory:
@@ -39,15 +39,22 @@ def stack_inventory(config: StackConfig) -> Inventory:
         for node in nodes:
             node_pools[node] = pool.name
             if config.uses_example_driver:
-                devices = [example_device(i, f"gpu-{stable_uuid(node, 'example', i)}") for i in range(EXAMPLE_DEVICE.count_per_node)]
+                devices = [
+                    example_device(i, f"gpu-{stable_uuid(node, 'example', i)}")
+                    for i in range(EXAMPLE_DEVICE.count_per_node)
+                ]
                 slices += resource_slices(node, EXAMPLE_DRIVER, devices)
                 continue
             model = catalog.gpu_model(pool.gpu)
             gpus = catalog_gpus(model, count, node, per_root)
             mig = pool.mig.profile if pool.mig is not None else None
-            slices += resource_slices(node, NVIDIA_DRIVER, nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming))
+            slices += resource_slices(
+                node, NVIDIA_DRIVER, nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming)
+            )
     if config.uses_example_driver:
-        notes.append(f"kind with the dra-example-driver: {EXAMPLE_DEVICE.count_per_node} fake GPUs per worker of every DRA pool")
+        notes.append(
+            f"kind with the dra-example-driver: {EXAMPLE_DEVICE.count_per_node} fake GPUs per worker of every DRA pool"
+        )
     return Inventory(f"stack:{config.stack}", tuple(slices), node_pools, tuple(notes))
 
 

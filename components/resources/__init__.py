@@ -3,4 +3,12 @@
 Who may import: `__main__.py`, gpuplan and tests; never `policies` (the pack runs without the resource SDKs).
 """
 
-__all__ = ["clusters", "dra", "monitoring", "platform", "software", "stack_config", "tenancy"]  # the public modules of this package
+__all__ = [
+    "clusters",
+    "dra",
+    "monitoring",
+    "platform",
+    "software",
+    "stack_config",
+    "tenancy",
+]  # the public modules of this package

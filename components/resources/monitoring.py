@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.facts.naming import child, labels
-from components.facts.type_tokens import Component
-from components.plans.monitoring import dashboard, values as monitoring_values
-from components.plans.monitoring.plan import MonitoringPlan
-from components.resources.software.helm_release import pinned_release
+from dra_gpu_platform.facts.naming import child, labels
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans.monitoring import dashboard
+from dra_gpu_platform.plans.monitoring import values as monitoring_values
+from dra_gpu_platform.plans.monitoring.plan import MonitoringPlan
+from dra_gpu_platform.resources.software.helm_release import pinned_release
 
 PROMETHEUS_RULE_NAME = "dra-gpu-platform"
 DASHBOARD_CONFIGMAP = "dra-gpu-platform-dashboard"
@@ -54,7 +54,9 @@ class Monitoring(pulumi.ComponentResource):
         in_namespace = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[ns])
         release = None
         if plan.chart is not None:
-            release = pinned_release(child(name, "kube-prometheus-stack"), plan.chart, namespace=namespace, opts=in_namespace)
+            release = pinned_release(
+                child(name, "kube-prometheus-stack"), plan.chart, namespace=namespace, opts=in_namespace
+            )
         # The PrometheusRule CRD comes with the chart: wait for the release when this stack installs it.
         after_release = pulumi.ResourceOptions(
             parent=self, provider=args.provider, depends_on=[ns] + ([release] if release is not None else [])
@@ -92,8 +94,12 @@ class Monitoring(pulumi.ComponentResource):
             k8s.rbac.v1.ClusterRoleBinding(
                 child(name, "dcgm-resourceslices"),
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=DCGM_RBAC_NAME, labels=labels()),
-                role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=role.metadata.name),
-                subjects=[k8s.rbac.v1.SubjectArgs(kind="ServiceAccount", name=rbac.service_account, namespace=rbac.namespace)],
+                role_ref=k8s.rbac.v1.RoleRefArgs(
+                    api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=role.metadata.name
+                ),
+                subjects=[
+                    k8s.rbac.v1.SubjectArgs(kind="ServiceAccount", name=rbac.service_account, namespace=rbac.namespace)
+                ],
                 opts=child_opts,
             )
         self.namespace = pulumi.Output.from_input(namespace)

@@ -4,25 +4,28 @@ yields an explicit Kubernetes provider; everything Kubernetes-side uses that pro
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
-import os
-
 import pulumi
-
-from components.config.models import StackConfig
-from components.facts.naming import child
-from components.facts.type_tokens import Component
-from components.plans.device_classes import plan_device_classes
-from components.plans.gpu_software import dra_driver_plan, dra_driver_waits_for_operator, example_driver_plan, gpu_operator_plan
-from components.resources.dra.device_classes import DeviceClasses, DeviceClassesArgs
-from components.resources.dra.maintenance import Maintenance, MaintenanceArgs
-from components.resources.software.dra_driver import DraDriver
-from components.resources.software.example_dra_driver import ExampleDraDriver
-from components.resources.software.gpu_operator import GpuOperator
-from components.resources.software.helm_release import ReleaseArgs
-from components.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
-from components.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans.device_classes import plan_device_classes
+from dra_gpu_platform.plans.gpu_software import (
+    dra_driver_plan,
+    dra_driver_waits_for_operator,
+    example_driver_plan,
+    gpu_operator_plan,
+)
+from dra_gpu_platform.resources.dra.device_classes import DeviceClasses, DeviceClassesArgs
+from dra_gpu_platform.resources.dra.maintenance import Maintenance, MaintenanceArgs
+from dra_gpu_platform.resources.software.dra_driver import DraDriver
+from dra_gpu_platform.resources.software.example_dra_driver import ExampleDraDriver
+from dra_gpu_platform.resources.software.gpu_operator import GpuOperator
+from dra_gpu_platform.resources.software.helm_release import ReleaseArgs
+from dra_gpu_platform.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
+from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
 
 
 @dataclass(frozen=True)
@@ -38,29 +41,32 @@ def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
     # Cloud SDKs are imported only for their platform: importing pulumi_azure_native for a kind stack
     # would cost seconds for nothing.
     if config.platform == "kind":
-        from components.plans import kind
-        from components.resources.clusters.kind import KindCluster, KindClusterArgs
+        from dra_gpu_platform.plans import kind
+        from dra_gpu_platform.resources.clusters.kind import KindCluster, KindClusterArgs
 
         return KindCluster(child(name, "kind"), KindClusterArgs(kind.cluster_plan(config)), opts)
     if config.platform == "existing":
-        from components.resources.clusters.existing import ExistingCluster, ExistingClusterArgs
-
-        from components.plans import node_pools
+        from dra_gpu_platform.plans import node_pools
+        from dra_gpu_platform.resources.clusters.existing import ExistingCluster, ExistingClusterArgs
 
         if args.kubeconfig is None:
             raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
         context = config.cluster.settings().context
-        existing = ExistingClusterArgs(context, args.kubeconfig, node_pools.existing_node_plans(config),
-                                       tuple(node_pools.unmapped_pool_warning(p) for p in node_pools.unmapped_pools(config)))
+        existing = ExistingClusterArgs(
+            context,
+            args.kubeconfig,
+            node_pools.existing_node_plans(config),
+            tuple(node_pools.unmapped_pool_warning(p) for p in node_pools.unmapped_pools(config)),
+        )
         return ExistingCluster(child(name, "existing"), existing, opts)
     if config.platform == "eks":
-        from components.plans import eks
-        from components.resources.clusters.eks import EksCluster, EksClusterArgs
+        from dra_gpu_platform.plans import eks
+        from dra_gpu_platform.resources.clusters.eks import EksCluster, EksClusterArgs
 
         return EksCluster(child(name, "eks"), EksClusterArgs(eks.cluster_plan(config)), opts)
     if config.platform == "aks":
-        from components.plans import aks
-        from components.resources.clusters.aks import AksCluster, AksClusterArgs
+        from dra_gpu_platform.plans import aks
+        from dra_gpu_platform.resources.clusters.aks import AksCluster, AksClusterArgs
 
         # the kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
         return AksCluster(child(name, "aks"), AksClusterArgs(aks.cluster_plan(config, os.environ)), opts)
@@ -85,7 +91,9 @@ class GpuPlatform(pulumi.ComponentResource):
         if (operator := gpu_operator_plan(config)) is not None:
             self.gpu_operator = GpuOperator(child(name, "gpu-operator"), ReleaseArgs(operator, provider), software)
         if (example := example_driver_plan(config)) is not None:
-            self.dra_driver = ExampleDraDriver(child(name, "dra-example-driver"), ReleaseArgs(example, provider), software)
+            self.dra_driver = ExampleDraDriver(
+                child(name, "dra-example-driver"), ReleaseArgs(example, provider), software
+            )
         elif (driver := dra_driver_plan(config)) is not None:
             after = [self.gpu_operator.release] if self.gpu_operator and dra_driver_waits_for_operator(config) else []
             self.dra_driver = DraDriver(child(name, "dra-driver"), ReleaseArgs(driver, provider, after), software)
@@ -102,8 +110,8 @@ class GpuPlatform(pulumi.ComponentResource):
             Maintenance(child(name, "maintenance"), MaintenanceArgs(config.maintenance, provider), parent)
         if config.monitoring.enabled:
             # imported only when used: the Grafana dashboard builder costs half a second to import
-            from components.plans.monitoring.plan import monitoring_plan
-            from components.resources.monitoring import Monitoring, MonitoringArgs
+            from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
+            from dra_gpu_platform.resources.monitoring import Monitoring, MonitoringArgs
 
             Monitoring(child(name, "monitoring"), MonitoringArgs(monitoring_plan(config), provider), parent)
 

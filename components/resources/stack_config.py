@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pulumi
+from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
+from dra_gpu_platform.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
+from dra_gpu_platform.config.problems import InputError
 from pulumi.runtime import config as runtime_config
-
-from components.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
-
-from components.config.loading import parse_config_map, plaintext_secret_warnings
-from components.config.problems import InputError
 
 
 def load_stack_config() -> StackConfig:

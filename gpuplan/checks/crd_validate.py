@@ -80,14 +80,14 @@ def _unknown_fields(value: Any, schema: dict[str, Any], path: list[str]) -> list
         additional = schema.get("additionalProperties")
         for key, child in value.items():
             if properties is not None and key in properties:
-                found += _unknown_fields(child, properties[key], path + [key])
+                found += _unknown_fields(child, properties[key], [*path, key])
             elif isinstance(additional, dict):
-                found += _unknown_fields(child, additional, path + [key])
+                found += _unknown_fields(child, additional, [*path, key])
             elif properties is not None and path[:1] != ["metadata"]:
-                found.append(("/".join(path + [key]), f"unknown field {key!r}"))
+                found.append(("/".join([*path, key]), f"unknown field {key!r}"))
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for index, item in enumerate(value):
-            found += _unknown_fields(item, schema["items"], path + [str(index)])
+            found += _unknown_fields(item, schema["items"], [*path, str(index)])
     return found
 
 
@@ -96,7 +96,9 @@ def validate_custom_resource(doc: dict[str, Any], schema: dict[str, Any], file: 
     top = {k: v for k, v in (schema.get("properties") or {}).items() if k not in ("apiVersion", "kind", "metadata")}
     body_schema = {**schema, "properties": top}
     body = _as_stored(body, body_schema)
-    errors = [ManifestError(file, "CRD", "/".join(map(str, e.absolute_path)), e.message)
-              for e in jsonschema.Draft7Validator(_json_schema(body_schema)).iter_errors(body)]
+    errors = [
+        ManifestError(file, "CRD", "/".join(map(str, e.absolute_path)), e.message)
+        for e in jsonschema.Draft7Validator(_json_schema(body_schema)).iter_errors(body)
+    ]
     errors += [ManifestError(file, "CRD", where, message) for where, message in _unknown_fields(body, body_schema, [])]
     return errors

@@ -58,7 +58,11 @@ def _validator(version: str, kind: str, api_version: str) -> jsonschema.Validato
 def validate_document(doc: dict[str, Any], version: str, file: str = "") -> list[ManifestError]:
     validator = _validator(version, doc.get("kind", ""), doc.get("apiVersion", ""))
     if validator is None:
-        return [ManifestError(file, version, "", f"no schema for {doc.get('apiVersion')} {doc.get('kind')} in Kubernetes {version}")]
+        return [
+            ManifestError(
+                file, version, "", f"no schema for {doc.get('apiVersion')} {doc.get('kind')} in Kubernetes {version}"
+            )
+        ]
     return [
         ManifestError(file, version, "/".join(str(p) for p in error.absolute_path), error.message)
         for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))

@@ -26,21 +26,22 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.config.strict_yaml import DOCUMENTS, read_text
+from dra_gpu_platform.policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel, Policy
 from pulumi_policy.deserialize import deserialize_properties
+
 # Private pulumi-policy API (1.21): the analyzer servicer the CLI talks to. The public PolicyPack starts a gRPC
 # server and blocks forever, so offline evaluation with the CLI's exact semantics has to call the servicer
 # (Configure, Remediate, Analyze, AnalyzeStack, _map_enforcement_level). tests/test_private_sdk_apis.py fails
 # when pulumi-policy changes its constructor or these methods.
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-from components.config.problems import MISSING, InputError, Problem
-from components.config.strict_yaml import DOCUMENTS, read_text
-from gpuplan.engine.runtime import ProgramRun, Registration, run_program
 from gpuplan.engine.outputs import clean
-from policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
+from gpuplan.engine.runtime import ProgramRun, Registration, run_program
 
 PACK_VERSION = "0.1.0"  # policies/PulumiPolicy.yaml
 POLICY_CONFIG_DIR = Path(__file__).resolve().parents[2] / "policies" / "config"
@@ -122,11 +123,30 @@ def read_policy_config(path: Path | str) -> dict[str, Any]:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(
-            [Problem(file, "", MISSING, f"not valid JSON (line {error.lineno}, column {error.colno}): {error.msg}", "fix the JSON syntax")],
+            [
+                Problem(
+                    file,
+                    "",
+                    MISSING,
+                    f"not valid JSON (line {error.lineno}, column {error.colno}): {error.msg}",
+                    "fix the JSON syntax",
+                )
+            ],
             file,
         ) from None
     if not isinstance(document, dict):
-        raise InputError([Problem(file, "", document, "a policy config is a JSON object keyed by policy name", 'write {"<policy>": "mandatory", ...}')], file)
+        raise InputError(
+            [
+                Problem(
+                    file,
+                    "",
+                    document,
+                    "a policy config is a JSON object keyed by policy name",
+                    'write {"<policy>": "mandatory", ...}',
+                )
+            ],
+            file,
+        )
     return document
 
 
@@ -137,8 +157,9 @@ def _level(value: Any, file: str, path: str, problems: list[Problem]) -> Enforce
     return None
 
 
-def reconcile(document: dict[str, Any], file: str, policies: list[Policy] = POLICIES,
-              pack_level: EnforcementLevel = PACK_LEVEL) -> dict[str, PolicySettings]:
+def reconcile(
+    document: dict[str, Any], file: str, policies: list[Policy] = POLICIES, pack_level: EnforcementLevel = PACK_LEVEL
+) -> dict[str, PolicySettings]:
     """The config every policy receives, as the CLI computes it; InputError lists every problem."""
     problems: list[Problem] = []
     by_name = {p.name: p for p in policies}
@@ -152,21 +173,47 @@ def reconcile(document: dict[str, Any], file: str, policies: list[Policy] = POLI
     for name, value in document.items():
         if name != "all" and name not in by_name:
             close = difflib.get_close_matches(name, list(by_name), n=1)
-            problems.append(Problem(file, name, value, "no policy of that name in the pack",
-                                    f"did you mean {close[0]!r}?" if close else f"use one of {', '.join(by_name)}"))
+            problems.append(
+                Problem(
+                    file,
+                    name,
+                    value,
+                    "no policy of that name in the pack",
+                    f"did you mean {close[0]!r}?" if close else f"use one of {', '.join(by_name)}",
+                )
+            )
             continue
         if isinstance(value, str):
             given[name] = (_level(value, file, name, problems), {})
         elif isinstance(value, dict):
-            level = _level(value["enforcementLevel"], file, f"{name}.enforcementLevel", problems) if "enforcementLevel" in value else None
+            level = (
+                _level(value["enforcementLevel"], file, f"{name}.enforcementLevel", problems)
+                if "enforcementLevel" in value
+                else None
+            )
             properties = {k: v for k, v in value.items() if k != "enforcementLevel"}
             if name == "all" and properties:
-                problems.append(Problem(file, "all", value, '"all" takes only an enforcement level', "move settings under the policy they belong to"))
+                problems.append(
+                    Problem(
+                        file,
+                        "all",
+                        value,
+                        '"all" takes only an enforcement level',
+                        "move settings under the policy they belong to",
+                    )
+                )
                 properties = {}
             given[name] = (level, properties)
         else:
-            problems.append(Problem(file, name, value, "must be an enforcement level or an object",
-                                    'write "mandatory" or {"enforcementLevel": "advisory", ...}'))
+            problems.append(
+                Problem(
+                    file,
+                    name,
+                    value,
+                    "must be an enforcement level or an object",
+                    'write "mandatory" or {"enforcementLevel": "advisory", ...}',
+                )
+            )
     if "all" in given and given["all"][0] is not None:
         for entry in result.values():
             entry[0] = given["all"][0]
@@ -191,17 +238,34 @@ def _schema_problems(policy: Policy, properties: dict[str, Any], file: str) -> l
     problems = []
     for key in sorted(set(properties) - set(declared)):
         known = ", ".join(declared) or "none (only enforcementLevel)"
-        problems.append(Problem(file, f"{policy.name}.{key}", properties[key], "unknown setting for this policy", f"known settings: {known}"))
+        problems.append(
+            Problem(
+                file,
+                f"{policy.name}.{key}",
+                properties[key],
+                "unknown setting for this policy",
+                f"known settings: {known}",
+            )
+        )
     document = {"type": "object", "properties": declared}
     if schema and schema.required:
         document["required"] = schema.required
     validator = jsonschema.Draft7Validator(document)
     for error in sorted(validator.iter_errors(properties), key=lambda e: list(e.absolute_path)):
-        path = ".".join([policy.name, *(f"[{p}]" if isinstance(p, int) else str(p) for p in error.absolute_path)]).replace(".[", "[")
+        path = ".".join(
+            [policy.name, *(f"[{p}]" if isinstance(p, int) else str(p) for p in error.absolute_path)]
+        ).replace(".[", "[")
         if error.validator == "required":
             missing = error.message.split("'")[1] if "'" in error.message else ""
-            problems.append(Problem(file, f"{policy.name}.{missing}", MISSING, "required setting is missing",
-                                    f"add it: {_describe_schema(declared.get(missing, {}))}"))
+            problems.append(
+                Problem(
+                    file,
+                    f"{policy.name}.{missing}",
+                    MISSING,
+                    "required setting is missing",
+                    f"add it: {_describe_schema(declared.get(missing, {}))}",
+                )
+            )
             continue
         problems.append(Problem(file, path, error.instance, error.message, f"use {_describe_schema(error.schema)}"))
     return problems
@@ -209,8 +273,14 @@ def _schema_problems(policy: Policy, properties: dict[str, Any], file: str) -> l
 
 def _describe_schema(schema: dict[str, Any]) -> str:
     kind = schema.get("type", "a value")
-    text = {"integer": "a whole number", "number": "a number", "boolean": "true or false", "string": "a string",
-            "array": "a list", "object": "an object"}.get(kind, str(kind))
+    text = {
+        "integer": "a whole number",
+        "number": "a number",
+        "boolean": "true or false",
+        "string": "a string",
+        "array": "a list",
+        "object": "an object",
+    }.get(kind, str(kind))
     if "minimum" in schema:
         text += f" ≥ {schema['minimum']}"
     if "maximum" in schema:
@@ -255,7 +325,9 @@ def _options(resource: Registration) -> proto.AnalyzerResourceOptions:
         additionalSecretOutputs=options.get("additionalSecretOutputs", []),
         aliases=options.get("aliases", []),
         customTimeouts=proto.AnalyzerResourceOptions.CustomTimeouts(
-            create=_seconds(timeouts.get("create")), update=_seconds(timeouts.get("update")), delete=_seconds(timeouts.get("delete"))
+            create=_seconds(timeouts.get("create")),
+            update=_seconds(timeouts.get("update")),
+            delete=_seconds(timeouts.get("delete")),
         ),
         parent=resource.parent,
     )
@@ -267,14 +339,21 @@ def _servicer(config: dict[str, PolicySettings] | None, policies: list[Policy]) 
         request = proto.ConfigureAnalyzerRequest()
         for name, entry in config.items():
             request.policyConfig[name].CopyFrom(
-                proto.PolicyConfig(enforcementLevel=servicer._map_enforcement_level(entry.level), properties=_struct(entry.properties))
+                proto.PolicyConfig(
+                    enforcementLevel=servicer._map_enforcement_level(entry.level), properties=_struct(entry.properties)
+                )
             )
         servicer.Configure(request, None)
     return servicer
 
 
-def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
-             config_source: str | None = None, policies: list[Policy] = POLICIES) -> PolicyReport:
+def evaluate(
+    run: ProgramRun,
+    config: dict[str, PolicySettings] | None,
+    *,
+    config_source: str | None = None,
+    policies: list[Policy] = POLICIES,
+) -> PolicyReport:
     """Remediate, then Analyze every recorded resource; then AnalyzeStack over all of them."""
     servicer = _servicer(config, policies)
     by_urn = run.by_urn()
@@ -285,11 +364,19 @@ def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
         found = by_urn.get(resource.provider)
         if found is None:
             return None  # a default provider: the mock runtime never registers those
-        return proto.AnalyzerProviderResource(type=found.type, properties=_struct(props[found.urn]), urn=found.urn, name=found.name)
+        return proto.AnalyzerProviderResource(
+            type=found.type, properties=_struct(props[found.urn]), urn=found.urn, name=found.name
+        )
 
     for resource in run.resources:
-        request = proto.AnalyzeRequest(type=resource.type, properties=_struct(props[resource.urn]), urn=resource.urn,
-                                       name=resource.name, options=_options(resource), provider=provider(resource))
+        request = proto.AnalyzeRequest(
+            type=resource.type,
+            properties=_struct(props[resource.urn]),
+            urn=resource.urn,
+            name=resource.name,
+            options=_options(resource),
+            provider=provider(resource),
+        )
         remediated = servicer.Remediate(request, None)
         for remediation in remediated.remediations:
             if remediation.diagnostic:
@@ -305,8 +392,13 @@ def evaluate(run: ProgramRun, config: dict[str, PolicySettings] | None, *,
     for resource in run.resources:
         stack_request.resources.append(
             proto.AnalyzerResource(
-                type=resource.type, properties=_struct(props[resource.urn]), urn=resource.urn, name=resource.name,
-                options=_options(resource), provider=provider(resource), parent=resource.parent,
+                type=resource.type,
+                properties=_struct(props[resource.urn]),
+                urn=resource.urn,
+                name=resource.name,
+                options=_options(resource),
+                provider=provider(resource),
+                parent=resource.parent,
                 dependencies=resource.dependencies,
                 propertyDependencies={
                     k: proto.AnalyzerPropertyDependencies(urns=v) for k, v in resource.property_dependencies.items()

@@ -3,4 +3,12 @@
 Who may import: gpuplan commands, `gpuplan/__main__.py`, the `gpuplan` entry point.
 """
 
-__all__ = ["app", "atomic_out", "exit_codes", "options", "output", "runner", "signals"]  # the public modules of this package
+__all__ = [
+    "app",
+    "atomic_out",
+    "exit_codes",
+    "options",
+    "output",
+    "runner",
+    "signals",
+]  # the public modules of this package

@@ -7,7 +7,8 @@ import importlib
 import pkgutil
 import signal
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from gpuplan.cli import signals
 
@@ -15,9 +16,9 @@ from gpuplan.cli import signals
 signals.install_handlers()
 try:
     import typer
+    from dra_gpu_platform.config.problems import MISSING, Problem
     from typer.core import TyperGroup
 
-    from components.config.problems import MISSING, Problem
     from gpuplan import commands
     from gpuplan.cli import runner
     from gpuplan.cli.exit_codes import ExitCode
@@ -31,20 +32,29 @@ def json_requested(args: Sequence[str]) -> bool:
     """`--format json` (or `--format=json`) anywhere on the command line, even one click could not parse."""
     args = list(args)
     return any(a == "--format=json" for a in args) or any(
-        a == "--format" and i + 1 < len(args) and args[i + 1] == "json" for i, a in enumerate(args))
+        a == "--format" and i + 1 < len(args) and args[i + 1] == "json" for i, a in enumerate(args)
+    )
 
 
 class GpuplanGroup(TyperGroup):
     """Signals, usage errors and interrupts handled once for every command: a usage error with --format json
     is a JSON document too (exit 2), SIGINT/SIGTERM exit 130/143 with one line."""
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         fmt = OutputFormat.json if json_requested(argv) else OutputFormat.text
         signals.install_handlers()
         try:
-            code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra)
+            code = super().main(
+                args=argv, prog_name=prog_name, complete_var=complete_var, standalone_mode=False, **extra
+            )
         except typer.Abort:  # click's own Ctrl-C at a prompt
             code = runner.report_interrupted(signal.SIGINT, fmt)
         except typer.TyperException as error:  # click's usage errors (typer vendors click; this is their public base)

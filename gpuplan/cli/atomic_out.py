@@ -29,11 +29,11 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
 
-from components.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 
 JOURNAL = ".gpuplan-commit.json"
 OWNER = ".owner"
@@ -56,7 +56,9 @@ def _problem(path: Path | str, rule: str, fix: str, value=MISSING) -> OutputErro
 def _explain(error: OSError, path: Path | str, out: Path) -> OutputError:
     """The problem names the --out the user gave; the path that failed (a lock file, a parent) is in the rule."""
     failed = f" ({error.filename})" if error.filename and str(error.filename) != str(path) else ""
-    elsewhere = f"pass --out to a folder you may write, e.g. --out {Path(tempfile.gettempdir()) / ('gpuplan-' + out.name)}"
+    elsewhere = (
+        f"pass --out to a folder you may write, e.g. --out {Path(tempfile.gettempdir()) / ('gpuplan-' + out.name)}"
+    )
     reasons = {
         errno.EACCES: ("no permission to write here", elsewhere),
         errno.EPERM: ("the operation is not permitted here", elsewhere),
@@ -74,6 +76,7 @@ def _explain(error: OSError, path: Path | str, out: Path) -> OutputError:
 
 # --------------------------------------------------------------------------------------------- signals
 
+
 @contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM wait (pending) until the block ends; then they are delivered as usual."""
@@ -89,6 +92,7 @@ def signals_held() -> Iterator[None]:
 
 
 # --------------------------------------------------------------------------------------------- swaps
+
 
 def _exchange(source: Path, target: Path) -> bool:
     """Atomically swap two existing paths (renameat2 RENAME_EXCHANGE); False where the kernel cannot."""
@@ -149,6 +153,7 @@ def _remove_tree(path: Path) -> None:
 
 # --------------------------------------------------------------------------------------------- locks
 
+
 def _lock_path(out: Path) -> Path:
     return out.parent / f".{out.name}.gpuplan.lock"
 
@@ -170,9 +175,12 @@ def _locked(out: Path) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise _problem(out, f"another gpuplan run has held the lock on this output folder ({path}) for "
-                                        f"more than {timeout:g} s",
-                                   "wait for the other run to finish (or stop it), or pass another --out") from None
+                    raise _problem(
+                        out,
+                        f"another gpuplan run has held the lock on this output folder ({path}) for "
+                        f"more than {timeout:g} s",
+                        "wait for the other run to finish (or stop it), or pass another --out",
+                    ) from None
                 time.sleep(0.05)
         yield
     finally:
@@ -208,6 +216,7 @@ def recover(out: Path) -> None:
 
 # --------------------------------------------------------------------------------------------- commit
 
+
 def _check_out(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise _problem(out, "--out names a file, not a folder", f"pass a folder (it is created), or move {out} away")
@@ -237,7 +246,9 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
     written = [shown / relative for relative in files]
     out = Path(os.path.realpath(shown))  # a symlinked --out: the temporary folder must sit beside the real one
     if out.parent == out:
-        raise _problem(shown, "--out is the root of the file system", "pass a folder below it, e.g. --out build/<stack>")
+        raise _problem(
+            shown, "--out is the root of the file system", "pass a folder below it, e.g. --out build/<stack>"
+        )
     entries = _top_level(files)
     remove = [name for name in owned if name not in entries]
     _check_out(out)

@@ -9,7 +9,9 @@ from enum import IntEnum
 class ExitCode(IntEnum):
     OK = 0
     FINDINGS = 1  # a mandatory policy violation, an unsatisfiable claim, a failed preflight, a refused change, ...
-    INVALID_INPUT = 2  # the stack file, a claim file, an inventory, the command line or the environment (--out) is wrong
+    INVALID_INPUT = (
+        2  # the stack file, a claim file, an inventory, the command line or the environment (--out) is wrong
+    )
     INTERNAL_ERROR = 3  # a bug in gpuplan: one line on stderr, the traceback in a file
     INTERRUPTED = 128 + signal.SIGINT  # 130, as shells report a SIGINT
     TERMINATED = 128 + signal.SIGTERM  # 143, as shells report a SIGTERM

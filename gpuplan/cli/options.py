@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Optional
 
 import typer
-
-from components.config.loading import stack_file_path, stack_name_from_path
-from components.config.problems import InputError, Problem
+from dra_gpu_platform.config.loading import stack_file_path, stack_name_from_path
+from dra_gpu_platform.config.problems import InputError, Problem
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,18 +23,30 @@ OutOption = typer.Option(None, "--out", help="Output folder (default build/<stac
 FormatOption = typer.Option(OutputFormat.text, "--format", help="text for people, json for machines.")
 
 
-def resolve_stack(stack: Optional[str], config: Optional[Path]) -> tuple[str, Path]:
+def resolve_stack(stack: str | None, config: Path | None) -> tuple[str, Path]:
     """(stack name, stack file) from --stack or --config."""
     if stack and config:
-        raise InputError([Problem("(command line)", "--stack/--config", f"{stack} / {config}",
-                                  "give --stack or --config, not both", "drop one of them")], "the command line")
+        raise InputError(
+            [
+                Problem(
+                    "(command line)",
+                    "--stack/--config",
+                    f"{stack} / {config}",
+                    "give --stack or --config, not both",
+                    "drop one of them",
+                )
+            ],
+            "the command line",
+        )
     if config is not None:
         return stack_name_from_path(config), Path(config)
     if stack:
         return stack, stack_file_path(stack, PROJECT_ROOT)
-    raise InputError([Problem("(command line)", "--stack", None, "no stack chosen", "pass --stack NAME or --config FILE")],
-                     "the command line")
+    raise InputError(
+        [Problem("(command line)", "--stack", None, "no stack chosen", "pass --stack NAME or --config FILE")],
+        "the command line",
+    )
 
 
-def out_dir(out: Optional[Path], stack: str) -> Path:
+def out_dir(out: Path | None, stack: str) -> Path:
     return Path(out) if out is not None else Path("build") / stack

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any
 
+from dra_gpu_platform.config.problems import InputError, short_text
 from rich.console import Console
 from rich.markup import escape
 
-from components.config.problems import InputError, short_text
 from gpuplan.cli import atomic_out
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
@@ -41,8 +42,16 @@ def emit_json(document: Any) -> None:
     sys.stdout.flush()
 
 
-def publish(target: Path, files: Mapping[str, str], document: Any, fmt: OutputFormat, render_text: Callable[[], None],
-            *, owned: Iterable[str] = (), after_write: Optional[Callable[[], None]] = None) -> Optional[int]:
+def publish(
+    target: Path,
+    files: Mapping[str, str],
+    document: Any,
+    fmt: OutputFormat,
+    render_text: Callable[[], None],
+    *,
+    owned: Iterable[str] = (),
+    after_write: Callable[[], None] | None = None,
+) -> int | None:
     """Show the result and write `files` under `target` all at once. Returns None when written, else
     ExitCode.INVALID_INPUT with the problem shown (stderr, or the JSON document's `errors`)."""
     if fmt == OutputFormat.json:
@@ -64,7 +73,9 @@ def publish(target: Path, files: Mapping[str, str], document: Any, fmt: OutputFo
     return None
 
 
-def write_and_emit(target: Path, filename: str, document: Any, fmt: OutputFormat, render_text: Callable[[], None]) -> Optional[int]:
+def write_and_emit(
+    target: Path, filename: str, document: Any, fmt: OutputFormat, render_text: Callable[[], None]
+) -> int | None:
     """Every command's result: the same JSON as `<out>/<filename>` and on stdout (or the text view)."""
     return publish(target, {filename: dumps(document)}, document, fmt, render_text)
 
@@ -75,6 +86,8 @@ def report_input_error(error: InputError, fmt: OutputFormat) -> None:
         emit_json({"errors": [p.as_json() for p in error.problems]})
         return
     err = error_console()
-    err.print(f"[bold red]error:[/] {len(error.problems)} problem(s) in {escape(short_text(error.what, 300))}", markup=True)
+    err.print(
+        f"[bold red]error:[/] {len(error.problems)} problem(s) in {escape(short_text(error.what, 300))}", markup=True
+    )
     for problem in error.problems:
         err.print("- " + problem.render(), markup=False)

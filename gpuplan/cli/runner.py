@@ -11,9 +11,10 @@ import signal
 import sys
 import tempfile
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
-from components.config.problems import MISSING, InputError, Problem, short_text
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short_text
+
 from gpuplan.cli import atomic_out, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
@@ -22,8 +23,9 @@ from gpuplan.cli.signals import signal_number
 from gpuplan.engine.runtime import ProgramError
 
 # OSErrors that are the machine's state, never gpuplan's logic: reported with the path (exit 2), not as bugs.
-_ENVIRONMENT_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EMFILE,
-                                 errno.ENFILE})
+_ENVIRONMENT_ERRNOS = frozenset(
+    {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE}
+)
 
 
 def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
@@ -35,8 +37,12 @@ def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
         report_input_error(error, fmt)
         return ExitCode.INVALID_INPUT
     except ProgramError as error:
-        report_input_error(InputError([Problem("(program)", "", "", str(error), "fix the stack file as the message says")],
-                                      "the stack"), fmt)
+        report_input_error(
+            InputError(
+                [Problem("(program)", "", "", str(error), "fix the stack file as the message says")], "the stack"
+            ),
+            fmt,
+        )
         return ExitCode.INVALID_INPUT
     except KeyboardInterrupt as error:
         return report_interrupted(signal_number(error), fmt)
@@ -48,8 +54,21 @@ def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
             return ExitCode.INVALID_INPUT
         return report_internal_error(error, fmt)
     except MemoryError:
-        report_input_error(InputError([Problem("(machine)", "", MISSING, "gpuplan ran out of memory",
-                                               "give it more memory, or smaller input files")], "the environment"), fmt)
+        report_input_error(
+            InputError(
+                [
+                    Problem(
+                        "(machine)",
+                        "",
+                        MISSING,
+                        "gpuplan ran out of memory",
+                        "give it more memory, or smaller input files",
+                    )
+                ],
+                "the environment",
+            ),
+            fmt,
+        )
         return ExitCode.INVALID_INPUT
     except Exception as error:  # a bug in gpuplan, not in the input
         return report_internal_error(error, fmt)
@@ -57,10 +76,13 @@ def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
 
 def _environment_problem(error: OSError) -> InputError:
     path = error.filename or "(unknown path)"
-    fix = {errno.EROFS: "the file system is read-only: run where it is writable, or point --out (and TMPDIR) elsewhere",
-           errno.ENOSPC: "free some space on that device", errno.EDQUOT: "free some space (the quota is exhausted)",
-           errno.EMFILE: "raise the open-file limit (`ulimit -n`)", errno.ENFILE: "close other programs' files"}.get(
-        error.errno, "give this user access to the path, or point --out (and TMPDIR) elsewhere")
+    fix = {
+        errno.EROFS: "the file system is read-only: run where it is writable, or point --out (and TMPDIR) elsewhere",
+        errno.ENOSPC: "free some space on that device",
+        errno.EDQUOT: "free some space (the quota is exhausted)",
+        errno.EMFILE: "raise the open-file limit (`ulimit -n`)",
+        errno.ENFILE: "close other programs' files",
+    }.get(error.errno, "give this user access to the path, or point --out (and TMPDIR) elsewhere")
     return InputError([Problem(str(path), "", MISSING, f"{error.strerror or error}", fix)], "the environment")
 
 
@@ -68,8 +90,11 @@ def interrupt_texts(signum: int, fmt: OutputFormat) -> tuple[str, str]:
     """(stderr line, stdout JSON document or "") of a command stopped by `signum`."""
     name = signal.Signals(signum).name
     written = atomic_out.COMMITTED
-    state = (f"outputs written before it: {', '.join(str(p) for p in written[:3])}" if written
-             else "nothing of this run was written; earlier outputs are kept whole")
+    state = (
+        f"outputs written before it: {', '.join(str(p) for p in written[:3])}"
+        if written
+        else "nothing of this run was written; earlier outputs are kept whole"
+    )
     message = f"gpuplan: stopped by {name}; {state}"
     document = dumps({"errors": [{"kind": "interrupted", "signal": name, "message": message}]})
     return message + "\n", document if fmt == OutputFormat.json else ""

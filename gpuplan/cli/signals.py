@@ -16,19 +16,21 @@ A second signal exits at once, and a stopped process whose worker threads never 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NoReturn, Optional
+from typing import NoReturn
 
 EXIT_GRACE_SECONDS = 5.0  # after an interrupt, how long the process may take to exit on its own
 Report = Callable[[int], tuple[str, str]]  # signum -> (stderr text, stdout text)
 
-_received: Optional[int] = None  # the first signal of this command
-_report: Optional[Report] = None
+_received: int | None = None  # the first signal of this command
+_report: Report | None = None
 _remove: list[Path] = []
 
 
@@ -41,10 +43,8 @@ class Interrupted(KeyboardInterrupt):
 
 
 def _write(fd: int, text: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.write(fd, text.encode("utf-8", "replace"))
-    except OSError:
-        pass
 
 
 def _exit_now(signum: int) -> NoReturn:
@@ -57,7 +57,7 @@ def _exit_now(signum: int) -> NoReturn:
 
 
 def _on_signal(signum, _frame) -> None:
-    global _received
+    global _received  # noqa: PLW0603  (a signal handler has no other place to leave what it saw)
     if _received is not None:  # the second Ctrl-C: the user means now
         _write(2, f"gpuplan: stopped by {signal.Signals(signum).name} again; exiting now\n")
         os._exit(128 + signum)
@@ -82,7 +82,7 @@ def install_handlers() -> None:
 
 def report_with(report: Report) -> None:
     """How an immediate exit (a signal during the program run) tells what happened: the runner's own words."""
-    global _report
+    global _report  # noqa: PLW0603  (read by the signal handler, which takes no arguments)
     _report = report
 
 

@@ -6,23 +6,29 @@ import json
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.config.strict_yaml import STACK_FILE, read_text
 
-from components.config.problems import MISSING, InputError, Problem
-from components.config.strict_yaml import STACK_FILE, read_text
 from gpuplan.cli import options, output, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.diff.revisions import read_revision, run_labelled
 
 AgainstOption = typer.Option(
-    None, "--against", help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main."
+    None,
+    "--against",
+    help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main.",
 )
-AgainstConfigOption = typer.Option(None, "--against-config", help="Another stack file to compare with (what is deployed).")
+AgainstConfigOption = typer.Option(
+    None, "--against-config", help="Another stack file to compare with (what is deployed)."
+)
 AllowReplaceOption = typer.Option(
-    None, "--allow-replace", help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable."
+    None,
+    "--allow-replace",
+    help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable.",
 )
 
 _SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
@@ -48,8 +54,11 @@ def render_text(report, console) -> None:
     for change in changed:
         colour = _COLOUR[change.op]
         mark = " [bold red]REFUSED[/]" if change.refused else " [cyan]allowed[/]" if change.allowed else ""
-        console.print(f"\n[{colour}]{_SYMBOL[change.op]:>2} {change.op:<8}[/] {change.type}  [bold]{change.name}[/]{mark}",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"\n[{colour}]{_SYMBOL[change.op]:>2} {change.op:<8}[/] {change.type}  [bold]{change.name}[/]{mark}",
+            highlight=False,
+            soft_wrap=True,
+        )
         for path in change.paths[:_MAX_PATHS]:
             if path in change.values:
                 old, new = change.values[path]
@@ -64,17 +73,28 @@ def render_text(report, console) -> None:
         if "provider" in change.replace_reasons:
             console.print("       provider (forces replacement)", markup=False)
         if change.may_replace:
-            console.print(f"       may replace: {', '.join(change.may_replace)} (not in the replacement rules)", markup=False, soft_wrap=True)
+            console.print(
+                f"       may replace: {', '.join(change.may_replace)} (not in the replacement rules)",
+                markup=False,
+                soft_wrap=True,
+            )
         for consequence in change.consequences:
             console.print(f"       note: {consequence}", markup=False, soft_wrap=True)
     counts = report.summary()
     console.print("\nResources:")
-    for op, word in (("create", "to create"), ("update", "to update"), ("replace", "to replace"), ("delete", "to delete")):
+    for op, word in (
+        ("create", "to create"),
+        ("update", "to update"),
+        ("replace", "to replace"),
+        ("delete", "to delete"),
+    ):
         if counts[op]:
             console.print(f"    [{_COLOUR[op]}]{_SYMBOL[op]:>2} {counts[op]} {word}[/]")
     console.print(f"    {counts['same']} unchanged")
     if report.refused:
-        console.print(f"\n[bold red]{len(report.refused)} change(s) refused[/]: they would destroy running capacity or data.")
+        console.print(
+            f"\n[bold red]{len(report.refused)} change(s) refused[/]: they would destroy running capacity or data."
+        )
         for change in report.refused:
             console.print(f"\n  x {change.urn}", markup=False, soft_wrap=True)
             console.print(f"    what would be lost: {change.why}", markup=False, soft_wrap=True)
@@ -91,12 +111,12 @@ def render_text(report, console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def diff(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        against: Optional[str] = AgainstOption,
-        against_config: Optional[Path] = AgainstConfigOption,
-        allow_replace: Optional[List[str]] = AllowReplaceOption,
-        out: Optional[Path] = options.OutOption,
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        against: str | None = AgainstOption,
+        against_config: Path | None = AgainstConfigOption,
+        allow_replace: list[str] | None = AllowReplaceOption,
+        out: Path | None = options.OutOption,
         format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
@@ -108,19 +128,31 @@ def register(app: typer.Typer) -> None:
 
             name, stack_file = options.resolve_stack(stack, config)
             if (against is None) == (against_config is None):
-                raise InputError([Problem(
-                    "(command line)", "--against/--against-config", against or against_config or MISSING,
-                    "give exactly one thing to compare with", "pass --against REV (git) or --against-config FILE",
-                )])
+                raise InputError(
+                    [
+                        Problem(
+                            "(command line)",
+                            "--against/--against-config",
+                            against or against_config or MISSING,
+                            "give exactly one thing to compare with",
+                            "pass --against REV (git) or --against-config FILE",
+                        )
+                    ]
+                )
             read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")  # a readable stack file first
             if against is not None:
                 text, label = read_revision(stack_file, name, against)
             else:
                 try:
-                    text = read_text(against_config, replace(STACK_FILE, what="stack file to compare with"),
-                                     missing_fix="check the path given to --against-config")
+                    text = read_text(
+                        against_config,
+                        replace(STACK_FILE, what="stack file to compare with"),
+                        missing_fix="check the path given to --against-config",
+                    )
                 except InputError as error:
-                    raise InputError([replace(p, path="--against-config") for p in error.problems], "--against-config") from None
+                    raise InputError(
+                        [replace(p, path="--against-config") for p in error.problems], "--against-config"
+                    ) from None
                 label = str(against_config)
             with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
                 signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
@@ -133,13 +165,25 @@ def register(app: typer.Typer) -> None:
             report = diff_runs(before, after, against=label)
             unmatched = allow(report, allow_replace or [])
             if unmatched:
-                raise InputError([
-                    Problem("(command line)", "--allow-replace", value, "names no change in this diff (or more than one)",
-                            "pass the URN of a refused change as printed by gpuplan diff")
-                    for value in unmatched
-                ])
-            failed = output.write_and_emit(options.out_dir(out, name), "diff.json", report.as_json(), format,
-                                           lambda: render_text(report, output.console()))
+                raise InputError(
+                    [
+                        Problem(
+                            "(command line)",
+                            "--allow-replace",
+                            value,
+                            "names no change in this diff (or more than one)",
+                            "pass the URN of a refused change as printed by gpuplan diff",
+                        )
+                        for value in unmatched
+                    ]
+                )
+            failed = output.write_and_emit(
+                options.out_dir(out, name),
+                "diff.json",
+                report.as_json(),
+                format,
+                lambda: render_text(report, output.console()),
+            )
             return failed or (ExitCode.FINDINGS if report.refused else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

@@ -5,7 +5,6 @@ plugin of the stack's Kubernetes minor judges them (gpuplan/fit/, components/dra
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,37 +16,46 @@ from gpuplan.cli.runner import run_command
 def register(app: typer.Typer) -> None:
     @app.command()
     def fit(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        out: Optional[Path] = options.OutOption,
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        out: Path | None = options.OutOption,
         format: options.OutputFormat = options.FormatOption,
-        claims: Optional[list[Path]] = typer.Option(
-            None, "--claims", help="ResourceClaim/ResourceClaimTemplate/DeviceClass/Pod/workload manifests to evaluate too (repeatable)."
+        claims: list[Path] | None = typer.Option(
+            None,
+            "--claims",
+            help="ResourceClaim/ResourceClaimTemplate/DeviceClass/Pod/workload manifests to evaluate too (repeatable).",
         ),
-        inventory: Optional[Path] = typer.Option(
-            None, "--inventory", help="A cluster dump instead of the simulation: "
-            "kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json (existing allocations count)."
+        inventory: Path | None = typer.Option(
+            None,
+            "--inventory",
+            help="A cluster dump instead of the simulation: "
+            "kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json (existing allocations count).",
         ),
-        feature_gates: Optional[str] = typer.Option(
-            None, "--feature-gates", help="Kubernetes feature gates, e.g. DRADeviceTaints=true,DRAPrioritizedList=false "
-            "(default: the gates of the stack's Kubernetes minor and what the stack sets)."
+        feature_gates: str | None = typer.Option(
+            None,
+            "--feature-gates",
+            help="Kubernetes feature gates, e.g. DRADeviceTaints=true,DRAPrioritizedList=false "
+            "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
         ),
-        more_claims: Optional[list[Path]] = typer.Argument(
+        more_claims: list[Path] | None = typer.Argument(
             None, metavar="[FILE]...", help="More claim files: `--claims a.yaml b.yaml` reads both."
         ),
     ) -> None:
         """Will every claim and pod schedule? Per claim: fits or not, where, how many at once, quota vs capacity; per pod: node and devices."""
 
         def body() -> int:
-            from components.config.loading import load_stack_file
+            from dra_gpu_platform.config.loading import load_stack_file
+
             from gpuplan.fit.report import document, failing, fit_report
             from gpuplan.fit.text import render_text
 
             name, stack_file = options.resolve_stack(stack, config)
-            report = fit_report(load_stack_file(stack_file), name, [*(claims or []), *(more_claims or [])], inventory,
-                                feature_gates)
-            failed = output.write_and_emit(options.out_dir(out, name), "fit.json", document(report), format,
-                                           lambda: render_text(name, report))
+            report = fit_report(
+                load_stack_file(stack_file), name, [*(claims or []), *(more_claims or [])], inventory, feature_gates
+            )
+            failed = output.write_and_emit(
+                options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)
+            )
             return failed or (ExitCode.FINDINGS if failing(report) else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

@@ -6,58 +6,91 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
-from typing import Optional
 
 import typer
+from dra_gpu_platform.config.problems import MISSING
+from dra_gpu_platform.config.yamlio import dump_all_yaml
+from dra_gpu_platform.dra.nvml import snapshot_document
+from dra_gpu_platform.dra.slices import ALL_BALANCED, nvidia_naming, nvml_inventory
+from dra_gpu_platform.facts import driver_charts
+from dra_gpu_platform.plans.stack_inventory import stack_inventory
 
-from components.facts import driver_charts
-from components.dra.slices import ALL_BALANCED, nvidia_naming, nvml_inventory
-from components.plans.stack_inventory import stack_inventory
-from components.dra.nvml import snapshot_document
-from components.config.problems import MISSING
-from components.config.yamlio import dump_all_yaml
 from gpuplan.cli import atomic_out, options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.inventory.slices import fail, from_catalog, from_nvml_file, inventory_list
 
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def inventory(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        out: Optional[Path] = typer.Option(None, "--out", help="Also write <DIR>/resourceslices.yaml."),
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        out: Path | None = typer.Option(None, "--out", help="Also write <DIR>/resourceslices.yaml."),
         format: options.OutputFormat = options.FormatOption,
-        gpu: Optional[str] = typer.Option(None, "--gpu", help="One node from the catalog: the GPU key (H100, H200, A100-40GB, ...)."),
-        count: Optional[int] = typer.Option(None, "--count", help="GPUs on the node (default: the instance type's, else 1)."),
-        instance_type: Optional[str] = typer.Option(None, "--instance-type", help="Catalog instance type: GPU count and pcieRoot grouping."),
-        from_nvml: Optional[Path] = typer.Option(None, "--from-nvml", help="An NVML snapshot file (nvml.json format)."),
+        gpu: str | None = typer.Option(
+            None, "--gpu", help="One node from the catalog: the GPU key (H100, H200, A100-40GB, ...)."
+        ),
+        count: int | None = typer.Option(
+            None, "--count", help="GPUs on the node (default: the instance type's, else 1)."
+        ),
+        instance_type: str | None = typer.Option(
+            None, "--instance-type", help="Catalog instance type: GPU count and pcieRoot grouping."
+        ),
+        from_nvml: Path | None = typer.Option(None, "--from-nvml", help="An NVML snapshot file (nvml.json format)."),
         live: bool = typer.Option(False, "--live", help="Read this machine's GPUs through NVML."),
-        mig: Optional[str] = typer.Option(None, "--mig", help=f"Partition every GPU: a MIG profile, {ALL_BALANCED}, or PROFILE=COUNT,..."),
-        node: Optional[str] = typer.Option(None, "--node", help="Node name (default node-0; the host name with --live)."),
-        driver_version: str = typer.Option(driver_charts.DRA_DRIVER_DEFAULT, "--driver-version", help="NVIDIA DRA driver release whose naming to use."),
-        save_nvml: Optional[Path] = typer.Option(None, "--save-nvml", help="With --live: also write the NVML snapshot to this file."),
+        mig: str | None = typer.Option(
+            None, "--mig", help=f"Partition every GPU: a MIG profile, {ALL_BALANCED}, or PROFILE=COUNT,..."
+        ),
+        node: str | None = typer.Option(None, "--node", help="Node name (default node-0; the host name with --live)."),
+        driver_version: str = typer.Option(
+            driver_charts.DRA_DRIVER_DEFAULT, "--driver-version", help="NVIDIA DRA driver release whose naming to use."
+        ),
+        save_nvml: Path | None = typer.Option(
+            None, "--save-nvml", help="With --live: also write the NVML snapshot to this file."
+        ),
     ) -> None:
         """Print the ResourceSlices a DRA driver would publish (YAML; --format json prints a List)."""
 
         def body() -> int:
-            sources = [flag for flag, given in (("--stack/--config", stack or config), ("--gpu", gpu), ("--from-nvml", from_nvml),
-                                               ("--live", live)) if given]
+            sources = [
+                flag
+                for flag, given in (
+                    ("--stack/--config", stack or config),
+                    ("--gpu", gpu),
+                    ("--from-nvml", from_nvml),
+                    ("--live", live),
+                )
+                if given
+            ]
             if len(sources) != 1:
-                fail("--gpu/--from-nvml/--live/--stack", " ".join(sources) or MISSING, "choose exactly one source",
-                      "e.g. --gpu H100 --count 8, --from-nvml nvml.json, --live, or --stack dev")
+                fail(
+                    "--gpu/--from-nvml/--live/--stack",
+                    " ".join(sources) or MISSING,
+                    "choose exactly one source",
+                    "e.g. --gpu H100 --count 8, --from-nvml nvml.json, --live, or --stack dev",
+                )
             if save_nvml is not None and not live:
                 fail("--save-nvml", str(save_nvml), "only a live read produces a snapshot", "add --live")
             if driver_charts.dra_driver_release(driver_version) is None:
-                fail("--driver-version", driver_version, "not a release of the NVIDIA DRA driver (nor a later version of one)",
-                     f"use one of {', '.join(driver_charts.DRA_DRIVER_RELEASES)}")
+                fail(
+                    "--driver-version",
+                    driver_version,
+                    "not a release of the NVIDIA DRA driver (nor a later version of one)",
+                    f"use one of {', '.join(driver_charts.DRA_DRIVER_RELEASES)}",
+                )
             naming = nvidia_naming(driver_version)
             if stack or config:
-                from components.config.loading import load_stack_file
+                from dra_gpu_platform.config.loading import load_stack_file
 
                 _, stack_file = options.resolve_stack(stack, config)
                 if mig is not None:
-                    fail("--mig", mig, "a stack's MIG layout comes from its node pools", "set nodePools[].mig in the stack file")
+                    fail(
+                        "--mig",
+                        mig,
+                        "a stack's MIG layout comes from its node pools",
+                        "set nodePools[].mig in the stack file",
+                    )
                 result = stack_inventory(load_stack_file(stack_file))
             elif gpu is not None:
                 result = from_catalog(gpu, count, instance_type, mig, node or "node-0", naming)
@@ -69,7 +102,12 @@ def register(app: typer.Typer) -> None:
                 try:
                     snapshot = read_live()
                 except NvmlUnavailable as error:
-                    fail("--live", True, str(error), "run on a machine with an NVIDIA GPU and driver, or use --from-nvml FILE / --gpu KEY")
+                    fail(
+                        "--live",
+                        True,
+                        str(error),
+                        "run on a machine with an NVIDIA GPU and driver, or use --from-nvml FILE / --gpu KEY",
+                    )
                 if save_nvml is not None:
                     atomic_out.write_file(save_nvml, json.dumps(snapshot_document(snapshot), indent=2) + "\n")
                 try:

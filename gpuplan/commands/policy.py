@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -12,16 +11,20 @@ from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 
 PolicyConfigOption = typer.Option(
-    None, "--policy-config", help="Policy pack config (JSON); default policies/config/<stack>.json, else each policy's default level."
+    None,
+    "--policy-config",
+    help="Policy pack config (JSON); default policies/config/<stack>.json, else each policy's default level.",
 )
 
 
 def render_text(report, console) -> None:
-    from policies.pack import POLICIES
+    from dra_gpu_platform.policies.pack import POLICIES
 
     config = report.policy_config or "none (each policy's default level)"
-    console.print(f"Policy pack [bold]dra-gpu-platform[/] on stack [bold]{report.stack}[/]: {len(POLICIES)} policies, "
-                  f"{report.resources} resources, config {config}")
+    console.print(
+        f"Policy pack [bold]dra-gpu-platform[/] on stack [bold]{report.stack}[/]: {len(POLICIES)} policies, "
+        f"{report.resources} resources, config {config}"
+    )
     by_policy: dict[str, list] = {}
     for violation in report.violations:
         by_policy.setdefault(violation.policy, []).append(violation)
@@ -47,10 +50,10 @@ def render_text(report, console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def policy(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        policy_config: Optional[Path] = PolicyConfigOption,
-        out: Optional[Path] = options.OutOption,
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        policy_config: Path | None = PolicyConfigOption,
+        out: Path | None = options.OutOption,
         format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Check the stack against the CrossGuard policy pack (policies/), offline. Exit 1 on a mandatory violation."""
@@ -60,8 +63,13 @@ def register(app: typer.Typer) -> None:
 
             name, stack_file = options.resolve_stack(stack, config)
             report = run_policies(stack_file, policy_config, name)
-            failed = output.write_and_emit(options.out_dir(out, name), "policy.json", report.as_json(), format,
-                                           lambda: render_text(report, output.console()))
+            failed = output.write_and_emit(
+                options.out_dir(out, name),
+                "policy.json",
+                report.as_json(),
+                format,
+                lambda: render_text(report, output.console()),
+            )
             return failed or (ExitCode.FINDINGS if report.mandatory else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from rich.table import Table
 from rich.text import Text
 
-from components.config.loading import load_stack_file
-from components.config.problems import MISSING, InputError, Problem
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
@@ -20,9 +19,9 @@ from gpuplan.preflight import checks
 def register(app: typer.Typer) -> None:
     @app.command()
     def preflight(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        out: Optional[Path] = options.OutOption,
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        out: Path | None = options.OutOption,
         format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """EKS stacks: GPU instance types offered in the pools' zones, GPUs per instance, EC2 vCPU quotas,
@@ -44,9 +43,16 @@ def register(app: typer.Typer) -> None:
                 ) from None
             document = report.as_json()
             target = options.out_dir(out, name)
-            failed = output.publish(target, {"preflight.json": output.dumps(document)}, document, format,
-                                    lambda: _render(report), after_write=lambda: output.console().print(
-                                        f"Wrote {target / 'preflight.json'}", markup=False, soft_wrap=True))
+            failed = output.publish(
+                target,
+                {"preflight.json": output.dumps(document)},
+                document,
+                format,
+                lambda: _render(report),
+                after_write=lambda: output.console().print(
+                    f"Wrote {target / 'preflight.json'}", markup=False, soft_wrap=True
+                ),
+            )
             return failed or (ExitCode.OK if report.ok else ExitCode.FINDINGS)
 
         raise typer.Exit(run_command(format, body))
@@ -68,7 +74,8 @@ def _render(report: checks.PreflightReport) -> None:
         verdict = "[green]pass[/]" if pool.ok else "[bold red]FAIL[/]"
         table = Table(
             title=f"{pool.name}: up to {pool.max_nodes} × {pool.instance_type} ({pool.capacity}) {verdict}",
-            title_justify="left", show_lines=False,
+            title_justify="left",
+            show_lines=False,
         )
         table.add_column("check")
         table.add_column("result")
@@ -78,6 +85,8 @@ def _render(report: checks.PreflightReport) -> None:
         console.print(table)
     failed = [p.name for p in report.pools if not p.ok]
     if failed:
-        console.print(f"[bold red]preflight failed[/] for {len(failed)} of {len(report.pools)} pool(s): {', '.join(failed)}")
+        console.print(
+            f"[bold red]preflight failed[/] for {len(failed)} of {len(report.pools)} pool(s): {', '.join(failed)}"
+        )
     else:
         console.print(f"[green]✓[/] all {len(report.pools)} GPU pool(s) pass")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -18,9 +17,9 @@ from gpuplan.engine.preview import render_preview
 def register(app: typer.Typer) -> None:
     @app.command()
     def preview(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        out: Optional[Path] = options.OutOption,
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        out: Path | None = options.OutOption,
         format: options.OutputFormat = options.FormatOption,
     ) -> None:
         """Run the stack's program offline: resource tree, plan.json, manifests, schema validation."""
@@ -63,11 +62,15 @@ def register(app: typer.Typer) -> None:
                     console.print(line, markup=False, soft_wrap=True)
 
             def wrote() -> None:
-                console.print(f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}",
-                              markup=False, soft_wrap=True)
+                console.print(
+                    f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}",
+                    markup=False,
+                    soft_wrap=True,
+                )
 
-            failed = output.publish(target, preview.files, document, format, render_text, owned=PREVIEW_ENTRIES,
-                                    after_write=wrote)
+            failed = output.publish(
+                target, preview.files, document, format, render_text, owned=PREVIEW_ENTRIES, after_write=wrote
+            )
             return failed or (ExitCode.FINDINGS if errors else ExitCode.OK)
 
         raise typer.Exit(run_command(format, body))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -14,10 +14,14 @@ from gpuplan.cli.runner import run_command
 
 HelmOption = typer.Option(None, "--helm", help="helm binary (default: helm on the PATH).")
 CheckValuesOption = typer.Option(
-    False, "--check-values", help="Also render once per values key with that key changed: report keys no template reads."
+    False,
+    "--check-values",
+    help="Also render once per values key with that key changed: report keys no template reads.",
 )
 ChartsOption = typer.Option(
-    None, "--charts", help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories."
+    None,
+    "--charts",
+    help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories.",
 )
 
 
@@ -47,9 +51,14 @@ def as_json(report) -> dict[str, Any]:
                 "gpuStack": p.pool.gpu_stack,
                 "labels": p.labels,
                 "taints": [f"{k}={v}:{e}" for k, v, e in p.pool.taints],
-                "daemonSets": [{"release": d.release, "name": d.name, "role": d.role, "source": d.source} for d in p.landed]
-                + ([{"release": "", "name": p.pool.host_device_plugin, "role": "device-plugin", "source": "host"}]
-                   if p.pool.host_device_plugin else []),
+                "daemonSets": [
+                    {"release": d.release, "name": d.name, "role": d.role, "source": d.source} for d in p.landed
+                ]
+                + (
+                    [{"release": "", "name": p.pool.host_device_plugin, "role": "device-plugin", "source": "host"}]
+                    if p.pool.host_device_plugin
+                    else []
+                ),
                 "findings": p.findings,
             }
             for p in report.placements
@@ -63,11 +72,15 @@ def render_text(report, console) -> None:
 
     for result in report.releases:
         r = result.rendered
-        where = r.chart_path or (f"{r.release.chart} {r.release.version}" + (f" from {r.release.repository}" if r.release.repository else ""))
+        where = r.chart_path or (
+            f"{r.release.chart} {r.release.version}" + (f" from {r.release.repository}" if r.release.repository else "")
+        )
         state = f"[red]failed[/]: {r.error}" if r.error else f"{len(r.documents)} objects"
         console.print(f"helm template {r.release.name} ({where}): {state}", soft_wrap=True)
         if result.hooks:
-            console.print(f"  {len(result.hooks)} Helm hook object(s) kept apart under rendered/{r.release.name}/hooks/")
+            console.print(
+                f"  {len(result.hooks)} Helm hook object(s) kept apart under rendered/{r.release.name}/hooks/"
+            )
         if result.unread is not None:
             console.print(f"  values keys read by no template: {', '.join(result.unread) or 'none'}", soft_wrap=True)
     if report.kustomization:
@@ -80,7 +93,11 @@ def render_text(report, console) -> None:
         table.add_column("role")
         table.add_column("placed by")
         for d in placement.landed:
-            table.add_row(f"{d.release}/{d.name}", d.role, "chart render" if d.source == "chart" else f"operator facts: {d.source}")
+            table.add_row(
+                f"{d.release}/{d.name}",
+                d.role,
+                "chart render" if d.source == "chart" else f"operator facts: {d.source}",
+            )
         if placement.pool.host_device_plugin:
             table.add_row(placement.pool.host_device_plugin, "device-plugin", "node image")
         console.print(table)
@@ -98,12 +115,12 @@ def render_text(report, console) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def render(
-        stack: Optional[str] = options.StackOption,
-        config: Optional[Path] = options.ConfigOption,
-        out: Optional[Path] = options.OutOption,
+        stack: str | None = options.StackOption,
+        config: Path | None = options.ConfigOption,
+        out: Path | None = options.OutOption,
         format: options.OutputFormat = options.FormatOption,
-        helm: Optional[str] = HelmOption,
-        charts: Optional[Path] = ChartsOption,
+        helm: str | None = HelmOption,
+        charts: Path | None = ChartsOption,
         check_values: bool = CheckValuesOption,
     ) -> None:
         """Render every Helm release with a real helm, write <out>/rendered/ (+ kustomization.yaml), validate it, and
@@ -116,14 +133,25 @@ def register(app: typer.Typer) -> None:
             name, stack_file = options.resolve_stack(stack, config)
             binary = helm_runner.find_helm(helm)
             if charts is not None and not Path(charts).is_dir():
-                from components.config.problems import InputError, Problem
+                from dra_gpu_platform.config.problems import InputError, Problem
 
-                raise InputError([Problem("(command line)", "--charts", str(charts), "not a folder",
-                                          "pass the folder that holds the unpacked charts")], "the command line")
+                raise InputError(
+                    [
+                        Problem(
+                            "(command line)",
+                            "--charts",
+                            str(charts),
+                            "not a folder",
+                            "pass the folder that holds the unpacked charts",
+                        )
+                    ],
+                    "the command line",
+                )
             target = options.out_dir(out, name)
             report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
-            output.write_and_emit(target, "render.json", as_json(report), format,
-                                  lambda: render_text(report, output.console()))
+            output.write_and_emit(
+                target, "render.json", as_json(report), format, lambda: render_text(report, output.console())
+            )
             return ExitCode.FINDINGS if report.findings else ExitCode.OK
 
         raise typer.Exit(run_command(format, body))

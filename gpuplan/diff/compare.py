@@ -19,14 +19,16 @@ cluster Command, every node) or a namespace that has claim templates, unless `--
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from components.facts import replacements as rules
-from components.facts.node_labels import POOL_LABEL
-from gpuplan.engine.runtime import ProgramRun, Registration
+from dra_gpu_platform.facts import replacements as rules
+from dra_gpu_platform.facts.node_labels import POOL_LABEL
+from dra_gpu_platform.facts.type_tokens import Upstream
+
 from gpuplan.engine.outputs import SIG_KEY, clean
-from components.facts.type_tokens import Upstream
+from gpuplan.engine.runtime import ProgramRun, Registration
 
 OPS = ("create", "update", "replace", "delete", "same")
 
@@ -50,6 +52,7 @@ _MISSING = object()
 
 
 # ------------------------------------------------------------------------------------------------ paths
+
 
 def render_path(path: Path) -> str:
     """`spec.hard["count/resourceclaims.resource.k8s.io"]`, `instanceTypes[0]`."""
@@ -81,20 +84,17 @@ def parse_path(text: str) -> Path:
 def _covers(rule: Path, path: Path) -> bool:
     """The rule path equals the changed path or is an ancestor of it, or the changed path is an
     ancestor of the rule path (a whole block added or removed)."""
-    for a, b in zip(rule, path):
-        if a != "*" and a != b:
-            return False
-    return True
+    return all(not (a not in ("*", b)) for a, b in zip(rule, path, strict=False))
 
 
 def leaves(value: Any, prefix: Path = ()) -> dict[Path, Any]:
     out: dict[Path, Any] = {}
     if isinstance(value, dict) and value:
         for key, item in value.items():
-            out.update(leaves(item, prefix + (key,)))
+            out.update(leaves(item, (*prefix, key)))
     elif isinstance(value, list) and value:
         for index, item in enumerate(value):
-            out.update(leaves(item, prefix + (index,)))
+            out.update(leaves(item, (*prefix, index)))
     elif prefix:
         out[prefix] = value
     return out
@@ -102,9 +102,9 @@ def leaves(value: Any, prefix: Path = ()) -> dict[Path, Any]:
 
 def _get(tree: Any, path: Path) -> Any:
     for token in path:
-        if isinstance(tree, dict) and token in tree:
-            tree = tree[token]
-        elif isinstance(tree, list) and isinstance(token, int) and token < len(tree):
+        if (isinstance(tree, dict) and token in tree) or (
+            isinstance(tree, list) and isinstance(token, int) and token < len(tree)
+        ):
             tree = tree[token]
         else:
             return _MISSING
@@ -143,6 +143,7 @@ def _unwrap(value: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------------------- result
+
 
 @dataclass
 class Change:
@@ -194,7 +195,7 @@ class DiffReport:
     changes: list[Change]
 
     def summary(self) -> dict[str, int]:
-        counts = {op: 0 for op in OPS}
+        counts = dict.fromkeys(OPS, 0)
         for change in self.changes:
             counts[change.op] += 1
         counts["mayReplace"] = sum(1 for c in self.changes if c.op == "update" and c.may_replace)
@@ -220,6 +221,7 @@ class DiffReport:
 
 # ---------------------------------------------------------------------------------------- classification
 
+
 @dataclass
 class _Pair:
     old: Registration
@@ -232,7 +234,7 @@ class _Pair:
 
 
 def _ignored(path: Path, ignore: list[Path]) -> bool:
-    return any(len(path) >= len(i) and all(a == "*" or a == b for a, b in zip(i, path)) for i in ignore)
+    return any(len(path) >= len(i) and all(a in ("*", b) for a, b in zip(i, path, strict=False)) for i in ignore)
 
 
 def _classify(pair: _Pair, change: Change) -> None:
@@ -273,8 +275,11 @@ def _classify(pair: _Pair, change: Change) -> None:
     change.replace_reasons = replace
     change.may_replace = [] if replace else may
     rolling = rule.rolling_update if rule else ()
-    change.rolling = [] if replace else _unique(
-        reported[render_path(p)] for p in paths if any(_covers(parse_path(r), p) for r in rolling))
+    change.rolling = (
+        []
+        if replace
+        else _unique(reported[render_path(p)] for p in paths if any(_covers(parse_path(r), p) for r in rolling))
+    )
     if replace:
         change.op = "replace"
     elif paths:
@@ -295,12 +300,17 @@ def _is_replace(rule: rules.TypeRule, path: Path, pair: _Pair) -> bool:
         return True
     for block in rule.replace_if_removed:
         prefix = parse_path(block)
-        if path[: len(prefix)] == prefix and _has_prefix(pair.old_leaves, prefix) and not _has_prefix(pair.new_leaves, prefix):
+        if (
+            path[: len(prefix)] == prefix
+            and _has_prefix(pair.old_leaves, prefix)
+            and not _has_prefix(pair.new_leaves, prefix)
+        ):
             return True
     return False
 
 
 # ------------------------------------------------------------------------------------- unknown outputs
+
 
 def _computed_strings(resource: Registration) -> list[str]:
     """Values a real preview would not know for a replaced resource: its id and every output that is
@@ -341,6 +351,7 @@ def _traced_paths(dependent: Registration, source_urn: str, values: list[str], e
 
 # ------------------------------------------------------------------------------------------------ safety
 
+
 @dataclass(frozen=True)
 class _Verdict:
     why: str
@@ -356,7 +367,9 @@ def _pool_name(resource: Registration) -> str | None:
 def _capacity_reservation(resource: Registration, before: ProgramRun) -> str | None:
     for sibling in before.resources:
         if sibling.type == LAUNCH_TEMPLATE and sibling.parent == resource.parent and resource.parent:
-            target = (clean(sibling.inputs).get("capacityReservationSpecification") or {}).get("capacityReservationTarget") or {}
+            target = (clean(sibling.inputs).get("capacityReservationSpecification") or {}).get(
+                "capacityReservationTarget"
+            ) or {}
             if target.get("capacityReservationId"):
                 return target["capacityReservationId"]
     return clean(resource.inputs).get("capacityReservationGroupID")
@@ -420,7 +433,9 @@ def _verdict(resource: Registration, op: str, before: ProgramRun) -> _Verdict | 
             "the kind cluster is deleted (`kind delete cluster`) and created again: every node of it and "
             "everything running in it is gone"
         )
-        how.append("recreate the dev cluster on purpose (`pulumi destroy`, then `pulumi up`), or accept it with --allow-replace")
+        how.append(
+            "recreate the dev cluster on purpose (`pulumi destroy`, then `pulumi up`), or accept it with --allow-replace"
+        )
     elif resource.type == RESOURCE_GROUP:
         reasons.append(f"{verb} the resource group deletes every resource in it, the AKS cluster included")
         how.append("keep the resource group; create a new one beside it for a new cluster, move, then retire the old")
@@ -446,6 +461,7 @@ def _verdict(resource: Registration, op: str, before: ProgramRun) -> _Verdict | 
 
 # ------------------------------------------------------------------------------------------------ renames
 
+
 def _qualified_type(urn: str) -> str:
     return urn.split("::")[2]
 
@@ -464,8 +480,12 @@ def _pair_renames(changes: list[Change]) -> None:
     deleted = [c for c in changes if c.op == "delete"]
     created = [c for c in changes if c.op == "create"]
     candidates = sorted(
-        ((_similarity(d.name, c.name), d, c) for d in deleted for c in created
-         if _qualified_type(d.urn) == _qualified_type(c.urn)),
+        (
+            (_similarity(d.name, c.name), d, c)
+            for d in deleted
+            for c in created
+            if _qualified_type(d.urn) == _qualified_type(c.urn)
+        ),
         key=lambda item: -item[0],
     )
     used: set[str] = set()
@@ -479,7 +499,7 @@ def _pair_renames(changes: list[Change]) -> None:
 def _alias_hint(change: Change) -> str:
     hint = (
         f"this looks like a rename of `{change.name}` to `{change.renamed_to}`: if it is the same thing under a new "
-        f"name, keep its identity with `opts=pulumi.ResourceOptions(aliases=[pulumi.Alias(name=\"{change.name}\")])` on "
+        f'name, keep its identity with `opts=pulumi.ResourceOptions(aliases=[pulumi.Alias(name="{change.name}")])` on '
         "the new resource (and the same on its parent component when that was renamed too), with a comment saying "
         "why; Pulumi then updates it in place instead of deleting and creating it"
     )
@@ -489,6 +509,7 @@ def _alias_hint(change: Change) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- the diff
+
 
 def diff_runs(before: ProgramRun, after: ProgramRun, *, against: str = "") -> DiffReport:
     old_by, new_by = before.by_urn(), after.by_urn()
@@ -506,8 +527,11 @@ def diff_runs(before: ProgramRun, after: ProgramRun, *, against: str = "") -> Di
         else:
             old_leaves, new_leaves = leaves(clean(old.inputs)), leaves(clean(new.inputs))
             pair = _Pair(old, new, old_leaves, new_leaves)
-            pair.changed = {p for p in set(old_leaves) | set(new_leaves)
-                            if old_leaves.get(p, _MISSING) != new_leaves.get(p, _MISSING)}
+            pair.changed = {
+                p
+                for p in set(old_leaves) | set(new_leaves)
+                if old_leaves.get(p, _MISSING) != new_leaves.get(p, _MISSING)
+            }
             pairs[urn] = pair
             _classify(pair, change)
 
@@ -566,7 +590,9 @@ def _add_consequences(before: ProgramRun, after: ProgramRun, changes: dict[str, 
             continue
         if resource.type in CLUSTER_TYPES or (resource.type == COMMAND and KIND_CLUSTER_COMPONENT in resource.urn):
             component = resource.parent
-            pools = sorted(r.name for r in before.resources if r.type in NODE_POOL_TYPES and _under(r, component, before))
+            pools = sorted(
+                r.name for r in before.resources if r.type in NODE_POOL_TYPES and _under(r, component, before)
+            )
             objects = [r for r in before.resources if r.custom and _under_provider(r, component, before)]
             if pools:
                 change.consequences.append(f"its node pools go with it: {', '.join(pools)}")
@@ -616,7 +642,7 @@ def _apply_verdicts(before: ProgramRun, after: ProgramRun, changes: list[Change]
             found = _verdict(resource, "replace", before)
             verdict = _Verdict(
                 why="updating the kind cluster Command re-runs `kind create cluster`, which cannot change a running "
-                    "cluster: it has to be deleted and created again. " + (found.why if found else ""),
+                "cluster: it has to be deleted and created again. " + (found.why if found else ""),
                 how=found.how if found else "",
             )
         elif change.op == "update" and change.may_replace:
@@ -658,19 +684,31 @@ def version_step(platform: str, old_minor: int, new_minor: int) -> tuple[str, st
     steps = " → ".join(f"1.{m}" for m in range(old_minor, new_minor + 1))
     if new_minor > old_minor:
         source = _EKS_UPDATE if platform == "eks" else _AKS_UPGRADE
-        return (f"{change} skips {new_minor - old_minor - 1} minor version(s): {cloud} upgrades a control plane one "
-                f"minor at a time ({source}), so the update fails part way",
-                f"upgrade in steps, one `pulumi up` per minor: {steps}", False)
+        return (
+            f"{change} skips {new_minor - old_minor - 1} minor version(s): {cloud} upgrades a control plane one "
+            f"minor at a time ({source}), so the update fails part way",
+            f"upgrade in steps, one `pulumi up` per minor: {steps}",
+            False,
+        )
     if platform == "eks" and new_minor == old_minor - 1:
-        return (f"{change} is a downgrade: EKS can only roll a control plane back one minor, within 7 days of an "
-                f"in-place upgrade from 1.{new_minor} ({_EKS_ROLLBACK}); gpuplan cannot see when the upgrade was",
-                "if the cluster was upgraded from 1.{0} in place in the last 7 days, roll back with EKS (then "
-                "--allow-replace the cluster to accept this diff); otherwise keep 1.{1}".format(new_minor, old_minor), True)
-    rollback = (" EKS rolls a control plane back one minor at most" if platform == "eks"
-                else " AKS has no control-plane downgrade, its upgrades only go forward, one minor at a time")
-    return (f"{change} is a downgrade:{rollback} ({_EKS_ROLLBACK if platform == 'eks' else _AKS_UPGRADE})",
-            f"keep kubernetesVersion \"1.{old_minor}\"; to run 1.{new_minor}, build a new cluster (another stack) and move "
-            "the workloads", False)
+        return (
+            f"{change} is a downgrade: EKS can only roll a control plane back one minor, within 7 days of an "
+            f"in-place upgrade from 1.{new_minor} ({_EKS_ROLLBACK}); gpuplan cannot see when the upgrade was",
+            f"if the cluster was upgraded from 1.{new_minor} in place in the last 7 days, roll back with EKS (then "
+            f"--allow-replace the cluster to accept this diff); otherwise keep 1.{old_minor}",
+            True,
+        )
+    rollback = (
+        " EKS rolls a control plane back one minor at most"
+        if platform == "eks"
+        else " AKS has no control-plane downgrade, its upgrades only go forward, one minor at a time"
+    )
+    return (
+        f"{change} is a downgrade:{rollback} ({_EKS_ROLLBACK if platform == 'eks' else _AKS_UPGRADE})",
+        f'keep kubernetesVersion "1.{old_minor}"; to run 1.{new_minor}, build a new cluster (another stack) and move '
+        "the workloads",
+        False,
+    )
 
 
 def _refuse_version_steps(before: ProgramRun, after: ProgramRun, changes: list[Change]) -> None:
@@ -696,10 +734,7 @@ def allow(report: DiffReport, requested: Iterable[str]) -> list[str]:
     by_urn = report.by_urn()
     unmatched: list[str] = []
     for value in requested:
-        if value in by_urn:
-            urns = [value]
-        else:
-            urns = [c.urn for c in report.changes if c.name == value and c.op != "same"]
+        urns = [value] if value in by_urn else [c.urn for c in report.changes if c.name == value and c.op != "same"]
         if len(urns) != 1:
             unmatched.append(value)
             continue

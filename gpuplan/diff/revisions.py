@@ -6,8 +6,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from components.config.loading import stack_file_path
-from components.config.problems import InputError, Problem
+from dra_gpu_platform.config.loading import stack_file_path
+from dra_gpu_platform.config.problems import InputError, Problem
+
 from gpuplan.cli.options import PROJECT_ROOT
 from gpuplan.engine.runtime import ProgramError, run_program
 
@@ -19,7 +20,10 @@ def git(*args: str) -> subprocess.CompletedProcess:
 def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
     """(text of the stack file at a git revision, a label `REV:path`). A stack file outside the checkout
     (--config /tmp/Pulumi.prod.yaml) is compared with the committed stacks/Pulumi.<stack>.yaml. Raises InputError."""
-    problem = lambda rule, fix: InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")  # noqa: E731
+
+    def problem(rule: str, fix: str) -> InputError:
+        return InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")
+
     try:
         top = git("rev-parse", "--show-toplevel")
     except FileNotFoundError:
@@ -33,15 +37,22 @@ def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str
         committed = stack_file_path(stack, PROJECT_ROOT).resolve()
         relative = committed.relative_to(root.resolve()).as_posix()
     if git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
-        raise problem("not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)")
+        raise problem(
+            "not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)"
+        )
     shown = git("show", f"{revision}:{relative}")
     if shown.returncode != 0:
-        raise problem(f"{relative} does not exist at {revision}", "pick a revision where the stack file exists, or use --against-config")
+        raise problem(
+            f"{relative} does not exist at {revision}",
+            "pick a revision where the stack file exists, or use --against-config",
+        )
     return shown.stdout, f"{revision}:{relative}"
 
 
 def _relabel(error: InputError, temp: Path, label: str) -> InputError:
-    problems = [Problem(label if p.file == str(temp) else p.file, p.path, p.value, p.rule, p.fix) for p in error.problems]
+    problems = [
+        Problem(label if p.file == str(temp) else p.file, p.path, p.value, p.rule, p.fix) for p in error.problems
+    ]
     return InputError(problems, label)
 
 
@@ -52,4 +63,6 @@ def run_labelled(path: Path, label: str):
     except InputError as error:
         raise _relabel(error, path, label) from None
     except ProgramError as error:
-        raise InputError([Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label) from None
+        raise InputError(
+            [Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label
+        ) from None

@@ -6,12 +6,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import yaml
-
-from components.config.models import StackConfig
-from components.facts.type_tokens import Upstream
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts.type_tokens import Upstream
 
 FAKE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -59,7 +59,11 @@ def _eks_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> dict
         "endpoint": f"https://{_hex(cluster, 32).upper()}.gr7.{region}.eks.amazonaws.com",
         "certificateAuthority": {"data": FAKE_CA},
         "status": "ACTIVE",
-        "vpcConfig": {**(inputs.get("vpcConfig") or {}), "clusterSecurityGroupId": f"sg-{_hex(cluster, 17)}", "vpcId": f"vpc-{_hex(cluster, 17)}"},
+        "vpcConfig": {
+            **(inputs.get("vpcConfig") or {}),
+            "clusterSecurityGroupId": f"sg-{_hex(cluster, 17)}",
+            "vpcId": f"vpc-{_hex(cluster, 17)}",
+        },
     }
 
 
@@ -75,7 +79,11 @@ def _kms_key(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str
 
 def _launch_template(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
     template = f"lt-{_hex(name, 17)}"
-    return {"latestVersion": 1, "defaultVersion": 1, "arn": f"arn:aws:ec2:{_aws_region(config)}:{FAKE_ACCOUNT}:launch-template/{template}"}
+    return {
+        "latestVersion": 1,
+        "defaultVersion": 1,
+        "arn": f"arn:aws:ec2:{_aws_region(config)}:{FAKE_ACCOUNT}:launch-template/{template}",
+    }
 
 
 def _placement_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
@@ -147,19 +155,43 @@ def _azure_client_config(args: dict[str, Any], config: StackConfig) -> dict[str,
 def fake_aks_kubeconfig(cluster: str, location: str) -> str:
     """The shape AKS returns for format=exec on an Entra ID cluster: kubelogin with a device-code login."""
     server = f"https://{cluster}-{_hex(cluster, 8)}.hcp.{location}.azmk8s.io:443"
-    args = ["get-token", "--environment", "AzurePublicCloud", "--server-id", "00000000-0000-0000-0000-00000000a0e5",
-            "--client-id", "00000000-0000-0000-0000-00000000c11e", "--tenant-id", "00000000-0000-0000-0000-0000000070e7",
-            "--login", "devicecode"]
-    return yaml.safe_dump({
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": FAKE_CA}}],
-        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
-        "current-context": cluster,
-        "users": [{"name": f"clusterUser_{cluster}", "user": {"exec": {
-            "apiVersion": "client.authentication.k8s.io/v1beta1", "command": "kubelogin", "args": args,
-            "provideClusterInfo": False, "interactiveMode": "IfAvailable"}}}],
-    }, sort_keys=False)
+    args = [
+        "get-token",
+        "--environment",
+        "AzurePublicCloud",
+        "--server-id",
+        "00000000-0000-0000-0000-00000000a0e5",
+        "--client-id",
+        "00000000-0000-0000-0000-00000000c11e",
+        "--tenant-id",
+        "00000000-0000-0000-0000-0000000070e7",
+        "--login",
+        "devicecode",
+    ]
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": FAKE_CA}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+            "current-context": cluster,
+            "users": [
+                {
+                    "name": f"clusterUser_{cluster}",
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "kubelogin",
+                            "args": args,
+                            "provideClusterInfo": False,
+                            "interactiveMode": "IfAvailable",
+                        }
+                    },
+                }
+            ],
+        },
+        sort_keys=False,
+    )
 
 
 def _aks_credentials(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
@@ -168,23 +200,27 @@ def _aks_credentials(args: dict[str, Any], config: StackConfig) -> dict[str, Any
     return {"kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(text.encode()).decode()}]}
 
 
-RESOURCE_OUTPUTS.update({
-    Upstream.EKS_CLUSTER: _eks_cluster,
-    Upstream.IAM_ROLE: _iam_role,
-    Upstream.KMS_KEY: _kms_key,
-    Upstream.EC2_LAUNCH_TEMPLATE: _launch_template,
-    Upstream.EC2_PLACEMENT_GROUP: _placement_group,
-    Upstream.EKS_NODE_GROUP: _node_group,
-    Upstream.AZURE_RESOURCE_GROUP: _resource_group,
-    Upstream.AKS_MANAGED_CLUSTER: _managed_cluster,
-    Upstream.AKS_AGENT_POOL: _agent_pool,
-})
-INVOKES.update({
-    "aws:index/getAvailabilityZones:getAvailabilityZones": _availability_zones,
-    "aws:ec2/getSubnet:getSubnet": _subnet,
-    "azure-native:containerservice:listManagedClusterUserCredentials": _aks_credentials,
-    "azure-native:authorization:getClientConfig": _azure_client_config,
-})
+RESOURCE_OUTPUTS.update(
+    {
+        Upstream.EKS_CLUSTER: _eks_cluster,
+        Upstream.IAM_ROLE: _iam_role,
+        Upstream.KMS_KEY: _kms_key,
+        Upstream.EC2_LAUNCH_TEMPLATE: _launch_template,
+        Upstream.EC2_PLACEMENT_GROUP: _placement_group,
+        Upstream.EKS_NODE_GROUP: _node_group,
+        Upstream.AZURE_RESOURCE_GROUP: _resource_group,
+        Upstream.AKS_MANAGED_CLUSTER: _managed_cluster,
+        Upstream.AKS_AGENT_POOL: _agent_pool,
+    }
+)
+INVOKES.update(
+    {
+        "aws:index/getAvailabilityZones:getAvailabilityZones": _availability_zones,
+        "aws:ec2/getSubnet:getSubnet": _subnet,
+        "azure-native:containerservice:listManagedClusterUserCredentials": _aks_credentials,
+        "azure-native:authorization:getClientConfig": _azure_client_config,
+    }
+)
 
 
 def outputs_for(type_: str, name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:

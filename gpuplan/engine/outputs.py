@@ -6,15 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dra_gpu_platform.config.yamlio import dump_yaml
+from dra_gpu_platform.facts.type_tokens import Upstream
+
 # Private SDK constants (pulumi 3.272): the wire signature of a secret in recorded inputs. The SDK has no public
 # name for the protocol's secret signature; tests/test_private_sdk_apis.py pins their values.
 from pulumi.runtime.rpc import _special_secret_sig as SECRET_SIG
 from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 
-from components.config.yamlio import dump_yaml
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.runtime import SECRET, ProgramRun, Registration
-from components.facts.type_tokens import Upstream
 
 HELM_RELEASE = Upstream.HELM_RELEASE
 # Apply order for `kubectl apply -f manifests/` (files are applied in lexical order).
@@ -142,7 +143,9 @@ def render_outputs(run: ProgramRun, extra_files: dict[str, str] | None = None) -
 
 def manifest_paths(out: Path, files: dict[str, str]) -> list[Path]:
     """The Kubernetes manifests among rendered files (not the Helm values), as paths under `out`."""
-    return sorted(out / name for name in files if name.startswith("manifests/") and not name.startswith("manifests/helm/"))
+    return sorted(
+        out / name for name in files if name.startswith("manifests/") and not name.startswith("manifests/helm/")
+    )
 
 
 def write_outputs(run: ProgramRun, out: Path, extra_files: dict[str, str] | None = None) -> list[Path]:

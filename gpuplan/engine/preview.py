@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from dra_gpu_platform.plans import kind as kind_config
+from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
 
-from components.plans import kind as kind_config
-from components.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
 from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
@@ -44,7 +44,9 @@ def render_preview(stack_file: Path, out: Path) -> Preview:
         doc = yaml.load(files[path.relative_to(out).as_posix()], Loader=_LOADER)
         if doc.get("apiVersion") == PROMETHEUS_RULE_API:
             # A Prometheus Operator CRD: not in Kubernetes' schemas, checked against the rule format instead.
-            errors.extend(ManifestError(str(path), "CRD", where, message) for where, message in prometheus_rule_errors(doc))
+            errors.extend(
+                ManifestError(str(path), "CRD", where, message) for where, message in prometheus_rule_errors(doc)
+            )
             continue
         for version in checked:
             errors.extend(validate_document(doc, version, str(path)))

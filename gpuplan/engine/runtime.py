@@ -14,20 +14,20 @@ import logging
 import os
 import runpy
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pulumi
+from dra_gpu_platform.config.loading import parse_config_map, read_stack_file, stack_name_from_path
+from dra_gpu_platform.config.models import PROJECT, StackConfig
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.facts.type_tokens import Upstream
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 
-from components.config.models import PROJECT, StackConfig
-
-from components.config.loading import parse_config_map, read_stack_file, stack_name_from_path
-from components.config.problems import InputError
 from gpuplan.engine import mock_outputs
-from components.facts.type_tokens import Upstream
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECRET = "[secret]"
@@ -162,7 +162,11 @@ def _options(request) -> dict[str, Any]:
     options: dict[str, Any] = {}
     timeouts = request.customTimeouts
     if timeouts.create or timeouts.update or timeouts.delete:
-        options["customTimeouts"] = {k: v for k, v in (("create", timeouts.create), ("update", timeouts.update), ("delete", timeouts.delete)) if v}
+        options["customTimeouts"] = {
+            k: v
+            for k, v in (("create", timeouts.create), ("update", timeouts.update), ("delete", timeouts.delete))
+            if v
+        }
     if request.ignoreChanges:
         options["ignoreChanges"] = sorted(request.ignoreChanges)
     if request.replaceOnChanges:
@@ -274,5 +278,13 @@ def run_program(
         logger.handlers = []
 
     resources = sorted(monitor.registrations, key=lambda r: r.urn)
-    return ProgramRun(stack, PROJECT, config, str(config_file), resources, monitor.stack_outputs, collector.records,
-                      sorted(monitor.reads, key=lambda r: (r.type, r.name)))
+    return ProgramRun(
+        stack,
+        PROJECT,
+        config,
+        str(config_file),
+        resources,
+        monitor.stack_outputs,
+        collector.records,
+        sorted(monitor.reads, key=lambda r: (r.type, r.name)),
+    )

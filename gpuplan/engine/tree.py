@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dra_gpu_platform.facts.type_tokens import Upstream
 from rich.console import Console
 from rich.table import Table
 
 from gpuplan.engine.runtime import ProgramRun, Registration
-from components.facts.type_tokens import Upstream
 
 
 def _children(run: ProgramRun) -> dict[str, list[Registration]]:
@@ -42,5 +42,7 @@ def render_tree(run: ProgramRun, console: Console) -> None:
     walk("", " ")
     console.print(table)
     custom = sum(1 for r in run.resources if r.custom)
-    console.print(f"\nResources:\n    [green]+ {len(run.resources) + 1} to create[/] ({custom} custom, "
-                  f"{len(run.resources) - custom} components, 1 stack)")
+    console.print(
+        f"\nResources:\n    [green]+ {len(run.resources) + 1} to create[/] ({custom} custom, "
+        f"{len(run.resources) - custom} components, 1 stack)"
+    )

@@ -14,19 +14,27 @@ admin-access namespace) is evaluated and reported as `rejected` (components/dra/
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from components.config.problems import MISSING, InputError, Problem
-from components.config.strict_yaml import read_documents_file
-from components.dra import apiserver
-from components.dra.cel import CelCompileError, compile_selector
-from components.dra.claims import ClaimSpec, DeviceClassSpec, Request, SubRequest, parse_claim_spec, parse_device_class
-from components.dra.gates import FeatureGates
-from components.dra.scheduler import PodClaimRef
-from components.facts.quantity import QuantityError, parse_quantity
-from components.plans.migration import ADMIN_ACCESS_LABEL
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.config.strict_yaml import read_documents_file
+from dra_gpu_platform.dra import apiserver
+from dra_gpu_platform.dra.cel import CelCompileError, compile_selector
+from dra_gpu_platform.dra.claims import (
+    ClaimSpec,
+    DeviceClassSpec,
+    Request,
+    SubRequest,
+    parse_claim_spec,
+    parse_device_class,
+)
+from dra_gpu_platform.dra.gates import FeatureGates
+from dra_gpu_platform.dra.scheduler import PodClaimRef
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
+from dra_gpu_platform.plans.migration import ADMIN_ACCESS_LABEL
 
 IMPLICIT_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
 DEVICE_PLUGIN_RESOURCE = "nvidia.com/gpu"
@@ -142,8 +150,14 @@ def admit_claim(inputs: FitInputs, entry: ClaimEntry, devices: Any, path: str) -
     else:
         entry.spec = spec
     if entry.dropped or entry.rejected:
-        inputs.api_server.append({"object": f"{entry.kind} {entry.namespace}/{entry.name}", "source": entry.source,
-                                  "dropped": entry.dropped, "rejected": entry.rejected})
+        inputs.api_server.append(
+            {
+                "object": f"{entry.kind} {entry.namespace}/{entry.name}",
+                "source": entry.source,
+                "dropped": entry.dropped,
+                "rejected": entry.rejected,
+            }
+        )
 
 
 def check_admin_namespaces(inputs: FitInputs) -> None:
@@ -151,25 +165,50 @@ def check_admin_namespaces(inputs: FitInputs) -> None:
     labelled resource.kubernetes.io/admin-access: "true" (checked once every file is read)."""
     for entry in inputs.entries:
         labels = inputs.namespaces.get(entry.namespace)
-        if entry.spec is None or not entry.spec.admin_access or labels is None or labels.get(ADMIN_ACCESS_LABEL) == "true":
+        if (
+            entry.spec is None
+            or not entry.spec.admin_access
+            or labels is None
+            or labels.get(ADMIN_ACCESS_LABEL) == "true"
+        ):
             continue
-        reason = (f"admin access to devices is not allowed in namespace {entry.namespace} without the DRA Admin Access "
-                  f"label ({ADMIN_ACCESS_LABEL}: \"true\")")
+        reason = (
+            f"admin access to devices is not allowed in namespace {entry.namespace} without the DRA Admin Access "
+            f'label ({ADMIN_ACCESS_LABEL}: "true")'
+        )
         entry.rejected.append(reason)
-        inputs.api_server.append({"object": f"{entry.kind} {entry.namespace}/{entry.name}", "source": entry.source,
-                                  "dropped": [], "rejected": [reason]})
+        inputs.api_server.append(
+            {
+                "object": f"{entry.kind} {entry.namespace}/{entry.name}",
+                "source": entry.source,
+                "dropped": [],
+                "rejected": [reason],
+            }
+        )
 
 
 def _admit_class(inputs: FitInputs, document: Mapping[str, Any], source: str) -> Mapping[str, Any]:
     kept, dropped = apiserver.drop_device_class_fields(document, inputs.gates)
     if dropped:
-        inputs.api_server.append({"object": f"DeviceClass {_meta(document)[1]}", "source": source,
-                                  "dropped": apiserver.describe(dropped), "rejected": []})
+        inputs.api_server.append(
+            {
+                "object": f"DeviceClass {_meta(document)[1]}",
+                "source": source,
+                "dropped": apiserver.describe(dropped),
+                "rejected": [],
+            }
+        )
     return kept
 
 
-def add_stack_objects(inputs: FitInputs, documents: list[dict[str, Any]], chart_classes: list[dict[str, Any]], source: str,
-                      *, cluster_classes: list[dict[str, Any]] = ()) -> None:
+def add_stack_objects(
+    inputs: FitInputs,
+    documents: list[dict[str, Any]],
+    chart_classes: list[dict[str, Any]],
+    source: str,
+    *,
+    cluster_classes: list[dict[str, Any]] = (),
+) -> None:
     """The stack's DeviceClasses, claim templates, quotas, namespaces and DeviceTaintRules, the classes of a
     cluster dump (what exists) and those the driver chart creates by itself (filled in when missing)."""
     for document in cluster_classes:
@@ -209,8 +248,9 @@ def read_documents(path: Path) -> tuple[list[Any], list[Problem]]:
     array is a list of documents), read strictly (components/config/strict_yaml.py: regular UTF-8 files within
     limits, no duplicate keys, bounded aliases), or the problems that stopped it."""
     try:
-        return read_documents_file(path, missing_fix="check the path given to --claims/--inventory",
-                                   json_array_is_documents=True), []
+        return read_documents_file(
+            path, missing_fix="check the path given to --claims/--inventory", json_array_is_documents=True
+        ), []
     except InputError as error:
         return [], list(error.problems)
 
@@ -230,25 +270,52 @@ def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: st
                 continue
             at = f"documents[{index}]"
             if not isinstance(document, Mapping) or not isinstance(document.get("kind"), str):
-                problems.append(Problem(file, at, document if not isinstance(document, Mapping) else document.get("kind", MISSING),
-                                        "not a Kubernetes object (no kind)", "each YAML document needs apiVersion, kind and metadata"))
+                problems.append(
+                    Problem(
+                        file,
+                        at,
+                        document if not isinstance(document, Mapping) else document.get("kind", MISSING),
+                        "not a Kubernetes object (no kind)",
+                        "each YAML document needs apiVersion, kind and metadata",
+                    )
+                )
                 continue
             kind, api = document["kind"], document.get("apiVersion")
-            namespace, name = _meta(document)
+            _namespace, name = _meta(document)
             at = f"documents[{index}] ({kind} {name})"
             if kind not in _KINDS:
-                problems.append(Problem(file, f"{at}.kind", kind, "gpuplan fit does not read this kind",
-                                        f"pass only {', '.join(_KINDS)} manifests"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"{at}.kind",
+                        kind,
+                        "gpuplan fit does not read this kind",
+                        f"pass only {', '.join(_KINDS)} manifests",
+                    )
+                )
                 continue
             if api not in _KINDS[kind]:
-                problems.append(Problem(file, f"{at}.apiVersion", api if api is not None else MISSING,
-                                        f"{kind} must be {' or '.join(_KINDS[kind])}", f"use apiVersion: {_KINDS[kind][0]}"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"{at}.apiVersion",
+                        api if api is not None else MISSING,
+                        f"{kind} must be {' or '.join(_KINDS[kind])}",
+                        f"use apiVersion: {_KINDS[kind][0]}",
+                    )
+                )
                 continue
             schema_errors = validate_document(dict(document), f"{kubernetes_version}.0", file)
             for error in schema_errors:
-                problems.append(Problem(file, f"{at}.{error.path.replace('/', '.')}" if error.path else at, kind,
-                                        f"rejected by the Kubernetes {kubernetes_version} schema: {error.message}",
-                                        "remove or fix the field; see docs/references.md#dra-api-request-shapes for the resource.k8s.io/v1 shapes"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"{at}.{error.path.replace('/', '.')}" if error.path else at,
+                        kind,
+                        f"rejected by the Kubernetes {kubernetes_version} schema: {error.message}",
+                        "remove or fix the field; see docs/references.md#dra-api-request-shapes for the resource.k8s.io/v1 shapes",
+                    )
+                )
             if schema_errors:
                 continue
             if kind in WORKLOAD_KINDS:
@@ -297,7 +364,9 @@ def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, A
         if spec is not None:
             for r, request in enumerate(spec.requests):
                 for s, sub in enumerate(request.alternatives):
-                    where = f"{base}.requests[{r}]." + (f"firstAvailable[{s}]" if request.first_available else "exactly")
+                    where = f"{base}.requests[{r}]." + (
+                        f"firstAvailable[{s}]" if request.first_available else "exactly"
+                    )
                     _check_cel(sub.selectors, f"{where}.selectors", bad)
             if not problems:
                 entry = ClaimEntry(file, namespace, name, kind)
@@ -315,8 +384,12 @@ def _check_cel(selectors: tuple[str, ...], path: str, bad) -> None:
         try:
             compile_selector(expression)
         except CelCompileError as error:
-            bad(f"{path}[{i}].cel.expression", expression, f"the API server rejects it: {error}",
-                "fix the CEL; attributes are device.attributes['<domain>'].<name>, capacities device.capacity['<domain>'].<name>")
+            bad(
+                f"{path}[{i}].cel.expression",
+                expression,
+                f"the API server rejects it: {error}",
+                "fix the CEL; attributes are device.attributes['<domain>'].<name>, capacities device.capacity['<domain>'].<name>",
+            )
 
 
 def _pod_spec(document: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -325,7 +398,7 @@ def _pod_spec(document: Mapping[str, Any]) -> Mapping[str, Any]:
     if kind == "Pod":
         return spec
     if kind == "CronJob":
-        spec = ((spec.get("jobTemplate") or {}).get("spec") or {})
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
     return (spec.get("template") or {}).get("spec") or {}
 
 
@@ -381,16 +454,29 @@ def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], st
         if wanted and inputs.find(namespace, wanted, kinds) is None:
             entry = ClaimEntry(file, namespace, wanted, "reference")
             where = "the claim files" + (f" or the stack ({stack_source})" if stack_source else "")
-            entry.reasons.append(f"{kind} {namespace}/{name} spec.resourceClaims[{i}] ({claim_name}) references {kinds[0]} "
-                                 f"{namespace}/{wanted}, which is not in {where}; the pod stays Pending")
+            entry.reasons.append(
+                f"{kind} {namespace}/{name} spec.resourceClaims[{i}] ({claim_name}) references {kinds[0]} "
+                f"{namespace}/{wanted}, which is not in {where}; the pod stays Pending"
+            )
             inputs.entries.append(entry)
     for c, container in enumerate(list(pod.get("initContainers") or []) + list(pod.get("containers") or [])):
-        for use in ((container.get("resources") or {}).get("claims") or []):
+        for use in (container.get("resources") or {}).get("claims") or []:
             if isinstance(use, Mapping) and use.get("name") not in names:
-                rejected.append(f"container {container.get('name', c)} resources.claims {use.get('name')}: must be the name of "
-                                "one entry in pod.spec.resourceClaims")
-    workload = Workload(file, kind, namespace, name, _replicas(document), tuple(refs), pod.get("nodeName"),
-                        dict(pod.get("nodeSelector") or {}), rejected=rejected)
+                rejected.append(
+                    f"container {container.get('name', c)} resources.claims {use.get('name')}: must be the name of "
+                    "one entry in pod.spec.resourceClaims"
+                )
+    workload = Workload(
+        file,
+        kind,
+        namespace,
+        name,
+        _replicas(document),
+        tuple(refs),
+        pod.get("nodeName"),
+        dict(pod.get("nodeSelector") or {}),
+        rejected=rejected,
+    )
     workload.extended = _extended_claim(inputs, file, kind, f"{namespace}/{name}", pod)
     inputs.workloads.append(workload)
 
@@ -404,25 +490,41 @@ def _extended_claim(inputs: FitInputs, file: str, kind: str, name: str, pod: Map
     unmapped: list[str] = []
     for position, (container, resource, count, _) in enumerate(extended):
         if resource.startswith(IMPLICIT_EXTENDED_PREFIX):
-            device_class = resource[len(IMPLICIT_EXTENDED_PREFIX):]
+            device_class = resource[len(IMPLICIT_EXTENDED_PREFIX) :]
         else:
             device_class = next((c.name for c in inputs.classes.values() if c.extended_resource_name == resource), None)
-        if resource == DEVICE_PLUGIN_RESOURCE and inputs.plugin_pools and (device_class is None or not inputs.gates.extended_resource):
-            inputs.notes.append(f"{kind} {name}: {resource} is served by the device plugin on pool(s) "
-                                f"{', '.join(inputs.plugin_pools)} (not a DRA claim)")
+        if (
+            resource == DEVICE_PLUGIN_RESOURCE
+            and inputs.plugin_pools
+            and (device_class is None or not inputs.gates.extended_resource)
+        ):
+            inputs.notes.append(
+                f"{kind} {name}: {resource} is served by the device plugin on pool(s) "
+                f"{', '.join(inputs.plugin_pools)} (not a DRA claim)"
+            )
             continue
         if device_class is None:
             unmapped.append(resource)
             continue
         # The scheduler names the requests container-<index>-request-<index> (KEP-5004, upstream examples).
         request_name = f"container-{container}-request-{sum(1 for e in extended[:position] if e[0] == container)}"
-        requests.append(Request(request_name, (SubRequest(request_name, None, device_class, (), "ExactCount", max(1, count)),)))
+        requests.append(
+            Request(request_name, (SubRequest(request_name, None, device_class, (), "ExactCount", max(1, count)),))
+        )
     if not requests and not unmapped:
         return None
-    entry = ClaimEntry(file, namespace, f"{pod_name}-extended-resources", "extended-resources",
-                       ClaimSpec(tuple(requests)) if requests else None, extended_resources=tuple(r for _, r, _, _ in extended))
+    entry = ClaimEntry(
+        file,
+        namespace,
+        f"{pod_name}-extended-resources",
+        "extended-resources",
+        ClaimSpec(tuple(requests)) if requests else None,
+        extended_resources=tuple(r for _, r, _, _ in extended),
+    )
     for resource in unmapped:
-        entry.reasons.append(f"{kind} {name} asks for extended resource {resource}: no DeviceClass has "
-                             f"extendedResourceName {resource} and no device plugin here advertises it, so the pod stays Pending")
+        entry.reasons.append(
+            f"{kind} {name} asks for extended resource {resource}: no DeviceClass has "
+            f"extendedResourceName {resource} and no device plugin here advertises it, so the pod stays Pending"
+        )
     inputs.entries.append(entry)
     return entry

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from components.config.models import StackConfig
-from components.config.problems import MISSING, InputError, Problem
-from components.dra import gates as g
-from components.dra.model import Features, NodeInfo, PodClaim, Selectors
-from components.dra.cel import compile_selector
-from components.dra.claims import parse_claim_spec
-from components.dra.cluster import Cluster, ReadSet, Shapes, allocated_devices, slice_record
-from components.dra.quota import quota_limit
-from components.dra.scheduler import (
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.dra import gates as g
+from dra_gpu_platform.dra.cel import compile_selector
+from dra_gpu_platform.dra.claims import parse_claim_spec
+from dra_gpu_platform.dra.cluster import Cluster, ReadSet, Shapes, allocated_devices, slice_record
+from dra_gpu_platform.dra.model import Features, NodeInfo, PodClaim, Selectors
+from dra_gpu_platform.dra.quota import quota_limit
+from dra_gpu_platform.dra.scheduler import (
     ALLOCATED,
     ERROR,
     REJECTED,
@@ -32,10 +32,11 @@ from components.dra.scheduler import (
     PodSpec,
     Scheduler,
 )
-from components.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
-from components.facts.node_labels import POOL_LABEL
-from components.plans.node_pools import pool_labels
-from components.plans.stack_inventory import stack_inventory
+from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
+from dra_gpu_platform.facts.node_labels import POOL_LABEL
+from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.stack_inventory import stack_inventory
+
 from gpuplan.fit.inputs import (
     ClaimEntry,
     FitInputs,
@@ -47,17 +48,35 @@ from gpuplan.fit.inputs import (
 )
 from gpuplan.fit.stack import chart_classes, cluster_gates, stack_documents
 
-CLAIM_KEYS = ("source", "namespace", "name", "satisfiable", "allocations", "maxConcurrent", "quotaLimit", "reasons",
-              "errors", "kind", "outcome", "usedBy", "apiServer")
+CLAIM_KEYS = (
+    "source",
+    "namespace",
+    "name",
+    "satisfiable",
+    "allocations",
+    "maxConcurrent",
+    "quotaLimit",
+    "reasons",
+    "errors",
+    "kind",
+    "outcome",
+    "usedBy",
+    "apiServer",
+)
 _POOL_LABELS = (POOL_LABEL, "eks.amazonaws.com/nodegroup", "kubernetes.azure.com/agentpool")
 
 
 def features(gates: g.FeatureGates) -> Features:
     """dynamicresources.go AllocatorFeatures."""
-    return Features(admin_access=gates.admin_access, prioritized_list=gates.prioritized_list,
-                    partitionable_devices=gates.partitionable_devices, device_taints=gates.device_taints,
-                    binding_and_status=gates.binding_conditions, consumable_capacity=gates.consumable_capacity,
-                    minor=gates.minor)
+    return Features(
+        admin_access=gates.admin_access,
+        prioritized_list=gates.prioritized_list,
+        partitionable_devices=gates.partitionable_devices,
+        device_taints=gates.device_taints,
+        binding_and_status=gates.binding_conditions,
+        consumable_capacity=gates.consumable_capacity,
+        minor=gates.minor,
+    )
 
 
 def feature_gates(config: StackConfig, flag: str | None) -> g.FeatureGates:
@@ -66,9 +85,19 @@ def feature_gates(config: StackConfig, flag: str | None) -> g.FeatureGates:
     try:
         return g.parse(flag, config.cluster.kubernetes_version, base=cluster_gates(config))
     except g.GateError as error:
-        raise InputError([Problem("--feature-gates", "", flag, problem,
-                                  f"use gates of Kubernetes {config.cluster.kubernetes_version}, e.g. DRADeviceTaints=true")
-                          for problem in error.problems], "--feature-gates") from None
+        raise InputError(
+            [
+                Problem(
+                    "--feature-gates",
+                    "",
+                    flag,
+                    problem,
+                    f"use gates of Kubernetes {config.cluster.kubernetes_version}, e.g. DRADeviceTaints=true",
+                )
+                for problem in error.problems
+            ],
+            "--feature-gates",
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -100,14 +129,18 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
     for expression in sorted(inputs.expressions()):
         try:
             selectors.append(compile_selector(expression))
-        except Exception:  # noqa: BLE001 - an expression that does not compile errors at allocation time
+        except Exception:
             continue
-    shapes = Shapes(ReadSet.of(selectors, inputs.constraint_attributes()), consumable_capacity=gates.consumable_capacity)
+    shapes = Shapes(
+        ReadSet.of(selectors, inputs.constraint_attributes()), consumable_capacity=gates.consumable_capacity
+    )
     notes: list[str] = []
     rules = [*inputs.taint_rules, *(dump.taint_rules if dump else [])] if gates.device_taint_rules else []
     if (inputs.taint_rules or (dump and dump.taint_rules)) and not gates.device_taint_rules:
-        notes.append(f"DeviceTaintRules are ignored: the scheduler applies them only with "
-                     f"{g.DEVICE_TAINT_RULES if gates.minor >= 35 else g.DEVICE_TAINTS} on")
+        notes.append(
+            f"DeviceTaintRules are ignored: the scheduler applies them only with "
+            f"{g.DEVICE_TAINT_RULES if gates.minor >= 35 else g.DEVICE_TAINTS} on"
+        )
     if dump is None:
         simulated = stack_inventory(config)
         slices = apply_taint_rules(list(simulated.slices), rules)
@@ -121,7 +154,9 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
         source = dump.source
         usage = allocated_devices(dump.claims, consumable_capacity=gates.consumable_capacity)
         if dump.nodes:
-            nodes = [NodeInfo(n["metadata"]["name"], dict((n.get("metadata") or {}).get("labels") or {})) for n in dump.nodes]
+            nodes = [
+                NodeInfo(n["metadata"]["name"], dict((n.get("metadata") or {}).get("labels") or {})) for n in dump.nodes
+            ]
         else:
             names = list(dict.fromkeys(s["spec"].get("nodeName") for s in slices if s["spec"].get("nodeName")))
             nodes = [NodeInfo(name) for name in names]
@@ -134,21 +169,33 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
             if label is not None:
                 pool_of[node.name] = node.labels[label]
         notes += dump.notes
-        unplaced = sorted({s["spec"]["nodeName"] for s in slices if s["spec"].get("nodeName")} - {n.name for n in nodes})
+        unplaced = sorted(
+            {s["spec"]["nodeName"] for s in slices if s["spec"].get("nodeName")} - {n.name for n in nodes}
+        )
         if dump.nodes and unplaced:
-            notes.append(f"ResourceSlices of {len(unplaced)} node(s) without a Node object are unusable: {', '.join(unplaced[:5])}")
+            notes.append(
+                f"ResourceSlices of {len(unplaced)} node(s) without a Node object are unusable: {', '.join(unplaced[:5])}"
+            )
     records, problems = [], []
     for i, document in enumerate(slices):
         try:
             records.append(slice_record(document, i, shapes))
         except (ValueError, TypeError) as error:  # attribute values no API server would have stored
             name = (document.get("metadata") or {}).get("name") or f"#{i}"
-            problems.append(Problem(source, f"ResourceSlice {name}", MISSING, str(error),
-                                    "attributes are {string|int|bool|version: value}, capacities {value: <quantity>}"))
+            problems.append(
+                Problem(
+                    source,
+                    f"ResourceSlice {name}",
+                    MISSING,
+                    str(error),
+                    "attributes are {string|int|bool|version: value}, capacities {value: <quantity>}",
+                )
+            )
     if problems:
         raise InputError(problems, source)
-    cluster = Cluster(nodes, records, usage, minor=gates.minor, partitionable_devices=gates.partitionable_devices,
-                      pool_labels=pool_of)
+    cluster = Cluster(
+        nodes, records, usage, minor=gates.minor, partitionable_devices=gates.partitionable_devices, pool_labels=pool_of
+    )
     if dump is not None:
         # Nodes without a node-pool label are grouped by what the scheduler sees: identical nodes form one
         # pool in the report, named after its first node (results stay per node; rows stay few).
@@ -163,15 +210,21 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
 # evaluation
 
 
-def fit_report(config: StackConfig, stack: str, claim_files: list[Path] | None = None, inventory_file: Path | None = None,
-               feature_gate_flag: str | None = None) -> dict[str, Any]:
+def fit_report(
+    config: StackConfig,
+    stack: str,
+    claim_files: list[Path] | None = None,
+    inventory_file: Path | None = None,
+    feature_gate_flag: str | None = None,
+) -> dict[str, Any]:
     """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump. Raises InputError."""
     gates = feature_gates(config, feature_gate_flag)
     source = f"stack:{stack}"
     dump = _read_dump(inventory_file) if inventory_file is not None else None
     inputs = FitInputs(gates, plugin_pools=tuple(p.name for p in config.device_plugin_pools))
-    add_stack_objects(inputs, stack_documents(config), chart_classes(config), source,
-                      cluster_classes=dump.classes if dump else [])
+    add_stack_objects(
+        inputs, stack_documents(config), chart_classes(config), source, cluster_classes=dump.classes if dump else []
+    )
     cluster_claims = _dump_claims(inputs, dump)  # before the claim files: their pods may use these claims
     problems = add_claim_files(inputs, list(claim_files or []), config.cluster.kubernetes_version, source)
     if problems:
@@ -181,8 +234,14 @@ def fit_report(config: StackConfig, stack: str, claim_files: list[Path] | None =
     selectors = Selectors()
     templates = {(e.namespace, e.name): _claim_object(e) for e in inputs.entries if e.kind == "ResourceClaimTemplate"}
     objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim" and e.origin != "cluster"]
-    scheduler = Scheduler(inventory.cluster, inputs.classes, features(gates), selectors,
-                          claims=[*cluster_claims, *objects], templates=templates)
+    scheduler = Scheduler(
+        inventory.cluster,
+        inputs.classes,
+        features(gates),
+        selectors,
+        claims=[*cluster_claims, *objects],
+        templates=templates,
+    )
     in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods
     classes = len(inventory.cluster.node_classes())
     rows = [evaluate_entry(scheduler, inventory, entry, inputs) for entry in inputs.entries]
@@ -192,16 +251,31 @@ def fit_report(config: StackConfig, stack: str, claim_files: list[Path] | None =
     return {
         "claims": rows,
         "pods": pods,
-        "featureGates": {"kubernetes": gates.kubernetes, "allocator": gates.allocator_variant(), "changed": gates.changed(),
-                         "gates": gates.as_dict(),
-                         "notModelled": sorted(k for k, v in gates.as_dict().items() if v and k not in g.MODELLED)},
+        "featureGates": {
+            "kubernetes": gates.kubernetes,
+            "allocator": gates.allocator_variant(),
+            "changed": gates.changed(),
+            "gates": gates.as_dict(),
+            "notModelled": sorted(k for k, v in gates.as_dict().items() if v and k not in g.MODELLED),
+        },
         "apiServer": inputs.api_server,
-        "inventory": {"source": inventory.source, "nodes": len(inventory.cluster.nodes),
-                      "devices": inventory.cluster.device_count(), "drivers": drivers, "shapes": len(inventory.shapes),
-                      "nodeClasses": classes, "allocatedDevices": in_use, "notes": inventory.notes},
+        "inventory": {
+            "source": inventory.source,
+            "nodes": len(inventory.cluster.nodes),
+            "devices": inventory.cluster.device_count(),
+            "drivers": drivers,
+            "shapes": len(inventory.shapes),
+            "nodeClasses": classes,
+            "allocatedDevices": in_use,
+            "notes": inventory.notes,
+        },
         "notes": inputs.notes,
-        "stats": {"selectorEvaluations": selectors.stats.evaluations, "selectorLookups": selectors.stats.lookups,
-                  "searchSteps": selectors.stats.steps, "allocations": selectors.stats.searches},
+        "stats": {
+            "selectorEvaluations": selectors.stats.evaluations,
+            "selectorLookups": selectors.stats.lookups,
+            "searchSteps": selectors.stats.steps,
+            "allocations": selectors.stats.searches,
+        },
     }
 
 
@@ -212,24 +286,42 @@ def _claim_object(entry: ClaimEntry) -> ClaimObject:
 def _dump_claims(inputs: FitInputs, dump: ClusterDump | None) -> list[ClaimObject]:
     """The dump's ResourceClaims as stored (no dropping): allocated ones pin and hold devices, pending ones
     are rows."""
-    from components.dra.model import ClaimAllocation, DeviceResult
+    from dra_gpu_platform.dra.model import ClaimAllocation, DeviceResult
 
     objects = []
-    for document in (dump.claims if dump else []):
+    for document in dump.claims if dump else []:
         metadata = document.get("metadata") or {}
         namespace, name = str(metadata.get("namespace") or "default"), str(metadata.get("name") or "")
         spec, problems = parse_claim_spec((document.get("spec") or {}).get("devices"), "spec.devices")
         claim = ClaimObject(namespace, name, spec, dump.source)  # type: ignore[union-attr]
         allocation = (document.get("status") or {}).get("allocation")
         if isinstance(allocation, Mapping):
-            results = ((allocation.get("devices") or {}).get("results") or [])
+            results = (allocation.get("devices") or {}).get("results") or []
             claim.allocation = ClaimAllocation(
-                tuple(DeviceResult(str(r.get("request")), (str(r.get("driver")), str(r.get("pool")), str(r.get("device"))),
-                                   bool(r.get("adminAccess"))) for r in results if isinstance(r, Mapping)),
-                allocation.get("nodeSelector"), {})
-            claim.reserved_for = [f"{namespace}/{r.get('name')}" for r in (document.get("status") or {}).get("reservedFor") or []]
-        entry = ClaimEntry(dump.source, namespace, name, "ResourceClaim", spec, origin="cluster",  # type: ignore[union-attr]
-                           status=document.get("status") or {})
+                tuple(
+                    DeviceResult(
+                        str(r.get("request")),
+                        (str(r.get("driver")), str(r.get("pool")), str(r.get("device"))),
+                        bool(r.get("adminAccess")),
+                    )
+                    for r in results
+                    if isinstance(r, Mapping)
+                ),
+                allocation.get("nodeSelector"),
+                {},
+            )
+            claim.reserved_for = [
+                f"{namespace}/{r.get('name')}" for r in (document.get("status") or {}).get("reservedFor") or []
+            ]
+        entry = ClaimEntry(
+            dump.source,
+            namespace,
+            name,
+            "ResourceClaim",
+            spec,
+            origin="cluster",  # type: ignore[union-attr]
+            status=document.get("status") or {},
+        )
         if problems:
             entry.errors = [f"{p}: {rule}" for p, _, rule, _ in problems]
         inputs.entries.append(entry)
@@ -242,16 +334,32 @@ def _allocation_rows(inventory: Inventory, node: str, claim: PodClaim, allocatio
     for request in claim.spec.requests:
         mine = [d for d in allocation.devices if d.request.split("/")[0] == request.name]
         subrequest = allocation.subrequests.get(request.name)
-        rows.append({"pool": inventory.node_pool(node), "node": node, "request": request.name, "subrequest": subrequest,
-                     "devices": ["/".join(d.device) for d in mine]})
+        rows.append(
+            {
+                "pool": inventory.node_pool(node),
+                "node": node,
+                "request": request.name,
+                "subrequest": subrequest,
+                "devices": ["/".join(d.device) for d in mine],
+            }
+        )
     return rows
 
 
 def evaluate_entry(scheduler: Scheduler, inventory: Inventory, entry: ClaimEntry, inputs: FitInputs) -> dict[str, Any]:
     row: dict[str, Any] = {
-        "source": entry.source, "namespace": entry.namespace, "name": entry.name, "satisfiable": False,
-        "allocations": [], "maxConcurrent": 0, "quotaLimit": None, "reasons": list(entry.reasons), "errors": list(entry.errors),
-        "kind": entry.kind, "outcome": UNSCHEDULABLE, "usedBy": [],
+        "source": entry.source,
+        "namespace": entry.namespace,
+        "name": entry.name,
+        "satisfiable": False,
+        "allocations": [],
+        "maxConcurrent": 0,
+        "quotaLimit": None,
+        "reasons": list(entry.reasons),
+        "errors": list(entry.errors),
+        "kind": entry.kind,
+        "outcome": UNSCHEDULABLE,
+        "usedBy": [],
         "apiServer": {"dropped": list(entry.dropped), "rejected": list(entry.rejected)},
     }
     if entry.rejected:
@@ -268,21 +376,35 @@ def evaluate_entry(scheduler: Scheduler, inventory: Inventory, entry: ClaimEntry
         allocation = claim.allocation if claim else None
         node = _allocated_node(allocation.node_selector if allocation else None)
         row.update(satisfiable=True, outcome=ALLOCATED, maxConcurrent=1)
-        row["allocations"] = [{"pool": inventory.node_pool(node) if node else None, "node": node, "request": r,
-                               "subrequest": r.split("/", 1)[1] if "/" in r else None,
-                               "devices": ["/".join(d.device) for d in allocation.devices if d.request == r]}
-                              for r in dict.fromkeys(d.request for d in allocation.devices)] if allocation else []
+        row["allocations"] = (
+            [
+                {
+                    "pool": inventory.node_pool(node) if node else None,
+                    "node": node,
+                    "request": r,
+                    "subrequest": r.split("/", 1)[1] if "/" in r else None,
+                    "devices": ["/".join(d.device) for d in allocation.devices if d.request == r],
+                }
+                for r in dict.fromkeys(d.request for d in allocation.devices)
+            ]
+            if allocation
+            else []
+        )
         return row
     blockers = []
     if entry.kind == "extended-resources" and spec.requests and not inputs.gates.extended_resource:
         resources = ", ".join(dict.fromkeys(entry.extended_resources))
-        blockers.append(f"DRA serves extended resources ({resources}) only with the DRAExtendedResource feature gate "
-                        f"(off at Kubernetes {inputs.gates.kubernetes} unless the stack or --feature-gates turns it on)")
+        blockers.append(
+            f"DRA serves extended resources ({resources}) only with the DRAExtendedResource feature gate "
+            f"(off at Kubernetes {inputs.gates.kubernetes} unless the stack or --feature-gates turns it on)"
+        )
     outcome = place_claim(scheduler, inventory, PodClaim(entry.namespace, entry.name, spec), single=entry.single)
     row["errors"] += outcome["errors"]
     if blockers:
         fits = sorted({a["pool"] for a in outcome["allocations"]})
-        row["reasons"] = [blockers[0] + (f"; with the gate the claim would fit on pool(s) {', '.join(fits)}" if fits else "")]
+        row["reasons"] = [
+            blockers[0] + (f"; with the gate the claim would fit on pool(s) {', '.join(fits)}" if fits else "")
+        ]
         return row
     row.update(outcome)
     return row
@@ -298,37 +420,76 @@ def _allocated_node(selector: Mapping[str, Any] | None) -> str | None:
 
 def place_claim(scheduler: Scheduler, inventory: Inventory, claim: PodClaim, *, single: bool) -> dict[str, Any]:
     placement = scheduler.place(claim, single=single)
-    allocations = [row for node, allocation in placement.fits for row in _allocation_rows(inventory, node.name, claim, allocation)]
-    return {"satisfiable": placement.satisfiable, "allocations": allocations, "maxConcurrent": placement.max_concurrent,
-            "reasons": placement.reasons, "errors": placement.errors, "outcome": placement.kind}
+    allocations = [
+        row for node, allocation in placement.fits for row in _allocation_rows(inventory, node.name, claim, allocation)
+    ]
+    return {
+        "satisfiable": placement.satisfiable,
+        "allocations": allocations,
+        "maxConcurrent": placement.max_concurrent,
+        "reasons": placement.reasons,
+        "errors": placement.errors,
+        "outcome": placement.kind,
+    }
 
 
 def _instances(workload: Workload, inventory: Inventory) -> list[tuple[str, tuple[str, ...] | None]]:
     if workload.replicas is None:  # DaemonSet: one pod per node, pinned there
-        nodes = [n for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in workload.node_selector.items())]
+        nodes = [
+            n for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in workload.node_selector.items())
+        ]
         return [(f"{workload.name}-{n.name}", (n.name,)) for n in nodes]
     if workload.kind == "Pod":
         return [(workload.name, (workload.node_name,) if workload.node_name else None)]
-    return [(f"{workload.name}-{i}", (workload.node_name,) if workload.node_name else None) for i in range(workload.replicas)]
+    return [
+        (f"{workload.name}-{i}", (workload.node_name,) if workload.node_name else None)
+        for i in range(workload.replicas)
+    ]
 
 
-def schedule_workload(scheduler: Scheduler, inventory: Inventory, workload: Workload, inputs: FitInputs) -> dict[str, Any]:
+def schedule_workload(
+    scheduler: Scheduler, inventory: Inventory, workload: Workload, inputs: FitInputs
+) -> dict[str, Any]:
     extended = workload.extended
     use_extended = extended is not None and extended.spec is not None and inputs.gates.extended_resource
     selector = workload.node_selector
     instances = []
     for name, pinned in _instances(workload, inventory):
         if pinned is None and selector:
-            pinned = tuple(n.name for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in selector.items()))
-        pod = PodSpec(workload.namespace, name, workload.claims, workload.source, pinned, list(workload.rejected),
-                      extended.spec if use_extended else None)  # type: ignore[union-attr]
+            pinned = tuple(
+                n.name for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in selector.items())
+            )
+        pod = PodSpec(
+            workload.namespace,
+            name,
+            workload.claims,
+            workload.source,
+            pinned,
+            list(workload.rejected),
+            extended.spec if use_extended else None,
+        )  # type: ignore[union-attr]
         outcome = scheduler.schedule(pod)
-        instances.append({
-            "name": name, "outcome": outcome.kind, "node": outcome.node, "feasibleNodes": outcome.feasible_nodes,
-            "reasons": outcome.reasons, "errors": outcome.errors,
-            "claims": [{"name": c.pod_claim, "claim": c.claim, "outcome": c.kind, "devices": c.devices,
-                        "subrequests": c.subrequests, "reason": c.reason} for c in outcome.claims],
-        })
+        instances.append(
+            {
+                "name": name,
+                "outcome": outcome.kind,
+                "node": outcome.node,
+                "feasibleNodes": outcome.feasible_nodes,
+                "reasons": outcome.reasons,
+                "errors": outcome.errors,
+                "claims": [
+                    {
+                        "name": c.pod_claim,
+                        "claim": c.claim,
+                        "outcome": c.kind,
+                        "devices": c.devices,
+                        "subrequests": c.subrequests,
+                        "reason": c.reason,
+                    }
+                    for c in outcome.claims
+                ],
+            }
+        )
     kinds = [i["outcome"] for i in instances]
     placed = kinds.count(ALLOCATED)
     overall = next((k for k in (REJECTED, ERROR, UNSCHEDULABLE) if k in kinds), ALLOCATED)
@@ -345,13 +506,25 @@ def schedule_workload(scheduler: Scheduler, inventory: Inventory, workload: Work
     reasons = list(dict.fromkeys(r for i in instances if i["outcome"] != ALLOCATED for r in i["reasons"]))
     if extended is not None and extended.reasons:
         reasons += extended.reasons
-    return {"source": workload.source, "kind": workload.kind, "namespace": workload.namespace, "name": workload.name,
-            "replicas": len(instances), "placed": placed, "outcome": overall, "claims": rows, "reasons": reasons,
-            "errors": list(dict.fromkeys(e for i in instances for e in i["errors"])), "instances": instances}
+    return {
+        "source": workload.source,
+        "kind": workload.kind,
+        "namespace": workload.namespace,
+        "name": workload.name,
+        "replicas": len(instances),
+        "placed": placed,
+        "outcome": overall,
+        "claims": rows,
+        "reasons": reasons,
+        "errors": list(dict.fromkeys(e for i in instances for e in i["errors"])),
+        "instances": instances,
+    }
 
 
 def _merge_pods(rows: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
-    by_ref = {f"{r['namespace']}/{r['name']}": r for r in rows if r["kind"] in ("ResourceClaimTemplate", "ResourceClaim")}
+    by_ref = {
+        f"{r['namespace']}/{r['name']}": r for r in rows if r["kind"] in ("ResourceClaimTemplate", "ResourceClaim")
+    }
     for pod in pods:
         label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
         for ref in pod["claims"]:
@@ -369,8 +542,9 @@ def _merge_pods(rows: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
 
 
 def failing(report: dict[str, Any]) -> bool:
-    return any(not c["satisfiable"] or c["errors"] for c in report["claims"]) or \
-        any(p["outcome"] != ALLOCATED for p in report["pods"])
+    return any(not c["satisfiable"] or c["errors"] for c in report["claims"]) or any(
+        p["outcome"] != ALLOCATED for p in report["pods"]
+    )
 
 
 def document(report: dict[str, Any]) -> dict[str, Any]:

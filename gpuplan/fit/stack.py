@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.config.models import StackConfig
-from components.dra.slices import RESOURCE_API, chart_device_classes
-from components.plans.claim_templates import ClaimPlan, plan_claim
-from components.plans.device_classes import plan_device_classes
-from components.plans.migration import namespace_labels
-from components.plans.quota import quota_hard
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.dra.slices import RESOURCE_API, chart_device_classes
+from dra_gpu_platform.plans.claim_templates import ClaimPlan, plan_claim
+from dra_gpu_platform.plans.device_classes import plan_device_classes
+from dra_gpu_platform.plans.migration import namespace_labels
+from dra_gpu_platform.plans.quota import quota_hard
 
 QUOTA_NAME = "gpu-quota"  # components/resources/tenancy/tenant_namespace.py QUOTA_NAME
 TAINT_RULE_API = "resource.k8s.io/v1alpha3"
@@ -41,7 +41,11 @@ def claim_devices(plan: ClaimPlan) -> dict[str, Any]:
     else:
         subs = []
         for sub in plan.first_available:
-            entry: dict[str, Any] = {"name": sub.name, "deviceClassName": sub.device_class, "allocationMode": sub.allocation_mode}
+            entry: dict[str, Any] = {
+                "name": sub.name,
+                "deviceClassName": sub.device_class,
+                "allocationMode": sub.allocation_mode,
+            }
             if sub.count is not None:
                 entry["count"] = sub.count
             entry.update(_selectors(sub.selectors))
@@ -59,23 +63,51 @@ def stack_documents(config: StackConfig) -> list[dict[str, Any]]:
     for plan in sorted(plan_device_classes(config), key=lambda p: p.name):
         spec: dict[str, Any] = {**_selectors(plan.selectors)}
         if plan.configs:
-            spec["config"] = [{"opaque": {"driver": driver, "parameters": parameters}} for driver, parameters in plan.configs]
-        documents.append({"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": plan.name}, "spec": spec})
+            spec["config"] = [
+                {"opaque": {"driver": driver, "parameters": parameters}} for driver, parameters in plan.configs
+            ]
+        documents.append(
+            {"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": plan.name}, "spec": spec}
+        )
     for ns in sorted(config.namespaces, key=lambda n: n.name):
-        documents.append({"apiVersion": "v1", "kind": "Namespace",
-                          "metadata": {"name": ns.name, "labels": namespace_labels(ns.migration, ns.admin_access, ns.labels)}})
+        documents.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": ns.name, "labels": namespace_labels(ns.migration, ns.admin_access, ns.labels)},
+            }
+        )
         if ns.quota is not None and quota_hard(ns.quota):
-            documents.append({"apiVersion": "v1", "kind": "ResourceQuota",
-                              "metadata": {"name": QUOTA_NAME, "namespace": ns.name}, "spec": {"hard": quota_hard(ns.quota)}})
+            documents.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "ResourceQuota",
+                    "metadata": {"name": QUOTA_NAME, "namespace": ns.name},
+                    "spec": {"hard": quota_hard(ns.quota)},
+                }
+            )
         for template in sorted(ns.claim_templates, key=lambda t: t.name):
-            documents.append({"apiVersion": RESOURCE_API, "kind": "ResourceClaimTemplate",
-                              "metadata": {"name": template.name, "namespace": ns.name},
-                              "spec": {"spec": {"devices": claim_devices(plan_claim(template))}}})
+            documents.append(
+                {
+                    "apiVersion": RESOURCE_API,
+                    "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": template.name, "namespace": ns.name},
+                    "spec": {"spec": {"devices": claim_devices(plan_claim(template))}},
+                }
+            )
     for taint in sorted(config.maintenance.device_taints, key=lambda t: t.name):
         body = {"key": taint.key, "effect": taint.effect, **({"value": taint.value} if taint.value is not None else {})}
-        documents.append({"apiVersion": TAINT_RULE_API, "kind": "DeviceTaintRule", "metadata": {"name": taint.name},
-                          "spec": {"deviceSelector": {"driver": taint.driver, "pool": taint.pool, "device": taint.device},
-                                   "taint": body}})
+        documents.append(
+            {
+                "apiVersion": TAINT_RULE_API,
+                "kind": "DeviceTaintRule",
+                "metadata": {"name": taint.name},
+                "spec": {
+                    "deviceSelector": {"driver": taint.driver, "pool": taint.pool, "device": taint.device},
+                    "taint": body,
+                },
+            }
+        )
     return documents
 
 
@@ -88,7 +120,7 @@ def chart_classes(config: StackConfig) -> list[dict[str, Any]]:
 def cluster_gates(config: StackConfig) -> dict[str, bool]:
     """Gates the stack itself sets on its cluster (kind's featureGates; the extended-resource bridge)."""
     if config.platform == "kind":
-        from components.plans.kind import feature_gates
+        from dra_gpu_platform.plans.kind import feature_gates
 
         return feature_gates(config)
     return {"DRAExtendedResource": True} if config.dra_driver.extended_resource_bridge else {}

@@ -29,9 +29,11 @@ def render_text(name: str, report: dict[str, Any]) -> None:
 
     console = output.console()
     inventory, gates = report["inventory"], report["featureGates"]
-    console.print(f"gpuplan fit: stack {name}, inventory {inventory['source']}: {inventory['nodes']} nodes, "
-                  f"{inventory['devices']} devices ({', '.join(inventory['drivers']) or 'no driver'}), "
-                  f"{inventory['nodeClasses']} node classes, {inventory['shapes']} device shapes")
+    console.print(
+        f"gpuplan fit: stack {name}, inventory {inventory['source']}: {inventory['nodes']} nodes, "
+        f"{inventory['devices']} devices ({', '.join(inventory['drivers']) or 'no driver'}), "
+        f"{inventory['nodeClasses']} node classes, {inventory['shapes']} device shapes"
+    )
     changed = ", ".join(f"{k}={str(v).lower()}" for k, v in gates["changed"].items()) or "defaults"
     console.print(f"Kubernetes {gates['kubernetes']} feature gates: {changed}; allocator {gates['allocator']}")
     for note in inventory["notes"] + report["notes"]:
@@ -54,8 +56,15 @@ def render_text(name: str, report: dict[str, Any]) -> None:
                 pools[str(allocation["pool"])].add(f"{allocation['request']}/{allocation['subrequest']}")
         shown = ", ".join(f"{p} ({', '.join(sorted(s))})" if s else p for p, s in pools.items()) or "-"
         quota = "-" if claim["quotaLimit"] is None else str(claim["quotaLimit"])
-        table.add_row(f"{claim['namespace']}/{claim['name']}", _source(claim["source"]), status, shown,
-                      str(claim["maxConcurrent"]), quota, binds(claim))
+        table.add_row(
+            f"{claim['namespace']}/{claim['name']}",
+            _source(claim["source"]),
+            status,
+            shown,
+            str(claim["maxConcurrent"]),
+            quota,
+            binds(claim),
+        )
     console.print(table)
     if report["pods"]:
         pods = Table(show_lines=False)
@@ -64,8 +73,13 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         for pod in report["pods"]:
             nodes = sorted({i["node"] for i in pod["instances"] if i["node"]})
             shown = ", ".join(nodes[:3]) + (f", … ({len(nodes)})" if len(nodes) > 3 else "") or "-"
-            pods.add_row(f"{pod['kind']} {pod['namespace']}/{pod['name']}", _source(pod["source"]),
-                         f"[{_STYLE[pod['outcome']]}]{pod['outcome']}[/]", f"{pod['placed']}/{pod['replicas']}", shown)
+            pods.add_row(
+                f"{pod['kind']} {pod['namespace']}/{pod['name']}",
+                _source(pod["source"]),
+                f"[{_STYLE[pod['outcome']]}]{pod['outcome']}[/]",
+                f"{pod['placed']}/{pod['replicas']}",
+                shown,
+            )
         console.print(pods)
     for claim in report["claims"]:
         for line in claim["errors"]:
@@ -74,9 +88,17 @@ def render_text(name: str, report: dict[str, Any]) -> None:
             console.print(f"[red]why[/] {claim['namespace']}/{claim['name']}: {line}", markup=True, highlight=False)
     for pod in report["pods"]:
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
-            console.print(f"[red]why[/] {pod['kind']} {pod['namespace']}/{pod['name']}: {line}", markup=True, highlight=False)
+            console.print(
+                f"[red]why[/] {pod['kind']} {pod['namespace']}/{pod['name']}: {line}", markup=True, highlight=False
+            )
     bad = sum(1 for c in report["claims"] if not c["satisfiable"] or c["errors"])
     unplaced = sum(1 for p in report["pods"] if p["outcome"] != "allocated")
-    console.print(f"{len(report['claims']) - bad} of {len(report['claims'])} claim(s) fit"
-                  + (f"; {bad} unsatisfiable, rejected or in error" if bad else "")
-                  + (f"; {len(report['pods']) - unplaced} of {len(report['pods'])} pod(s)/workload(s) placed" if report["pods"] else ""))
+    console.print(
+        f"{len(report['claims']) - bad} of {len(report['claims'])} claim(s) fit"
+        + (f"; {bad} unsatisfiable, rejected or in error" if bad else "")
+        + (
+            f"; {len(report['pods']) - unplaced} of {len(report['pods'])} pod(s)/workload(s) placed"
+            if report["pods"]
+            else ""
+        )
+    )

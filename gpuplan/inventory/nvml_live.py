@@ -5,10 +5,11 @@ are left out, as the driver leaves the matching attributes out."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from components.dra.nvml import NvmlSnapshot, parse_snapshot
+from dra_gpu_platform.dra.nvml import NvmlSnapshot, parse_snapshot
 
 # nvmlDeviceAddressingModeType_t -> go-nvlib GetAddressingModeAsString
 _ADDRESSING_MODES = {0: "None", 1: "HMM", 2: "ATS"}
@@ -94,27 +95,41 @@ def _device(nvml: Any, index: int, optional: Callable[[Callable[[], Any]], Any],
         device["pcieRoot"] = root
     profiles = []
     for profile_index in range(nvml.NVML_GPU_INSTANCE_PROFILE_COUNT):
-        info = optional(lambda: nvml.nvmlDeviceGetGpuInstanceProfileInfo(handle, profile_index))
+        info = optional(lambda index=profile_index: nvml.nvmlDeviceGetGpuInstanceProfileInfo(handle, index))
         if isinstance(info, dict):
             continue
-        profiles.append({
-            "profileId": info.id, "profileIndex": profile_index, "sliceCount": info.sliceCount,
-            "instanceCount": info.instanceCount, "memorySizeMB": info.memorySizeMB,
-            "multiprocessorCount": info.multiprocessorCount, "copyEngineCount": info.copyEngineCount,
-            "decoderCount": info.decoderCount, "encoderCount": info.encoderCount, "jpegCount": info.jpegCount,
-            "ofaCount": info.ofaCount,
-        })
+        profiles.append(
+            {
+                "profileId": info.id,
+                "profileIndex": profile_index,
+                "sliceCount": info.sliceCount,
+                "instanceCount": info.instanceCount,
+                "memorySizeMB": info.memorySizeMB,
+                "multiprocessorCount": info.multiprocessorCount,
+                "copyEngineCount": info.copyEngineCount,
+                "decoderCount": info.decoderCount,
+                "encoderCount": info.encoderCount,
+                "jpegCount": info.jpegCount,
+                "ofaCount": info.ofaCount,
+            }
+        )
     if profiles:
         device["migProfiles"] = profiles
     if device["migMode"][0] == 1:
         migs = []
         for slot in range(nvml.nvmlDeviceGetMaxMigDeviceCount(handle)):
-            mig = optional(lambda: nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, slot))
+            mig = optional(lambda index=slot: nvml.nvmlDeviceGetMigDeviceHandleByIndex(handle, index))
             if isinstance(mig, dict):
                 continue
             instance = nvml.nvmlDeviceGetGpuInstanceById(handle, nvml.nvmlDeviceGetGpuInstanceId(mig))
             info = nvml.nvmlGpuInstanceGetInfo(instance)
-            migs.append({"uuid": _text(nvml.nvmlDeviceGetUUID(mig)), "profileId": info.profileId,
-                         "placementStart": info.placement.start, "placementSize": info.placement.size})
+            migs.append(
+                {
+                    "uuid": _text(nvml.nvmlDeviceGetUUID(mig)),
+                    "profileId": info.profileId,
+                    "placementStart": info.placement.start,
+                    "placementSize": info.placement.size,
+                }
+            )
         device["migDevices"] = migs
     return device

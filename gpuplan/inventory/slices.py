@@ -4,12 +4,12 @@ stack's own inventory is components/plans/stack_inventory.py; live NVML is nvml_
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
-from components.config.problems import InputError, Problem
-from components.dra.nvml import parse_snapshot
-from components.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
-from components.facts import catalog
+from dra_gpu_platform.config.problems import InputError, Problem
+from dra_gpu_platform.dra.nvml import parse_snapshot
+from dra_gpu_platform.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
+from dra_gpu_platform.facts import catalog
+
 from gpuplan.fit.inputs import read_documents
 
 CLI = "(command line)"
@@ -24,7 +24,9 @@ def fail(path: str, value, rule: str, fix: str, file: str = CLI):
     raise InputError([Problem(file, path, value, rule, fix)], "the inventory options")
 
 
-def from_catalog(gpu: str, count: Optional[int], instance: Optional[str], mig: Optional[str], node: str, naming: str) -> Inventory:
+def from_catalog(
+    gpu: str, count: int | None, instance: str | None, mig: str | None, node: str, naming: str
+) -> Inventory:
     if gpu not in catalog.GPU_MODELS:
         fail("--gpu", gpu, "not a GPU of the catalog", f"use one of {', '.join(catalog.GPU_MODELS)}")
     per_root = 1
@@ -32,7 +34,12 @@ def from_catalog(gpu: str, count: Optional[int], instance: Optional[str], mig: O
         shape = catalog.instance_type_named(instance)
         if shape is None or shape.gpu != gpu:
             choices = ", ".join(t.name for t in catalog.INSTANCE_TYPES.values() if t.gpu == gpu)
-            fail("--instance-type", instance, f"not a catalog instance type with {gpu}", f"use one of {choices or '(none)'}")
+            fail(
+                "--instance-type",
+                instance,
+                f"not a catalog instance type with {gpu}",
+                f"use one of {choices or '(none)'}",
+            )
         per_root = shape.gpus_per_pcie_root
         count = count if count is not None else shape.gpus
     if count is None:
@@ -45,12 +52,18 @@ def from_catalog(gpu: str, count: Optional[int], instance: Optional[str], mig: O
         fail("--mig", mig, str(error), f"use a profile of {gpu}, {ALL_BALANCED}, or PROFILE=COUNT,...")
 
 
-def from_nvml_file(file: Path, mig: Optional[str], node: str, naming: str) -> Inventory:
+def from_nvml_file(file: Path, mig: str | None, node: str, naming: str) -> Inventory:
     documents, problems = read_documents(file)
     if problems:
         raise InputError(problems, str(file))
     if len(documents) != 1:
-        fail("", len(documents), "an NVML snapshot is one JSON document", "pass a file in the nvml.json format", str(file))
+        fail(
+            "",
+            len(documents),
+            "an NVML snapshot is one JSON document",
+            "pass a file in the nvml.json format",
+            str(file),
+        )
     snapshot = parse_snapshot(documents[0], str(file))
     try:
         return nvml_inventory(snapshot, node, mig=mig, naming=naming)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from components.facts import catalog
-
-from components.plans import eks as eks_plan
-from components.config.models import NodePool, StackConfig
+from dra_gpu_platform.config.models import NodePool, StackConfig
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.plans import eks as eks_plan
 
 # vCPU quotas under service code `ec2`, per instance family bucket and purchase option
 # (docs/references.md#ec2-vcpu-quota-codes).
@@ -44,8 +44,14 @@ IAM_ACTIONS: dict[str, str] = {
 
 _DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation"}
 _BAD_CREDENTIALS = {
-    "AuthFailure", "InvalidClientTokenId", "UnrecognizedClientException", "SignatureDoesNotMatch",
-    "ExpiredToken", "ExpiredTokenException", "RequestExpired", "OptInRequired",
+    "AuthFailure",
+    "InvalidClientTokenId",
+    "UnrecognizedClientException",
+    "SignatureDoesNotMatch",
+    "ExpiredToken",
+    "ExpiredTokenException",
+    "RequestExpired",
+    "OptInRequired",
 }
 
 
@@ -97,8 +103,12 @@ class PoolReport:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "instanceType": self.instance_type, "capacity": self.capacity,
-            "maxNodes": self.max_nodes, "zones": list(self.zones), "ok": self.ok,
+            "name": self.name,
+            "instanceType": self.instance_type,
+            "capacity": self.capacity,
+            "maxNodes": self.max_nodes,
+            "zones": list(self.zones),
+            "ok": self.ok,
             "checks": [c.as_json() for c in self.checks],
         }
 
@@ -122,9 +132,13 @@ class QuotaUse:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "quotaCode": self.code, "family": self.family, "purchaseOption": self.purchase,
-            "pools": [p for p, _, _ in self.pools], "vcpusNeeded": self.needed,
-            "quota": self.quota, "ok": self.ok,
+            "quotaCode": self.code,
+            "family": self.family,
+            "purchaseOption": self.purchase,
+            "pools": [p for p, _, _ in self.pools],
+            "vcpusNeeded": self.needed,
+            "quota": self.quota,
+            "ok": self.ok,
         }
 
 
@@ -144,8 +158,13 @@ class PreflightReport:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "stack": self.stack, "platform": "eks", "covered": True, "region": self.region, "ok": self.ok,
-            "pools": [p.as_json() for p in self.pools], "quotas": [q.as_json() for q in self.quotas],
+            "stack": self.stack,
+            "platform": "eks",
+            "covered": True,
+            "region": self.region,
+            "ok": self.ok,
+            "pools": [p.as_json() for p in self.pools],
+            "quotas": [q.as_json() for q in self.quotas],
         }
 
 
@@ -164,14 +183,18 @@ def aws_clients(region: str):
     except BotoCoreError as error:  # a broken profile or SSO cache
         raise AwsAccessError(f"could not load AWS credentials: {error}", _credentials_fix()) from None
     if credentials is None:
-        raise AwsAccessError("no AWS credentials found (environment, shared config/credentials files, SSO, "
-                             "container or instance role)", _credentials_fix())
+        raise AwsAccessError(
+            "no AWS credentials found (environment, shared config/credentials files, SSO, container or instance role)",
+            _credentials_fix(),
+        )
     return session.client("ec2"), session.client("service-quotas")
 
 
 def _credentials_fix() -> str:
-    return ("configure credentials the AWS CLI way (`aws configure`, `aws sso login`, AWS_PROFILE, or "
-            f"AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) for an identity allowed: {', '.join(required_actions())}")
+    return (
+        "configure credentials the AWS CLI way (`aws configure`, `aws sso login`, AWS_PROFILE, or "
+        f"AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) for an identity allowed: {', '.join(required_actions())}"
+    )
 
 
 def _call(client, method: str, **kwargs) -> dict:
@@ -207,11 +230,16 @@ def _raise_access(error, method: str) -> None:
         raise AwsAccessError(
             f"AWS denied {action} ({code}): {message}".rstrip(": "),
             f"grant {action} to this identity; preflight needs {', '.join(required_actions())}",
-            action, code,
+            action,
+            code,
         ) from None
     if code in _BAD_CREDENTIALS:
-        raise AwsAccessError(f"AWS rejected the credentials calling {action} ({code}): {message}".rstrip(": "),
-                             _credentials_fix(), action, code) from None
+        raise AwsAccessError(
+            f"AWS rejected the credentials calling {action} ({code}): {message}".rstrip(": "),
+            _credentials_fix(),
+            action,
+            code,
+        ) from None
 
 
 def _sdk_error(error, method: str) -> AwsAccessError:
@@ -220,11 +248,22 @@ def _sdk_error(error, method: str) -> AwsAccessError:
     action = IAM_ACTIONS[method]
     if isinstance(error, bx.NoCredentialsError):
         return AwsAccessError("no AWS credentials found", _credentials_fix(), action)
-    if isinstance(error, (bx.PartialCredentialsError, bx.CredentialRetrievalError, bx.TokenRetrievalError,
-                          bx.SSOTokenLoadError, bx.UnauthorizedSSOTokenError)):
+    if isinstance(
+        error,
+        (
+            bx.PartialCredentialsError,
+            bx.CredentialRetrievalError,
+            bx.TokenRetrievalError,
+            bx.SSOTokenLoadError,
+            bx.UnauthorizedSSOTokenError,
+        ),
+    ):
         return AwsAccessError(f"could not load AWS credentials: {error}", _credentials_fix(), action)
-    return AwsAccessError(f"calling {action} failed: {error}",
-                          "check network access to the AWS endpoints of the region and the region name", action)
+    return AwsAccessError(
+        f"calling {action} failed: {error}",
+        "check network access to the AWS endpoints of the region and the region name",
+        action,
+    )
 
 
 def _error_code(error) -> str:
@@ -265,9 +304,12 @@ def run_preflight(config: StackConfig, ec2, quotas) -> PreflightReport:
     except ClientError as error:  # throttling or a service fault that outlived botocore's retries
         operation = getattr(error, "operation_name", "")
         action = next((a for a in IAM_ACTIONS.values() if a.endswith(f":{operation}")), operation)
-        raise AwsAccessError(f"AWS answered {_error_code(error)} to {action}: {error.response.get('Error', {}).get('Message', '')}",
-                             "run preflight again later; if it persists, check the region and the AWS Health Dashboard",
-                             action, _error_code(error)) from None
+        raise AwsAccessError(
+            f"AWS answered {_error_code(error)} to {action}: {error.response.get('Error', {}).get('Message', '')}",
+            "run preflight again later; if it persists, check the region and the AWS Health Dashboard",
+            action,
+            _error_code(error),
+        ) from None
 
 
 def _run(config: StackConfig, ec2, quotas) -> PreflightReport:
@@ -302,7 +344,9 @@ def _instance_types(ec2, types: list[str]) -> dict[str, dict]:
     from botocore.exceptions import ClientError
 
     try:
-        return {t["InstanceType"]: t for t in _pages(ec2, "describe_instance_types", "InstanceTypes", InstanceTypes=types)}
+        return {
+            t["InstanceType"]: t for t in _pages(ec2, "describe_instance_types", "InstanceTypes", InstanceTypes=types)
+        }
     except ClientError as error:
         if _error_code(error) != "InvalidInstanceType":
             raise
@@ -317,8 +361,13 @@ def _instance_types(ec2, types: list[str]) -> dict[str, dict]:
 
 def _offerings(ec2, types: list[str]) -> dict[str, set[str]]:
     offered: dict[str, set[str]] = defaultdict(set)
-    for offer in _pages(ec2, "describe_instance_type_offerings", "InstanceTypeOfferings",
-                        LocationType="availability-zone", Filters=[{"Name": "instance-type", "Values": types}]):
+    for offer in _pages(
+        ec2,
+        "describe_instance_type_offerings",
+        "InstanceTypeOfferings",
+        LocationType="availability-zone",
+        Filters=[{"Name": "instance-type", "Values": types}],
+    ):
         offered[offer["InstanceType"]].add(offer["Location"])
     return offered
 
@@ -328,8 +377,12 @@ def _zone_plan(config: StackConfig, ec2):
     settings = config.cluster.settings()
     region = config.region
     if settings.subnet_ids:
-        found = {s["SubnetId"]: s["AvailabilityZone"] for s in _pages(
-            ec2, "describe_subnets", "Subnets", Filters=[{"Name": "subnet-id", "Values": list(settings.subnet_ids)}])}
+        found = {
+            s["SubnetId"]: s["AvailabilityZone"]
+            for s in _pages(
+                ec2, "describe_subnets", "Subnets", Filters=[{"Name": "subnet-id", "Values": list(settings.subnet_ids)}]
+            )
+        }
         missing = [s for s in settings.subnet_ids if s not in found]
         subnet_zones = sorted(set(found.values()))
         common = [f"subnet {s} (cluster.eks.subnetIds) does not exist in {region}" for s in missing]
@@ -339,8 +392,10 @@ def _zone_plan(config: StackConfig, ec2):
                 return subnet_zones, common
             problems = list(common)
             if pool.availability_zone not in subnet_zones:
-                problems.append(f"no subnet of cluster.eks.subnetIds is in {pool.availability_zone} "
-                                f"(they are in {', '.join(subnet_zones) or 'no zone'})")
+                problems.append(
+                    f"no subnet of cluster.eks.subnetIds is in {pool.availability_zone} "
+                    f"(they are in {', '.join(subnet_zones) or 'no zone'})"
+                )
             return [pool.availability_zone], problems
 
         return plan
@@ -355,8 +410,9 @@ def _zone_plan(config: StackConfig, ec2):
         if pool.availability_zone is None:
             return vpc_zones, []
         if pool.availability_zone not in zones:
-            return [pool.availability_zone], [f"{pool.availability_zone} is not an available zone of {region} "
-                                              f"(available: {', '.join(zones)})"]
+            return [pool.availability_zone], [
+                f"{pool.availability_zone} is not an available zone of {region} (available: {', '.join(zones)})"
+            ]
         return [pool.availability_zone], []
 
     return plan_vpc
@@ -365,8 +421,11 @@ def _zone_plan(config: StackConfig, ec2):
 def _region_zones(ec2) -> list[str]:
     # Local Zones and Wavelength Zones the account opted into are listed too; the VPC uses plain zones.
     listed = _call(ec2, "describe_availability_zones")["AvailabilityZones"]
-    return sorted(z["ZoneName"] for z in listed
-                  if z.get("ZoneType", "availability-zone") == "availability-zone" and z.get("State") == "available")
+    return sorted(
+        z["ZoneName"]
+        for z in listed
+        if z.get("ZoneType", "availability-zone") == "availability-zone" and z.get("State") == "available"
+    )
 
 
 def _zones_check(itype: str, zones: list[str], problems: list[str], offered: set[str]) -> Check:
@@ -374,8 +433,10 @@ def _zones_check(itype: str, zones: list[str], problems: list[str], offered: set
     data = {"zones": zones, "offeredIn": sorted(offered), "notOfferedIn": missing}
     messages = list(problems)
     if missing:
-        messages.append(f"{itype} is not offered in {', '.join(missing)} "
-                        f"(offered in {', '.join(sorted(offered)) or 'no zone of the region'})")
+        messages.append(
+            f"{itype} is not offered in {', '.join(missing)} "
+            f"(offered in {', '.join(sorted(offered)) or 'no zone of the region'})"
+        )
     if not zones:
         messages.append("the pool has no zone to launch in")
     if messages:
@@ -389,8 +450,12 @@ def gpus_check(itype: str, spec: dict | None) -> Check:
     per_gpu_gb = shape.gpu_memory_gb // shape.gpus
     expected = f"{shape.gpus} × {shape.gpu} {per_gpu_gb} GB"
     if spec is None:
-        return Check("gpus", False, f"{itype} is not an instance type EC2 knows in this region (catalog: {expected})",
-                     {"expected": {"gpus": shape.gpus, "gpu": shape.gpu, "memoryGbPerGpu": per_gpu_gb}})
+        return Check(
+            "gpus",
+            False,
+            f"{itype} is not an instance type EC2 knows in this region (catalog: {expected})",
+            {"expected": {"gpus": shape.gpus, "gpu": shape.gpu, "memoryGbPerGpu": per_gpu_gb}},
+        )
     gpus = (spec.get("GpuInfo") or {}).get("Gpus") or []
     count = sum(g.get("Count", 0) for g in gpus)
     names = sorted({g.get("Name", "") for g in gpus})
@@ -425,7 +490,9 @@ def _quota_uses(pools: Iterable[NodePool], specs: dict[str, dict], quotas) -> li
     groups: dict[tuple[str, str], list[tuple[str, int, int]]] = defaultdict(list)
     for pool in pools:
         itype = pool_instance_type(pool)
-        vcpus = specs.get(itype, {}).get("VCpuInfo", {}).get("DefaultVCpus") or catalog.instance_type("eks", itype).vcpus
+        vcpus = (
+            specs.get(itype, {}).get("VCpuInfo", {}).get("DefaultVCpus") or catalog.instance_type("eks", itype).vcpus
+        )
         groups[(quota_family(itype), quota_purchase(pool))].append((pool.name, pool.max_nodes, vcpus))
     uses = []
     for (family, purchase), members in sorted(groups.items(), key=lambda kv: QUOTA_CODES[kv[0]]):
@@ -436,18 +503,30 @@ def _quota_uses(pools: Iterable[NodePool], specs: dict[str, dict], quotas) -> li
         except ClientError as error:
             if _error_code(error) != "NoSuchResourceException":
                 raise
-            uses.append(QuotaUse(code, family, purchase, tuple(members), None, error.response["Error"].get("Message", "")))
+            uses.append(
+                QuotaUse(code, family, purchase, tuple(members), None, error.response["Error"].get("Message", ""))
+            )
     return uses
 
 
 def _quota_check(pool: NodePool, use: QuotaUse) -> Check:
     family = FAMILY_LABEL[use.family]
     shares = " + ".join(f"{name} {nodes}×{vcpus}" for name, nodes, vcpus in use.pools)
-    data = {"quotaCode": use.code, "purchaseOption": use.purchase, "vcpusNeeded": use.needed, "quota": use.quota,
-            "pools": [name for name, _, _ in use.pools]}
+    data = {
+        "quotaCode": use.code,
+        "purchaseOption": use.purchase,
+        "vcpusNeeded": use.needed,
+        "quota": use.quota,
+        "pools": [name for name, _, _ in use.pools],
+    }
     if use.quota is None:
-        return Check("quota", False, f"needs {use.needed} {family} vCPUs, but quota {use.code} does not exist here "
-                     f"({use.error or 'NoSuchResourceException'})", data)
+        return Check(
+            "quota",
+            False,
+            f"needs {use.needed} {family} vCPUs, but quota {use.code} does not exist here "
+            f"({use.error or 'NoSuchResourceException'})",
+            data,
+        )
     text = f"needs {use.needed} {family} vCPUs, quota {use.quota:g} ({use.code}, {use.purchase}: {shares})"
     return Check("quota", use.ok, text, data)
 
@@ -468,8 +547,14 @@ def _reservation_check(pool: NodePool, itype: str, zones: list[str], ec2, region
     state, rtype, zone = res.get("State", ""), res.get("InstanceType", ""), res.get("AvailabilityZone", "")
     kind = res.get("ReservationType", "default")
     data = {
-        "id": rid, "state": state, "instanceType": rtype, "availabilityZone": zone, "reservationType": kind,
-        "totalInstances": res.get("TotalInstanceCount"), "startDate": res.get("StartDate"), "endDate": res.get("EndDate"),
+        "id": rid,
+        "state": state,
+        "instanceType": rtype,
+        "availabilityZone": zone,
+        "reservationType": kind,
+        "totalInstances": res.get("TotalInstanceCount"),
+        "startDate": res.get("StartDate"),
+        "endDate": res.get("EndDate"),
     }
     problems = []
     if state not in USABLE_RESERVATION_STATES:

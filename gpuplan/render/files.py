@@ -7,22 +7,50 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from components.config.yamlio import dump_yaml
+from dra_gpu_platform.config.yamlio import dump_yaml
+
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import manifest_filename
 
 HOOK_ANNOTATION = "helm.sh/hook"
 # Built-in kinds without a namespace (kubectl api-resources --namespaced=false, Kubernetes 1.35); a namespaced
 # object a chart leaves without metadata.namespace gets its release's, as `helm install --namespace` does.
-CLUSTER_SCOPED_BUILTINS = frozenset({
-    "Namespace", "Node", "PersistentVolume", "CustomResourceDefinition", "APIService", "ClusterRole",
-    "ClusterRoleBinding", "PriorityClass", "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "RuntimeClass",
-    "IngressClass", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "DeviceClass",
-    "DeviceTaintRule", "ResourceSlice", "CertificateSigningRequest", "FlowSchema", "PriorityLevelConfiguration",
-    "ComponentStatus", "SelfSubjectReview", "TokenReview", "SubjectAccessReview", "SelfSubjectAccessReview",
-    "SelfSubjectRulesReview",
-})
+CLUSTER_SCOPED_BUILTINS = frozenset(
+    {
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "CustomResourceDefinition",
+        "APIService",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "PriorityClass",
+        "StorageClass",
+        "CSIDriver",
+        "CSINode",
+        "VolumeAttachment",
+        "RuntimeClass",
+        "IngressClass",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "DeviceClass",
+        "DeviceTaintRule",
+        "ResourceSlice",
+        "CertificateSigningRequest",
+        "FlowSchema",
+        "PriorityLevelConfiguration",
+        "ComponentStatus",
+        "SelfSubjectReview",
+        "TokenReview",
+        "SubjectAccessReview",
+        "SelfSubjectAccessReview",
+        "SelfSubjectRulesReview",
+    }
+)
 
 
 def is_hook(doc: dict[str, Any]) -> bool:
@@ -38,8 +66,13 @@ def with_namespace(doc: dict[str, Any], namespace: str, cluster_scoped_crs: set[
     return {**doc, "metadata": {**metadata, "namespace": namespace}}
 
 
-def write_rendered(root: Path, releases: dict[str, list[dict[str, Any]]], stack_manifests: list[Path],
-                   cluster_scoped_crs: set[tuple[str, str]], namespaces: dict[str, str]) -> tuple[list[Path], list[Path]]:
+def write_rendered(
+    root: Path,
+    releases: dict[str, list[dict[str, Any]]],
+    stack_manifests: list[Path],
+    cluster_scoped_crs: set[tuple[str, str]],
+    namespaces: dict[str, str],
+) -> tuple[list[Path], list[Path]]:
     """Write everything under root, swapped in whole (gpuplan/cli/atomic_out.py: a GitOps tool never sees a
     folder of two renders); returns (files in the kustomization, hook files left out of it)."""
     files: dict[str, str] = {}
@@ -65,7 +98,8 @@ def write_rendered(root: Path, releases: dict[str, list[dict[str, Any]]], stack_
     files["kustomization.yaml"] = (
         "# Everything this stack deploys, rendered by `gpuplan render` (Helm hooks are under <release>/hooks/, not listed:\n"
         "# a GitOps tool that runs Helm hooks should render the charts itself; see docs/gpuplan/render.md).\n"
-        + dump_yaml(kustomization))
+        + dump_yaml(kustomization)
+    )
     commit(root.parent, {f"{root.name}/{relative}": text for relative, text in files.items()}, owned=(root.name,))
     return [root / p for p in listed], [root / p for p in hooks]
 

@@ -16,11 +16,12 @@ the rendered ClusterPolicy. Pure: no helm, no files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from components.facts import gpu_operator as operator_facts
-from components.facts.node_labels import (
+from dra_gpu_platform.facts import gpu_operator as operator_facts
+from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
     GPU_PRESENT_LABEL,
     MIG_CONFIG_LABEL,
@@ -137,8 +138,9 @@ def lands(ds: DaemonSetFacts, labels: dict[str, str], taints: Iterable[tuple[str
 
 def daemonset_facts(release: str, doc: dict[str, Any], role: str) -> DaemonSetFacts:
     spec = ((doc.get("spec") or {}).get("template") or {}).get("spec") or {}
-    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
-                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    required = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ) or {}
     terms = required.get("nodeSelectorTerms")
     return DaemonSetFacts(
         release=release,
@@ -162,21 +164,25 @@ def _spec_switch(spec: dict[str, Any], path: str, default: bool) -> bool:
 
 def operator_operands(release: str, cluster_policy_spec: dict[str, Any]) -> list[DaemonSetFacts]:
     """The operand DaemonSets the operator creates for this ClusterPolicy spec (facts/gpu_operator.py)."""
-    tolerations = tuple((cluster_policy_spec.get("daemonsets") or {}).get("tolerations") or operator_facts.ASSET_TOLERATIONS)
+    tolerations = tuple(
+        (cluster_policy_spec.get("daemonsets") or {}).get("tolerations") or operator_facts.ASSET_TOLERATIONS
+    )
     operands = []
     for operand in operator_facts.OPERANDS:
         if operand.enabled_by and not _spec_switch(cluster_policy_spec, operand.enabled_by, operand.enabled_default):
             continue
-        operands.append(DaemonSetFacts(
-            release=release,
-            name=operand.daemonset,
-            role=operand.role,
-            node_selector={operand.deploy_label: "true"},
-            terms=None,
-            tolerations=tolerations,
-            source=f"{operator_facts.SOURCE.repo}@{operator_facts.SOURCE.tag} {operand.source}",
-            waits_for=operand.waits_for,
-        ))
+        operands.append(
+            DaemonSetFacts(
+                release=release,
+                name=operand.daemonset,
+                role=operand.role,
+                node_selector={operand.deploy_label: "true"},
+                terms=None,
+                tolerations=tolerations,
+                source=f"{operator_facts.SOURCE.repo}@{operator_facts.SOURCE.tag} {operand.source}",
+                waits_for=operand.waits_for,
+            )
+        )
     return operands
 
 
@@ -206,7 +212,9 @@ def _operator_pass(labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any]
             labels.setdefault(MIG_CONFIG_LABEL, MIG_ALL_DISABLED)
 
 
-def place_pool(pool: PoolFacts, chart_daemonsets: list[DaemonSetFacts], operator: tuple[str, dict[str, Any]] | None) -> PoolPlacement:
+def place_pool(
+    pool: PoolFacts, chart_daemonsets: list[DaemonSetFacts], operator: tuple[str, dict[str, Any]] | None
+) -> PoolPlacement:
     labels = dict(pool.labels)
     spec = operator[1] if operator else {}
     operands = operator_operands(operator[0], spec) if operator else []
@@ -244,29 +252,49 @@ def _findings(p: PoolPlacement, spec: dict[str, Any] | None) -> list[str]:
     findings: list[str] = []
     roles = p.roles()
     dra, plugin = DRA_PLUGIN in roles, DEVICE_PLUGIN in roles
-    names = {role: [f"{d.release}/{d.name}" for d in p.landed if d.role == role] for role in (DRA_PLUGIN, DEVICE_PLUGIN)}
+    names = {
+        role: [f"{d.release}/{d.name}" for d in p.landed if d.role == role] for role in (DRA_PLUGIN, DEVICE_PLUGIN)
+    }
     if p.pool.host_device_plugin:
         names[DEVICE_PLUGIN].append(p.pool.host_device_plugin)
     if dra and plugin:
-        findings.append(f"two NVIDIA GPU stacks on one node: the DRA kubelet plugin ({', '.join(names[DRA_PLUGIN])}) and "
-                        f"a device plugin ({', '.join(names[DEVICE_PLUGIN])})")
+        findings.append(
+            f"two NVIDIA GPU stacks on one node: the DRA kubelet plugin ({', '.join(names[DRA_PLUGIN])}) and "
+            f"a device plugin ({', '.join(names[DEVICE_PLUGIN])})"
+        )
     elif not dra and not plugin:
-        findings.append("no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here"
-                        + (f" ({p.pool.unlabelled})" if p.pool.unlabelled else ""))
+        findings.append(
+            "no GPU software reaches this pool: neither a DRA kubelet plugin nor a device plugin lands here"
+            + (f" ({p.pool.unlabelled})" if p.pool.unlabelled else "")
+        )
     elif dra and p.pool.gpu_stack != "dra":
-        findings.append(f"gpuStack is {p.pool.gpu_stack} but the DRA kubelet plugin lands here ({', '.join(names[DRA_PLUGIN])})")
+        findings.append(
+            f"gpuStack is {p.pool.gpu_stack} but the DRA kubelet plugin lands here ({', '.join(names[DRA_PLUGIN])})"
+        )
     elif plugin and p.pool.gpu_stack != "device-plugin":
-        findings.append(f"gpuStack is {p.pool.gpu_stack} but a device plugin runs here ({', '.join(names[DEVICE_PLUGIN])})")
+        findings.append(
+            f"gpuStack is {p.pool.gpu_stack} but a device plugin runs here ({', '.join(names[DEVICE_PLUGIN])})"
+        )
     landed_roles = {d.role for d in p.landed}
-    if spec is not None and "validator" in landed_roles and operator_facts.validator_checks_device_plugin(
-            _spec_switch(spec, "devicePlugin.enabled", True)) and not plugin:
-        findings.append("the GPU Operator's validator keeps plugin-validation (devicePlugin is on) and waits for nvidia.com/gpu "
-                        "capacity this pool never advertises: it crash-loops and the ClusterPolicy never becomes ready "
-                        f"({operator_facts.SOURCE_LINES['plugin-validation waits for nvidia.com/gpu']})")
+    if (
+        spec is not None
+        and "validator" in landed_roles
+        and operator_facts.validator_checks_device_plugin(_spec_switch(spec, "devicePlugin.enabled", True))
+        and not plugin
+    ):
+        findings.append(
+            "the GPU Operator's validator keeps plugin-validation (devicePlugin is on) and waits for nvidia.com/gpu "
+            "capacity this pool never advertises: it crash-loops and the ClusterPolicy never becomes ready "
+            f"({operator_facts.SOURCE_LINES['plugin-validation waits for nvidia.com/gpu']})"
+        )
     for d in p.landed:
         if d.waits_for and "validator" not in landed_roles:
-            findings.append(f"{d.release}/{d.name} waits for the validator's {d.waits_for}, but the validator does not run here: "
-                            "it stays in Init")
+            findings.append(
+                f"{d.release}/{d.name} waits for the validator's {d.waits_for}, but the validator does not run here: "
+                "it stays in Init"
+            )
     if p.labels.get(GPU_PRESENT_LABEL) == "false":
-        findings.append(f"the GPU Operator reset {GPU_PRESENT_LABEL} to false on this pool ({operator_facts.SOURCE_LINES['label reset']})")
+        findings.append(
+            f"the GPU Operator reset {GPU_PRESENT_LABEL} to false on this pool ({operator_facts.SOURCE_LINES['label reset']})"
+        )
     return findings

@@ -9,18 +9,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from components.config.models import NodePool, StackConfig
-from components.facts import catalog, efa as efa_facts, eks_amis
-from components.facts.node_labels import EFA_LABEL, pool_taint
-from components.plans import aks as aks_plan, eks as eks_plan
-from components.plans.gpu_software import (
+from dra_gpu_platform.config.models import NodePool, StackConfig
+from dra_gpu_platform.facts import catalog, eks_amis
+from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts.node_labels import EFA_LABEL, pool_taint
+from dra_gpu_platform.plans import aks as aks_plan
+from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.plans.gpu_software import (
     BOTTLEROCKET_OPERAND_LABELS,
     DRA_DRIVER_RELEASE,
     EXAMPLE_DRIVER_RELEASE,
     GPU_OPERATOR_RELEASE,
 )
-from components.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import pool_labels
+
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
 from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values
@@ -51,11 +53,15 @@ def node_labels(config: StackConfig, pool: NodePool) -> dict[str, str]:
     if config.platform == "aks":
         return {**pool_labels(pool), **KUBELET_LABELS, INSTANCE_TYPE_LABEL: aks_plan.vm_shape(pool).name}
     return {**pool_labels(pool), **KUBELET_LABELS}
+
+
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
 # Always served from 1.34 (resource.k8s.io/v1 GA); the ServiceMonitor API where monitoring expects Prometheus Operator.
 RESOURCE_API = "resource.k8s.io/v1"
 MONITORING_API = "monitoring.coreos.com/v1"
-BOTTLEROCKET_DEVICE_PLUGIN = "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-ami-contents)"
+BOTTLEROCKET_DEVICE_PLUGIN = (
+    "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-ami-contents)"
+)
 
 
 @dataclass
@@ -93,7 +99,9 @@ def pool_facts(config: StackConfig, pool: NodePool) -> PoolFacts:
         labels=dict(KUBELET_LABELS) if unlabelled else node_labels(config, pool),
         taints=() if unlabelled else taints,
         unlabelled="its nodes are not listed in nodePools[].nodes: until the kubectl label/taint commands preview prints "
-                   "are applied, they carry none of the pool's labels" if unlabelled else None,
+        "are applied, they carry none of the pool's labels"
+        if unlabelled
+        else None,
         mig_capable=catalog.gpu_model(pool.gpu).supports_mig and config.platform != "kind",
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
         host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if bottlerocket else None,
@@ -133,25 +141,40 @@ def api_versions(config: StackConfig) -> list[str]:
     return [RESOURCE_API] + ([MONITORING_API] if config.monitoring.enabled else [])
 
 
-def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None,
-                 check_values: bool = False) -> RenderReport:
+def render_stack(
+    stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None, check_values: bool = False
+) -> RenderReport:
     run, manifests, checked, preview_errors = preview_stack(stack_file, out)
     config = run.config
     kube_version = f"{config.cluster.kubernetes_version}.0"
     results: list[ReleaseResult] = []
     findings: list[str] = []
     for spec in release_specs(run):
-        rendered = helm.render(helm_binary, spec, out / "helm-values", kube_version=kube_version,
-                               api_versions=api_versions(config), charts_dir=charts_dir)
+        rendered = helm.render(
+            helm_binary,
+            spec,
+            out / "helm-values",
+            kube_version=kube_version,
+            api_versions=api_versions(config),
+            charts_dir=charts_dir,
+        )
         result = ReleaseResult(rendered)
         results.append(result)
         if rendered.error:
             findings.append(f"helm template of {spec.name} ({spec.chart_name} {spec.version}) failed: {rendered.error}")
         elif check_values:
-            result.unread = values_check.unread_keys(helm_binary, rendered, out / "helm-values", kube_version=kube_version,
-                                                     api_versions=api_versions(config), charts_dir=charts_dir)
-            findings += [f"{spec.name}: values key {key} is read by no template of {spec.chart_name} {spec.version}"
-                         for key in result.unread]
+            result.unread = values_check.unread_keys(
+                helm_binary,
+                rendered,
+                out / "helm-values",
+                kube_version=kube_version,
+                api_versions=api_versions(config),
+                charts_dir=charts_dir,
+            )
+            findings += [
+                f"{spec.name}: values key {key} is read by no template of {spec.chart_name} {spec.version}"
+                for key in result.unread
+            ]
         if (mismatch := helm.version_mismatch(rendered)) is not None:
             findings.append(mismatch)
     rendered_docs = {r.rendered.release.name: r.rendered.documents for r in results}
@@ -173,8 +196,9 @@ def render_stack(stack_file: Path, out: Path, helm_binary: str, charts_dir: Path
         findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
     findings += efa_findings(placements)
     findings += [e.render() for e in preview_errors]
-    return RenderReport(run.stack, config, results, placements, preview_errors, render_errors, unvalidated,
-                        kustomization, findings)
+    return RenderReport(
+        run.stack, config, results, placements, preview_errors, render_errors, unvalidated, kustomization, findings
+    )
 
 
 def efa_findings(placements: list[PoolPlacement]) -> list[str]:

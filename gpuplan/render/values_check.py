@@ -8,9 +8,10 @@ makes the render fail counts as read: a template checked it."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from gpuplan.render import helm
 
@@ -18,7 +19,7 @@ from gpuplan.render import helm
 def leaves(node: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
     if isinstance(node, dict) and node:
         for key, value in node.items():
-            yield from leaves(value, path + (str(key),))
+            yield from leaves(value, (*path, str(key)))
     else:
         yield path, node
 
@@ -54,15 +55,24 @@ def _with(values: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str
     return copied
 
 
-def unread_keys(helm_binary: str, rendered: helm.Rendered, workdir: Path, *, kube_version: str, api_versions: list[str],
-                charts_dir: Path | None) -> list[str]:
+def unread_keys(
+    helm_binary: str,
+    rendered: helm.Rendered,
+    workdir: Path,
+    *,
+    kube_version: str,
+    api_versions: list[str],
+    charts_dir: Path | None,
+) -> list[str]:
     """The dotted paths of the values leaves no template of the chart reads."""
     baseline = rendered.documents
     unread = []
+
     def renders_the_same(path: tuple[str, ...], value: Any) -> bool:
         variant = replace(rendered.release, values=_with(rendered.release.values, path, value))
-        again = helm.render(helm_binary, variant, workdir, kube_version=kube_version, api_versions=api_versions,
-                            charts_dir=charts_dir)
+        again = helm.render(
+            helm_binary, variant, workdir, kube_version=kube_version, api_versions=api_versions, charts_dir=charts_dir
+        )
         return again.error is None and again.documents == baseline
 
     for path, value in leaves(rendered.release.values):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplan.engine.outputs import HELM_RELEASE
+from gpuplan.engine.runtime import ProgramRun, Registration
 from gpuplan.timing import deploy_model
 from gpuplan.timing.deploy_model import DURATIONS, DeployModel, Node, PathStep
-from gpuplan.engine.runtime import ProgramRun, Registration
-from gpuplan.engine.outputs import HELM_RELEASE
 
 
 def _name(resource: Registration) -> str:
@@ -96,6 +96,8 @@ def text_lines(model: DeployModel) -> list[str]:
     if bound.terms:
         terms = " + ".join(deploy_model.describe_step(n) for n in bound.terms)
         ratio = f"; path / bound = {model.ratio:.2f}" if model.ratio is not None else ""
-        lines.append(f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio} "
-                     "(the slowest chain of cluster, node pool and chart that wait for each other)")
+        lines.append(
+            f"  lower bound: {terms} = {deploy_model.format_duration(bound.seconds)}{ratio} "
+            "(the slowest chain of cluster, node pool and chart that wait for each other)"
+        )
     return lines

@@ -12,10 +12,13 @@ A component takes no time itself: it is finished when its last child is.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict, deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
-from components.facts.type_tokens import Component, Upstream
+from typing import Any
+
+from dra_gpu_platform.facts.type_tokens import Component, Upstream
 
 MINUTE = 60.0
 
@@ -24,10 +27,12 @@ ROLE_NODE_POOL = "node-pool"  # any node group or agent pool: GPU pools, and the
 ROLE_RELEASE = "release"
 
 # Components whose node groups / agent pools are GPU pools (the system node group is not).
-GPU_POOL_COMPONENTS = frozenset({
-    Component.EKS_GPU_NODE_POOL,
-    Component.AKS_GPU_NODE_POOL,
-})
+GPU_POOL_COMPONENTS = frozenset(
+    {
+        Component.EKS_GPU_NODE_POOL,
+        Component.AKS_GPU_NODE_POOL,
+    }
+)
 KIND_CLUSTER_COMPONENT = Component.KIND_CLUSTER
 HELM_RELEASE_TYPES = frozenset({Upstream.HELM_RELEASE})
 
@@ -37,52 +42,111 @@ class StepDuration:
     key: str
     label: str  # how the critical path names this kind of step
     seconds: float  # typical duration
-    p90_seconds: Optional[float]
+    p90_seconds: float | None
     source: str
 
 
-def _minutes(key: str, label: str, typical: float, p90: Optional[float], source: str) -> StepDuration:
+def _minutes(key: str, label: str, typical: float, p90: float | None, source: str) -> StepDuration:
     return StepDuration(key, label, typical * MINUTE, None if p90 is None else p90 * MINUTE, source)
 
 
 # Typical provisioning durations. Cloud and chart numbers: the duration-* entries of docs/references.md (each
 # source below names its entry, which a test checks); the rest are marked as estimates.
-DURATIONS: dict[str, StepDuration] = {d.key: d for d in (
-    _minutes("eks-cluster", "EKS cluster", 12, 20,
-             "docs/references.md#duration-eks-cluster: AWS '9 minutes or less on average' (aws-samples/eks-workshop#1101), users report "
-             "~14 min (aws/containers-roadmap#1227); model 12 min, p90 20"),
-    _minutes("eks-gpu-node-group", "EKS GPU node group", 8, 20,
-             "docs/references.md#duration-eks-node-group: GPU node group 8 min, p90 20 (more for p5 with EFA); GPU instance types boot "
-             "slower than a c5's ~39 s (awslabs/amazon-eks-ami#1099)"),
-    _minutes("eks-node-group", "EKS node group", 5, 8,
-             "docs/references.md#duration-eks-node-group: managed node group 3-8 min for CPU instances (estimate); middle of the range"),
-    _minutes("aks-cluster", "AKS cluster", 10, 25,
-             "docs/references.md#duration-aks-cluster: 5-15 min expected, 20-30 seen (Azure/AKS#1017, #585, #711); model 10 min, p90 25"),
-    _minutes("aks-pool", "AKS node pool", 8, 15,
-             "docs/references.md#duration-aks-pool: AKS pool 8 min, p90 15; cluster+pool acceptance tests 750-1190 s with destroy "
-             "(hashicorp/terraform-provider-azurerm)"),
-    _minutes("kind-cluster", "kind create cluster", 1, 5,
-             "`kind create cluster --wait` was 'Ready after' 33 s to 63 s in Istio CI (kubernetes-sigs/kind#2282); "
-             "p90 = the component's --wait 300s"),
-    _minutes("gpu-operator", "GPU Operator", 5, 15,
-             "docs/references.md#duration-gpu-operator: ~5 min to ready with a host driver (canonical/data-science-stack#131); model 5, p90 15"),
-    _minutes("gpu-operator-driver-build", "GPU Operator (driver build)", 15, 30,
-             "docs/references.md#duration-gpu-operator: up to ~30 min when the driver container compiles the module (red-hat ods-ci#3001 "
-             "waits 1800 s); model choice 15, p90 30"),
-    _minutes("dra-driver", "DRA driver", 2, 3,
-             "docs/references.md#duration-dra-driver: DRA driver chart ~1 min (install.md example output); model 1-3 min, middle 2"),
-    _minutes("dra-example-driver", "DRA example driver", 1, 3,
-             "docs/references.md#duration-dra-driver: a DRA driver chart takes ~1 min (install.md example output)"),
-    _minutes("helm-release", "Helm release", 3, 10,
-             "estimate: a chart whose pods must become ready (no measured source)"),
-    StepDuration("cloud-object", "", 10.0, 30.0,
-                 "estimate: one cloud API call that returns when done (IAM role, policy attachment, KMS key, "
-                 "launch template, tag, resource group)"),
-    StepDuration("kubernetes-object", "", 2.0, 5.0, "estimate: one server-side apply against the API server"),
-    StepDuration("command", "", 10.0, None, "estimate: a local command"),
-    StepDuration("provider", "", 0.0, 0.0, "a provider resource is configuration: no cloud call"),
-    StepDuration("component", "", 0.0, 0.0, "a ComponentResource groups its children and takes no time itself"),
-)}
+DURATIONS: dict[str, StepDuration] = {
+    d.key: d
+    for d in (
+        _minutes(
+            "eks-cluster",
+            "EKS cluster",
+            12,
+            20,
+            "docs/references.md#duration-eks-cluster: AWS '9 minutes or less on average' (aws-samples/eks-workshop#1101), users report "
+            "~14 min (aws/containers-roadmap#1227); model 12 min, p90 20",
+        ),
+        _minutes(
+            "eks-gpu-node-group",
+            "EKS GPU node group",
+            8,
+            20,
+            "docs/references.md#duration-eks-node-group: GPU node group 8 min, p90 20 (more for p5 with EFA); GPU instance types boot "
+            "slower than a c5's ~39 s (awslabs/amazon-eks-ami#1099)",
+        ),
+        _minutes(
+            "eks-node-group",
+            "EKS node group",
+            5,
+            8,
+            "docs/references.md#duration-eks-node-group: managed node group 3-8 min for CPU instances (estimate); middle of the range",
+        ),
+        _minutes(
+            "aks-cluster",
+            "AKS cluster",
+            10,
+            25,
+            "docs/references.md#duration-aks-cluster: 5-15 min expected, 20-30 seen (Azure/AKS#1017, #585, #711); model 10 min, p90 25",
+        ),
+        _minutes(
+            "aks-pool",
+            "AKS node pool",
+            8,
+            15,
+            "docs/references.md#duration-aks-pool: AKS pool 8 min, p90 15; cluster+pool acceptance tests 750-1190 s with destroy "
+            "(hashicorp/terraform-provider-azurerm)",
+        ),
+        _minutes(
+            "kind-cluster",
+            "kind create cluster",
+            1,
+            5,
+            "`kind create cluster --wait` was 'Ready after' 33 s to 63 s in Istio CI (kubernetes-sigs/kind#2282); "
+            "p90 = the component's --wait 300s",
+        ),
+        _minutes(
+            "gpu-operator",
+            "GPU Operator",
+            5,
+            15,
+            "docs/references.md#duration-gpu-operator: ~5 min to ready with a host driver (canonical/data-science-stack#131); model 5, p90 15",
+        ),
+        _minutes(
+            "gpu-operator-driver-build",
+            "GPU Operator (driver build)",
+            15,
+            30,
+            "docs/references.md#duration-gpu-operator: up to ~30 min when the driver container compiles the module (red-hat ods-ci#3001 "
+            "waits 1800 s); model choice 15, p90 30",
+        ),
+        _minutes(
+            "dra-driver",
+            "DRA driver",
+            2,
+            3,
+            "docs/references.md#duration-dra-driver: DRA driver chart ~1 min (install.md example output); model 1-3 min, middle 2",
+        ),
+        _minutes(
+            "dra-example-driver",
+            "DRA example driver",
+            1,
+            3,
+            "docs/references.md#duration-dra-driver: a DRA driver chart takes ~1 min (install.md example output)",
+        ),
+        _minutes(
+            "helm-release", "Helm release", 3, 10, "estimate: a chart whose pods must become ready (no measured source)"
+        ),
+        StepDuration(
+            "cloud-object",
+            "",
+            10.0,
+            30.0,
+            "estimate: one cloud API call that returns when done (IAM role, policy attachment, KMS key, "
+            "launch template, tag, resource group)",
+        ),
+        StepDuration("kubernetes-object", "", 2.0, 5.0, "estimate: one server-side apply against the API server"),
+        StepDuration("command", "", 10.0, None, "estimate: a local command"),
+        StepDuration("provider", "", 0.0, 0.0, "a provider resource is configuration: no cloud call"),
+        StepDuration("component", "", 0.0, 0.0, "a ComponentResource groups its children and takes no time itself"),
+    )
+}
 
 
 # Durations keys of GPU node pools (AKS agent pools of the stack are its GPU pools; the system pool is inline).
@@ -175,16 +239,16 @@ class LowerBound:
     exceed the modelled `pulumi up` (path >= bound; tests/gpuplan/test_deploy_model.py checks it on random
     graphs). A role with no term in the slowest chain is None."""
 
-    cluster: Optional[Node]
-    node_pool: Optional[Node]
-    release: Optional[Node]
+    cluster: Node | None
+    node_pool: Node | None
+    release: Node | None
 
     @property
     def terms(self) -> tuple[Node, ...]:
         return tuple(n for n in (self.cluster, self.node_pool, self.release) if n is not None)
 
     @property
-    def gpu_pool(self) -> Optional[Node]:
+    def gpu_pool(self) -> Node | None:
         """The chain's node pool when it is a GPU pool."""
         return self.node_pool if self.node_pool is not None and self.node_pool.key in GPU_POOL_KEYS else None
 
@@ -201,7 +265,7 @@ class DeployModel:
     finish: Mapping[str, float] = field(repr=False, default_factory=dict)  # node id -> modelled finish
 
     @property
-    def ratio(self) -> Optional[float]:
+    def ratio(self) -> float | None:
         bound = self.lower_bound.seconds
         return self.seconds / bound if bound else None
 
@@ -233,7 +297,9 @@ def _event_graph(nodes: Mapping[str, Node]) -> dict[tuple[str, str], list[tuple[
             edges[(_READY, node.parent)].append((ready, 0.0, "parent's dependency"))
             edges[finished].append(((_FINISHED, node.parent), 0.0, "child"))
         ancestors = _ancestors(nodes, node.id)
-        waits = [(d, "dependency") for d in node.dependencies] + ([(node.provider, "provider")] if node.provider else [])
+        waits = [(d, "dependency") for d in node.dependencies] + (
+            [(node.provider, "provider")] if node.provider else []
+        )
         for dep, kind in waits:
             # Waiting for an ancestor (or a descendant) is not a real ordering: a component finishes with its
             # children, so that edge could never be satisfied. The engine orders neither.
@@ -246,11 +312,11 @@ def _event_graph(nodes: Mapping[str, Node]) -> dict[tuple[str, str], list[tuple[
 def _longest_paths(nodes: Mapping[str, Node], edges) -> tuple[dict, dict]:
     """Earliest time of every event and the edge that set it (Kahn order over the event DAG)."""
     events = [(kind, n) for n in sorted(nodes) for kind in (_READY, _FINISHED)]
-    indegree = {e: 0 for e in events}
+    indegree = dict.fromkeys(events, 0)
     for successors in edges.values():
         for successor, _, _ in successors:
             indegree[successor] += 1
-    time = {e: 0.0 for e in events}
+    time = dict.fromkeys(events, 0.0)
     came_from: dict = {}
     queue = deque(e for e in events if indegree[e] == 0)
     done = 0
@@ -292,11 +358,16 @@ def _critical_path(nodes: Mapping[str, Node], time, came_from) -> tuple[PathStep
     # The last event to finish; among equals prefer a custom resource over the component that wraps it.
     end = max(nodes, key=lambda n: (time[(_FINISHED, n)], nodes[n].key != "component", n))
     steps: list[PathStep] = []
-    event: Optional[tuple[str, str]] = (_FINISHED, end)
+    event: tuple[str, str] | None = (_FINISHED, end)
     while event is not None:
         kind, node_id = event
         previous = came_from.get(event)
-        if kind == _FINISHED and previous is not None and previous[0] == (_READY, node_id) and nodes[node_id].key != "component":
+        if (
+            kind == _FINISHED
+            and previous is not None
+            and previous[0] == (_READY, node_id)
+            and nodes[node_id].key != "component"
+        ):
             ready = (_READY, node_id)
             steps.append(PathStep(nodes[node_id], time[ready], time[event], _via(came_from, ready)))
         event = previous[0] if previous is not None else None
@@ -318,17 +389,19 @@ def _reachable(edges, source: str) -> set[str]:
 
 
 def _lower_bound(nodes: Mapping[str, Node], edges, finish: Mapping[str, float]) -> LowerBound:
-    by_role = {role: sorted((n for n in nodes.values() if n.role == role), key=lambda n: (-n.seconds, n.id))
-               for role in (ROLE_CLUSTER, ROLE_NODE_POOL, ROLE_RELEASE)}
+    by_role = {
+        role: sorted((n for n in nodes.values() if n.role == role), key=lambda n: (-n.seconds, n.id))
+        for role in (ROLE_CLUSTER, ROLE_NODE_POOL, ROLE_RELEASE)
+    }
     after = {n.id: _reachable(edges, n.id) for members in by_role.values() for n in members}
-    best: tuple[float, tuple[Optional[Node], ...]] = (0.0, (None, None, None))
+    best: tuple[float, tuple[Node | None, ...]] = (0.0, (None, None, None))
     for cluster in (None, *by_role[ROLE_CLUSTER]):
         for pool in (None, *by_role[ROLE_NODE_POOL]):
             for release in (None, *by_role[ROLE_RELEASE]):
                 chosen = (cluster, pool, release)
                 # A chain finishes in order; ties keep the table's order (cluster, pool, release).
                 terms = sorted((n for n in chosen if n is not None), key=lambda n: finish[n.id])
-                if all(later.id in after[earlier.id] for earlier, later in zip(terms, terms[1:])):
+                if all(later.id in after[earlier.id] for earlier, later in itertools.pairwise(terms)):
                     total = sum(n.seconds for n in terms)
                     if total > best[0] + 1e-9:
                         best = (total, chosen)

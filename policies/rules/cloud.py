@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from dra_gpu_platform.facts import eks_amis, node_labels
+from dra_gpu_platform.policies import stack_resources as recorded
+from dra_gpu_platform.policies.rules import common as c
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
-
-from components.facts import eks_amis, node_labels
-from policies.rules import common as c
-from policies import stack_resources as recorded
 
 TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = node_labels.pool_taint()
 OPEN_CIDRS = ("0.0.0.0/0", "::/0")
@@ -29,7 +28,8 @@ def _describe_taints(pool: recorded.RecordedNodePool) -> str:
 
 def _untainted_gpu_pools(resource_type: str, urn: str, name: str, props: Any) -> list[recorded.RecordedNodePool]:
     return [
-        p for p in recorded.pools_of(resource_type, urn, name, props)
+        p
+        for p in recorded.pools_of(resource_type, urn, name, props)
         if p.gpu and not p.has_taint(TAINT_KEY, TAINT_EFFECT)
     ]
 
@@ -48,16 +48,19 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
     if not _untainted_gpu_pools(args.resource_type, args.urn, args.name, props):
         return None
     if args.resource_type == c.EKS_NODE_GROUP:
-        props["taints"] = list(props.get("taints") or []) + [{"key": TAINT_KEY, "value": TAINT_VALUE, "effect": "NO_SCHEDULE"}]
+        props["taints"] = [
+            *list(props.get("taints") or []),
+            {"key": TAINT_KEY, "value": TAINT_VALUE, "effect": "NO_SCHEDULE"},
+        ]
         return props
     if c.AKS_AGENT_POOL_RE.match(args.resource_type):
-        props["nodeTaints"] = list(props.get("nodeTaints") or []) + [node_labels.aks_taint_string()]
+        props["nodeTaints"] = [*list(props.get("nodeTaints") or []), node_labels.aks_taint_string()]
         return props
     if c.AKS_CLUSTER_RE.match(args.resource_type):
         for profile in props.get("agentPoolProfiles") or []:
             pool = recorded.aks_agent_pool(args.urn, str(profile.get("name", "")), profile)
             if pool.gpu and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
-                profile["nodeTaints"] = list(profile.get("nodeTaints") or []) + [node_labels.aks_taint_string()]
+                profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), node_labels.aks_taint_string()]
         return props
     return None  # a kind config is a YAML string; fix it at the source
 
@@ -70,8 +73,8 @@ GPU_NODE_POOL_TAINTED = c.resource_policy(
     severity=Severity.HIGH,
     remediation_steps=(
         f"Add the taint {TAINT_KEY}={TAINT_VALUE}:{TAINT_EFFECT} to the pool: on EKS "
-        f"`taints=[NodeGroupTaintArgs(key=\"{TAINT_KEY}\", value=\"{TAINT_VALUE}\", effect=\"NO_SCHEDULE\")]`, on AKS "
-        f"`node_taints=[\"{node_labels.aks_taint_string()}\"]`. dra-gpu-platform pools get it automatically. "
+        f'`taints=[NodeGroupTaintArgs(key="{TAINT_KEY}", value="{TAINT_VALUE}", effect="NO_SCHEDULE")]`, on AKS '
+        f'`node_taints=["{node_labels.aks_taint_string()}"]`. dra-gpu-platform pools get it automatically. '
         "GPU workloads, the GPU Operator and the DRA kubelet plugin tolerate it. At enforcement level "
         "`remediate` the pack adds the taint itself."
     ),
@@ -121,7 +124,7 @@ GPU_NODE_POOL_NVIDIA_AMI = c.resource_policy(
     config_schema=AMI_SCHEMA,
     severity=Severity.HIGH,
     remediation_steps=(
-        "Set `ami_type=\"AL2023_x86_64_NVIDIA\"` (or `BOTTLEROCKET_x86_64_NVIDIA`) on the node group; in a "
+        'Set `ami_type="AL2023_x86_64_NVIDIA"` (or `BOTTLEROCKET_x86_64_NVIDIA`) on the node group; in a '
         "dra-gpu-platform stack set `nodePools[].amiType` or leave it out (AL2023 NVIDIA is the default). "
         "These AMIs ship the NVIDIA driver and container toolkit with CDI on. Only if you build and test your own "
         "GPU AMI, set `allowCustomAmi: true` in the policy config."
@@ -195,12 +198,11 @@ def _validate_endpoint(args: ResourceValidationArgs, report_violation) -> None:
                     f"EKS cluster {args.name} opens its public API endpoint to {cidr}: the whole internet can reach "
                     f"the Kubernetes API."
                 )
-    elif c.AKS_CLUSTER_RE.match(args.resource_type):
-        if c.dig(args.props, "disableLocalAccounts") is not True:
-            report_violation(
-                f"AKS cluster {args.name} keeps local accounts: the static cluster-admin credential bypasses "
-                f"Entra ID and cannot be audited per person."
-            )
+    elif c.AKS_CLUSTER_RE.match(args.resource_type) and c.dig(args.props, "disableLocalAccounts") is not True:
+        report_violation(
+            f"AKS cluster {args.name} keeps local accounts: the static cluster-admin credential bypasses "
+            f"Entra ID and cannot be audited per person."
+        )
 
 
 CLUSTER_ENDPOINT_PRIVATE = c.resource_policy(
@@ -255,7 +257,7 @@ IMDS_V2_REQUIRED = c.resource_policy(
     remediate=_remediate_imds,
     severity=Severity.HIGH,
     remediation_steps=(
-        "Set `metadata_options=LaunchTemplateMetadataOptionsArgs(http_tokens=\"required\", http_endpoint=\"enabled\")` "
+        'Set `metadata_options=LaunchTemplateMetadataOptionsArgs(http_tokens="required", http_endpoint="enabled")` '
         "on the launch template (dra-gpu-platform GPU pools do). At enforcement level `remediate` the pack sets "
         "httpTokens itself."
     ),
@@ -291,7 +293,8 @@ def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     if total <= limit:
         return
     breakdown = "; ".join(
-        f"{p.name}: {p.max_nodes} × {p.instance_type} ({p.gpus_per_node} GPU{'s' if p.gpus_per_node != 1 else ''}) = {n}" for p, n in sorted(counted, key=lambda x: -x[1])
+        f"{p.name}: {p.max_nodes} × {p.instance_type} ({p.gpus_per_node} GPU{'s' if p.gpus_per_node != 1 else ''}) = {n}"
+        for p, n in sorted(counted, key=lambda x: -x[1])
     )
     extra = f" Not counted (GPU count unknown): {c.short(p.name for p in unknown)}." if unknown else ""
     report_violation(f"{total} GPUs at max scale exceed maxGpus {limit}: {breakdown}.{extra}")

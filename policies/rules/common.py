@@ -8,9 +8,10 @@ proxies. Reading an unknown value raises UnknownValueError, which the analyzer t
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
+from dra_gpu_platform.facts.type_tokens import Upstream
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -20,11 +21,11 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+
 # Private pulumi-policy API (1.21): the proxies that raise on unknown values. A remediation returns whole props and
 # must copy fields it does not touch even while they are unknown; the proxies' own `["__target"]` escape hatch is
 # the only way to read them raw. tests/test_private_sdk_apis.py fails when pulumi-policy changes it.
 from pulumi_policy.proxy import _DictProxy, _ListProxy
-from components.facts.type_tokens import Upstream
 
 # ---------------------------------------------------------------------------------------------------
 # Type tokens (resource rules apply to any Pulumi program that declares these types)

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import re
 
+from dra_gpu_platform.dra import cel, quota
+from dra_gpu_platform.dra.claims import request_selectors
+from dra_gpu_platform.policies import stack_resources as recorded
+from dra_gpu_platform.policies.rules import common as c
 from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
-
-from components.dra import cel
-
-from components.dra import quota
-from components.dra.claims import request_selectors
-from policies.rules import common as c
-from policies import stack_resources as recorded
 
 # ---------------------------------------------------------------------------------------------------
 # deviceclass-selector-valid
@@ -55,7 +52,9 @@ def _validate_selectors(args: ResourceValidationArgs, report_violation) -> None:
     if found is None:
         return
     kind, selectors = found
-    capacities = set(cel.KNOWN_CAPACITY_NAMES) | {str(n) for n in c.setting(args, SELECTOR_SCHEMA, "extraCapacityNames")}
+    capacities = set(cel.KNOWN_CAPACITY_NAMES) | {
+        str(n) for n in c.setting(args, SELECTOR_SCHEMA, "extraCapacityNames")
+    }
     name = c.metadata_name(args.props) or args.name
     for path, expression in selectors:
         for problem in cel.check_selector(expression, capacities):

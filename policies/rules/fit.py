@@ -9,19 +9,17 @@ rules (components/dra/scheduler.py and allocator.py, the model behind `gpuplan f
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from pulumi_policy import Severity, StackValidationArgs
-
-from components.facts import catalog
-from components.dra.model import Features, PodClaim
-from components.dra.claims import parse_claim_spec, parse_device_class
-from components.dra.cluster import build_cluster
-from components.dra.scheduler import Scheduler
-from components.dra.slices import (
-    apply_taint_rules,
+from dra_gpu_platform.dra.claims import parse_claim_spec, parse_device_class
+from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.model import Features, PodClaim
+from dra_gpu_platform.dra.scheduler import Scheduler
+from dra_gpu_platform.dra.slices import (
     EXAMPLE_DEVICE,
     Inventory,
+    apply_taint_rules,
     catalog_gpus,
     catalog_mig_shapes,
     chart_device_classes,
@@ -31,10 +29,12 @@ from components.dra.slices import (
     resource_slices,
     stable_uuid,
 )
-from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, MIG_CONFIG_LABEL, POOL_LABEL
-from policies.rules import common as c
-from policies import stack_resources as recorded
-from components.facts.type_tokens import Upstream
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, MIG_CONFIG_LABEL, POOL_LABEL
+from dra_gpu_platform.facts.type_tokens import Upstream
+from dra_gpu_platform.policies import stack_resources as recorded
+from dra_gpu_platform.policies.rules import common as c
+from pulumi_policy import Severity, StackValidationArgs
 
 DEVICE_CLASS = Upstream.DEVICE_CLASS
 CLAIM_TEMPLATE = Upstream.RESOURCE_CLAIM_TEMPLATE
@@ -78,7 +78,9 @@ def _kind_workers(resources: Iterable[Any]) -> dict[str, list[str]]:
             if isinstance(node, dict) and node.get("role") == "worker":
                 index += 1
                 pool = str((node.get("labels") or {}).get(POOL_LABEL, "workers"))
-                workers.setdefault(pool, []).append(f"{document.get('name', 'kind')}-worker{'' if index == 1 else index}")
+                workers.setdefault(pool, []).append(
+                    f"{document.get('name', 'kind')}-worker{'' if index == 1 else index}"
+                )
     return workers
 
 
@@ -105,12 +107,17 @@ def stack_inventory(resources: list[Any]) -> tuple[Inventory | None, list[str]]:
         for node in names:
             node_pools[node] = pool.name
             if pool.platform == "kind" and example:
-                devices = [example_device(i, f"gpu-{stable_uuid(node, 'example', i)}") for i in range(EXAMPLE_DEVICE.count_per_node)]
+                devices = [
+                    example_device(i, f"gpu-{stable_uuid(node, 'example', i)}")
+                    for i in range(EXAMPLE_DEVICE.count_per_node)
+                ]
                 slices += resource_slices(node, catalog.EXAMPLE_DRIVER, devices)
             elif nvidia is not None and model is not None:
                 gpus = catalog_gpus(model, pool.gpus_per_node or 1, node, _per_root(pool))
                 mig = pool.labels.get(MIG_CONFIG_LABEL, "").removeprefix("all-") or None
-                slices += resource_slices(node, catalog.NVIDIA_DRIVER, nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming))
+                slices += resource_slices(
+                    node, catalog.NVIDIA_DRIVER, nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming)
+                )
         if model is None and nvidia is not None and pool.platform != "kind":
             notes.append(f"pool {pool.name}: GPU model unknown ({pool.instance_type}); not simulated")
     return Inventory("stack", tuple(slices), node_pools, tuple(notes)), notes
@@ -119,7 +126,9 @@ def stack_inventory(resources: list[Any]) -> tuple[Inventory | None, list[str]]:
 def _classes(resources: list[Any]) -> dict[str, Any]:
     releases = recorded.stack_releases(resources)
     nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
-    documents = chart_device_classes(sorted(recorded.chart_device_classes(releases)), nvidia.version if nvidia else None)
+    documents = chart_device_classes(
+        sorted(recorded.chart_device_classes(releases)), nvidia.version if nvidia else None
+    )
     documents += [_integral(c.plain(r.props)) for r in resources if r.resource_type == DEVICE_CLASS]
     classes = {}
     for document in documents:
@@ -150,8 +159,12 @@ def _validate_claims_satisfiable(args: StackValidationArgs, report_violation) ->
     expressions = {e for d in classes.values() for e in d.selectors}
     expressions |= {e for _, claim in parsed for r in claim.spec.requests for s in r.alternatives for e in s.selectors}
     attributes = {k.attribute for _, claim in parsed for k in claim.spec.constraints if k.attribute}
-    cluster = build_cluster(apply_taint_rules(list(inventory.slices), taint_rules), node_pools=inventory.node_pools,
-                            expressions=expressions, constraint_attributes=attributes)
+    cluster = build_cluster(
+        apply_taint_rules(list(inventory.slices), taint_rules),
+        node_pools=inventory.node_pools,
+        expressions=expressions,
+        constraint_attributes=attributes,
+    )
     # The stack creates DeviceTaintRules only on kind, where it also turns the taint gates on.
     scheduler = Scheduler(cluster, classes, Features(device_taints=bool(taint_rules)))
     for template, claim in parsed:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
+from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
+from dra_gpu_platform.policies import stack_resources as recorded
+from dra_gpu_platform.policies.rules import common as c
 from pulumi_policy import Severity, StackValidationArgs
-
-from components.plans.migration import GPU_MODE_LABEL
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
-from policies.rules import common as c
-from policies import stack_resources as recorded
 
 LEGACY_RESOURCE = "nvidia.com/gpu"
 
@@ -82,8 +81,9 @@ def _guard_problem(ns: recorded.NamespaceInfo, guards: dict[str, Any], bindings:
         actions = {str(a) for a in c.as_list(c.dig(binding, "spec", "validationActions"))}
         if "Deny" not in actions:
             continue
-        if c.selector_matches(c.dig(binding, "spec", "matchResources", "namespaceSelector"), ns.labels) and \
-                c.selector_matches(c.dig(guard, "spec", "matchConstraints", "namespaceSelector"), ns.labels):
+        if c.selector_matches(
+            c.dig(binding, "spec", "matchResources", "namespaceSelector"), ns.labels
+        ) and c.selector_matches(c.dig(guard, "spec", "matchConstraints", "namespaceSelector"), ns.labels):
             return None
     if not seen_binding:
         return f"no ValidatingAdmissionPolicyBinding binds the guard policy ({', '.join(sorted(guards))})"
@@ -116,10 +116,15 @@ def _extended_resource_bridge(resources: list[Any], releases: list[recorded.Helm
     extendedResourceName and the DRAExtendedResource gate is on (docs/references.md#dra-api-extended-resource-name,
     docs/references.md#nvidia-dra-resource-api-version)."""
     for r in resources:
-        if c.DEVICE_CLASS_RE.match(r.resource_type) and c.dig(r.props, "spec", "extendedResourceName") == LEGACY_RESOURCE:
+        if (
+            c.DEVICE_CLASS_RE.match(r.resource_type)
+            and c.dig(r.props, "spec", "extendedResourceName") == LEGACY_RESOURCE
+        ):
             return True
     chart_class = any(
-        r.chart in recorded.NVIDIA_DRA_CHARTS and r.dra_driver_release is not None and r.dra_driver_release.gpu_class_extended_resource
+        r.chart in recorded.NVIDIA_DRA_CHARTS
+        and r.dra_driver_release is not None
+        and r.dra_driver_release.gpu_class_extended_resource
         for r in releases
     )
     return chart_class and _extended_resource_gate_on(resources)
@@ -146,13 +151,18 @@ def _minor(version: str) -> int:
     return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
 
 
-def plugin_capable_pools(pools: list[recorded.RecordedNodePool], releases: list[recorded.HelmRelease]) -> list[recorded.RecordedNodePool]:
+def plugin_capable_pools(
+    pools: list[recorded.RecordedNodePool], releases: list[recorded.HelmRelease]
+) -> list[recorded.RecordedNodePool]:
     """GPU pools where the device plugin can run: the AMI ships it, or nothing keeps it off (the per-node
     operand label, or a GPU Operator with devicePlugin.enabled=false)."""
     operators = _operators(releases)
-    operator_plugin_off = bool(operators) and all(r.value("devicePlugin", "enabled", default=True) is False for r in operators)
+    operator_plugin_off = bool(operators) and all(
+        r.value("devicePlugin", "enabled", default=True) is False for r in operators
+    )
     return [
-        p for p in pools
+        p
+        for p in pools
         if p.gpu and (p.ships_device_plugin or (not p.device_plugin_label_off and not operator_plugin_off))
     ]
 
@@ -192,13 +202,16 @@ DEVICE_PLUGIN_RETIREMENT_SAFE = c.stack_policy(
 
 
 def _describe(selector: dict[str, str]) -> str:
-    return "{" + ", ".join(f"{k}: {v}" for k, v in sorted(selector.items())) + "}" if selector else "{} (every GPU node)"
+    return (
+        "{" + ", ".join(f"{k}: {v}" for k, v in sorted(selector.items())) + "}" if selector else "{} (every GPU node)"
+    )
 
 
 def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
     releases = recorded.stack_releases(args.resources)
     dra_releases = [
-        r for r in releases
+        r
+        for r in releases
         if r.chart in recorded.NVIDIA_DRA_CHARTS and r.value("resources", "gpus", "enabled", default=True) is not False
     ]
     if not dra_releases:
@@ -212,7 +225,8 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         if not pool.gpu:
             continue
         dra_here = [
-            r for r in dra_releases
+            r
+            for r in dra_releases
             if c.node_selector_matches(c.string_map(r.value("kubeletPlugin", "nodeSelector")), pool.labels)
         ]
         if not dra_here:
@@ -252,7 +266,7 @@ DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN = c.stack_policy(
     severity=Severity.CRITICAL,
     remediation_steps=(
         "Pin the DRA kubelet plugin to DRA pools (`kubeletPlugin.nodeSelector: {nvidia.com/dra-kubelet-plugin: "
-        f"\"true\"}}`) and label those pools {DEVICE_PLUGIN_DEPLOY_LABEL}=false, or turn the operator's device plugin "
+        f'"true"}}`) and label those pools {DEVICE_PLUGIN_DEPLOY_LABEL}=false, or turn the operator\'s device plugin '
         "off. In dra-gpu-platform this follows from `nodePools[].gpuStack`; do not override the labels."
     ),
 )

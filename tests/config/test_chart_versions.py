@@ -8,24 +8,33 @@ import copy
 import re
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.facts import chart_releases, driver_charts, versions
+from dra_gpu_platform.plans.monitoring import values as monitoring_values
 
-from components.config.loading import parse_config_map
-from components.config.problems import InputError
-from components.facts import chart_releases, driver_charts, versions
-from components.plans.monitoring import values as monitoring_values
 from tests.conftest import KIND_BASE, qualify
 
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
-    "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2},
-                  {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}],
+    "cluster": {
+        "platform": "eks",
+        "name": "prod",
+        "kubernetesVersion": "1.35",
+        "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+    },
+    "nodePools": [
+        {"name": "h100", "gpu": "H100", "maxNodes": 2},
+        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+    ],
 }
 AKS = {
     "azure-native:location": "eastus",
     "cluster": {"platform": "aks", "name": "staging", "kubernetesVersion": "1.35"},
-    "nodePools": [{"name": "a100", "gpu": "A100-80GB", "maxNodes": 2},
-                  {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}],
+    "nodePools": [
+        {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2},
+        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},
+    ],
 }
 
 
@@ -46,12 +55,23 @@ def dra_only(config: dict, **sections) -> dict:
     return config
 
 
-@pytest.mark.parametrize("config, path, value, section", [
-    (dra_only(EKS, gpuOperator={"version": "v26.3.1"}), "gpuOperator.version", "v26.3.1", "gpuOperator"),
-    (dra_only(EKS, draDriver={"version": "0.5.0"}), "draDriver.version", "0.5.0", "draDriver"),
-    ({**copy.deepcopy(KIND_BASE), "cluster": {**KIND_BASE["cluster"], "kind": {"gpuDriver": "example", "exampleDriverVersion": "0.5.0"}}},
-     "cluster.kind.exampleDriverVersion", "0.5.0", "cluster.kind"),
-], ids=["gpu-operator", "dra-driver", "example-driver"])
+@pytest.mark.parametrize(
+    "config, path, value, section",
+    [
+        (dra_only(EKS, gpuOperator={"version": "v26.3.1"}), "gpuOperator.version", "v26.3.1", "gpuOperator"),
+        (dra_only(EKS, draDriver={"version": "0.5.0"}), "draDriver.version", "0.5.0", "draDriver"),
+        (
+            {
+                **copy.deepcopy(KIND_BASE),
+                "cluster": {**KIND_BASE["cluster"], "kind": {"gpuDriver": "example", "exampleDriverVersion": "0.5.0"}},
+            },
+            "cluster.kind.exampleDriverVersion",
+            "0.5.0",
+            "cluster.kind",
+        ),
+    ],
+    ids=["gpu-operator", "dra-driver", "example-driver"],
+)
 def test_an_unlisted_version_is_refused_with_the_escape_hatch_in_the_fix(config, path, value, section):
     problem = problems(config)[path]
     assert problem.value == value
@@ -59,12 +79,21 @@ def test_an_unlisted_version_is_refused_with_the_escape_hatch_in_the_fix(config,
     assert f"set {section}.allowUnlisted: true" in problem.fix
 
 
-@pytest.mark.parametrize("config", [
-    dra_only(EKS, gpuOperator={"version": "v26.3.1", "allowUnlisted": True}),
-    dra_only(EKS, draDriver={"version": "0.5.0", "allowUnlisted": True}),
-    {**copy.deepcopy(KIND_BASE),
-     "cluster": {**KIND_BASE["cluster"], "kind": {"gpuDriver": "example", "exampleDriverVersion": "0.5.0", "allowUnlisted": True}}},
-], ids=["gpu-operator", "dra-driver", "example-driver"])
+@pytest.mark.parametrize(
+    "config",
+    [
+        dra_only(EKS, gpuOperator={"version": "v26.3.1", "allowUnlisted": True}),
+        dra_only(EKS, draDriver={"version": "0.5.0", "allowUnlisted": True}),
+        {
+            **copy.deepcopy(KIND_BASE),
+            "cluster": {
+                **KIND_BASE["cluster"],
+                "kind": {"gpuDriver": "example", "exampleDriverVersion": "0.5.0", "allowUnlisted": True},
+            },
+        },
+    ],
+    ids=["gpu-operator", "dra-driver", "example-driver"],
+)
 def test_allow_unlisted_lets_a_newer_release_through(config):
     parse(config)
 
@@ -80,8 +109,12 @@ def test_the_defaults_are_listed_releases_with_their_sources():
     assert driver_charts.EXAMPLE_DRIVER_DEFAULT in driver_charts.EXAMPLE_DRIVER_RELEASES
     assert monitoring_values.VERSION in chart_releases.KUBE_PROMETHEUS_STACK_RELEASES
     assert "81.4.5" not in chart_releases.KUBE_PROMETHEUS_STACK_RELEASES  # never released
-    sources = [*chart_releases.GPU_OPERATOR_RELEASES.values(), *chart_releases.KUBE_PROMETHEUS_STACK_RELEASES.values(),
-               *(r.source for r in driver_charts.DRA_DRIVER_RELEASES.values()), *driver_charts.EXAMPLE_DRIVER_RELEASES.values()]
+    sources = [
+        *chart_releases.GPU_OPERATOR_RELEASES.values(),
+        *chart_releases.KUBE_PROMETHEUS_STACK_RELEASES.values(),
+        *(r.source for r in driver_charts.DRA_DRIVER_RELEASES.values()),
+        *driver_charts.EXAMPLE_DRIVER_RELEASES.values(),
+    ]
     assert all(re.fullmatch(r"[0-9a-f]{40}", s.commit) and s.repo.count("/") == 1 and s.tag and s.path for s in sources)
     for version, release in driver_charts.DRA_DRIVER_RELEASES.items():
         assert release.source.tag == f"v{version}"
@@ -89,10 +122,14 @@ def test_the_defaults_are_listed_releases_with_their_sources():
         assert source.tag == f"kube-prometheus-stack-{version}"
 
 
-@pytest.mark.parametrize("config, fix", [
-    (EKS, "set amiType: BOTTLEROCKET_x86_64_NVIDIA on this pool"),
-    (AKS, "set gpuStack: dra on this pool, or put the device-plugin pools in a stack (cluster) of their own"),
-], ids=["eks", "aks"])
+@pytest.mark.parametrize(
+    "config, fix",
+    [
+        (EKS, "set amiType: BOTTLEROCKET_x86_64_NVIDIA on this pool"),
+        (AKS, "set gpuStack: dra on this pool, or put the device-plugin pools in a stack (cluster) of their own"),
+    ],
+    ids=["eks", "aks"],
+)
 def test_the_operators_device_plugin_beside_dra_pools_is_refused(config, fix):
     problem = problems(config)["nodePools[1].gpuStack"]
     assert problem.value == "device-plugin"
@@ -121,10 +158,14 @@ def test_a_driver_chart_with_v1beta1_device_classes_is_refused_on_managed_contro
 
 
 def test_kind_serves_v1beta1_for_a_driver_chart_that_needs_it():
-    from components.plans.kind import runtime_config
+    from dra_gpu_platform.plans.kind import runtime_config
 
-    nvidia_kind = {**copy.deepcopy(KIND_BASE), "cluster": {**KIND_BASE["cluster"], "kind": {"gpuDriver": "nvidia"}},
-                   "nodePools": [KIND_BASE["nodePools"][0]], "namespaces": [KIND_BASE["namespaces"][0]]}
+    nvidia_kind = {
+        **copy.deepcopy(KIND_BASE),
+        "cluster": {**KIND_BASE["cluster"], "kind": {"gpuDriver": "nvidia"}},
+        "nodePools": [KIND_BASE["nodePools"][0]],
+        "namespaces": [KIND_BASE["namespaces"][0]],
+    }
     old = parse({**nvidia_kind, "draDriver": {"version": "25.3.2"}})
     new = parse({**nvidia_kind, "draDriver": {"version": "0.4.1"}})
     assert runtime_config(old).get("resource.k8s.io/v1beta1") == "true"

@@ -7,21 +7,32 @@ import copy
 import json
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.facts import versions
 from typer.testing import CliRunner
 
-from components.config.loading import parse_config_map
-from components.config.problems import InputError
-from components.facts import versions
 from gpuplan.cli.app import app
 from tests.conftest import KIND_BASE, qualify, write_stack
 
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "gpu-test", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
+    "cluster": {
+        "platform": "eks",
+        "name": "gpu-test",
+        "kubernetesVersion": "1.35",
+        "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+    },
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2, "availabilityZone": "us-east-1a"},
         # Bottlerocket: its own device plugin lets the GPU Operator serve the DRA pool (one stack per operator)
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
+        {
+            "name": "t4",
+            "gpu": "T4",
+            "maxNodes": 2,
+            "gpuStack": "device-plugin",
+            "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+        },
     ],
 }
 AKS = {
@@ -41,8 +52,10 @@ def with_pool(base: dict, index: int, **changes) -> dict:
 
 
 def errors(tmp_path, config: dict) -> dict[str, dict]:
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--format", "json",
-                                      "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app,
+        ["preview", "--config", str(write_stack(tmp_path, config)), "--format", "json", "--out", str(tmp_path / "out")],
+    )
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     found = {e["path"]: e for e in json.loads(result.output)["errors"]}
@@ -52,25 +65,65 @@ def errors(tmp_path, config: dict) -> dict[str, dict]:
 
 CASES = {
     "capacity block without reservation": (
-        with_pool(EKS, 0, capacity="capacity-block"), "nodePools[0].capacityReservationId", "reservation id", "capacityReservationId: cr-"),
+        with_pool(EKS, 0, capacity="capacity-block"),
+        "nodePools[0].capacityReservationId",
+        "reservation id",
+        "capacityReservationId: cr-",
+    ),
     "capacity block on AKS": (
-        with_pool(AKS, 1, capacity="capacity-block"), "nodePools[1].capacity", "do not exist on AKS", "spot"),
+        with_pool(AKS, 1, capacity="capacity-block"),
+        "nodePools[1].capacity",
+        "do not exist on AKS",
+        "spot",
+    ),
     "EC2 type carrying another GPU": (
-        with_pool(EKS, 1, instanceType="p5.48xlarge"), "nodePools[1].instanceType", "carries H100, not T4", "g4dn.xlarge"),
+        with_pool(EKS, 1, instanceType="p5.48xlarge"),
+        "nodePools[1].instanceType",
+        "carries H100, not T4",
+        "g4dn.xlarge",
+    ),
     "Azure size carrying another GPU": (
-        with_pool(AKS, 1, instanceType="Standard_NC24ads_A100_v4"), "nodePools[1].instanceType", "carries A100-80GB, not T4", "Standard_NC4as_T4_v3"),
+        with_pool(AKS, 1, instanceType="Standard_NC24ads_A100_v4"),
+        "nodePools[1].instanceType",
+        "carries A100-80GB, not T4",
+        "Standard_NC4as_T4_v3",
+    ),
     "no Azure size for the GPU": (
-        with_pool(AKS, 1, gpu="L4"), "nodePools[1].gpu", "no AKS VM size in the catalog carries L4", "T4"),
+        with_pool(AKS, 1, gpu="L4"),
+        "nodePools[1].gpu",
+        "no AKS VM size in the catalog carries L4",
+        "T4",
+    ),
     "unknown Azure size": (
-        with_pool(AKS, 1, instanceType="Standard_NC6s_v3"), "nodePools[1].instanceType", "unknown AKS VM size", "Standard_NC4as_T4_v3"),
+        with_pool(AKS, 1, instanceType="Standard_NC6s_v3"),
+        "nodePools[1].instanceType",
+        "unknown AKS VM size",
+        "Standard_NC4as_T4_v3",
+    ),
     "zone outside the region": (
-        with_pool(EKS, 0, availabilityZone="us-west-2a"), "nodePools[0].availabilityZone", "not a zone of the stack's region us-east-1", "us-east-1a"),
+        with_pool(EKS, 0, availabilityZone="us-west-2a"),
+        "nodePools[0].availabilityZone",
+        "not a zone of the stack's region us-east-1",
+        "us-east-1a",
+    ),
     "AKS pool name starting with a digit": (
-        with_pool(AKS, 1, name="4-legacy"), "nodePools[1].name", "must start with a letter", "rename"),
+        with_pool(AKS, 1, name="4-legacy"),
+        "nodePools[1].name",
+        "must start with a letter",
+        "rename",
+    ),
     "AKS MIG profile it cannot express": (
-        with_pool(AKS, 0, mig={"profile": "1g.20gb"}), "nodePools[0].mig.profile", "slice count", "1g.10gb"),
+        with_pool(AKS, 0, mig={"profile": "1g.20gb"}),
+        "nodePools[0].mig.profile",
+        "slice count",
+        "1g.10gb",
+    ),
     "existing resource group without a name": (
-        {**AKS, "cluster": {**AKS["cluster"], "aks": {"existingResourceGroup": True}}}, "cluster.aks.resourceGroup", "needs the group's name", "resourceGroup"),
+        {**AKS, "cluster": {**AKS["cluster"], "aks": {"existingResourceGroup": True}}},
+        "cluster.aks.resourceGroup",
+        "needs the group's name",
+        "resourceGroup",
+    ),
 }
 
 
@@ -90,13 +143,18 @@ def test_colliding_aks_pool_names_are_reported_with_a_fix(tmp_path):
     ]
     found = errors(tmp_path, config)
     assert set(found) == {"nodePools[1].name"}
-    assert "a100training" in found["nodePools[1].name"]["rule"] and "rename one of them" in found["nodePools[1].name"]["fix"]
+    assert (
+        "a100training" in found["nodePools[1].name"]["rule"]
+        and "rename one of them" in found["nodePools[1].name"]["fix"]
+    )
 
 
 def test_every_mistake_is_reported_at_once(tmp_path):
     config = with_pool(EKS, 0, capacity="capacity-block", availabilityZone="eu-west-1a")
     config = with_pool(config, 1, instanceType="p4d.24xlarge")
-    assert {"nodePools[0].capacityReservationId", "nodePools[0].availabilityZone", "nodePools[1].instanceType"} <= set(errors(tmp_path, config))
+    assert {"nodePools[0].capacityReservationId", "nodePools[0].availabilityZone", "nodePools[1].instanceType"} <= set(
+        errors(tmp_path, config)
+    )
 
 
 def test_al2_is_not_an_ami_type(tmp_path):
@@ -106,12 +164,15 @@ def test_al2_is_not_an_ami_type(tmp_path):
 
 @pytest.mark.parametrize("base", [EKS, AKS], ids=["eks", "aks"])
 def test_the_valid_bases_preview(tmp_path, base):
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, base)), "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["preview", "--config", str(write_stack(tmp_path, base)), "--out", str(tmp_path / "out")]
+    )
     assert result.exit_code == 0, result.output
 
 
 # ---------------------------------------------------------------------------------------------- issue 15: access,
 # autoscaler and the pool sizes it implies (gpuplan preview exits 2 with the field path, rule and fix)
+
 
 def _eks(**eks) -> dict:
     config = copy.deepcopy(EKS)
@@ -129,53 +190,148 @@ def _aks(**aks) -> dict:
     return config
 
 
-KIND = {**copy.deepcopy(KIND_BASE), "nodePools": [{"name": "dra-pool", "gpu": "H100", "maxNodes": 2}],
-        "deviceClasses": [], "namespaces": []}
-EXISTING = {"kubeconfig": "apiVersion: v1", "cluster": {"platform": "existing", "name": "gpu-test", "kubernetesVersion": "1.35"}}
+KIND = {
+    **copy.deepcopy(KIND_BASE),
+    "nodePools": [{"name": "dra-pool", "gpu": "H100", "maxNodes": 2}],
+    "deviceClasses": [],
+    "namespaces": [],
+}
+EXISTING = {
+    "kubeconfig": "apiVersion: v1",
+    "cluster": {"platform": "existing", "name": "gpu-test", "kubernetesVersion": "1.35"},
+}
 
 ACCESS_AND_SCALING_CASES = {
     "private-only endpoint on a created VPC": (
-        _eks(endpointPublicAccess=False), "cluster.eks.endpointPublicAccess", "cannot be reached", "publicAccessCidrs"),
+        _eks(endpointPublicAccess=False),
+        "cluster.eks.endpointPublicAccess",
+        "cannot be reached",
+        "publicAccessCidrs",
+    ),
     "private access from anywhere": (
         _eks(subnetIds=["subnet-0a1b2c3d4e5f60718"], privateAccessCidrs=["0.0.0.0/0"]),
-        "cluster.eks.privateAccessCidrs[0]", "must not admit every address", "VPN"),
+        "cluster.eks.privateAccessCidrs[0]",
+        "must not admit every address",
+        "VPN",
+    ),
     "private access CIDR that is not one": (
         _eks(subnetIds=["subnet-0a1b2c3d4e5f60718"], privateAccessCidrs=["10.40.0.0/33"]),
-        "cluster.eks.privateAccessCidrs[0]", "not an IPv4 CIDR", "10.40.0.0/16"),
+        "cluster.eks.privateAccessCidrs[0]",
+        "not an IPv4 CIDR",
+        "10.40.0.0/16",
+    ),
     "autoscaled EKS dra pool at zero nodes": (
-        with_pool(EKS, 0, minNodes=0), "nodePools[0].minNodes", "cannot see DRA devices", "device-plugin"),
+        with_pool(EKS, 0, minNodes=0),
+        "nodePools[0].minNodes",
+        "cannot see DRA devices",
+        "device-plugin",
+    ),
     "autoscaled EKS spot dra pool at zero nodes": (
-        with_pool(EKS, 0, minNodes=0, capacity="spot"), "nodePools[0].minNodes", "no nodes", "minNodes: 1"),
+        with_pool(EKS, 0, minNodes=0, capacity="spot"),
+        "nodePools[0].minNodes",
+        "no nodes",
+        "minNodes: 1",
+    ),
     "autoscaled AKS dra pool at zero nodes": (
-        with_pool(AKS, 0, minNodes=0), "nodePools[0].minNodes", "cannot see DRA devices", "device-plugin"),
+        with_pool(AKS, 0, minNodes=0),
+        "nodePools[0].minNodes",
+        "cannot see DRA devices",
+        "device-plugin",
+    ),
     "autoscaler on kind": (
-        _section(KIND, autoscaler={"enabled": True}), "autoscaler.enabled", "eks and aks only", "remove autoscaler.enabled"),
+        _section(KIND, autoscaler={"enabled": True}),
+        "autoscaler.enabled",
+        "eks and aks only",
+        "remove autoscaler.enabled",
+    ),
     "autoscaler on an existing cluster": (
-        _section(EXISTING, autoscaler={"enabled": True}), "autoscaler.enabled", "eks and aks only", "remove autoscaler.enabled"),
+        _section(EXISTING, autoscaler={"enabled": True}),
+        "autoscaler.enabled",
+        "eks and aks only",
+        "remove autoscaler.enabled",
+    ),
     "autoscaler of another minor": (
-        _section(EKS, autoscaler={"version": "1.34.5"}), "autoscaler.version", "Kubernetes minor (1.35)", "1.35.2"),
+        _section(EKS, autoscaler={"version": "1.34.5"}),
+        "autoscaler.version",
+        "Kubernetes minor (1.35)",
+        "1.35.2",
+    ),
     "autoscaler image never released": (
-        _section(EKS, autoscaler={"version": "1.35.9"}), "autoscaler.version", "no cluster-autoscaler 1.35.9", "1.35.0, 1.35.1, 1.35.2"),
+        _section(EKS, autoscaler={"version": "1.35.9"}),
+        "autoscaler.version",
+        "no cluster-autoscaler 1.35.9",
+        "1.35.0, 1.35.1, 1.35.2",
+    ),
     "autoscaler version on AKS": (
-        _section(AKS, autoscaler={"version": "1.35.2"}), "autoscaler.version", "AKS runs its own", "remove autoscaler.version"),
+        _section(AKS, autoscaler={"version": "1.35.2"}),
+        "autoscaler.version",
+        "AKS runs its own",
+        "remove autoscaler.version",
+    ),
     "Capacity Block pool with a minimum": (
-        with_pool(EKS, 0, capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
-                  minNodes=2), "nodePools[0].minNodes", "sized by its block", "capacityBlockStart"),
+        with_pool(
+            EKS,
+            0,
+            capacity="capacity-block",
+            capacityReservationId="cr-0123456789abcdef0",
+            availabilityZone="us-east-1a",
+            minNodes=2,
+        ),
+        "nodePools[0].minNodes",
+        "sized by its block",
+        "capacityBlockStart",
+    ),
     "Capacity Block start without its end": (
-        with_pool(EKS, 0, capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
-                  capacityBlockStart="2031-01-05T11:30:00Z"), "nodePools[0].capacityBlockEnd", "needs both", "EndDate"),
+        with_pool(
+            EKS,
+            0,
+            capacity="capacity-block",
+            capacityReservationId="cr-0123456789abcdef0",
+            availabilityZone="us-east-1a",
+            capacityBlockStart="2031-01-05T11:30:00Z",
+        ),
+        "nodePools[0].capacityBlockEnd",
+        "needs both",
+        "EndDate",
+    ),
     "Capacity Block ending before it starts": (
-        with_pool(EKS, 0, capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
-                  capacityBlockStart="2031-01-05T11:30:00Z", capacityBlockEnd="2031-01-05T11:00:00Z"),
-        "nodePools[0].capacityBlockEnd", "must end after it starts", "StartDate"),
+        with_pool(
+            EKS,
+            0,
+            capacity="capacity-block",
+            capacityReservationId="cr-0123456789abcdef0",
+            availabilityZone="us-east-1a",
+            capacityBlockStart="2031-01-05T11:30:00Z",
+            capacityBlockEnd="2031-01-05T11:00:00Z",
+        ),
+        "nodePools[0].capacityBlockEnd",
+        "must end after it starts",
+        "StartDate",
+    ),
     "block times on an on-demand pool": (
-        with_pool(EKS, 1, capacityBlockStart="2031-01-05T11:30:00Z"), "nodePools[1].capacityBlockStart", "capacity-block pools", "remove"),
+        with_pool(EKS, 1, capacityBlockStart="2031-01-05T11:30:00Z"),
+        "nodePools[1].capacityBlockStart",
+        "capacity-block pools",
+        "remove",
+    ),
     "authorized range that is not a CIDR": (
-        _aks(authorizedIpRanges=["203.0.113.0/24", "office"]), "cluster.aks.authorizedIpRanges[1]", "not an IPv4 CIDR", "203.0.113.0/24"),
+        _aks(authorizedIpRanges=["203.0.113.0/24", "office"]),
+        "cluster.aks.authorizedIpRanges[1]",
+        "not an IPv4 CIDR",
+        "203.0.113.0/24",
+    ),
     "authorized ranges on a private cluster": (
-        _aks(authorizedIpRanges=["203.0.113.0/24"], privateCluster=True), "cluster.aks.authorizedIpRanges", "public API server", "privateCluster: false"),
+        _aks(authorizedIpRanges=["203.0.113.0/24"], privateCluster=True),
+        "cluster.aks.authorizedIpRanges",
+        "public API server",
+        "privateCluster: false",
+    ),
     "unknown kubelogin mode": (
-        _aks(kubeloginMode="devicecode"), "cluster.aks.kubeloginMode", "must be one of", "azurecli"),
+        _aks(kubeloginMode="devicecode"),
+        "cluster.aks.kubeloginMode",
+        "must be one of",
+        "azurecli",
+    ),
 }
 
 
@@ -187,13 +343,25 @@ def test_access_and_scaling_mistake_is_a_config_error(tmp_path, case):
     assert rule in found[path]["rule"] and fix in found[path]["fix"], found[path]
 
 
-@pytest.mark.parametrize("pool, min_nodes", [
-    ({"name": "h100", "gpu": "H100", "maxNodes": 2}, 1),  # dra on demand: one node by default
-    ({"name": "h100", "gpu": "H100", "maxNodes": 2, "capacity": "spot"}, 1),
-    ({"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}, 0),  # scales from zero
-    ({"name": "b", "gpu": "H100", "maxNodes": 2, "capacity": "capacity-block", "capacityReservationId": "cr-0123456789abcdef0",
-      "availabilityZone": "us-east-1a"}, 0),  # sized by its block
-])
+@pytest.mark.parametrize(
+    "pool, min_nodes",
+    [
+        ({"name": "h100", "gpu": "H100", "maxNodes": 2}, 1),  # dra on demand: one node by default
+        ({"name": "h100", "gpu": "H100", "maxNodes": 2, "capacity": "spot"}, 1),
+        ({"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}, 0),  # scales from zero
+        (
+            {
+                "name": "b",
+                "gpu": "H100",
+                "maxNodes": 2,
+                "capacity": "capacity-block",
+                "capacityReservationId": "cr-0123456789abcdef0",
+                "availabilityZone": "us-east-1a",
+            },
+            0,
+        ),  # sized by its block
+    ],
+)
 def test_default_min_nodes_follow_what_the_autoscaler_can_grow(pool, min_nodes):
     config = {**copy.deepcopy(EKS), "nodePools": [pool]}
     assert parse_config_map(qualify(config), stack="t", source="t.yaml").node_pools[0].min_nodes == min_nodes

@@ -7,14 +7,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.problems import InputError
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from components.config.loading import parse_config_map
-from components.config.problems import InputError
-from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
 from tests.config.test_loading import EKS_BASE
+from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
 
 BASES = [KIND_BASE, EKS_BASE, load_committed("dev")]
 
@@ -24,7 +24,9 @@ WRONG_VALUES = st.one_of(
     st.booleans(),
     st.none(),
     st.text(max_size=80),
-    st.sampled_from(["Bad_Name", "UPPER", "-lead", "trail-", "x" * 70, "80 GiB", "1.2.3.4", "gpu.nvidia.com/nvlink-domain"]),
+    st.sampled_from(
+        ["Bad_Name", "UPPER", "-lead", "trail-", "x" * 70, "80 GiB", "1.2.3.4", "gpu.nvidia.com/nvlink-domain"]
+    ),
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=8), st.integers(), max_size=2),
 )
@@ -34,10 +36,10 @@ def _paths(node: Any, prefix: tuple = ()) -> list[tuple]:
     out = [prefix] if prefix else []
     if isinstance(node, dict):
         for key, value in node.items():
-            out += _paths(value, prefix + (key,))
+            out += _paths(value, (*prefix, key))
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            out += _paths(value, prefix + (index,))
+            out += _paths(value, (*prefix, index))
     return out
 
 
@@ -89,7 +91,9 @@ def test_loader_accepts_or_reports_paths_never_raises(config):
             assert problem.path, problem
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(config=mutated_configs())
 def test_cli_exits_2_with_paths_and_no_traceback(tmp_path, config):
     try:

@@ -10,12 +10,12 @@ import json
 import tempfile
 from pathlib import Path
 
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.config.problems import InputError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from components.config.loading import load_stack_file
-from components.config.problems import InputError
 from gpuplan.cli.app import app
 from gpuplan.fit.inputs import read_documents
 from tests.conftest import STACKS_DIR, UPSTREAM_SPECS
@@ -23,15 +23,48 @@ from tests.conftest import STACKS_DIR, UPSTREAM_SPECS
 SEEDS = [p.read_bytes() for p in sorted(STACKS_DIR.glob("Pulumi.*.yaml"))]
 CLAIM_SEEDS = [p.read_bytes() for p in sorted(UPSTREAM_SPECS.rglob("*.yaml"))[:6]] or [
     b"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: a}\nspec:\n  devices:\n"
-    b"    requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]\n"]
+    b"    requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]\n"
+]
 FRAGMENTS = [
-    "  x: &a {k: v}", "  y: *a", "  <<: *a", "  z: *missing", "- &b [1, *b]", "  ? complex\n  : key", "%YAML 1.1",
-    "---", "...", "\t", "  key: value\n  key: again", "  maxNodes: true", "  protect: yes", "  protect: 'on'",
-    "  name: !!binary aGVsbG8=", "  tag: !Custom x", "  flow: {a: [1, 2", "  ]", "'", '"', "  - - - -",
-    "  deep: " + "[" * 70 + "]" * 70, "  big: 1" + "0" * 5000, "  esc: \"\\ud800\"", "  nul: \x00", "  bell: \x07",
-    "dra-gpu-platform:cluster: null", "config: []", "  aws:region: mars-north-9", "  123: numeric key",
-    "  kubernetesVersion: 1.3", "  kubernetesVersion: [1]", "  labels: {a b: c}", "  gpu: " + "H" * 3000,
-    "  =: x", "  maxNodes: 0x10", "  maxNodes: 010", "  minNodes: -1_0", "  when: 2001-12-14t21:59:43.10-05:00",
+    "  x: &a {k: v}",
+    "  y: *a",
+    "  <<: *a",
+    "  z: *missing",
+    "- &b [1, *b]",
+    "  ? complex\n  : key",
+    "%YAML 1.1",
+    "---",
+    "...",
+    "\t",
+    "  key: value\n  key: again",
+    "  maxNodes: true",
+    "  protect: yes",
+    "  protect: 'on'",
+    "  name: !!binary aGVsbG8=",
+    "  tag: !Custom x",
+    "  flow: {a: [1, 2",
+    "  ]",
+    "'",
+    '"',
+    "  - - - -",
+    "  deep: " + "[" * 70 + "]" * 70,
+    "  big: 1" + "0" * 5000,
+    '  esc: "\\ud800"',
+    "  nul: \x00",
+    "  bell: \x07",
+    "dra-gpu-platform:cluster: null",
+    "config: []",
+    "  aws:region: mars-north-9",
+    "  123: numeric key",
+    "  kubernetesVersion: 1.3",
+    "  kubernetesVersion: [1]",
+    "  labels: {a b: c}",
+    "  gpu: " + "H" * 3000,
+    "  =: x",
+    "  maxNodes: 0x10",
+    "  maxNodes: 010",
+    "  minNodes: -1_0",
+    "  when: 2001-12-14t21:59:43.10-05:00",
 ]
 
 
@@ -52,7 +85,7 @@ def mutated_text(draw, seeds: list[bytes]) -> bytes:
         elif action == "char" and lines and lines[at]:
             column = draw(st.integers(min_value=0, max_value=len(lines[at]) - 1))
             char = draw(st.characters(codec="utf-8")).encode("utf-8")
-            lines[at] = lines[at][:column] + char + lines[at][column + 1:]
+            lines[at] = lines[at][:column] + char + lines[at][column + 1 :]
         elif action == "byte" and lines:
             lines[at] = lines[at] + bytes([draw(st.integers(min_value=0x80, max_value=0xFF))])
     return b"\n".join(lines)

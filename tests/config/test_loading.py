@@ -5,19 +5,29 @@ from __future__ import annotations
 import copy
 
 import pytest
+from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.problems import InputError
 
-from components.config.models import StackConfig
-
-from components.config.loading import load_stack_file, parse_config_map
-from components.config.problems import InputError
 from tests.conftest import COMMITTED_STACKS, KIND_BASE, STACKS_DIR, qualify
 
 EKS_BASE = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "gpu-prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
+    "cluster": {
+        "platform": "eks",
+        "name": "gpu-prod",
+        "kubernetesVersion": "1.35",
+        "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+    },
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2},
-        {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
+        {
+            "name": "t4",
+            "gpu": "T4",
+            "maxNodes": 2,
+            "gpuStack": "device-plugin",
+            "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+        },
     ],
     "deviceClasses": [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}],
     "namespaces": [{"name": "a", "migration": "dual", "claimTemplates": [{"name": "t", "deviceClass": "h100"}]}],
@@ -61,9 +71,13 @@ def test_committed_stacks_are_valid(stack):
 
 
 def test_defaults_follow_the_contract():
-    config = parse({"cluster": {"platform": "existing", "name": "c", "kubernetesVersion": "1.34"},
-                    "kubeconfig": "apiVersion: v1",
-                    "nodePools": [{"name": "p", "gpu": "L4", "maxNodes": 1}]})
+    config = parse(
+        {
+            "cluster": {"platform": "existing", "name": "c", "kubernetesVersion": "1.34"},
+            "kubeconfig": "apiVersion: v1",
+            "nodePools": [{"name": "p", "gpu": "L4", "maxNodes": 1}],
+        }
+    )
     pool = config.node_pools[0]
     assert (pool.min_nodes, pool.capacity, pool.gpu_stack) == (0, "on-demand", "dra")
     assert config.gpu_operator_enabled and config.dra_driver.enabled
@@ -92,10 +106,19 @@ def test_unquoted_kubernetes_version_is_accepted_when_unambiguous():
         ("nodePools[0].maxNodes", DELETE, "nodePools[0].maxNodes", "required"),
         ("nodePools[0].gpuStack", "both", "nodePools[0].gpuStack", "must be one of"),
         ("deviceClasses[0].minMemory", "80 GiB", "deviceClasses[0].minMemory", "not a Kubernetes quantity"),
-        ("deviceClasses[0].minComputeCapability", "eight", "deviceClasses[0].minComputeCapability", "compute capability"),
+        (
+            "deviceClasses[0].minComputeCapability",
+            "eight",
+            "deviceClasses[0].minComputeCapability",
+            "compute capability",
+        ),
         ("namespaces[0].migration", "hybrid", "namespaces[0].migration", "must be one of"),
-        ("namespaces[0].claimTemplates[0].sameAttribute", "gpu.nvidia.com/nvlink-domain",
-         "namespaces[0].claimTemplates[0].sameAttribute", "C identifier"),
+        (
+            "namespaces[0].claimTemplates[0].sameAttribute",
+            "gpu.nvidia.com/nvlink-domain",
+            "namespaces[0].claimTemplates[0].sameAttribute",
+            "C identifier",
+        ),
         ("namespaces[0].claimTemplates[0].count", 0, "namespaces[0].claimTemplates[0].count", "greater than or equal"),
         ("monitoring.claimPendingMinutes", 0, "monitoring.claimPendingMinutes", "greater than or equal"),
     ],
@@ -125,7 +148,11 @@ def test_every_problem_is_reported_at_once_with_value_and_fix():
     with pytest.raises(InputError) as caught:
         parse(config)
     by_path = {p.path: p for p in caught.value.problems}
-    assert {"nodePools[1].maxNodes", "deviceClasses[0].minMemory", "namespaces[0].claimTemplates[0].deviceClass"} <= set(by_path)
+    assert {
+        "nodePools[1].maxNodes",
+        "deviceClasses[0].minMemory",
+        "namespaces[0].claimTemplates[0].deviceClass",
+    } <= set(by_path)
     assert by_path["namespaces[0].claimTemplates[0].deviceClass"].value == "missing-class"
     rendered = caught.value.render()
     assert "Pulumi.test.yaml: nodePools[1].maxNodes = 'x'" in rendered and "fix:" in rendered
@@ -167,8 +194,11 @@ def test_legacy_namespace_allows_no_claim_templates():
 
 
 def test_claim_template_class_must_exist_or_come_from_the_driver_chart():
-    ok = mutate(EKS_BASE, "namespaces[0].claimTemplates", [{"name": "a", "deviceClass": "gpu.nvidia.com"},
-                                                            {"name": "b", "deviceClass": "mig.nvidia.com"}])
+    ok = mutate(
+        EKS_BASE,
+        "namespaces[0].claimTemplates",
+        [{"name": "a", "deviceClass": "gpu.nvidia.com"}, {"name": "b", "deviceClass": "mig.nvidia.com"}],
+    )
     assert parse(ok)
     found = problems(mutate(EKS_BASE, "namespaces[0].claimTemplates[0].deviceClass", "h200"))
     assert "no such device class" in found["namespaces[0].claimTemplates[0].deviceClass"]
@@ -180,7 +210,10 @@ def test_claim_template_class_must_exist_or_come_from_the_driver_chart():
 
 
 def test_first_available_classes_and_names_are_checked():
-    template = {"name": "inf", "firstAvailable": [{"deviceClass": "h100"}, {"deviceClass": "h100", "count": 2}, {"deviceClass": "nope"}]}
+    template = {
+        "name": "inf",
+        "firstAvailable": [{"deviceClass": "h100"}, {"deviceClass": "h100", "count": 2}, {"deviceClass": "nope"}],
+    }
     found = problems(mutate(EKS_BASE, "namespaces[0].claimTemplates", [template]))
     assert "same subrequest name" in found["namespaces[0].claimTemplates[0].firstAvailable"]
     assert "no such device class" in found["namespaces[0].claimTemplates[0].firstAvailable[2].deviceClass"]
@@ -195,7 +228,13 @@ def test_claim_template_needs_exactly_one_request_shape():
 
 
 def test_all_mode_takes_no_count():
-    found = problems(mutate(EKS_BASE, "namespaces[0].claimTemplates[0]", {"name": "t", "deviceClass": "h100", "allocationMode": "All", "count": 2}))
+    found = problems(
+        mutate(
+            EKS_BASE,
+            "namespaces[0].claimTemplates[0]",
+            {"name": "t", "deviceClass": "h100", "allocationMode": "All", "count": 2},
+        )
+    )
     assert "count is not allowed" in found["namespaces[0].claimTemplates[0].count"]
 
 

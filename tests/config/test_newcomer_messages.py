@@ -7,10 +7,10 @@ from __future__ import annotations
 import copy
 import json
 
+from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
+from dra_gpu_platform.config.problems import InputError
 from typer.testing import CliRunner
 
-from components.config.loading import parse_config_map, plaintext_secret_warnings
-from components.config.problems import InputError
 from gpuplan.cli.app import app
 from tests.conftest import qualify, write_stack
 
@@ -39,7 +39,19 @@ def test_plaintext_secrets_are_warned_about_and_secret_ones_are_not():
 
 def test_preview_shows_the_plaintext_kubeconfig_warning(tmp_path):
     config = {**copy.deepcopy(EXISTING), "kubeconfig": "apiVersion: v1\nkind: Config\n"}
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config, "lab")),
-                                      "--out", str(tmp_path / "out"), "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "preview",
+            "--config",
+            str(write_stack(tmp_path, config, "lab")),
+            "--out",
+            str(tmp_path / "out"),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
-    assert any("dra-gpu-platform:kubeconfig is stored in plaintext" in note for note in json.loads(result.stdout)["notes"])
+    assert any(
+        "dra-gpu-platform:kubeconfig is stored in plaintext" in note for note in json.loads(result.stdout)["notes"]
+    )

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pulumi
 import pytest
+from dra_gpu_platform.config.loading import load_stack_file, read_stack_file
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.resources.stack_config import load_stack_config
 from pulumi.runtime import mocks
 
-from components.config.loading import load_stack_file, read_stack_file
-from components.config.problems import InputError
-from components.resources.stack_config import load_stack_config
 from gpuplan.engine.runtime import runtime_config_from_file
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, write_stack
 
@@ -39,7 +39,9 @@ def test_program_and_gpuplan_read_the_same_config(stack):
 
 
 def test_program_turns_config_problems_into_a_clean_run_error(tmp_path):
-    path = write_stack(tmp_path, {"cluster": {"platform": "kind", "name": "Bad_Name", "kubernetesVersion": "1.35"}}, stack="bad")
+    path = write_stack(
+        tmp_path, {"cluster": {"platform": "kind", "name": "Bad_Name", "kubernetesVersion": "1.35"}}, stack="bad"
+    )
     with pytest.raises(InputError):
         load_stack_file(path)
     with pytest.raises(pulumi.RunError) as caught:

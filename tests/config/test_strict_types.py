@@ -7,9 +7,9 @@ from __future__ import annotations
 import copy
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.problems import InputError
 
-from components.config.loading import parse_config_map
-from components.config.problems import InputError
 from tests.conftest import KIND_BASE, qualify
 
 
@@ -66,14 +66,23 @@ def test_every_boolean_and_integer_field_is_strict():
     with pytest.raises(InputError) as raised:
         load(config)
     paths = {p.path for p in raised.value.problems}
-    assert {"monitoring.enabled", "monitoring.claimPendingMinutes", "draDriver.featureGates.MPSSupport",
-            "namespaces[0].quota.devices.big"} <= paths
+    assert {
+        "monitoring.enabled",
+        "monitoring.claimPendingMinutes",
+        "draDriver.featureGates.MPSSupport",
+        "namespaces[0].quota.devices.big",
+    } <= paths
 
 
-@pytest.mark.parametrize("key, value, closest", [
-    ("aws:region", "mars-north-9", "eu-north-1"), ("aws:region", "us-est-1", "us-east-1"),
-    ("azure-native:location", "eastus3", "eastus"), ("azure-native:location", "westeu", "westus"),
-])
+@pytest.mark.parametrize(
+    "key, value, closest",
+    [
+        ("aws:region", "mars-north-9", "eu-north-1"),
+        ("aws:region", "us-est-1", "us-east-1"),
+        ("azure-native:location", "eastus3", "eastus"),
+        ("azure-native:location", "westeu", "westus"),
+    ],
+)
 def test_an_unknown_region_or_location_is_an_error_with_the_closest_names(key, value, closest):
     config = {**copy.deepcopy(KIND_BASE), key: value}
     problem = problem_at(config, key)

@@ -11,10 +11,9 @@ import tracemalloc
 from dataclasses import replace
 
 import pytest
-
-from components.config.loading import load_stack_file
-from components.config.problems import InputError, Problem
-from components.config.strict_yaml import (
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.config.problems import InputError, Problem
+from dra_gpu_platform.config.strict_yaml import (
     DOCUMENTS,
     STACK_FILE,
     allowed_alias_ratio,
@@ -26,7 +25,8 @@ from components.config.strict_yaml import (
 
 # 9 levels of 9 aliases each: 9**9 (387 million) strings once expanded, from 342 bytes.
 ALIAS_BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8))
+    f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(8)
+)
 
 
 def problems(call, *args) -> list[Problem]:
@@ -52,7 +52,9 @@ def test_a_repeated_section_that_dropped_a_namespace_is_an_error(tmp_path):
         "  dra-gpu-platform:namespaces:\n"
         "    - {name: team-a, migration: legacy}\n"
         "  dra-gpu-platform:namespaces:\n"
-        "    - {name: team-b, migration: legacy}\n", encoding="utf-8")
+        "    - {name: team-b, migration: legacy}\n",
+        encoding="utf-8",
+    )
     found = {(p.path, p.value) for p in problems(load_stack_file, stack)}
     assert found == {("line 4, column 44", "maxNodes"), ("line 7, column 3", "dra-gpu-platform:namespaces")}
 
@@ -141,14 +143,33 @@ def test_control_characters_and_lone_surrogates_are_not_text():
     assert "U+0000" in problems(load_stack_text, "a: b\x00", "s.yaml")[0].rule
     for text in ('a: "\\ud800"', '{"a": "\\ud800"}'):
         assert "Unicode" in problems(load_documents_text, text, "s.json")[0].rule
-    assert load_documents_text('{"a": "\\ud83d\\ude00"}', "s.json") == [{"a": "\U0001F600"}]  # a valid pair
+    assert load_documents_text('{"a": "\\ud83d\\ude00"}', "s.json") == [{"a": "\U0001f600"}]  # a valid pair
 
 
-@pytest.mark.parametrize("text, value", [
-    ("yes", "yes"), ("on", "on"), ("No", "No"), ("true", True), ("False", False), ("~", None), ("null", None),
-    ("010", 8), ("0o17", 15), ("0x1F", 31), ("0b101", 5), ("1_000", 1000), ("-7", -7), ("1.35", 1.35),
-    ("1e3", 1000.0), ("2001-12-14", "2001-12-14"), ("=", "="), ("12:30", "12:30"), ("99999999999999999999", "99999999999999999999"),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("yes", "yes"),
+        ("on", "on"),
+        ("No", "No"),
+        ("true", True),
+        ("False", False),
+        ("~", None),
+        ("null", None),
+        ("010", 8),
+        ("0o17", 15),
+        ("0x1F", 31),
+        ("0b101", 5),
+        ("1_000", 1000),
+        ("-7", -7),
+        ("1.35", 1.35),
+        ("1e3", 1000.0),
+        ("2001-12-14", "2001-12-14"),
+        ("=", "="),
+        ("12:30", "12:30"),
+        ("99999999999999999999", "99999999999999999999"),
+    ],
+)
 def test_stack_file_scalars_read_as_go_yaml_v3_reads_them(text, value):
     assert load_stack_text(f"v: {text}\n", "s.yaml") == {"v": value}
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.facts import aks, catalog
-from components.config.reference import config_reference
+from dra_gpu_platform.config.reference import config_reference
+from dra_gpu_platform.facts import aks, catalog
 
 
 @dataclass(frozen=True)
@@ -82,14 +82,19 @@ def mig_profiles() -> str:
     for key, model in catalog.GPU_MODELS.items():
         for p in model.mig_profiles:
             on_aks = aks.gpu_instance_profile(key, p.name)
-            lines.append(f"| `{key}` | `{p.name}` | {p.max_count} | `{p.memory}` | {p.multiprocessors} "
-                         f"| {f'`{on_aks}`' if on_aks else 'not on AKS'} |")
+            lines.append(
+                f"| `{key}` | `{p.name}` | {p.max_count} | `{p.memory}` | {p.multiprocessors} "
+                f"| {f'`{on_aks}`' if on_aks else 'not on AKS'} |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def _config_reference() -> str:
     # one level below the page's "## Reference"
-    return "\n".join("### " + line[5:] if line.startswith("#### ") else line for line in config_reference().split("\n")) + "\n"
+    return (
+        "\n".join("### " + line[5:] if line.startswith("#### ") else line for line in config_reference().split("\n"))
+        + "\n"
+    )
 
 
 CONFIGURATION_BLOCKS = (

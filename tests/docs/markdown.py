@@ -107,6 +107,12 @@ def section(path: Path, heading: str) -> str:
     level = len(heading) - len(heading.lstrip("#"))
     prose = prose_lines("\n".join(lines))
     start = next(number for number, line in prose if line == heading)
-    end = next((number for number, line in prose
-                if number > start and (m := _HEADING.match(line)) and len(m.group(1)) <= level), len(lines) + 1)
-    return "\n".join(lines[start:end - 1])
+    end = next(
+        (
+            number
+            for number, line in prose
+            if number > start and (m := _HEADING.match(line)) and len(m.group(1)) <= level
+        ),
+        len(lines) + 1,
+    )
+    return "\n".join(lines[start : end - 1])

@@ -26,23 +26,32 @@ SELF = {"tests/docs/test_citations.py", "tests/docs/test_links.py", "tests/docs/
 
 
 def tracked_files() -> list[str]:
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.split()
-    return sorted(f for f in listed if re.search(r"\.(py|md|ya?ml|toml|json|txt|cfg|ini)$|^Makefile$|^\.ci/", f)
-                  and not f.startswith("tests/golden/") and (ROOT / f).is_file())
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return sorted(
+        f
+        for f in listed
+        if re.search(r"\.(py|md|ya?ml|toml|json|txt|cfg|ini)$|^Makefile$|^\.ci/", f)
+        and not f.startswith("tests/golden/")
+        and (ROOT / f).is_file()
+    )
 
 
 FILES = tracked_files()
 
 
 def _lines(path: str):
-    for number, line in enumerate((ROOT / path).read_text(encoding="utf-8", errors="replace").split("\n"), 1):
-        yield number, line
+    yield from enumerate((ROOT / path).read_text(encoding="utf-8", errors="replace").split("\n"), 1)
 
 
 def test_the_scan_sees_the_code():
-    assert {"components/facts/catalog.py", "gpuplan/timing/deploy_model.py", "policies/rules/dra.py",
-            "README.md"} <= set(FILES)
+    assert {
+        "components/facts/catalog.py",
+        "gpuplan/timing/deploy_model.py",
+        "policies/rules/dra.py",
+        "README.md",
+    } <= set(FILES)
 
 
 def test_every_docs_anchor_cited_anywhere_exists():
@@ -65,8 +74,11 @@ def test_every_docs_anchor_cited_anywhere_exists():
 
 @pytest.mark.parametrize("path", [f for f in FILES if f not in RECORDED and f not in SELF])
 def test_nothing_cites_the_notes_a_clone_does_not_have(path):
-    found = [f"{number}: {line.strip()}" for number, line in _lines(path)
-             if NOTES_CITATION.search(line) or SECTION_ONLY.search(line)]
+    found = [
+        f"{number}: {line.strip()}"
+        for number, line in _lines(path)
+        if NOTES_CITATION.search(line) or SECTION_ONLY.search(line)
+    ]
     assert found == [], "cite docs/references.md#<anchor> (the fact and its public source) instead"
 
 

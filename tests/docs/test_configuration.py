@@ -8,9 +8,9 @@ import re
 
 import pytest
 import yaml
+from dra_gpu_platform.config import parse_config_map
+from dra_gpu_platform.config.loading import SECTIONS
 
-from components.config import parse_config_map
-from components.config.loading import SECTIONS
 from gpuplan.engine.runtime import runtime_config_from_file
 from tests.docs.generated import CONFIGURATION_BLOCKS, regenerate
 from tests.docs.markdown import DOCS
@@ -30,7 +30,9 @@ def test_generated_tables_are_current():
 def test_the_reference_documents_real_keys_only():
     text = PAGE.read_text(encoding="utf-8")
     reference = next(b for b in CONFIGURATION_BLOCKS if b.name == "config-reference").current(text)
-    assert [f"dra-gpu-platform:{key}" for key in SECTIONS] == re.findall(r"^### `(dra-gpu-platform:\w+)`", reference, re.MULTILINE)
+    assert [f"dra-gpu-platform:{key}" for key in SECTIONS] == re.findall(
+        r"^### `(dra-gpu-platform:\w+)`", reference, re.MULTILINE
+    )
     assert "`nodePools[].gpuStack`" in reference
 
 

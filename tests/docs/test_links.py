@@ -52,14 +52,17 @@ GENERATED = ("bench/.work", "policies/venv")
 _PATH = re.compile(r"`((?:components|gpuplan|policies|tests|bench|stacks|docs|\.github|\.ci)/[\w./<>-]*)`")
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if p.name != "references.md"],  # it names upstream files
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "page",
+    [p for p in PAGES if p.name != "references.md"],  # it names upstream files
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
 def test_every_repository_path_a_page_names_exists(page):
     missing = []
     for number, line in prose_lines(page.read_text(encoding="utf-8")):
         for path in _PATH.findall(line):
             if "<" in path:  # up to the folder of the first placeholder: stacks/Pulumi.<stack>.yaml -> stacks
-                path = path[:path.index("<")].rsplit("/", 1)[0]
+                path = path[: path.index("<")].rsplit("/", 1)[0]
             if path.startswith(GENERATED):
                 continue
             if not (ROOT / path).exists():

@@ -13,7 +13,7 @@ from tests.docs.test_readme import command_names
 
 GPUPLAN = DOCS / "gpuplan"
 RUNBOOKS = DOCS / "monitoring" / "runbooks"
-from tests.plans.monitoring.test_alerts import ALL as ALERTS  # every alert the package can render
+from tests.plans.monitoring.test_alerts import ALL as ALERTS  # noqa: E402  (every alert the package can render)
 
 
 def test_every_gpuplan_command_has_a_page_and_no_page_is_left_over():

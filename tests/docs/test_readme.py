@@ -33,7 +33,13 @@ def test_readme_shows_the_two_commands_and_what_the_first_run_costs():
 
 def test_readme_says_what_lands_in_build():
     build = section(README, "## What lands in `build/`")
-    for path in ("build/<stack>/", "plan.json", "manifests/", "manifests/helm/<release>.values.yaml", "kind-config.yaml"):
+    for path in (
+        "build/<stack>/",
+        "plan.json",
+        "manifests/",
+        "manifests/helm/<release>.values.yaml",
+        "kind-config.yaml",
+    ):
         assert path in build, path
 
 
@@ -47,7 +53,7 @@ def test_readme_has_one_line_per_gpuplan_command_linking_its_page():
     gpuplan = section(README, "## gpuplan")
     lines = [line for line in gpuplan.split("\n") if re.match(r"^- \[`gpuplan ", line)]
     documented = [re.match(r"^- \[`gpuplan ([a-z-]+)`\]\(docs/gpuplan/([a-z-]+)\.md\)", line) for line in lines]
-    assert all(documented), [line for line, m in zip(lines, documented) if not m]
+    assert all(documented), [line for line, m in zip(lines, documented, strict=False) if not m]
     assert [m[1] for m in documented] == command_names(), "one line per command, in `gpuplan --help` order"
     assert all(m[1] == m[2] for m in documented), "each line links its own page"
 
@@ -65,8 +71,19 @@ def test_readme_layout_map_names_folders_that_exist():
             if not line.startswith(" "):
                 parent = folder
     assert {f.relative_to(ROOT).as_posix() for f in named} >= {
-        "components", "components/facts", "components/config", "components/dra", "components/plans",
-        "components/resources", "policies", "gpuplan", "stacks", "tests", "bench", "docs"}
+        "components",
+        "components/facts",
+        "components/config",
+        "components/dra",
+        "components/plans",
+        "components/resources",
+        "policies",
+        "gpuplan",
+        "stacks",
+        "tests",
+        "bench",
+        "docs",
+    }
     assert [f for f in named if not f.is_dir()] == []
 
 

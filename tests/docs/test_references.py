@@ -8,8 +8,18 @@ import re
 from tests.docs.markdown import DOCS, prose_lines
 
 PAGE = DOCS / "references.md"
-SECTIONS = ["Kubernetes DRA API", "DRA allocator", "NVIDIA DRA driver", "GPU Operator", "Clouds (AWS)",
-            "Clouds (Azure)", "kind", "Monitoring", "Helm charts", "Input handling"]
+SECTIONS = [
+    "Kubernetes DRA API",
+    "DRA allocator",
+    "NVIDIA DRA driver",
+    "GPU Operator",
+    "Clouds (AWS)",
+    "Clouds (Azure)",
+    "kind",
+    "Monitoring",
+    "Helm charts",
+    "Input handling",
+]
 ENTRY = re.compile(r'^### <a id="([a-z0-9]+(?:-[a-z0-9]+)*)"></a>\S')
 
 
@@ -37,7 +47,8 @@ def test_sections_are_the_agreed_ones_in_order():
 def test_every_entry_heading_carries_a_stable_anchor():
     entry_headings = [line for _, line in prose_lines(PAGE.read_text(encoding="utf-8")) if line.startswith("### ")]
     assert entry_headings and all(ENTRY.match(line) for line in entry_headings), [
-        line for line in entry_headings if not ENTRY.match(line)]
+        line for line in entry_headings if not ENTRY.match(line)
+    ]
 
 
 def test_every_entry_states_the_fact_its_source_and_how_it_was_checked():

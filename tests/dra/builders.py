@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.dra.claims import DeviceClassSpec, parse_claim_spec
-from components.dra.cluster import build_cluster
-from components.dra.model import Features, NodeInfo, PodClaim, Selectors, Usage
-from components.dra.scheduler import ClaimObject, PodClaimRef, PodSpec, Scheduler
+from dra_gpu_platform.dra.claims import DeviceClassSpec, parse_claim_spec
+from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.model import Features, NodeInfo, PodClaim, Selectors, Usage
+from dra_gpu_platform.dra.scheduler import ClaimObject, PodClaimRef, PodSpec, Scheduler
 
 EX = "gpu.example.com"
 ANY = DeviceClassSpec("any", (f"device.driver == '{EX}'",))
@@ -28,22 +28,45 @@ def device(name: str, memory: str = "80Gi", root: str | None = None, **attribute
 
 
 def gpus(count: int, memory: str = "80Gi", per_root: int = 0, start: int = 0) -> list[dict[str, Any]]:
-    return [device(f"gpu-{i}", memory, f"pci{i // per_root}" if per_root else None) for i in range(start, start + count)]
+    return [
+        device(f"gpu-{i}", memory, f"pci{i // per_root}" if per_root else None) for i in range(start, start + count)
+    ]
 
 
-def slice_doc(node: str | None, devices: list[dict[str, Any]], *, pool: str | None = None, name: str | None = None,
-              generation: int = 1, count: int = 1, driver: str = EX, **placement: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = {"driver": driver, "pool": {"name": pool or node or "shared", "generation": generation,
-                                                       "resourceSliceCount": count}, "devices": devices}
+def slice_doc(
+    node: str | None,
+    devices: list[dict[str, Any]],
+    *,
+    pool: str | None = None,
+    name: str | None = None,
+    generation: int = 1,
+    count: int = 1,
+    driver: str = EX,
+    **placement: Any,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "driver": driver,
+        "pool": {"name": pool or node or "shared", "generation": generation, "resourceSliceCount": count},
+        "devices": devices,
+    }
     if node is not None:
         spec["nodeName"] = node
     spec.update(placement)
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-            "metadata": {"name": name or f"{pool or node}-{generation}-{len(devices)}"}, "spec": spec}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": name or f"{pool or node}-{generation}-{len(devices)}"},
+        "spec": spec,
+    }
 
 
-def claim(namespace: str = "ns", name: str = "c", *requests: dict[str, Any], constraints: list[dict[str, Any]] | None = None,
-          consumable_capacity: bool = True) -> PodClaim:
+def claim(
+    namespace: str = "ns",
+    name: str = "c",
+    *requests: dict[str, Any],
+    constraints: list[dict[str, Any]] | None = None,
+    consumable_capacity: bool = True,
+) -> PodClaim:
     devices: dict[str, Any] = {"requests": list(requests)}
     if constraints:
         devices["constraints"] = constraints
@@ -63,30 +86,64 @@ def first_available(name: str, *subs: tuple[str, str, int]) -> dict[str, Any]:
     return {"name": name, "firstAvailable": [{"name": s, "deviceClassName": c, "count": n} for s, c, n in subs]}
 
 
-def cluster(*slices: dict[str, Any], nodes: list[NodeInfo] | None = None, usage: Usage | None = None,
-            claims: list[PodClaim] = (), classes: dict[str, DeviceClassSpec] | None = None, features: Features = DEFAULT_135):
+def cluster(
+    *slices: dict[str, Any],
+    nodes: list[NodeInfo] | None = None,
+    usage: Usage | None = None,
+    claims: list[PodClaim] = (),
+    classes: dict[str, DeviceClassSpec] | None = None,
+    features: Features = DEFAULT_135,
+):
     expressions = {e for c in (classes or CLASSES).values() for e in c.selectors}
     expressions |= {e for c in claims for r in c.spec.requests for s in r.alternatives for e in s.selectors}
     attributes = {k.attribute for c in claims for k in c.spec.constraints if k.attribute}
-    return build_cluster(list(slices), nodes=nodes, usage=usage, expressions=expressions, constraint_attributes=attributes,
-                         minor=features.minor, partitionable_devices=features.partitionable_devices,
-                         consumable_capacity=features.consumable_capacity)
+    return build_cluster(
+        list(slices),
+        nodes=nodes,
+        usage=usage,
+        expressions=expressions,
+        constraint_attributes=attributes,
+        minor=features.minor,
+        partitionable_devices=features.partitionable_devices,
+        consumable_capacity=features.consumable_capacity,
+    )
 
 
-def scheduler(*slices: dict[str, Any], claims: list[PodClaim] = (), features: Features = DEFAULT_135,
-              classes: dict[str, DeviceClassSpec] | None = None, nodes: list[NodeInfo] | None = None,
-              usage: Usage | None = None, objects: list[ClaimObject] = (), templates: list[PodClaim] = ()) -> Scheduler:
+def scheduler(
+    *slices: dict[str, Any],
+    claims: list[PodClaim] = (),
+    features: Features = DEFAULT_135,
+    classes: dict[str, DeviceClassSpec] | None = None,
+    nodes: list[NodeInfo] | None = None,
+    usage: Usage | None = None,
+    objects: list[ClaimObject] = (),
+    templates: list[PodClaim] = (),
+) -> Scheduler:
     built = cluster(*slices, nodes=nodes, usage=usage, claims=[*claims, *templates], classes=classes, features=features)
-    return Scheduler(built, classes or CLASSES, features, Selectors(), claims=objects,
-                     templates={(t.namespace, t.name): ClaimObject(t.namespace, t.name, t.spec) for t in templates})
+    return Scheduler(
+        built,
+        classes or CLASSES,
+        features,
+        Selectors(),
+        claims=objects,
+        templates={(t.namespace, t.name): ClaimObject(t.namespace, t.name, t.spec) for t in templates},
+    )
 
 
-def pod(name: str, *templates: str, namespace: str = "ns", claims: tuple[str, ...] = (), nodes: tuple[str, ...] | None = None) -> PodSpec:
+def pod(
+    name: str,
+    *templates: str,
+    namespace: str = "ns",
+    claims: tuple[str, ...] = (),
+    nodes: tuple[str, ...] | None = None,
+) -> PodSpec:
     refs = tuple(PodClaimRef(f"t{i}", template=t) for i, t in enumerate(templates))
     refs += tuple(PodClaimRef(f"c{i}", claim=c) for i, c in enumerate(claims))
     return PodSpec(namespace, name, refs, node_names=nodes)
 
 
 def devices_of(allocations) -> list[list[str]]:
-    return [[d.device[2] if len(set(x.device[1] for x in a.devices)) == 1 else "/".join(d.device[1:]) for d in a.devices]
-            for a in allocations]
+    return [
+        [d.device[2] if len({x.device[1] for x in a.devices}) == 1 else "/".join(d.device[1:]) for d in a.devices]
+        for a in allocations
+    ]

@@ -7,17 +7,20 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from dra_gpu_platform.dra.allocator import allocate
+from dra_gpu_platform.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, Selectors, Usage
 
-from components.dra.allocator import allocate
-from components.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, Selectors, Usage
 from tests.dra.builders import CLASSES, EX, ROOT, claim, cluster, device, exact, first_available, gpus, slice_doc
 
 NODE = NodeInfo("n")
 
 
-def run(slices, claims, *, usage=None, features=Features(), engine="auto", classes=None):
+def run(slices, claims, *, usage=None, features=None, engine="auto", classes=None):
+    features = features or Features()
     built = cluster(*slices, claims=claims, usage=usage, features=features, classes=classes)
-    return allocate(NODE, built.pools(NODE), claims, classes or CLASSES, built.usage, features, Selectors(), engine=engine)
+    return allocate(
+        NODE, built.pools(NODE), claims, classes or CLASSES, built.usage, features, Selectors(), engine=engine
+    )
 
 
 def names(result):
@@ -65,8 +68,11 @@ def test_first_available_tries_subrequests_in_order_and_backtracks_into_them():
 def test_first_available_is_refused_without_the_gate():
     """Allocate: `has subrequests, but the DRAPrioritizedList feature is disabled` is an error."""
     with pytest.raises(AllocationError, match="DRAPrioritizedList feature is disabled"):
-        run([slice_doc("n", gpus(1))], [claim("ns", "a", first_available("r", ("x", "any", 1)))],
-            features=Features(prioritized_list=False))
+        run(
+            [slice_doc("n", gpus(1))],
+            [claim("ns", "a", first_available("r", ("x", "any", 1)))],
+            features=Features(prioritized_list=False),
+        )
 
 
 # --- allocationMode All ---------------------------------------------------------------------------------
@@ -75,7 +81,7 @@ def test_first_available_is_refused_without_the_gate():
 def test_all_takes_every_selectable_device_and_fails_when_one_is_in_use():
     """validateDeviceRequest collects every selectable device of the node for All, in use or not; allocateOne
     then needs each (allocateDevice with must), so one device in use means no solution on the node."""
-    slices = [slice_doc("n", gpus(3) + [device("gpu-3", "20Gi")])]
+    slices = [slice_doc("n", [*gpus(3), device("gpu-3", "20Gi")])]
     all_big = claim("ns", "a", exact(device_class="big", allocationMode="All"))
     assert names(run(slices, [all_big])) == [["gpu-0", "gpu-1", "gpu-2"]]
     assert run(slices, [all_big], usage=Usage({(EX, "n", "gpu-1")})) is None
@@ -132,7 +138,7 @@ def test_a_subrequest_over_the_limit_falls_back_to_the_next_one():
 def test_match_attribute_keeps_the_devices_of_named_requests_on_one_value():
     """matchAttributeConstraint.add: the first device fixes the value, the others must equal it; a device
     without the attribute never joins. With two GPUs per pcieRoot, a third one cannot match."""
-    slices = [slice_doc("n", gpus(4, per_root=2) + [device("gpu-9")])]
+    slices = [slice_doc("n", [*gpus(4, per_root=2), device("gpu-9")])]
     pair = claim("ns", "a", exact(count=2), constraints=[{"requests": ["gpu"], "matchAttribute": ROOT}])
     assert names(run(slices, [pair])) == [["gpu-0", "gpu-1"]]
     three = claim("ns", "a", exact(count=3), constraints=[{"requests": ["gpu"], "matchAttribute": ROOT}])
@@ -142,8 +148,12 @@ def test_match_attribute_keeps_the_devices_of_named_requests_on_one_value():
 def test_match_attribute_can_name_one_subrequest():
     """matchAttributeConstraint.matches: `<request>/<subrequest>` limits it to that alternative."""
     slices = [slice_doc("n", gpus(4, per_root=1))]
-    spec = claim("ns", "a", first_available("g", ("pair", "any", 2), ("one", "any", 1)),
-                 constraints=[{"requests": ["g/pair"], "matchAttribute": ROOT}])
+    spec = claim(
+        "ns",
+        "a",
+        first_available("g", ("pair", "any", 2), ("one", "any", 1)),
+        constraints=[{"requests": ["g/pair"], "matchAttribute": ROOT}],
+    )
     [result] = run(slices, [spec])
     assert result.subrequests == {"g": "one"}  # no two GPUs share a root here
 
@@ -213,10 +223,18 @@ def test_devices_consuming_counters_need_the_partitionable_gate_and_enough_count
         part = device(f"part-{i}")
         part["consumesCounters"] = [{"counterSet": "gpu-0", "counters": {"memory": {"value": "40Gi"}}}]
         partitions.append(part)
-    counters = slice_doc(None, [], pool="n", name="counters", count=2,
-                         sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "80Gi"}}}])
+    counters = slice_doc(
+        None,
+        [],
+        pool="n",
+        name="counters",
+        count=2,
+        sharedCounters=[{"name": "gpu-0", "counters": {"memory": {"value": "80Gi"}}}],
+    )
     slices = [slice_doc("n", partitions, name="devices", count=2), counters]
-    assert run(slices, [claim("ns", "a", exact())]) is None  # gate off: the counter slice and the partitions are skipped
+    assert (
+        run(slices, [claim("ns", "a", exact())]) is None
+    )  # gate off: the counter slice and the partitions are skipped
     on = Features(partitionable_devices=True)
     assert names(run(slices, [claim("ns", "a", exact(count=2))], features=on)) == [["part-0", "part-1"]]
     assert run(slices, [claim("ns", "a", exact(count=3))], features=on) is None  # 3 x 40Gi of 80Gi
@@ -250,15 +268,19 @@ def test_consumable_capacity_shares_a_device_until_its_capacity_is_used():
 def test_a_cel_runtime_error_aborts_but_only_where_the_search_evaluates():
     """selectorsMatch returns the CEL runtime error; isSelectable runs only for devices the search reaches
     (not in use, before a solution is found), and for All on every device of the node."""
-    classes = {**CLASSES, "odd": CLASSES["any"].__class__("odd", ("device.attributes['gpu.example.com'].flag == true",))}
+    classes = {
+        **CLASSES,
+        "odd": CLASSES["any"].__class__("odd", ("device.attributes['gpu.example.com'].flag == true",)),
+    }
     slices = [slice_doc("n", [device("gpu-0", flag=True), device("gpu-1")])]  # gpu-1 lacks the attribute
     assert names(run(slices, [claim("ns", "a", exact(device_class="odd"))], classes=classes)) == [["gpu-0"]]
     with pytest.raises(AllocationError, match="class odd: selector #0: CEL runtime error"):
         run(slices, [claim("ns", "a", exact(device_class="odd", count=2))], classes=classes)
     with pytest.raises(AllocationError, match="CEL runtime error"):
         run(slices, [claim("ns", "a", exact(device_class="odd", allocationMode="All"))], classes=classes)
-    assert names(run(slices, [claim("ns", "a", exact(device_class="odd"))], classes=classes,
-                     usage=Usage({(EX, "n", "gpu-1")}))) == [["gpu-0"]]
+    assert names(
+        run(slices, [claim("ns", "a", exact(device_class="odd"))], classes=classes, usage=Usage({(EX, "n", "gpu-1")}))
+    ) == [["gpu-0"]]
 
 
 def test_a_version_compared_with_a_string_is_an_error_not_false():
@@ -280,7 +302,10 @@ def test_kubernetes_1_34_uses_incomplete_pools_and_fails_on_invalid_ones():
     incomplete = [slice_doc("n", gpus(1), pool="p", count=2)]
     assert run(incomplete, [claim("ns", "a", exact())]) is None
     assert names(run(incomplete, [claim("ns", "a", exact())], features=Features(minor=34))) == [["gpu-0"]]
-    duplicated = [slice_doc("n", gpus(1), pool="p", count=2, name="one"), slice_doc("n", gpus(1), pool="p", count=2, name="two")]
+    duplicated = [
+        slice_doc("n", gpus(1), pool="p", count=2, name="one"),
+        slice_doc("n", gpus(1), pool="p", count=2, name="two"),
+    ]
     with pytest.raises(AllocationError, match="pool p is invalid: duplicate device name gpu-0"):
         run(duplicated, [claim("ns", "a", exact())], features=Features(minor=34))
     with pytest.raises(FailedOnNode, match="invalid resource pools were encountered"):
@@ -291,8 +316,12 @@ def test_kubernetes_1_34_uses_incomplete_pools_and_fails_on_invalid_ones():
 def test_both_engines_find_the_same_first_solution(engine):
     """The class engine visits classes in the order of their first free device; upstream's device loop."""
     slices = [slice_doc("n", gpus(6, per_root=2))]
-    spec = claim("ns", "a", exact("x", count=2), exact("y", count=2), constraints=[{"requests": ["y"], "matchAttribute": ROOT}])
-    assert names(run(slices, [spec], engine=engine, usage=Usage({(EX, "n", "gpu-3")}))) == [["gpu-0", "gpu-1", "gpu-4", "gpu-5"]]
+    spec = claim(
+        "ns", "a", exact("x", count=2), exact("y", count=2), constraints=[{"requests": ["y"], "matchAttribute": ROOT}]
+    )
+    assert names(run(slices, [spec], engine=engine, usage=Usage({(EX, "n", "gpu-3")}))) == [
+        ["gpu-0", "gpu-1", "gpu-4", "gpu-5"]
+    ]
 
 
 def test_all_after_a_pick_of_the_same_class_keeps_scan_order():
@@ -302,5 +331,7 @@ def test_all_after_a_pick_of_the_same_class_keeps_scan_order():
     slices = [slice_doc("n", [device("gpu-0", root="r0"), device("gpu-1", root="r0")])]
     spec = claim("ns", "a", exact("r0"), exact("r1", allocationMode="All"), constraints=[{"distinctAttribute": ROOT}])
     for engine in ("exact", "auto"):
-        with pytest.raises(AllocationError, match="cannot add device gpu.example.com/n/gpu-0 because a claim constraint"):
+        with pytest.raises(
+            AllocationError, match="cannot add device gpu.example.com/n/gpu-0 because a claim constraint"
+        ):
             run(slices, [spec], engine=engine, features=Features(consumable_capacity=True))

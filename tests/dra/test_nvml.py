@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.dra.nvml import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
+from dra_gpu_platform.dra.slices import nvml_inventory
 
-from components.dra.slices import nvml_inventory
-from components.dra.nvml import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
-from components.config.problems import InputError
 from gpuplan.inventory.nvml_live import NvmlUnavailable, pcie_root, read_live
 from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml
@@ -22,7 +22,9 @@ def raw():
     return json.loads(shared_path(H200).read_text())
 
 
-@pytest.mark.parametrize("text, expected", [("580.159.04", "580.159.4"), ("13.0", "13.0.0"), ("570.86.15", "570.86.15"), ("v9", "9.0.0")])
+@pytest.mark.parametrize(
+    "text, expected", [("580.159.04", "580.159.4"), ("13.0", "13.0.0"), ("570.86.15", "570.86.15"), ("v9", "9.0.0")]
+)
 def test_versions_are_published_the_way_the_driver_parses_them(text, expected):
     assert lenient_semver(text) == expected
 
@@ -43,8 +45,13 @@ def test_every_snapshot_problem_is_reported_at_once(raw):
     with pytest.raises(InputError) as caught:
         parse_snapshot(raw, "nvml.json")
     paths = {p.path for p in caught.value.problems}
-    assert paths == {"driverVersion", "devices[0].uuid", "devices[0].architecture", "devices[0].pciBusId",
-                     "devices[0].migProfiles[2].memorySizeMB"}
+    assert paths == {
+        "driverVersion",
+        "devices[0].uuid",
+        "devices[0].architecture",
+        "devices[0].pciBusId",
+        "devices[0].migProfiles[2].memorySizeMB",
+    }
     assert all(p.file == "nvml.json" and p.fix for p in caught.value.problems)
 
 
@@ -119,7 +126,9 @@ def test_values_nvml_cannot_report_are_refused(raw):
         parse_snapshot(raw, "nvml.json")
     rules = {p.path: p.rule for p in caught.value.problems}
     assert "at least 1" in rules["devices[0].memoryTotalBytes"] and "at least 0" in rules["devices[0].index"]
-    assert "starts with GPU-" in rules["devices[0].uuid"] and "non-negative" in rules["devices[0].cudaComputeCapability"]
+    assert (
+        "starts with GPU-" in rules["devices[0].uuid"] and "non-negative" in rules["devices[0].cudaComputeCapability"]
+    )
     assert "at least 1" in rules["devices[0].migProfiles[0].instanceCount"]
     assert "names no profile" in rules["devices[0].migDevices[0].profileId"]
     assert "past the GPU's 8 slices" in rules["devices[0].migDevices[0].placementStart"]
@@ -131,7 +140,11 @@ def test_two_gpus_cannot_share_an_index_minor_uuid_or_bus(raw):
     raw["devices"].append(twin)
     with pytest.raises(InputError) as caught:
         parse_snapshot(raw, "nvml.json")
-    assert {p.path for p in caught.value.problems} == {"devices[1].index", "devices[1].minor", "devices[1].uuid",
-                                                      "devices[1].pciBusId"}
+    assert {p.path for p in caught.value.problems} == {
+        "devices[1].index",
+        "devices[1].minor",
+        "devices[1].uuid",
+        "devices[1].pciBusId",
+    }
     twin.update(index=1, minor=1, uuid="GPU-other", pciBusId="00000000:00:07.0")
     assert [g.index for g in parse_snapshot(raw, "nvml.json").devices] == [0, 1]

@@ -3,8 +3,9 @@ dynamicresources.go, 1.35: PreFilter, Filter, Score, Reserve), one pod after the
 
 from __future__ import annotations
 
-from components.dra.model import ClaimAllocation, DeviceResult, Usage
-from components.dra.scheduler import ALLOCATED, ERROR, REJECTED, UNSCHEDULABLE, ClaimObject
+from dra_gpu_platform.dra.model import ClaimAllocation, DeviceResult, Usage
+from dra_gpu_platform.dra.scheduler import ALLOCATED, ERROR, REJECTED, UNSCHEDULABLE, ClaimObject
+
 from tests.dra.builders import EX, claim, device, exact, first_available, gpus, pod, scheduler, slice_doc
 
 
@@ -52,10 +53,16 @@ def test_an_allocated_claim_pins_the_pod_to_its_node_and_a_shared_claim_is_reuse
     second = s.schedule(pod("p2", claims=("shared",)))
     assert second.kind == ALLOCATED and second.node == "a" and second.claims[0].devices == [f"{EX}/a/gpu-0"]
     assert s.cluster.usage.allocated == {(EX, "a", "gpu-0")}
-    pinned = ClaimObject("ns", "elsewhere", claim("ns", "elsewhere", exact()).spec,
-                         allocation=ClaimAllocation((DeviceResult("gpu", (EX, "x", "gpu-0")),),
-                                                    {"nodeSelectorTerms": [{"matchFields": [
-                                                        {"key": "metadata.name", "operator": "In", "values": ["x"]}]}]}, {}))
+    pinned = ClaimObject(
+        "ns",
+        "elsewhere",
+        claim("ns", "elsewhere", exact()).spec,
+        allocation=ClaimAllocation(
+            (DeviceResult("gpu", (EX, "x", "gpu-0")),),
+            {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["x"]}]}]},
+            {},
+        ),
+    )
     s.claims[("ns", "elsewhere")] = pinned
     stuck = s.schedule(pod("p3", claims=("elsewhere",)))
     assert stuck.kind == UNSCHEDULABLE and "resourceclaim not available on the node" in " ".join(stuck.reasons)
@@ -64,19 +71,26 @@ def test_an_allocated_claim_pins_the_pod_to_its_node_and_a_shared_claim_is_reuse
 def test_an_allocator_error_on_any_node_is_an_error_for_the_pod():
     """Filter: an error other than ErrFailedAllocationOnNode is statusError, which aborts the attempt even when
     another node would fit (the first node's devices lack the attribute the selector reads)."""
-    from components.dra.claims import DeviceClassSpec
+    from dra_gpu_platform.dra.claims import DeviceClassSpec
 
     classes = {"flag": DeviceClassSpec("flag", ("device.attributes['gpu.example.com'].flag == true",))}
-    s = scheduler(slice_doc("a", [device("gpu-0")]), slice_doc("b", [device("gpu-0", flag=True)]),
-                  templates=[claim("ns", "t", exact(device_class="flag"))], classes=classes)
+    s = scheduler(
+        slice_doc("a", [device("gpu-0")]),
+        slice_doc("b", [device("gpu-0", flag=True)]),
+        templates=[claim("ns", "t", exact(device_class="flag"))],
+        classes=classes,
+    )
     outcome = s.schedule(pod("p", "t"))
     assert outcome.kind == ERROR and "node a" in outcome.errors[0] and "CEL runtime error" in outcome.errors[0]
 
 
 def test_the_prioritized_list_score_prefers_the_node_of_the_first_subrequest():
     """Score/computeScore: Σ 8 - index of the chosen subrequest; the best score wins over node order."""
-    s = scheduler(slice_doc("a", gpus(1, "20Gi")), slice_doc("b", gpus(1, "80Gi")),
-                  templates=[claim("ns", "t", first_available("g", ("big", "big", 1), ("any", "any", 1)))])
+    s = scheduler(
+        slice_doc("a", gpus(1, "20Gi")),
+        slice_doc("b", gpus(1, "80Gi")),
+        templates=[claim("ns", "t", first_available("g", ("big", "big", 1), ("any", "any", 1)))],
+    )
     outcome = s.schedule(pod("p", "t"))
     assert outcome.node == "b" and outcome.claims[0].subrequests == {"g": "big"} and outcome.feasible_nodes == 2
 
@@ -84,8 +98,11 @@ def test_the_prioritized_list_score_prefers_the_node_of_the_first_subrequest():
 def test_only_invalid_pools_say_so():
     """Allocate: no solution and an invalid pool is ErrFailedAllocationOnNode `invalid resource pools were
     encountered` (unschedulable on that node, with that message)."""
-    s = scheduler(slice_doc("n", gpus(1), pool="p", count=2, name="one"), slice_doc("n", gpus(1), pool="p", count=2, name="two"),
-                  templates=[claim("ns", "t", exact())])
+    s = scheduler(
+        slice_doc("n", gpus(1), pool="p", count=2, name="one"),
+        slice_doc("n", gpus(1), pool="p", count=2, name="two"),
+        templates=[claim("ns", "t", exact())],
+    )
     outcome = s.schedule(pod("p", "t"))
     assert outcome.kind == UNSCHEDULABLE and "invalid resource pools were encountered" in outcome.reasons[0]
 
@@ -120,8 +137,10 @@ def test_place_reports_the_first_node_of_each_pool_and_why_not():
     assert fits.satisfiable and [n.name for n, _ in fits.fits] == ["a", "b"]
     miss = s.place(claim("ns", "x", exact(count=5)))
     assert not miss.satisfiable and miss.errors == []
-    assert miss.reasons == ["pools a, b (2 nodes): request gpu: needs 5 devices of DeviceClass any on one node, "
-                            "a node of this pool has 4 that match"]
+    assert miss.reasons == [
+        "pools a, b (2 nodes): request gpu: needs 5 devices of DeviceClass any on one node, "
+        "a node of this pool has 4 that match"
+    ]
 
 
 def test_the_why_names_the_selector_that_fails_and_what_the_devices_publish():

@@ -9,34 +9,44 @@ import json
 import re
 
 import pytest
-
-from components.facts import catalog
-from components.dra.cel import Version
-from components.config.loading import load_stack_file, parse_config_map
-from components.plans.stack_inventory import stack_inventory
-from components.dra.slices import (
+from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.dra.cel import Version
+from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.nvml import parse_snapshot
+from dra_gpu_platform.dra.slices import (
     ALL_BALANCED,
     PCI_BUS_ID,
     PCIE_ROOT,
+    apply_taint_rules,
     catalog_inventory,
     catalog_mig_shapes,
-    apply_taint_rules,
     chart_device_classes,
     mig_layout,
     nvidia_naming,
     nvml_inventory,
     read_cluster_dump,
 )
-from components.dra.cluster import build_cluster
-from components.dra.nvml import parse_snapshot
-from components.config.problems import InputError
-from components.facts.quantity import parse_quantity
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts.quantity import parse_quantity
+from dra_gpu_platform.plans.stack_inventory import stack_inventory
+
 from gpuplan.checks.kube_validate import validate_document
 from tests.conftest import H200_NVML, KIND_BASE, ROOT, qualify, shared_path
 
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
-H200_GPU_ATTRIBUTES = {"type", "uuid", "productName", "brand", "architecture", "cudaComputeCapability", "driverVersion",
-                       "cudaDriverVersion", PCI_BUS_ID, PCIE_ROOT}
+H200_GPU_ATTRIBUTES = {
+    "type",
+    "uuid",
+    "productName",
+    "brand",
+    "architecture",
+    "cudaComputeCapability",
+    "driverVersion",
+    "cudaDriverVersion",
+    PCI_BUS_ID,
+    PCIE_ROOT,
+}
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +107,10 @@ def test_h200_matches_nvidia_smi_and_the_query(snapshot):
     [device] = devices_of(nvml_inventory(snapshot, "n"))
     assert f"<product_name>{device['attributes']['productName']['string']}</product_name>" in xml
     assert f"<product_architecture>{device['attributes']['architecture']['string']}</product_architecture>" in xml
-    assert "<total>143771 MiB</total>" in xml and "143771 MiB, 9.0, 580.159.04" in shared_path(H200_NVML / "query.csv").read_text()
+    assert (
+        "<total>143771 MiB</total>" in xml
+        and "143771 MiB, 9.0, 580.159.04" in shared_path(H200_NVML / "query.csv").read_text()
+    )
 
 
 def test_h200_mig_profile_names_equal_nvidia_smi(snapshot):
@@ -123,7 +136,14 @@ def test_h200_mig_layout_per_profile(snapshot, profile):
         assert parse_quantity(capacity["memory"]["value"]).as_integer() == info.memory_mb * 2**20
         assert capacity["multiprocessors"] == {"value": str(info.multiprocessors)}
         assert {k for k in capacity if not k.startswith("memorySlice")} == {
-            "memory", "multiprocessors", "copyEngines", "decoders", "encoders", "jpegEngines", "ofaEngines"}
+            "memory",
+            "multiprocessors",
+            "copyEngines",
+            "decoders",
+            "encoders",
+            "jpegEngines",
+            "ofaEngines",
+        }
         own = sorted(int(k.removeprefix("memorySlice")) for k in capacity if k.startswith("memorySlice"))
         start = own[0]
         assert own == list(range(start, start + len(own)))
@@ -143,7 +163,11 @@ def test_catalog_h200_agrees_with_the_real_h200(snapshot):
     assert set(shapes) == set(lgip())
     for name, shape in shapes.items():
         info = gpu.mig_profile(name)
-        assert (shape.profile_id, shape.max_count, shape.memory_slices) == (info.profile_id, info.instance_count, info.memory_slices(gpu.memory_total_bytes))
+        assert (shape.profile_id, shape.max_count, shape.memory_slices) == (
+            info.profile_id,
+            info.instance_count,
+            info.memory_slices(gpu.memory_total_bytes),
+        )
         assert dict(shape.capacity) == {"memory": info.memory_mb * 2**20, "multiprocessors": info.multiprocessors}
         catalog_devices = devices_of(catalog_inventory("H200", 1, "n", mig=name))
         real_devices = devices_of(nvml_inventory(snapshot, "n", mig=name))
@@ -203,12 +227,20 @@ def test_kind_example_driver_publishes_eight_fake_gpus_per_dra_worker():
     inventory = stack_inventory(config_of(copy.deepcopy(KIND_BASE), "test"))
     nodes = nodes_of(inventory.slices, inventory.node_pools)
     # plugin-pool runs the device plugin, so only dra-pool's two workers publish
-    assert [(n.name, n.node_pool, len(n.devices)) for n in nodes] == [("gpu-test-worker", "dra-pool", 8), ("gpu-test-worker2", "dra-pool", 8)]
+    assert [(n.name, n.node_pool, len(n.devices)) for n in nodes] == [
+        ("gpu-test-worker", "dra-pool", 8),
+        ("gpu-test-worker2", "dra-pool", 8),
+    ]
     driver, name, shape = nodes[0].devices[3]
     assert driver == "gpu.example.com" and name == "gpu-3"
-    assert shape.device.attributes == {"gpu.example.com": {
-        "index": 3, "uuid": shape.device.attributes["gpu.example.com"]["uuid"], "model": "LATEST-GPU-MODEL",
-        "driverVersion": Version(1, 0, 0)}}
+    assert shape.device.attributes == {
+        "gpu.example.com": {
+            "index": 3,
+            "uuid": shape.device.attributes["gpu.example.com"]["uuid"],
+            "model": "LATEST-GPU-MODEL",
+            "driverVersion": Version(1, 0, 0),
+        }
+    }
     assert shape.device.capacity["gpu.example.com"]["memory"] == parse_quantity("80Gi")
 
 
@@ -251,11 +283,14 @@ def test_all_balanced_fits_two_1g_one_2g_one_3g_on_an_a100():
     assert len(used) == len(set(used)) and max(used) < 8
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("7g.40gb=1,1g.5gb=1", "does not fit"),
-    ("9g.99gb", "not a MIG profile"),
-    ("1g.5gb=x", "PROFILE=COUNT"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("7g.40gb=1,1g.5gb=1", "does not fit"),
+        ("9g.99gb", "not a MIG profile"),
+        ("1g.5gb=x", "PROFILE=COUNT"),
+    ],
+)
 def test_impossible_layouts_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         mig_layout(catalog_mig_shapes(catalog.gpu_model("A100-40GB")), spec)
@@ -270,16 +305,33 @@ def test_kubectl_dump_uses_the_newest_generation_and_device_taints():
     assert {name: len(n.devices) for name, n in nodes.items()} == {"gpu-dev-worker": 8, "gpu-dev-worker2": 8}
     tainted = [name for _, name, shape in nodes["gpu-dev-worker2"].devices if shape.taints]
     assert tainted == ["gpu-3"]
-    rule = {"spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "gpu-dev-worker", "device": "gpu-5"},
-                     "taint": {"key": "k", "effect": "NoSchedule"}}}
+    rule = {
+        "spec": {
+            "deviceSelector": {"driver": "gpu.example.com", "pool": "gpu-dev-worker", "device": "gpu-5"},
+            "taint": {"key": "k", "effect": "NoSchedule"},
+        }
+    }
     nodes = {n.name: n for n in nodes_of(dump.slices, rules=[rule])}
     assert [name for _, name, shape in nodes["gpu-dev-worker"].devices if shape.taints] == ["gpu-5"]
 
 
 def test_v1beta1_slices_are_read_as_v1():
-    old = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "x"},
-           "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
-                    "devices": [{"name": "gpu-0", "basic": {"attributes": {"model": {"string": "M"}}, "capacity": {"memory": {"value": "1Gi"}}}}]}}
+    old = {
+        "apiVersion": "resource.k8s.io/v1beta1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "x"},
+        "spec": {
+            "driver": "gpu.example.com",
+            "nodeName": "n",
+            "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+            "devices": [
+                {
+                    "name": "gpu-0",
+                    "basic": {"attributes": {"model": {"string": "M"}}, "capacity": {"memory": {"value": "1Gi"}}},
+                }
+            ],
+        },
+    }
     [node] = nodes_of(read_cluster_dump([old], "old.yaml").slices)
     assert node.devices[0][2].device.attributes == {"gpu.example.com": {"model": "M"}}
 

@@ -6,12 +6,18 @@ import json
 import re
 
 import pytest
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
 
-from components.facts import catalog
-from components.facts.quantity import Quantity, parse_quantity
 from tests.conftest import H200_NVML, shared_path
 
-NVML_ARCHITECTURES = {6: "Turing", 7: "Ampere", 8: "Ada Lovelace", 9: "Hopper", 10: "Blackwell"}  # nvmlDeviceArchitecture_t
+NVML_ARCHITECTURES = {
+    6: "Turing",
+    7: "Ampere",
+    8: "Ada Lovelace",
+    9: "Hopper",
+    10: "Blackwell",
+}  # nvmlDeviceArchitecture_t
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +138,11 @@ def test_ec2_gpu_counts_nvme_disks_and_efa_cards_match_describe_instance_types(e
         assert described["GpuInfo"]["Gpus"][0]["Count"] == shape.gpus, name
         assert described["VCpuInfo"]["DefaultVCpus"] == shape.vcpus, name
         storage = described.get("InstanceStorageInfo") or {}
-        nvme = sum(d["Count"] for d in storage.get("Disks", [])) if storage.get("NvmeSupport") in ("required", "supported") else 0
+        nvme = (
+            sum(d["Count"] for d in storage.get("Disks", []))
+            if storage.get("NvmeSupport") in ("required", "supported")
+            else 0
+        )
         assert shape.nvme_disks == nvme, name
         if shape.efa_interfaces:
             assert described["NetworkInfo"]["EfaInfo"]["MaximumEfaInterfaces"] == shape.efa_interfaces, name
@@ -141,6 +151,12 @@ def test_ec2_gpu_counts_nvme_disks_and_efa_cards_match_describe_instance_types(e
 
 def test_azure_quota_families_use_the_usage_api_spelling():
     families = {t.quota_family for t in catalog.INSTANCE_TYPES.values() if t.platform == "aks"}
-    assert families == {"standardNDSH100v5Family", "standardNDISRH200V5Family", "standardNDASv4_A100Family",
-                        "standardNDAMSv4_A100Family", "StandardNCADSA100v4Family", "standardNCASv3_T4Family"}
+    assert families == {
+        "standardNDSH100v5Family",
+        "standardNDISRH200V5Family",
+        "standardNDASv4_A100Family",
+        "standardNDAMSv4_A100Family",
+        "StandardNCADSA100v4Family",
+        "standardNCASv3_T4Family",
+    }
     assert all(" " not in f and f.lower().startswith("standard") and f.endswith("Family") for f in families)

@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 
 import botocore
-
-from components.facts import regions
+from dra_gpu_platform.facts import regions
 
 
 def _endpoints() -> dict:

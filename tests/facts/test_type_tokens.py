@@ -7,8 +7,8 @@ import importlib
 import inspect
 
 import pytest
+from dra_gpu_platform.facts.type_tokens import Component, Upstream
 
-from components.facts.type_tokens import Component, Upstream
 from tests.conftest import ROOT
 
 SDK_CLASSES = {
@@ -56,7 +56,11 @@ def _tokens(cls) -> dict[str, str]:
 
 
 def test_every_upstream_token_is_mapped_to_an_sdk_class():
-    unmapped = {name for name, token in _tokens(Upstream).items() if token not in SDK_CLASSES and not token.startswith("pulumi:")}
+    unmapped = {
+        name
+        for name, token in _tokens(Upstream).items()
+        if token not in SDK_CLASSES and not token.startswith("pulumi:")
+    }
     assert unmapped == set()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from components.facts import autoscaler, versions
+from dra_gpu_platform.facts import autoscaler, versions
 
 
 def test_pinned_versions_cover_every_supported_kubernetes_minor():

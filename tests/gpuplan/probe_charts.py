@@ -124,7 +124,9 @@ spec:
 
 def write_chart(folder: Path, name: str, version: str, templates: dict[str, str], values: dict | None = None) -> Path:
     (folder / "templates").mkdir(parents=True, exist_ok=True)
-    (folder / "Chart.yaml").write_text(yaml.safe_dump({"apiVersion": "v2", "name": name, "version": version}), encoding="utf-8")
+    (folder / "Chart.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "v2", "name": name, "version": version}), encoding="utf-8"
+    )
     (folder / "values.yaml").write_text(yaml.safe_dump(values or {}), encoding="utf-8")
     for filename, text in templates.items():
         (folder / "templates" / filename).write_text(text, encoding="utf-8")
@@ -133,8 +135,18 @@ def write_chart(folder: Path, name: str, version: str, templates: dict[str, str]
 
 def write_charts(root: Path, operator_version: str = "v25.10.1", dra_version: str = "0.4.1") -> Path:
     """A --charts folder: <chart>-<version>/ as the stack's releases name them, holding the probe charts."""
-    write_chart(root / f"gpu-operator-{operator_version}", "probe-operator", operator_version, OPERATOR_TEMPLATES,
-                {"node-feature-discovery": {"worker": {}}, "migManager": {}})
-    write_chart(root / f"dra-driver-nvidia-gpu-{dra_version}", "probe-dra-driver", dra_version, DRA_TEMPLATES,
-                {"kubeletPlugin": {}, "resources": {"computeDomains": {"enabled": False}}})
+    write_chart(
+        root / f"gpu-operator-{operator_version}",
+        "probe-operator",
+        operator_version,
+        OPERATOR_TEMPLATES,
+        {"node-feature-discovery": {"worker": {}}, "migManager": {}},
+    )
+    write_chart(
+        root / f"dra-driver-nvidia-gpu-{dra_version}",
+        "probe-dra-driver",
+        dra_version,
+        DRA_TEMPLATES,
+        {"kubeletPlugin": {}, "resources": {"computeDomains": {"enabled": False}}},
+    )
     return root

@@ -21,8 +21,9 @@ CHILD = Path(__file__).with_name("fault_child.py")
 
 
 def child(out: Path, tag: str, moment: str = "none", signal: str = "none") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(CHILD), str(out), tag, moment, signal], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, str(CHILD), str(out), tag, moment, signal], capture_output=True, text=True, timeout=60
+    )
 
 
 def runs_in(out: Path) -> set[str]:
@@ -84,8 +85,14 @@ def test_sigkill_in_the_middle_of_the_swaps_is_finished_by_the_next_commit(previ
 
 
 def test_two_writers_at_once_leave_one_whole_run(previous):
-    writers = [subprocess.Popen([sys.executable, str(CHILD), str(previous), tag, "none", "none"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE) for tag in ("a", "b", "c")]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, str(CHILD), str(previous), tag, "none", "none"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for tag in ("a", "b", "c")
+    ]
     finished = [w.communicate(timeout=60) for w in writers]
     assert [w.returncode for w in writers] == [0, 0, 0], [err.decode() for _, err in finished]
     assert len(runs_in(previous)) == 1 and runs_in(previous) <= {"a", "b", "c"}
@@ -123,8 +130,9 @@ def test_out_that_is_a_file_or_below_a_file_is_exit_2_material(tmp_path):
     assert a_file.read_text() == "x"
 
 
-@pytest.mark.parametrize("code, words", [(errno.EROFS, "read-only"), (errno.EACCES, "no permission"),
-                                         (errno.ENOSPC, "no space left")])
+@pytest.mark.parametrize(
+    "code, words", [(errno.EROFS, "read-only"), (errno.EACCES, "no permission"), (errno.ENOSPC, "no space left")]
+)
 def test_environment_errors_name_the_path_and_a_fix(tmp_path, monkeypatch, code, words):
     # Running as root, permissions cannot be provoked for real; the mkdtemp call stands for any failing syscall.
     def refuse(*args, **kwargs):

@@ -27,7 +27,10 @@ def test_prod_critical_path_is_at_least_its_lower_bound_cluster_system_nodes_ope
     # The operator waits for the system nodes its pods need (through the provider) but not for the GPU pools, so the
     # slowest chain is cluster, system nodes, operator (12 + 5 + 5), not cluster + GPU pool (12 + 8).
     assert (bound["cluster"]["type"], bound["nodePool"]["step"], bound["release"]["step"]) == (
-        "aws:eks/cluster:Cluster", "eks-node-group", "gpu-operator")
+        "aws:eks/cluster:Cluster",
+        "eks-node-group",
+        "gpu-operator",
+    )
     assert bound["gpuPool"] is None and bound["minutes"] == 12 + 5 + 5
 
 
@@ -51,5 +54,11 @@ def test_preview_text_prints_the_modelled_duration_and_path(tmp_path):
     result = CliRunner().invoke(app, ["preview", "--stack", "dev", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "Modelled `pulumi up`: 2 min" in result.output
-    assert "critical path: kind create cluster gpu-dev-kind-create 1 min → DRA example driver dra-example-driver 1 min" in result.output
-    assert "lower bound: kind create cluster gpu-dev-kind-create 1 min + DRA example driver dra-example-driver 1 min = 2 min" in result.output
+    assert (
+        "critical path: kind create cluster gpu-dev-kind-create 1 min → DRA example driver dra-example-driver 1 min"
+        in result.output
+    )
+    assert (
+        "lower bound: kind create cluster gpu-dev-kind-create 1 min + DRA example driver dra-example-driver 1 min = 2 min"
+        in result.output
+    )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -14,8 +15,16 @@ from gpuplan.timing.deploy_model import DURATIONS, MINUTE, CycleError, Node, cla
 from tests.conftest import ROOT
 
 
-def node(id_: str, key: str, *, role: str = "", parent: str = "", deps: tuple[str, ...] = (), provider: str = "",
-         type_: str = "t:m:T") -> Node:
+def node(
+    id_: str,
+    key: str,
+    *,
+    role: str = "",
+    parent: str = "",
+    deps: tuple[str, ...] = (),
+    provider: str = "",
+    type_: str = "t:m:T",
+) -> Node:
     return Node(id=id_, name=id_, type=type_, key=key, role=role, parent=parent, dependencies=deps, provider=provider)
 
 
@@ -104,15 +113,21 @@ def test_waiting_for_a_component_waits_for_all_its_children():
 
 
 def test_the_provider_is_waited_for_like_a_dependency():
-    graph = [node("cluster", "kind-cluster", role="cluster"), node("k8s", "provider", deps=("cluster",)),
-             node("object", "kubernetes-object", provider="k8s")]
+    graph = [
+        node("cluster", "kind-cluster", role="cluster"),
+        node("k8s", "provider", deps=("cluster",)),
+        node("object", "kubernetes-object", provider="k8s"),
+    ]
     assert model(graph).finish["object"] == pytest.approx(MINUTE + 2)
     without = [graph[0], graph[1], node("object", "kubernetes-object")]
     assert model(without).finish["object"] == pytest.approx(2)
 
 
 def test_dependencies_on_ancestors_and_unknown_urns_are_ignored():
-    graph = [node("group", "component"), node("child", "eks-node-group", parent="group", deps=("group", "urn:elsewhere"))]
+    graph = [
+        node("group", "component"),
+        node("child", "eks-node-group", parent="group", deps=("group", "urn:elsewhere")),
+    ]
     assert model(graph).seconds == pytest.approx(5 * MINUTE)
 
 
@@ -134,38 +149,90 @@ def test_no_cluster_means_every_release_counts_and_an_empty_graph_takes_no_time(
     assert empty.seconds == 0 and empty.path == () and empty.ratio is None
 
 
-@pytest.mark.parametrize("type_, custom, parent_type, inputs, expected", [
-    ("dra-gpu-platform:cluster:EksCluster", False, "", {}, ("component", "")),
-    ("pulumi:providers:kubernetes", True, "", {}, ("provider", "")),
-    ("aws:eks/cluster:Cluster", True, "", {}, ("eks-cluster", "cluster")),
-    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksGpuNodePool", {}, ("eks-gpu-node-group", "node-pool")),
-    ("aws:eks/nodeGroup:NodeGroup", True, "dra-gpu-platform:cluster:EksCluster", {}, ("eks-node-group", "node-pool")),
-    ("azure-native:containerservice:ManagedCluster", True, "", {}, ("aks-cluster", "cluster")),
-    ("azure-native:containerservice:AgentPool", True, "dra-gpu-platform:cluster:AksGpuPool", {}, ("aks-pool", "node-pool")),
-    ("command:local:Command", True, "dra-gpu-platform:cluster:KindCluster", {}, ("kind-cluster", "cluster")),
-    ("command:local:Command", True, "dra-gpu-platform:x:Other", {}, ("command", "")),
-    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "gpu-operator", "values": {"driver": {"enabled": False}}},
-     ("gpu-operator", "release")),
-    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "gpu-operator", "values": {}}, ("gpu-operator-driver-build", "release")),
-    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"},
-     ("dra-driver", "release")),
-    ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "kube-prometheus-stack"}, ("helm-release", "release")),
-    ("kubernetes:core/v1:Namespace", True, "", {}, ("kubernetes-object", "")),
-    ("aws:iam/role:Role", True, "", {}, ("cloud-object", "")),
-])
+@pytest.mark.parametrize(
+    "type_, custom, parent_type, inputs, expected",
+    [
+        ("dra-gpu-platform:cluster:EksCluster", False, "", {}, ("component", "")),
+        ("pulumi:providers:kubernetes", True, "", {}, ("provider", "")),
+        ("aws:eks/cluster:Cluster", True, "", {}, ("eks-cluster", "cluster")),
+        (
+            "aws:eks/nodeGroup:NodeGroup",
+            True,
+            "dra-gpu-platform:cluster:EksGpuNodePool",
+            {},
+            ("eks-gpu-node-group", "node-pool"),
+        ),
+        (
+            "aws:eks/nodeGroup:NodeGroup",
+            True,
+            "dra-gpu-platform:cluster:EksCluster",
+            {},
+            ("eks-node-group", "node-pool"),
+        ),
+        ("azure-native:containerservice:ManagedCluster", True, "", {}, ("aks-cluster", "cluster")),
+        (
+            "azure-native:containerservice:AgentPool",
+            True,
+            "dra-gpu-platform:cluster:AksGpuPool",
+            {},
+            ("aks-pool", "node-pool"),
+        ),
+        ("command:local:Command", True, "dra-gpu-platform:cluster:KindCluster", {}, ("kind-cluster", "cluster")),
+        ("command:local:Command", True, "dra-gpu-platform:x:Other", {}, ("command", "")),
+        (
+            "kubernetes:helm.sh/v3:Release",
+            True,
+            "",
+            {"chart": "gpu-operator", "values": {"driver": {"enabled": False}}},
+            ("gpu-operator", "release"),
+        ),
+        (
+            "kubernetes:helm.sh/v3:Release",
+            True,
+            "",
+            {"chart": "gpu-operator", "values": {}},
+            ("gpu-operator-driver-build", "release"),
+        ),
+        (
+            "kubernetes:helm.sh/v3:Release",
+            True,
+            "",
+            {"chart": "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"},
+            ("dra-driver", "release"),
+        ),
+        ("kubernetes:helm.sh/v3:Release", True, "", {"chart": "kube-prometheus-stack"}, ("helm-release", "release")),
+        ("kubernetes:core/v1:Namespace", True, "", {}, ("kubernetes-object", "")),
+        ("aws:iam/role:Role", True, "", {}, ("cloud-object", "")),
+    ],
+)
 def test_classify(type_, custom, parent_type, inputs, expected):
     assert classify(type_, custom, parent_type, inputs) == expected
 
 
 def test_every_duration_names_its_source_and_the_referenced_numbers_are_the_ones_used():
-    assert all(d.source and d.seconds >= 0 and (d.p90_seconds is None or d.p90_seconds >= d.seconds) for d in DURATIONS.values())
+    assert all(
+        d.source and d.seconds >= 0 and (d.p90_seconds is None or d.p90_seconds >= d.seconds)
+        for d in DURATIONS.values()
+    )
     # docs/references.md: each duration-* entry ends with "Deploy model: `key` N min, p90 M; ..."
     text = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
     entries = re.findall(r'<a id="(duration-[a-z0-9-]+)"></a>(.*?)(?=\n### |\n## |\Z)', text, re.DOTALL)
-    quoted = {key: (anchor, int(typical), int(p90)) for anchor, body in entries
-              for key, typical, p90 in re.findall(r"`([a-z0-9-]+)` (\d+) min, p90 (\d+)", " ".join(body.split()))}
-    assert set(quoted) >= {"eks-cluster", "eks-gpu-node-group", "eks-node-group", "aks-cluster", "aks-pool",
-                           "gpu-operator", "gpu-operator-driver-build", "dra-driver", "dra-example-driver"}
+    quoted = {
+        key: (anchor, int(typical), int(p90))
+        for anchor, body in entries
+        for key, typical, p90 in re.findall(r"`([a-z0-9-]+)` (\d+) min, p90 (\d+)", " ".join(body.split()))
+    }
+    assert set(quoted) >= {
+        "eks-cluster",
+        "eks-gpu-node-group",
+        "eks-node-group",
+        "aks-cluster",
+        "aks-pool",
+        "gpu-operator",
+        "gpu-operator-driver-build",
+        "dra-driver",
+        "dra-example-driver",
+    }
     for key, (anchor, typical, p90) in quoted.items():
         assert (DURATIONS[key].seconds, DURATIONS[key].p90_seconds) == (typical * MINUTE, p90 * MINUTE), key
         assert DURATIONS[key].source.startswith(f"docs/references.md#{anchor}: "), key
@@ -193,13 +260,22 @@ def random_graphs(draw) -> list[Node]:
     for index in range(count):
         earlier = [n.id for n in graph]
         pick = st.sampled_from(earlier) if earlier else st.nothing()
-        graph.append(Node(
-            id=f"n{index}", name=f"n{index}", type="t:m:T", key=draw(st.sampled_from(keys)),
-            role=draw(st.sampled_from(["", "", deploy_model.ROLE_CLUSTER, deploy_model.ROLE_NODE_POOL, deploy_model.ROLE_RELEASE])),
-            parent=draw(st.one_of(st.just(""), pick)) if earlier else "",
-            dependencies=tuple(draw(st.lists(pick, max_size=3, unique=True))) if earlier else (),
-            provider=draw(st.one_of(st.just(""), pick)) if earlier else "",
-        ))
+        graph.append(
+            Node(
+                id=f"n{index}",
+                name=f"n{index}",
+                type="t:m:T",
+                key=draw(st.sampled_from(keys)),
+                role=draw(
+                    st.sampled_from(
+                        ["", "", deploy_model.ROLE_CLUSTER, deploy_model.ROLE_NODE_POOL, deploy_model.ROLE_RELEASE]
+                    )
+                ),
+                parent=draw(st.one_of(st.just(""), pick)) if earlier else "",
+                dependencies=tuple(draw(st.lists(pick, max_size=3, unique=True))) if earlier else (),
+                provider=draw(st.one_of(st.just(""), pick)) if earlier else "",
+            )
+        )
     return graph
 
 
@@ -213,10 +289,13 @@ def test_the_lower_bound_never_exceeds_the_modelled_path(graph):
     bound = result.lower_bound
     assert result.seconds >= bound.seconds - 1e-6
     assert result.ratio is None or result.ratio >= 1 - 1e-9
-    for term, role in ((bound.cluster, deploy_model.ROLE_CLUSTER), (bound.node_pool, deploy_model.ROLE_NODE_POOL),
-                       (bound.release, deploy_model.ROLE_RELEASE)):
+    for term, role in (
+        (bound.cluster, deploy_model.ROLE_CLUSTER),
+        (bound.node_pool, deploy_model.ROLE_NODE_POOL),
+        (bound.release, deploy_model.ROLE_RELEASE),
+    ):
         assert term is None or term.role == role
     # The bound is a chain the path really has to wait through: each term finishes after the one before it starts.
     ordered = sorted(bound.terms, key=lambda n: result.finish[n.id])
-    for earlier, later in zip(ordered, ordered[1:]):
+    for earlier, later in itertools.pairwise(ordered):
         assert result.finish[later.id] >= result.finish[earlier.id] + later.seconds - 1e-6

@@ -29,10 +29,10 @@ def prod_runs(tmp_path_factory):
     before = run_config(tmp_path_factory.mktemp("before"), base, "prod")
 
     edits = copy.deepcopy(base)
-    _pool(edits, "h100-infer")["maxNodes"] = 8                     # resize
-    _pool(edits, "t4-legacy")["instanceType"] = "g4dn.2xlarge"     # instance type on the node group
+    _pool(edits, "h100-infer")["maxNodes"] = 8  # resize
+    _pool(edits, "t4-legacy")["instanceType"] = "g4dn.2xlarge"  # instance type on the node group
     edits["namespaces"].append({"name": "ml-new", "migration": "legacy", "quota": {"legacyGpus": 1}})
-    _namespace(edits, "ml-research")["migration"] = "dual"         # dra-only -> dual
+    _namespace(edits, "ml-research")["migration"] = "dual"  # dra-only -> dual
     template = next(t for t in _namespace(edits, "ml-research")["claimTemplates"] if t["name"] == "training-gpus")
     template["count"] = 4
     edited = run_config(tmp_path_factory.mktemp("edits"), edits, "prod")
@@ -44,7 +44,7 @@ def prod_runs(tmp_path_factory):
 
     rename = copy.deepcopy(base)
     _pool(rename, "t4-legacy")["name"] = "t4-old"
-    _pool(rename, "h100-train")["instanceType"] = "p5.4xlarge"     # instance type on the launch template
+    _pool(rename, "h100-train")["instanceType"] = "p5.4xlarge"  # instance type on the launch template
     renamed = run_config(tmp_path_factory.mktemp("rename"), rename, "prod")
     return before, edited, reordered, renamed
 
@@ -71,7 +71,8 @@ def test_reordering_pools_and_classes_changes_nothing(prod_runs):
     summary = report.summary()
     assert summary["same"] == len(before.resources) > 50
     assert {op: summary[op] for op in ("create", "update", "replace", "delete")} == dict.fromkeys(
-        ("create", "update", "replace", "delete"), 0)
+        ("create", "update", "replace", "delete"), 0
+    )
     assert report.refused == []
 
 
@@ -91,7 +92,9 @@ def test_instance_type_on_the_node_group_replaces_it_and_is_refused(edits_report
     assert nodes.values["instanceTypes[0]"] == ("g4dn.xlarge", "g4dn.2xlarge")
     assert "node_group.go" in nodes.source
     assert nodes.refused and "GPU pool `t4-legacy`" in nodes.why and "protect is set" in nodes.why
-    assert "new pool beside this one" in nodes.how and "kubectl drain -l dra-gpu-platform.io/pool=t4-legacy" in nodes.how
+    assert (
+        "new pool beside this one" in nodes.how and "kubectl drain -l dra-gpu-platform.io/pool=t4-legacy" in nodes.how
+    )
     # the launch template only changes its description (not a new version)...
     template = changes["gpu-prod-eks-pool-t4-legacy-launch-template"]
     assert template.op == "update" and template.paths == ["description"]
@@ -133,12 +136,25 @@ def test_edits_summary_counts_every_resource_once(edits_report, prod_runs):
     before, edited, _, _ = prod_runs
     summary = edits_report.summary()
     assert sum(summary[op] for op in ("create", "update", "replace", "delete", "same")) == len(
-        {r.urn for r in before.resources} | {r.urn for r in edited.resources})
+        {r.urn for r in before.resources} | {r.urn for r in edited.resources}
+    )
     assert summary["create"] == 3 and summary["delete"] == 0
-    assert [c.name for c in edits_report.refused] == ["gpu-prod-eks-pool-t4-legacy-nodes", "gpu-prod-ns-ml-research-template-training-gpus"]
+    assert [c.name for c in edits_report.refused] == [
+        "gpu-prod-eks-pool-t4-legacy-nodes",
+        "gpu-prod-ns-ml-research-template-training-gpus",
+    ]
     document = edits_report.as_json()
     assert document["refused"] == sorted(c.urn for c in edits_report.refused)
-    assert set(document["changes"][0]) >= {"urn", "type", "op", "paths", "replaceReasons", "refused", "why", "howToDoItSafely"}
+    assert set(document["changes"][0]) >= {
+        "urn",
+        "type",
+        "op",
+        "paths",
+        "replaceReasons",
+        "refused",
+        "why",
+        "howToDoItSafely",
+    }
 
 
 def test_rename_is_delete_plus_create_refused_with_an_alias_hint(rename_report):
@@ -162,8 +178,10 @@ def test_capacity_block_instance_type_is_a_new_template_version_that_rolls_the_p
     # the instance type lives on the template: the node group is not replaced, but points at a new
     # template version (unknown until the template is updated), which rolls every node
     assert nodes.op == "update" and nodes.rolling == ["launchTemplate.version"]
-    assert nodes.unknown == ["launchTemplate.version (from updated aws:ec2/launchTemplate:LaunchTemplate "
-                             "gpu-prod-eks-pool-h100-train-launch-template)"]
+    assert nodes.unknown == [
+        "launchTemplate.version (from updated aws:ec2/launchTemplate:LaunchTemplate "
+        "gpu-prod-eks-pool-h100-train-launch-template)"
+    ]
     assert nodes.refused and "rolls every node of GPU pool `h100-train`" in nodes.why
     assert "cr-0123456789abcdef0" in nodes.why
 
@@ -173,11 +191,21 @@ def test_allow_replace_accepts_a_refused_change(rename_report, prod_runs):
     report = diff_runs(before, renamed)
     refused = {c.name: c.urn for c in report.refused}
     # p5.4xlarge has no EFA: the last EFA pool goes, and with it the (protected) EFA device plugin release
-    assert set(refused) == {"gpu-prod-eks-pool-t4-legacy-nodes", "gpu-prod-eks-pool-h100-train-nodes",
-                            "gpu-prod-eks-efa-device-plugin-release"}
+    assert set(refused) == {
+        "gpu-prod-eks-pool-t4-legacy-nodes",
+        "gpu-prod-eks-pool-h100-train-nodes",
+        "gpu-prod-eks-efa-device-plugin-release",
+    }
     # one by URN, one by its (unique) resource name
-    unmatched = allow(report, [refused["gpu-prod-eks-pool-t4-legacy-nodes"], "gpu-prod-eks-pool-h100-train-nodes",
-                               "gpu-prod-eks-efa-device-plugin-release", "no-such-resource"])
+    unmatched = allow(
+        report,
+        [
+            refused["gpu-prod-eks-pool-t4-legacy-nodes"],
+            "gpu-prod-eks-pool-h100-train-nodes",
+            "gpu-prod-eks-efa-device-plugin-release",
+            "no-such-resource",
+        ],
+    )
     assert unmatched == ["no-such-resource"]
     assert report.refused == [] and all(report.by_urn()[u].allowed for u in refused.values())
     assert report.as_json()["allowed"] == sorted(refused.values())

@@ -20,8 +20,9 @@ def _invoke(*args):
 
 
 def _head_text(stack: str) -> str:
-    return subprocess.run(["git", "-C", str(ROOT), "show", f"HEAD:stacks/Pulumi.{stack}.yaml"],
-                          capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"HEAD:stacks/Pulumi.{stack}.yaml"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_read_revision_reads_the_committed_stack_file():
@@ -56,7 +57,9 @@ def grown_dev(tmp_path_factory):
 
 def test_a_refused_change_exits_1_and_allow_replace_lets_it_through(grown_dev, tmp_path):
     edited, deployed = grown_dev
-    result = _invoke("--config", str(edited), "--against-config", str(deployed), "--out", str(tmp_path), "--format", "json")
+    result = _invoke(
+        "--config", str(edited), "--against-config", str(deployed), "--out", str(tmp_path), "--format", "json"
+    )
     assert result.exit_code == 1, result.output
     document = json.loads(result.output)
     refused = document["refused"]
@@ -72,7 +75,9 @@ def test_a_refused_change_exits_1_and_allow_replace_lets_it_through(grown_dev, t
     allowed = []
     for urn in refused:
         allowed += ["--allow-replace", urn]
-    result = _invoke("--config", str(edited), "--against-config", str(deployed), "--out", str(tmp_path), "--format", "json", *allowed)
+    result = _invoke(
+        "--config", str(edited), "--against-config", str(deployed), "--out", str(tmp_path), "--format", "json", *allowed
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
     assert document["refused"] == [] and sorted(document["allowed"]) == sorted(refused)
@@ -89,13 +94,20 @@ def test_text_output_reads_like_a_preview(grown_dev, tmp_path):
     assert "--allow-replace URN" in output
 
 
-@pytest.mark.parametrize("args, path, rule", [
-    (["--stack", "dev", "--against", "no-such-revision-xyz"], "--against", "not a git revision"),
-    (["--stack", "dev", "--against-config", "/nonexistent/Pulumi.dev.yaml"], "--against-config", "does not exist"),
-    (["--stack", "dev"], "--against/--against-config", "exactly one"),
-    (["--stack", "dev", "--against", "HEAD", "--against-config", "x.yaml"], "--against/--against-config", "exactly one"),
-    (["--stack", "no-such-stack", "--against", "HEAD"], "", "does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, path, rule",
+    [
+        (["--stack", "dev", "--against", "no-such-revision-xyz"], "--against", "not a git revision"),
+        (["--stack", "dev", "--against-config", "/nonexistent/Pulumi.dev.yaml"], "--against-config", "does not exist"),
+        (["--stack", "dev"], "--against/--against-config", "exactly one"),
+        (
+            ["--stack", "dev", "--against", "HEAD", "--against-config", "x.yaml"],
+            "--against/--against-config",
+            "exactly one",
+        ),
+        (["--stack", "no-such-stack", "--against", "HEAD"], "", "does not exist"),
+    ],
+)
 def test_invalid_input_exits_2_with_the_problem_and_no_traceback(args, path, rule, tmp_path):
     result = _invoke(*args, "--out", str(tmp_path), "--format", "json")
     assert result.exit_code == 2, result.output
@@ -118,8 +130,18 @@ def test_an_invalid_deployed_file_is_reported_under_its_own_name(tmp_path):
 
 def test_allow_replace_that_names_nothing_is_invalid_input(grown_dev, tmp_path):
     edited, deployed = grown_dev
-    result = _invoke("--config", str(edited), "--against-config", str(deployed), "--out", str(tmp_path),
-                     "--format", "json", "--allow-replace", "urn:pulumi:dev::nothing")
+    result = _invoke(
+        "--config",
+        str(edited),
+        "--against-config",
+        str(deployed),
+        "--out",
+        str(tmp_path),
+        "--format",
+        "json",
+        "--allow-replace",
+        "urn:pulumi:dev::nothing",
+    )
     assert result.exit_code == 2
     errors = json.loads(result.output)["errors"]
     assert errors[0]["path"] == "--allow-replace" and errors[0]["value"] == "urn:pulumi:dev::nothing"

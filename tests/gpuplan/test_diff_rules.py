@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from dra_gpu_platform.facts import replacements as rules
 
-from components.facts import replacements as rules
 from gpuplan.diff.compare import diff_runs, parse_path, render_path
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, run_config
@@ -38,8 +38,14 @@ def emitted_types(tmp_path_factory):
 
 
 def test_every_emitted_type_has_a_sourced_rule_or_is_declared_unverified(emitted_types):
-    assert {"aws:ec2/vpc:Vpc", "aws:eks/accessEntry:AccessEntry", "aws:ec2/placementGroup:PlacementGroup",
-            "kubernetes:core/v1:ConfigMap", "azure-native:containerservice:AgentPool", "command:local:Command"} <= emitted_types
+    assert {
+        "aws:ec2/vpc:Vpc",
+        "aws:eks/accessEntry:AccessEntry",
+        "aws:ec2/placementGroup:PlacementGroup",
+        "kubernetes:core/v1:ConfigMap",
+        "azure-native:containerservice:AgentPool",
+        "command:local:Command",
+    } <= emitted_types
     missing = sorted(t for t in emitted_types if rules.rule_for(t) is None and t not in rules.UNVERIFIED_TYPES)
     assert missing == []
     for type_ in emitted_types - set(rules.UNVERIFIED_TYPES):
@@ -60,21 +66,37 @@ def test_kubernetes_rules_cover_name_namespace_and_immutable_specs():
     assert rules.rule_for("aws:ec2/notEmitted:Thing") is None
 
 
-@pytest.mark.parametrize("text", [
-    'spec.hard["count/resourceclaims.resource.k8s.io"]', "instanceTypes[0]", 'metadata.labels["gpu-mode"]',
-    "scalingConfig.maxSize", 'tags["k8s.io/cluster-autoscaler/enabled"]',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'spec.hard["count/resourceclaims.resource.k8s.io"]',
+        "instanceTypes[0]",
+        'metadata.labels["gpu-mode"]',
+        "scalingConfig.maxSize",
+        'tags["k8s.io/cluster-autoscaler/enabled"]',
+    ],
+)
 def test_paths_round_trip(text):
     assert render_path(parse_path(text)) == text
 
 
 # ------------------------------------------------------------------------------ hand-built registrations
 
+
 def _reg(type_, name, inputs, *, parent_type="", provider="", deps=(), protect=False, options=None, state=None):
     qualified = f"{parent_type}${type_}" if parent_type else type_
     return Registration(
-        urn=f"{PREFIX}{qualified}::{name}", type=type_, name=name, custom=True, parent="", provider=provider,
-        dependencies=list(deps), protect=protect, inputs=inputs, options=options or {}, state=state or dict(inputs),
+        urn=f"{PREFIX}{qualified}::{name}",
+        type=type_,
+        name=name,
+        custom=True,
+        parent="",
+        provider=provider,
+        dependencies=list(deps),
+        protect=protect,
+        inputs=inputs,
+        options=options or {},
+        state=state or dict(inputs),
     )
 
 
@@ -88,7 +110,9 @@ def test_unknown_types_may_replace_and_a_protected_one_is_refused():
     change = diff_runs(_run(old), _run(new)).changes[0]
     assert change.op == "update" and change.may_replace == ["size"] and change.source is None
     assert change.refused and "cannot tell whether size replaces it" in change.why
-    unprotected = diff_runs(_run(_reg("acme:index:Widget", "w", {"size": 1})), _run(_reg("acme:index:Widget", "w", {"size": 2})))
+    unprotected = diff_runs(
+        _run(_reg("acme:index:Widget", "w", {"size": 1})), _run(_reg("acme:index:Widget", "w", {"size": 2}))
+    )
     assert unprotected.changes[0].may_replace == ["size"] and not unprotected.changes[0].refused
     assert unprotected.summary()["mayReplace"] == 1
 
@@ -96,8 +120,12 @@ def test_unknown_types_may_replace_and_a_protected_one_is_refused():
 def test_ignore_changes_and_replace_on_changes_options_are_honoured():
     type_ = "aws:eks/nodeGroup:NodeGroup"
     old = _reg(type_, "ng", {"scalingConfig": {"desiredSize": 1, "maxSize": 2}, "labels": {"a": "1"}})
-    new = _reg(type_, "ng", {"scalingConfig": {"desiredSize": 3, "maxSize": 2}, "labels": {"a": "2"}},
-               options={"ignoreChanges": ["scalingConfig.desiredSize"], "replaceOnChanges": ["labels"]})
+    new = _reg(
+        type_,
+        "ng",
+        {"scalingConfig": {"desiredSize": 3, "maxSize": 2}, "labels": {"a": "2"}},
+        options={"ignoreChanges": ["scalingConfig.desiredSize"], "replaceOnChanges": ["labels"]},
+    )
     change = diff_runs(_run(old), _run(new)).changes[0]
     assert change.paths == ["labels.a"] and change.replace_reasons == ["labels.a"] and change.op == "replace"
 
@@ -107,8 +135,12 @@ def test_a_replaced_provider_replaces_its_objects_unless_it_has_a_cluster_identi
     ns_type = "kubernetes:core/v1:Namespace"
 
     def runs(role, identifier=None):
-        cluster = _reg(cluster_type, "c", {"name": "gpu", "roleArn": role},
-                       state={"name": "gpu", "roleArn": role, "endpoint": "https://ABCDEF0123456789.eks.example"})
+        cluster = _reg(
+            cluster_type,
+            "c",
+            {"name": "gpu", "roleArn": role},
+            state={"name": "gpu", "roleArn": role, "endpoint": "https://ABCDEF0123456789.eks.example"},
+        )
         provider_inputs = {"kubeconfig": "server: https://ABCDEF0123456789.eks.example"}
         if identifier:
             provider_inputs["clusterIdentifier"] = identifier
@@ -128,6 +160,7 @@ def test_a_replaced_provider_replaces_its_objects_unless_it_has_a_cluster_identi
 
 
 # ------------------------------------------------------------------------------------- AKS and kind
+
 
 @pytest.fixture(scope="module")
 def staging_report(tmp_path_factory):
@@ -173,15 +206,21 @@ def test_growing_a_kind_pool_recreates_the_kind_cluster_and_is_refused(dev_repor
     assert namespaces_with_templates and all("ResourceClaims" in c.why for c in namespaces_with_templates)
 
 
-@pytest.mark.parametrize("template_change, rolls", [({"description": "pool b"}, False), ({"instanceType": "p5.4xlarge"}, True)])
+@pytest.mark.parametrize(
+    "template_change, rolls", [({"description": "pool b"}, False), ({"instanceType": "p5.4xlarge"}, True)]
+)
 def test_only_a_template_data_change_makes_a_new_version_that_rolls_the_node_group(template_change, rolls):
     lt_type, ng_type = "aws:ec2/launchTemplate:LaunchTemplate", "aws:eks/nodeGroup:NodeGroup"
 
     def run(extra):
         inputs = {"description": "pool a", "instanceType": "p5.48xlarge", **extra}
         template = _reg(lt_type, "lt", inputs, state={**inputs, "latestVersion": 1})
-        nodes = _reg(ng_type, "ng", {"launchTemplate": {"id": "lt-id", "version": "1"}, "scalingConfig": {"maxSize": 2}},
-                     deps=[template.urn])
+        nodes = _reg(
+            ng_type,
+            "ng",
+            {"launchTemplate": {"id": "lt-id", "version": "1"}, "scalingConfig": {"maxSize": 2}},
+            deps=[template.urn],
+        )
         nodes.property_dependencies = {"launchTemplate": [template.urn]}
         return _run(template, nodes)
 

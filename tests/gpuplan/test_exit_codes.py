@@ -17,7 +17,9 @@ def _invoke(*args: str):
 
 
 def test_exit_codes_have_one_meaning_each():
-    assert [int(code) for code in (ExitCode.OK, ExitCode.FINDINGS, ExitCode.INVALID_INPUT, ExitCode.INTERNAL_ERROR)] == [0, 1, 2, 3]
+    assert [
+        int(code) for code in (ExitCode.OK, ExitCode.FINDINGS, ExitCode.INVALID_INPUT, ExitCode.INTERNAL_ERROR)
+    ] == [0, 1, 2, 3]
 
 
 def test_a_valid_stack_previews_with_exit_0(tmp_path):
@@ -35,7 +37,7 @@ def test_invalid_input_is_exit_2_with_every_problem(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_a_bug_is_exit_3_with_one_line_and_the_traceback_in_a_file(tmp_path, monkeypatch, fmt):
-    import gpuplan.commands.preview as preview
+    from gpuplan.commands import preview
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("deliberate bug for the test")
@@ -43,7 +45,9 @@ def test_a_bug_is_exit_3_with_one_line_and_the_traceback_in_a_file(tmp_path, mon
     monkeypatch.setattr(preview, "render_preview", broken)
     monkeypatch.setenv("GPUPLAN_TRACEBACK_DIR", str(tmp_path))
     stack = write_stack(tmp_path, KIND_BASE)
-    result = CliRunner().invoke(app, ["preview", "--config", str(stack), "--out", str(tmp_path / "out"), "--format", fmt])
+    result = CliRunner().invoke(
+        app, ["preview", "--config", str(stack), "--out", str(tmp_path / "out"), "--format", fmt]
+    )
     assert result.exit_code == ExitCode.INTERNAL_ERROR
     assert "Traceback" not in result.output
     [written] = tmp_path.glob("gpuplan-traceback-*.txt")

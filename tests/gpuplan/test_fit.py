@@ -7,13 +7,14 @@ import json
 
 import pytest
 import yaml
+from dra_gpu_platform.config.loading import load_stack_file
 from typer.testing import CliRunner
 
-from components.config.loading import load_stack_file
 from gpuplan.cli.app import app
-from gpuplan.fit.report import CLAIM_KEYS as RESULT_KEYS, fit_report as _fit_report
+from gpuplan.fit.report import CLAIM_KEYS as RESULT_KEYS
+from gpuplan.fit.report import fit_report as _fit_report
 from gpuplan.fit.text import binds
-from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, run_file, shared_path, write_stack
+from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, shared_path, write_stack
 
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
 
@@ -26,8 +27,13 @@ NVIDIA_STACK = {
     ],
     "draDriver": {"enabled": True, "extendedResourceBridge": True},
     "deviceClasses": [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}],
-    "namespaces": [{"name": "research", "quota": {"claims": 3, "devices": {"h100": 8}},
-                    "claimTemplates": [{"name": "four", "deviceClass": "h100", "count": 4}]}],
+    "namespaces": [
+        {
+            "name": "research",
+            "quota": {"claims": 3, "devices": {"h100": 8}},
+            "claimTemplates": [{"name": "four", "deviceClass": "h100", "count": 4}],
+        }
+    ],
 }
 
 
@@ -39,7 +45,7 @@ class StackRun:
         self.stack = path.name.removeprefix("Pulumi.").removesuffix(".yaml")
 
 
-def run_file(path):  # noqa: F811 - fit reads the stack file, it does not run the program
+def run_file(path):
     return StackRun(path)
 
 
@@ -75,7 +81,6 @@ def nvidia_examples(nvidia_run):
     return by_name(fit_report(nvidia_run, sorted(shared_path(UPSTREAM_SPECS).glob("nvidia-*.yaml"))))
 
 
-
 def expected_quota_limit(quota, template) -> int | None:
     """The evaluator's arithmetic on the stack file, written out independently: claims count once; a class is
     charged Σ count (All = 32), a firstAvailable claim the largest alternative of each class."""
@@ -90,14 +95,22 @@ def expected_quota_limit(quota, template) -> int | None:
     limits += [quota.devices[cls] // n for cls, n in charge.items() if cls in quota.devices]
     return min(limits) if limits else None
 
+
 # --- the dra-example-driver examples on the kind stack (dev: 2 workers x 8 fake GPUs, gpu-7 of worker2 tainted)
 
 
 def test_example_cel_selector_fits(dev_examples):
     claim = dev_examples["cel-selector/single-gpu-cel"]
     assert claim["satisfiable"] and claim["errors"] == [] and claim["reasons"] == []
-    assert claim["allocations"] == [{"pool": "dra-workers", "node": "gpu-dev-worker", "request": "gpu", "subrequest": None,
-                                     "devices": ["gpu.example.com/gpu-dev-worker/gpu-0"]}]
+    assert claim["allocations"] == [
+        {
+            "pool": "dra-workers",
+            "node": "gpu-dev-worker",
+            "request": "gpu",
+            "subrequest": None,
+            "devices": ["gpu.example.com/gpu-dev-worker/gpu-0"],
+        }
+    ]
     assert claim["maxConcurrent"] == 15  # 16 fake GPUs, one tainted by the stack's DeviceTaintRule
     assert claim["quotaLimit"] is None and claim["source"].endswith("example-driver-cel-selector.yaml")
 
@@ -132,7 +145,9 @@ def test_example_admin_access_takes_all_devices_of_a_node(dev_examples):
 def test_example_extended_resources_need_the_feature_gate(dev_examples):
     implicit = dev_examples["extended-resource-request/pod0-extended-resources"]
     assert not implicit["satisfiable"] and implicit["errors"] == []
-    assert "DRAExtendedResource" in implicit["reasons"][0] and "would fit on pool(s) dra-workers" in implicit["reasons"][0]
+    assert (
+        "DRAExtendedResource" in implicit["reasons"][0] and "would fit on pool(s) dra-workers" in implicit["reasons"][0]
+    )
     explicit = dev_examples["extended-resource-request/pod1-extended-resources"]
     assert not explicit["satisfiable"]
     assert any("no DeviceClass has extendedResourceName example.com/gpu" in r for r in explicit["reasons"])
@@ -154,16 +169,26 @@ def test_dev_stack_templates_and_their_quota(dev_examples, dev_run):
 # --- the NVIDIA examples on a stack with matching NVIDIA pools -------------------------------------------------
 
 
-@pytest.mark.parametrize("name, requests", [
-    ("gpu-test1/single-gpu", 1), ("gpu-test2/single-gpu", 1), ("gpu-test3/single-gpu", 1),
-    ("gpu-test5/multiple-gpus", 2), ("gpu-test-mps/shared-gpu", 1),
-])
+@pytest.mark.parametrize(
+    "name, requests",
+    [
+        ("gpu-test1/single-gpu", 1),
+        ("gpu-test2/single-gpu", 1),
+        ("gpu-test3/single-gpu", 1),
+        ("gpu-test5/multiple-gpus", 2),
+        ("gpu-test-mps/shared-gpu", 1),
+    ],
+)
 def test_nvidia_quickstart_claims_fit_on_h100(nvidia_examples, name, requests):
     claim = nvidia_examples[name]
     assert claim["satisfiable"] and claim["errors"] == [], claim
     assert {a["pool"] for a in claim["allocations"]} == {"h100"} and len(claim["allocations"]) == requests
     # gpu.nvidia.com takes full GPUs only: the MIG pool cannot serve these
-    assert all(d.startswith("gpu.nvidia.com/gpu-nv-worker") and "-mig-" not in d for a in claim["allocations"] for d in a["devices"])
+    assert all(
+        d.startswith("gpu.nvidia.com/gpu-nv-worker") and "-mig-" not in d
+        for a in claim["allocations"]
+        for d in a["devices"]
+    )
     expected = 1 if name == "gpu-test3/single-gpu" else 16 // requests  # gpu-test3 is one ResourceClaim object
     assert claim["maxConcurrent"] == expected
 
@@ -175,11 +200,27 @@ def test_nvidia_gpu_test4_needs_an_all_balanced_a100(nvidia_examples, nvidia_run
     assert "profile == '2g.10gb'" in mig_pool and "gpu.nvidia.com/profile=1g.5gb" in mig_pool
     # the upstream demo runs on A100s partitioned all-balanced; dump such a node and evaluate against it
     dump = tmp_path / "balanced.json"
-    result = CliRunner().invoke(app, ["inventory", "--gpu", "A100-40GB", "--count", "8", "--mig", "all-balanced",
-                                      "--node", "a100-balanced", "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "inventory",
+            "--gpu",
+            "A100-40GB",
+            "--count",
+            "8",
+            "--mig",
+            "all-balanced",
+            "--node",
+            "a100-balanced",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     dump.write_text(result.output)
-    claim = by_name(fit_report(nvidia_run, [shared_path(UPSTREAM_SPECS) / "nvidia-quickstart-v1-gpu-test4.yaml"], dump))["gpu-test4/mig-devices"]
+    claim = by_name(
+        fit_report(nvidia_run, [shared_path(UPSTREAM_SPECS) / "nvidia-quickstart-v1-gpu-test4.yaml"], dump)
+    )["gpu-test4/mig-devices"]
     assert claim["satisfiable"] and claim["maxConcurrent"] == 8  # one claim per GPU (parentUUID)
     devices = {a["request"]: a["devices"] for a in claim["allocations"]}
     assert sorted(devices) == ["mig-1g-5gb-0", "mig-1g-5gb-1", "mig-2g-10gb", "mig-3g-20gb"]
@@ -207,11 +248,36 @@ def test_capacity_or_quota_binds(nvidia_examples):
 
 def test_memory_read_as_an_attribute_is_an_evaluation_error(nvidia_run, tmp_path):
     claim_file = tmp_path / "memory.yaml"
-    claim_file.write_text(yaml.safe_dump({
-        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "big", "namespace": "research"},
-        "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "selectors": [
-            {"cel": {"expression": "device.attributes['gpu.nvidia.com'].memory.compareTo(quantity('20Gi')) >= 0"}}]}}]}}},
-    }))
+    claim_file.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "resource.k8s.io/v1",
+                "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "big", "namespace": "research"},
+                "spec": {
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {
+                                    "name": "gpu",
+                                    "exactly": {
+                                        "deviceClassName": "gpu.nvidia.com",
+                                        "selectors": [
+                                            {
+                                                "cel": {
+                                                    "expression": "device.attributes['gpu.nvidia.com'].memory.compareTo(quantity('20Gi')) >= 0"
+                                                }
+                                            }
+                                        ],
+                                    },
+                                }
+                            ]
+                        }
+                    }
+                },
+            }
+        )
+    )
     claim = by_name(fit_report(nvidia_run, [claim_file]))["research/big"]
     assert not claim["satisfiable"] and claim["reasons"] == []
     assert claim["outcome"] == "error" and len(claim["errors"]) == 1
@@ -258,50 +324,141 @@ def test_fit_json_contract_and_exit_codes(tmp_path):
     assert document["featureGates"]["kubernetes"] == "1.35" and document["featureGates"]["allocator"] == "incubating"
     assert all(tuple(sorted(c)) == tuple(sorted(RESULT_KEYS)) for c in document["claims"])
     assert json.loads((tmp_path / "fit.json").read_text()) == document
-    failing = runner.invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                  "--claims", str(shared_path(UPSTREAM_SPECS) / "example-driver-extended-resource-request.yaml")])
+    failing = runner.invoke(
+        app,
+        [
+            "fit",
+            "--stack",
+            "dev",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path),
+            "--claims",
+            str(shared_path(UPSTREAM_SPECS) / "example-driver-extended-resource-request.yaml"),
+        ],
+    )
     assert failing.exit_code == 1, failing.output
-    text = runner.invoke(app, ["fit", "--stack", "dev", "--out", str(tmp_path), "--claims",
-                               str(shared_path(UPSTREAM_SPECS) / "example-driver-prioritized-alternatives.yaml"), str(shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml")])
+    text = runner.invoke(
+        app,
+        [
+            "fit",
+            "--stack",
+            "dev",
+            "--out",
+            str(tmp_path),
+            "--claims",
+            str(shared_path(UPSTREAM_SPECS) / "example-driver-prioritized-alternatives.yaml"),
+            str(shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml"),
+        ],
+    )
     assert text.exit_code == 0, text.output
     assert "gpu/older-gpu" in text.output and "cel-selector/single-gpu-cel" in text.output and "quota" in text.output
 
 
 def test_invalid_claim_files_exit_2_with_every_problem(tmp_path):
     invented = tmp_path / "invented.yaml"
-    invented.write_text(yaml.safe_dump_all([
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate", "metadata": {"name": "t", "namespace": "n"},
-         "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"},
-                                                     "alternatives": [{"selector": "x", "priority": 100}]}]}}}},
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "bad-cel"},
-         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com",
-                                                                        "selectors": [{"cel": {"expression": "device.nope =="}}]}}]}}},
-    ]))
+    invented.write_text(
+        yaml.safe_dump_all(
+            [
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaimTemplate",
+                    "metadata": {"name": "t", "namespace": "n"},
+                    "spec": {
+                        "spec": {
+                            "devices": {
+                                "requests": [
+                                    {
+                                        "name": "gpu",
+                                        "exactly": {"deviceClassName": "gpu.example.com"},
+                                        "alternatives": [{"selector": "x", "priority": 100}],
+                                    }
+                                ]
+                            }
+                        }
+                    },
+                },
+                {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "ResourceClaim",
+                    "metadata": {"name": "bad-cel"},
+                    "spec": {
+                        "devices": {
+                            "requests": [
+                                {
+                                    "name": "gpu",
+                                    "exactly": {
+                                        "deviceClassName": "gpu.example.com",
+                                        "selectors": [{"cel": {"expression": "device.nope =="}}],
+                                    },
+                                }
+                            ]
+                        }
+                    },
+                },
+            ]
+        )
+    )
     bad_inventory = tmp_path / "inventory.json"
     bad_inventory.write_text('{"apiVersion": "v1", "kind": "List", "items": [{"kind": "Pod"}]}')
-    result = CliRunner().invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                      "--claims", str(invented), str(tmp_path / "missing.yaml")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "fit",
+            "--stack",
+            "dev",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path),
+            "--claims",
+            str(invented),
+            str(tmp_path / "missing.yaml"),
+        ],
+    )
     assert result.exit_code == 2, result.output
     problems = json.loads(result.output)["errors"]
     assert all(set(p) == {"file", "path", "value", "rule", "fix"} for p in problems)
     rules = " | ".join(p["rule"] for p in problems)
     assert "does not exist" in rules and "does not read this kind" in rules and "alternatives" in rules
     assert "the API server rejects it" in rules and "Traceback" not in result.output
-    inventory = CliRunner().invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                         "--inventory", str(bad_inventory)])
+    inventory = CliRunner().invoke(
+        app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path), "--inventory", str(bad_inventory)]
+    )
     assert inventory.exit_code == 2 and "the inventory holds no ResourceSlice" in inventory.output
 
 
 def test_pod_claims_resolve_against_the_stack_and_admin_access_needs_the_label(dev_run, tmp_path):
     pods = tmp_path / "pods.yaml"
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer", "namespace": "ml-research"},
-           "spec": {"containers": [{"name": "c", "image": "busybox"}],
-                    "resourceClaims": [{"name": "gpus", "resourceClaimTemplateName": "two-gpus"},
-                                       {"name": "typo", "resourceClaimTemplateName": "two-gpu"}]}}
-    admin = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "watch", "namespace": "ml-research"},
-             "spec": {"devices": {"requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.example.com",
-                                                                          "allocationMode": "All", "adminAccess": True}}]}}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "trainer", "namespace": "ml-research"},
+        "spec": {
+            "containers": [{"name": "c", "image": "busybox"}],
+            "resourceClaims": [
+                {"name": "gpus", "resourceClaimTemplateName": "two-gpus"},
+                {"name": "typo", "resourceClaimTemplateName": "two-gpu"},
+            ],
+        },
+    }
+    admin = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "watch", "namespace": "ml-research"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "all",
+                        "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "All", "adminAccess": True},
+                    }
+                ]
+            }
+        },
+    }
     pods.write_text(yaml.safe_dump_all([pod, admin]))
     claims = by_name(fit_report(dev_run, [pods]))
     assert claims["ml-research/two-gpus"]["source"] == "stack:dev"  # resolved to the stack's template, no new row

@@ -7,9 +7,9 @@ import json
 
 import pytest
 import yaml
+from dra_gpu_platform.config.loading import load_stack_file
 from typer.testing import CliRunner
 
-from components.config.loading import load_stack_file
 from gpuplan.cli.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, UPSTREAM_SPECS, shared_path
@@ -32,14 +32,21 @@ def write(tmp_path, name, *documents):
 def pod(name, *templates, namespace="ml-research", claims=(), **spec):
     refs = [{"name": f"t{i}", "resourceClaimTemplateName": t} for i, t in enumerate(templates)]
     refs += [{"name": f"c{i}", "resourceClaimName": c} for i, c in enumerate(claims)]
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"containers": [{"name": "c", "image": "busybox"}], "resourceClaims": refs, **spec}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}], "resourceClaims": refs, **spec},
+    }
 
 
 def deployment(name, replicas, *templates, kind="Deployment", api="apps/v1"):
     template = pod(name, *templates)
-    spec = {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name}}, "spec": template["spec"]}}
+    spec = {
+        "replicas": replicas,
+        "selector": {"matchLabels": {"app": name}},
+        "template": {"metadata": {"labels": {"app": name}}, "spec": template["spec"]},
+    }
     return {"apiVersion": api, "kind": kind, "metadata": {"name": name, "namespace": "ml-research"}, "spec": spec}
 
 
@@ -82,20 +89,29 @@ def test_claims_of_one_pod_land_on_one_node(dev, tmp_path):
 
 def test_statefulsets_jobs_and_daemonsets_make_their_pods(dev, tmp_path):
     job = deployment("batch", None, "two-gpus", kind="Job", api="batch/v1")
-    job["spec"] = {"parallelism": 2, "template": {"spec": {**job["spec"]["template"]["spec"], "restartPolicy": "Never"}}}
+    job["spec"] = {
+        "parallelism": 2,
+        "template": {"spec": {**job["spec"]["template"]["spec"], "restartPolicy": "Never"}},
+    }
     daemon = deployment("agent", None, "inference", kind="DaemonSet")
     del daemon["spec"]["replicas"]
-    report = fit_report(dev, "dev", [write(tmp_path, "w.yaml", daemon, deployment("db", 2, "two-gpus", kind="StatefulSet"), job)])
+    report = fit_report(
+        dev, "dev", [write(tmp_path, "w.yaml", daemon, deployment("db", 2, "two-gpus", kind="StatefulSet"), job)]
+    )
     placed = pods(report)
     assert [i["name"] for i in placed["ml-research/db"]["instances"]] == ["db-0", "db-1"]
     assert placed["ml-research/batch"]["replicas"] == 2 and placed["ml-research/batch"]["outcome"] == "allocated"
     agent = placed["ml-research/agent"]
     assert [(i["name"], i["node"]) for i in agent["instances"]] == [
-        ("agent-gpu-dev-worker", "gpu-dev-worker"), ("agent-gpu-dev-worker2", "gpu-dev-worker2")]
+        ("agent-gpu-dev-worker", "gpu-dev-worker"),
+        ("agent-gpu-dev-worker2", "gpu-dev-worker2"),
+    ]
 
 
 def test_the_shared_claim_example_puts_both_pods_on_the_claims_node(dev):
-    report = fit_report(dev, "dev", [shared_path(UPSTREAM_SPECS) / "example-driver-basic-shared-claim-across-pods.yaml"])
+    report = fit_report(
+        dev, "dev", [shared_path(UPSTREAM_SPECS) / "example-driver-basic-shared-claim-across-pods.yaml"]
+    )
     placed = pods(report)
     nodes = {p["instances"][0]["node"] for p in placed.values()}
     devices = {d for p in placed.values() for c in p["instances"][0]["claims"] for d in c["devices"]}
@@ -103,14 +119,20 @@ def test_the_shared_claim_example_puts_both_pods_on_the_claims_node(dev):
 
 
 def test_a_pod_waits_for_a_missing_template_and_a_class(dev, tmp_path):
-    missing_class = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-                     "metadata": {"name": "nope", "namespace": "ml-research"},
-                     "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "absent"}}]}}}}
+    missing_class = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "nope", "namespace": "ml-research"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "absent"}}]}}},
+    }
     report = fit_report(dev, "dev", [write(tmp_path, "m.yaml", missing_class, pod("a", "nope"), pod("b", "typo"))])
     placed = pods(report)
     assert placed["ml-research/a"]["outcome"] == "unschedulable"
     assert "device class absent does not exist" in placed["ml-research/a"]["reasons"][0]
-    assert rows(report)["ml-research/nope"]["outcome"] == "unschedulable" and rows(report)["ml-research/nope"]["errors"] == []
+    assert (
+        rows(report)["ml-research/nope"]["outcome"] == "unschedulable"
+        and rows(report)["ml-research/nope"]["errors"] == []
+    )
     assert "ResourceClaimTemplate ml-research/typo does not exist" in placed["ml-research/b"]["reasons"][0]
 
 
@@ -121,18 +143,34 @@ def test_without_the_prioritized_list_the_first_available_template_is_rejected(d
     report = fit_report(dev, "dev", feature_gate_flag="DRAPrioritizedList=false")
     inference = rows(report)["ml-research/inference"]
     assert inference["outcome"] == "rejected" and not inference["satisfiable"]
-    assert "spec.spec.devices.requests[0].firstAvailable dropped by the API server" in inference["apiServer"]["dropped"][0]
+    assert (
+        "spec.spec.devices.requests[0].firstAvailable dropped by the API server" in inference["apiServer"]["dropped"][0]
+    )
     assert "exactly one of exactly or firstAvailable" in inference["reasons"][0]
-    assert report["featureGates"]["changed"] == {"DRADeviceTaintRules": True, "DRADeviceTaints": True, "DRAPrioritizedList": False}
+    assert report["featureGates"]["changed"] == {
+        "DRADeviceTaintRules": True,
+        "DRADeviceTaints": True,
+        "DRAPrioritizedList": False,
+    }
 
 
 def test_distinct_attribute_is_dropped_then_rejected_at_1_35_defaults(dev, tmp_path):
-    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "apart", "namespace": "ml-research"},
-             "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": EX, "count": 2}}],
-                                  "constraints": [{"requests": ["g"], "distinctAttribute": f"{EX}/index"}]}}}
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "apart", "namespace": "ml-research"},
+        "spec": {
+            "devices": {
+                "requests": [{"name": "g", "exactly": {"deviceClassName": EX, "count": 2}}],
+                "constraints": [{"requests": ["g"], "distinctAttribute": f"{EX}/index"}],
+            }
+        },
+    }
     path = write(tmp_path, "c.yaml", claim)
     rejected = rows(fit_report(dev, "dev", [path]))["ml-research/apart"]
-    assert rejected["outcome"] == "rejected" and "constraints[0].matchAttribute: Required value" in rejected["reasons"][0]
+    assert (
+        rejected["outcome"] == "rejected" and "constraints[0].matchAttribute: Required value" in rejected["reasons"][0]
+    )
     accepted = rows(fit_report(dev, "dev", [path], feature_gate_flag="DRAConsumableCapacity=true"))["ml-research/apart"]
     assert accepted["satisfiable"] and accepted["apiServer"] == {"dropped": [], "rejected": []}
 
@@ -146,13 +184,37 @@ def test_device_taint_rules_need_their_own_gate_in_1_35(dev):
 
 
 def test_bad_feature_gates_are_invalid_input(tmp_path):
-    result = CliRunner().invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                      "--feature-gates", "DRADeviceTaints=false,DRAFoo=true"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "fit",
+            "--stack",
+            "dev",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path),
+            "--feature-gates",
+            "DRADeviceTaints=false,DRAFoo=true",
+        ],
+    )
     assert result.exit_code == 2, result.output
     problems = json.loads(result.output)["errors"]
     assert [p["rule"] for p in problems] == ["unrecognized feature gate: DRAFoo"]
-    dependent = CliRunner().invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path),
-                                         "--feature-gates", "DRADeviceTaints=false"])
+    dependent = CliRunner().invoke(
+        app,
+        [
+            "fit",
+            "--stack",
+            "dev",
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path),
+            "--feature-gates",
+            "DRADeviceTaints=false",
+        ],
+    )
     assert dependent.exit_code == 2 and "depends on features that are disabled: [DRADeviceTaints]" in dependent.output
 
 
@@ -161,36 +223,83 @@ def test_bad_feature_gates_are_invalid_input(tmp_path):
 
 def dump(tmp_path, *extra, nodes=True):
     items = [
-        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{n}-slice"},
-         "spec": {"driver": EX, "nodeName": n, "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
-                  "devices": [{"name": f"gpu-{i}", "attributes": {"index": {"int": i}},
-                               "capacity": {"memory": {"value": "80Gi"}}} for i in range(4)]}}
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{n}-slice"},
+            "spec": {
+                "driver": EX,
+                "nodeName": n,
+                "pool": {"name": n, "generation": 1, "resourceSliceCount": 1},
+                "devices": [
+                    {"name": f"gpu-{i}", "attributes": {"index": {"int": i}}, "capacity": {"memory": {"value": "80Gi"}}}
+                    for i in range(4)
+                ],
+            },
+        }
         for n in ("node-a", "node-b")
     ]
     if nodes:
-        items += [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"pool": "gpu"}}} for n in ("node-a", "node-b")]
-    items += [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": EX},
-               "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{EX}'"}}]}}, *extra]
+        items += [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "labels": {"pool": "gpu"}}}
+            for n in ("node-a", "node-b")
+        ]
+    items += [
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": EX},
+            "spec": {"selectors": [{"cel": {"expression": f"device.driver == '{EX}'"}}]},
+        },
+        *extra,
+    ]
     path = tmp_path / "dump.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
     return path
 
 
 def allocated_claim(name, node, devices, namespace="ml-research", admin=False):
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": EX, "count": len(devices)}}]}},
-            "status": {"allocation": {
-                "devices": {"results": [{"request": "g", "driver": EX, "pool": node, "device": d, **({"adminAccess": True} if admin else {})}
-                                        for d in devices]},
-                "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": EX, "count": len(devices)}}]}},
+        "status": {
+            "allocation": {
+                "devices": {
+                    "results": [
+                        {
+                            "request": "g",
+                            "driver": EX,
+                            "pool": node,
+                            "device": d,
+                            **({"adminAccess": True} if admin else {}),
+                        }
+                        for d in devices
+                    ]
+                },
+                "nodeSelector": {
+                    "nodeSelectorTerms": [
+                        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+                    ]
+                },
+            }
+        },
+    }
 
 
 def test_existing_allocations_count_and_pin_their_pods(dev, tmp_path):
-    inventory = dump(tmp_path, allocated_claim("busy", "node-a", ["gpu-0", "gpu-1", "gpu-2"]),
-                     allocated_claim("watch", "node-b", ["gpu-0", "gpu-1", "gpu-2", "gpu-3"], admin=True))
-    report = fit_report(dev, "dev", [write(tmp_path, "p.yaml", pod("user", claims=("busy",)), pod("new", "one-gpu",
-                                                                                                     namespace="ml-migrating"))],
-                        inventory)
+    inventory = dump(
+        tmp_path,
+        allocated_claim("busy", "node-a", ["gpu-0", "gpu-1", "gpu-2"]),
+        allocated_claim("watch", "node-b", ["gpu-0", "gpu-1", "gpu-2", "gpu-3"], admin=True),
+    )
+    report = fit_report(
+        dev,
+        "dev",
+        [write(tmp_path, "p.yaml", pod("user", claims=("busy",)), pod("new", "one-gpu", namespace="ml-migrating"))],
+        inventory,
+    )
     one = rows(report)["ml-migrating/one-gpu"]
     assert one["maxConcurrent"] == 1 + 4  # node-a has one free GPU; adminAccess results are not "in use"
     busy = rows(report)["ml-research/busy"]
@@ -203,7 +312,9 @@ def test_existing_allocations_count_and_pin_their_pods(dev, tmp_path):
 
 def test_nodes_of_a_dump_are_never_merged_with_the_simulation(dev, tmp_path):
     report = fit_report(dev, "dev", inventory_file=dump(tmp_path))
-    assert report["inventory"]["nodes"] == 2 and {a["node"] for a in rows(report)["ml-migrating/one-gpu"]["allocations"]} == {"node-a"}
+    assert report["inventory"]["nodes"] == 2 and {
+        a["node"] for a in rows(report)["ml-migrating/one-gpu"]["allocations"]
+    } == {"node-a"}
     assert rows(report)["ml-migrating/one-gpu"]["allocations"][0]["pool"] == "node-a"  # identical nodes: one pool
 
 

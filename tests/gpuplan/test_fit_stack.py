@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
+from dra_gpu_platform.config.loading import load_stack_file
 
-from components.config.loading import load_stack_file
 from gpuplan.engine.outputs import is_kubernetes_object, manifest
 from gpuplan.fit.stack import stack_documents
 from tests.conftest import COMMITTED_STACKS, ROOT, run_file
@@ -22,14 +22,21 @@ def _comparable(document):
     """What fit reads: kind, identity, spec; for namespaces the labels (the program adds its own on top)."""
     metadata = document.get("metadata") or {}
     body = {k: v for k, v in document.items() if k not in ("metadata", "apiVersion")}
-    return {"apiVersion": document["apiVersion"], **body, "labels": metadata.get("labels") if document["kind"] == "Namespace" else None}
+    return {
+        "apiVersion": document["apiVersion"],
+        **body,
+        "labels": metadata.get("labels") if document["kind"] == "Namespace" else None,
+    }
 
 
 @pytest.mark.parametrize("stack", COMMITTED_STACKS)
 def test_stack_objects_from_the_plans_equal_the_program_run(stack):
     path = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
-    recorded = {_key(d): d for d in (manifest(r) for r in run_file(path).resources if is_kubernetes_object(r))
-                if d["kind"] in KINDS}
+    recorded = {
+        _key(d): d
+        for d in (manifest(r) for r in run_file(path).resources if is_kubernetes_object(r))
+        if d["kind"] in KINDS
+    }
     config = load_stack_file(path)
     planned = {_key(d): d for d in stack_documents(config)}
     # The program also creates the software's own namespaces; fit reads the tenants' (their labels).

@@ -34,8 +34,16 @@ def clean(result) -> None:
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_answers_a_missing_stack_file_with_one_json_document(command, tmp_path):
     extra = ["--against", "HEAD"] if command == "diff" else []
-    result = invoke(command, "--config", str(tmp_path / "Pulumi.none.yaml"), *extra, "--out", str(tmp_path / "o"),
-                    "--format", "json")
+    result = invoke(
+        command,
+        "--config",
+        str(tmp_path / "Pulumi.none.yaml"),
+        *extra,
+        "--out",
+        str(tmp_path / "o"),
+        "--format",
+        "json",
+    )
     assert result.exit_code == 2, result.output
     [error] = json_document(result)["errors"]
     assert error["file"] == str(tmp_path / "Pulumi.none.yaml") and "does not exist" in error["rule"] and error["fix"]
@@ -55,8 +63,12 @@ def test_stack_files_that_are_no_files_are_input_errors(tmp_path):
     os.mkfifo(fifo)
     latin1 = tmp_path / "Pulumi.latin1.yaml"
     latin1.write_bytes(b"config:\n  dra-gpu-platform:cluster: {name: caf\xe9}\n")
-    for path, words in ((tmp_path, "is a directory"), (fifo, "FIFO"), ("/dev/zero", "character device"),
-                        (latin1, "not UTF-8: the first bad byte is at offset 46")):
+    for path, words in (
+        (tmp_path, "is a directory"),
+        (fifo, "FIFO"),
+        ("/dev/zero", "character device"),
+        (latin1, "not UTF-8: the first bad byte is at offset 46"),
+    ):
         for fmt in ("text", "json"):
             started = time.perf_counter()
             result = invoke("preview", "--config", str(path), "--out", str(tmp_path / "out"), "--format", fmt)
@@ -103,8 +115,11 @@ def test_an_nvml_snapshot_with_impossible_values_is_refused(tmp_path):
     assert result.exit_code == 2
     found = {(e["path"], e["rule"].split(" (")[0].split(":")[0]) for e in json_document(result)["errors"]}
     assert ("devices[0].memoryTotalBytes", "must be at least 1") in found
-    assert {("devices[2].index", "the same GPU index as devices[1]"), ("devices[2].minor", "the same device minor number as devices[1]"),
-            ("devices[2].pciBusId", "the same PCI bus ID as devices[1]")} <= found
+    assert {
+        ("devices[2].index", "the same GPU index as devices[1]"),
+        ("devices[2].minor", "the same device minor number as devices[1]"),
+        ("devices[2].pciBusId", "the same PCI bus ID as devices[1]"),
+    } <= found
 
 
 def test_results_are_shown_when_out_cannot_be_written(tmp_path):
@@ -132,7 +147,7 @@ def test_preview_into_an_unwritable_out_still_prints_the_tree(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_sigterm_during_the_program_run_stops_cleanly_and_keeps_the_previous_outputs(tmp_path, monkeypatch, fmt):
-    import gpuplan.engine.preview as preview
+    from gpuplan.engine import preview
 
     out = tmp_path / "out"
     out.mkdir()
@@ -147,10 +162,15 @@ def test_sigterm_during_the_program_run_stops_cleanly_and_keeps_the_previous_out
     result = invoke("preview", "--config", str(write_stack(tmp_path, KIND_BASE)), "--out", str(out), "--format", fmt)
     assert result.exit_code == 143
     assert (out / "plan.json").read_text() == '{"previous": true}\n' and not list(tmp_path.glob(".out.gpuplan-tmp-*"))
-    assert result.stderr.strip().splitlines() == ["gpuplan: stopped by SIGTERM; nothing of this run was written; "
-                                                  "earlier outputs are kept whole"]
+    assert result.stderr.strip().splitlines() == [
+        "gpuplan: stopped by SIGTERM; nothing of this run was written; earlier outputs are kept whole"
+    ]
     if fmt == "json":
-        assert json_document(result)["errors"][0] | {"message": ""} == {"kind": "interrupted", "signal": "SIGTERM", "message": ""}
+        assert json_document(result)["errors"][0] | {"message": ""} == {
+            "kind": "interrupted",
+            "signal": "SIGTERM",
+            "message": "",
+        }
 
 
 def test_ctrl_c_while_writing_leaves_no_temporary_folder(tmp_path, monkeypatch):

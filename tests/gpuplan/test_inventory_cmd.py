@@ -8,10 +8,10 @@ import sys
 
 import pytest
 import yaml
+from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.slices import read_cluster_dump
 from typer.testing import CliRunner
 
-from components.dra.cluster import build_cluster
-from components.dra.slices import read_cluster_dump
 from gpuplan.cli.app import app
 from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml
@@ -72,7 +72,9 @@ def test_catalog_node_with_instance_type_and_json_list():
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
     assert document["kind"] == "List"
-    cluster = build_cluster(read_cluster_dump([document], "stdout").slices, constraint_attributes=["resource.kubernetes.io/pcieRoot"])
+    cluster = build_cluster(
+        read_cluster_dump([document], "stdout").slices, constraint_attributes=["resource.kubernetes.io/pcieRoot"]
+    )
     [node] = cluster.nodes  # what fit --inventory reads
     devices_ = [d for pool in cluster.pools(node) for s in pool.slices for d in s.devices]
     assert len(devices_) == 8
@@ -94,15 +96,18 @@ def test_stack_inventory_is_the_one_fit_simulates():
     assert nodes == {"gpu-dev-worker", "gpu-dev-worker2"}
 
 
-@pytest.mark.parametrize("args, rule", [
-    ((), "choose exactly one source"),
-    (("--gpu", "H100", "--live"), "choose exactly one source"),
-    (("--gpu", "B300"), "not a GPU of the catalog"),
-    (("--gpu", "L4", "--mig", "1g.5gb"), "L4 has no MIG profiles"),
-    (("--gpu", "H100", "--mig", "1g.18gb"), "not a MIG profile of this GPU"),
-    (("--gpu", "H100", "--instance-type", "p4d.24xlarge"), "not a catalog instance type with H100"),
-    (("--from-nvml", "/nonexistent/nvml.json"), "does not exist"),
-])
+@pytest.mark.parametrize(
+    "args, rule",
+    [
+        ((), "choose exactly one source"),
+        (("--gpu", "H100", "--live"), "choose exactly one source"),
+        (("--gpu", "B300"), "not a GPU of the catalog"),
+        (("--gpu", "L4", "--mig", "1g.5gb"), "L4 has no MIG profiles"),
+        (("--gpu", "H100", "--mig", "1g.18gb"), "not a MIG profile of this GPU"),
+        (("--gpu", "H100", "--instance-type", "p4d.24xlarge"), "not a catalog instance type with H100"),
+        (("--from-nvml", "/nonexistent/nvml.json"), "does not exist"),
+    ],
+)
 def test_bad_options_exit_2_with_the_rule(args, rule):
     result = invoke(*args, "--format", "json")
     assert result.exit_code == 2, result.output

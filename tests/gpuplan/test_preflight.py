@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
@@ -17,20 +17,23 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.stub import Stubber
 from botocore.validate import ParamValidator
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.facts import catalog
 from typer.testing import CliRunner
 
-from components.facts import catalog
-from components.config.loading import load_stack_file
-from gpuplan.preflight import checks as preflight
 from gpuplan.cli.app import app
+from gpuplan.preflight import checks as preflight
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, load_committed, write_stack
 
 REGION = "us-east-1"
 P_OD, G_OD, P_SPOT, G_SPOT = "L-417A185B", "L-DB2E81BA", "L-7212CCBC", "L-3819A6DF"
 CR = "cr-0123456789abcdef0"
 FAKE_ENV = {
-    "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
-    "AWS_DEFAULT_REGION": REGION, "AWS_EC2_METADATA_DISABLED": "true",
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_EC2_METADATA_DISABLED": "true",
 }
 
 
@@ -47,7 +50,9 @@ def subnets() -> dict[str, str]:
             vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16")["Vpc"]["VpcId"]
             ids = {}
             for i, zone in enumerate(("us-east-1a", "us-east-1b", "us-east-1c", "us-east-1e")):
-                ids[zone] = ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{i}.0/24", AvailabilityZone=zone)["Subnet"]["SubnetId"]
+                ids[zone] = ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{i}.0/24", AvailabilityZone=zone)["Subnet"][
+                    "SubnetId"
+                ]
             yield ids
 
 
@@ -71,21 +76,35 @@ def stub_quotas(client, values: dict[str, float | None]) -> Stubber:
     for code in sorted(values):
         params = {"ServiceCode": "ec2", "QuotaCode": code}
         if values[code] is None:
-            stub.add_client_error("get_service_quota", "NoSuchResourceException", "The request failed because the "
-                                  "specified service quota does not exist.", 400, expected_params=params)
+            stub.add_client_error(
+                "get_service_quota",
+                "NoSuchResourceException",
+                "The request failed because the specified service quota does not exist.",
+                400,
+                expected_params=params,
+            )
         else:
-            stub.add_response("get_service_quota", {"Quota": {"ServiceCode": "ec2", "QuotaCode": code, "Value": values[code]}},
-                              params)
+            stub.add_response(
+                "get_service_quota", {"Quota": {"ServiceCode": "ec2", "QuotaCode": code, "Value": values[code]}}, params
+            )
     stub.activate()
     return stub
 
 
 def reservation(**changes) -> dict[str, Any]:
-    start = datetime(2026, 9, 1, 11, 30, tzinfo=timezone.utc)
+    start = datetime(2026, 9, 1, 11, 30, tzinfo=UTC)
     base = {
-        "CapacityReservationId": CR, "InstanceType": "p5.48xlarge", "InstancePlatform": "Linux/UNIX",
-        "AvailabilityZone": "us-east-1a", "Tenancy": "default", "TotalInstanceCount": 2, "AvailableInstanceCount": 2,
-        "State": "active", "ReservationType": "capacity-block", "StartDate": start, "EndDate": start + timedelta(days=14),
+        "CapacityReservationId": CR,
+        "InstanceType": "p5.48xlarge",
+        "InstancePlatform": "Linux/UNIX",
+        "AvailabilityZone": "us-east-1a",
+        "Tenancy": "default",
+        "TotalInstanceCount": 2,
+        "AvailableInstanceCount": 2,
+        "State": "active",
+        "ReservationType": "capacity-block",
+        "StartDate": start,
+        "EndDate": start + timedelta(days=14),
     }
     return {**base, **changes}
 
@@ -103,12 +122,18 @@ def serve_reservations(client, *reservations: dict[str, Any], error: str | None 
         ids = context["fake_ids"]
         asked.append(ids)
         if error:
-            return AWSResponse(None, 403, {}, None), {"Error": {"Code": error, "Message": "You are not authorized to perform this operation."}}
+            return AWSResponse(None, 403, {}, None), {
+                "Error": {"Code": error, "Message": "You are not authorized to perform this operation."}
+            }
         found = [r for r in reservations if r["CapacityReservationId"] in ids]
         if len(found) < len(ids):
             missing = sorted(set(ids) - {r["CapacityReservationId"] for r in found})
-            return AWSResponse(None, 400, {}, None), {"Error": {"Code": "InvalidCapacityReservationId.NotFound",
-                                                                "Message": f"The reservation ID '{missing[0]}' does not exist"}}
+            return AWSResponse(None, 400, {}, None), {
+                "Error": {
+                    "Code": "InvalidCapacityReservationId.NotFound",
+                    "Message": f"The reservation ID '{missing[0]}' does not exist",
+                }
+            }
         body = {"CapacityReservations": found}
         report = ParamValidator().validate(body, operation.output_shape)
         assert not report.has_errors(), report.generate_report()
@@ -123,15 +148,31 @@ def serve_reservations(client, *reservations: dict[str, Any], error: str | None 
 # stacks
 
 
-BLOCK_POOL = {"name": "h100-block", "gpu": "H100", "maxNodes": 2, "capacity": "capacity-block",
-              "capacityReservationId": CR, "availabilityZone": "us-east-1a"}
+BLOCK_POOL = {
+    "name": "h100-block",
+    "gpu": "H100",
+    "maxNodes": 2,
+    "capacity": "capacity-block",
+    "capacityReservationId": CR,
+    "availabilityZone": "us-east-1a",
+}
 # Bottlerocket brings its own device plugin, so one GPU Operator can serve the DRA pools beside it
-T4_POOL = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 4, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
+T4_POOL = {
+    "name": "t4-legacy",
+    "gpu": "T4",
+    "maxNodes": 4,
+    "gpuStack": "device-plugin",
+    "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+}
 
 
 def eks_config(subnet_ids: list[str] | None, pools: list[dict], **eks: Any) -> dict[str, Any]:
     # a created VPC needs a public endpoint for the deploy (a private-only one is a config error)
-    reach = {"subnetIds": subnet_ids} if subnet_ids is not None else {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"]}
+    reach = (
+        {"subnetIds": subnet_ids}
+        if subnet_ids is not None
+        else {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"]}
+    )
     settings = {**reach, **eks}
     return {
         "aws:region": REGION,
@@ -187,8 +228,13 @@ def test_zero_p_quota_fails_the_p_pool_only(tmp_path, ec2, sq, base_config):
     quota = report.pool("h100-block").check("quota")
     assert not quota.ok
     assert quota.message.startswith("needs 384 P vCPUs, quota 0 (L-417A185B")
-    assert quota.data == {"quotaCode": P_OD, "purchaseOption": "on-demand", "vcpusNeeded": 384, "quota": 0.0,
-                          "pools": ["h100-block"]}
+    assert quota.data == {
+        "quotaCode": P_OD,
+        "purchaseOption": "on-demand",
+        "vcpusNeeded": 384,
+        "quota": 0.0,
+        "pools": ["h100-block"],
+    }
     assert report.pool("t4-legacy").ok
 
 
@@ -200,7 +246,10 @@ def test_quota_that_covers_one_pool_but_not_two(tmp_path, ec2, sq, subnets):
     stub_quotas(sq, {P_OD: 192.0})
     alone = preflight.run_preflight(load(tmp_path, eks_config(ids, [train])), ec2, sq)
     assert alone.ok
-    assert alone.pool("h100-train").check("quota").message == "needs 192 P vCPUs, quota 192 (L-417A185B, on-demand: h100-train 1×192)"
+    assert (
+        alone.pool("h100-train").check("quota").message
+        == "needs 192 P vCPUs, quota 192 (L-417A185B, on-demand: h100-train 1×192)"
+    )
 
     sq2 = boto3.client("service-quotas", REGION)
     stub_quotas(sq2, {P_OD: 192.0})
@@ -218,8 +267,10 @@ def test_instance_type_missing_in_one_zone(tmp_path, ec2, sq, subnets):
 
     zones = report.pool("t4-legacy").check("zones")
     assert not zones.ok
-    assert zones.message == ("g4dn.xlarge is not offered in us-east-1e "
-                             "(offered in us-east-1a, us-east-1b, us-east-1c, us-east-1d, us-east-1f)")
+    assert zones.message == (
+        "g4dn.xlarge is not offered in us-east-1e "
+        "(offered in us-east-1a, us-east-1b, us-east-1c, us-east-1d, us-east-1f)"
+    )
     assert zones.data["notOfferedIn"] == ["us-east-1e"]
     assert report.pool("t4-legacy").check("quota").ok
 
@@ -252,7 +303,10 @@ def test_expired_reservation(tmp_path, ec2, sq, base_config):
     "served, expected",
     [
         ((), f"capacity reservation {CR} does not exist in us-east-1"),
-        ((reservation(State="scheduled", InstanceType="p4d.24xlarge"),), f"{CR} reserves p4d.24xlarge, the pool uses p5.48xlarge"),
+        (
+            (reservation(State="scheduled", InstanceType="p4d.24xlarge"),),
+            f"{CR} reserves p4d.24xlarge, the pool uses p5.48xlarge",
+        ),
         ((reservation(ReservationType="default"),), f"{CR} is not a Capacity Block (reservation type default)"),
     ],
 )
@@ -267,9 +321,11 @@ def test_reservation_problems(tmp_path, ec2, sq, base_config, served, expected):
 
 
 def test_spot_pools_use_the_spot_quota_and_sum_separately(tmp_path, ec2, sq, subnets):
-    pools = [{"name": "t4-spot", "gpu": "T4", "maxNodes": 3, "capacity": "spot"},
-             {"name": "l4-spot", "gpu": "L4", "maxNodes": 2, "capacity": "spot"},
-             {"name": "t4-od", "gpu": "T4", "maxNodes": 1}]
+    pools = [
+        {"name": "t4-spot", "gpu": "T4", "maxNodes": 3, "capacity": "spot"},
+        {"name": "l4-spot", "gpu": "L4", "maxNodes": 2, "capacity": "spot"},
+        {"name": "t4-od", "gpu": "T4", "maxNodes": 1},
+    ]
     stub = stub_quotas(sq, {G_SPOT: 19.0, G_OD: 4.0})
 
     report = preflight.run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], pools)), ec2, sq)
@@ -293,8 +349,11 @@ def test_missing_quota_code_is_a_failure_not_a_crash(tmp_path, ec2, sq, subnets)
 
 @pytest.mark.parametrize(
     "count, pinned, unpinned_zones",
-    [(3, "us-east-1c", ["us-east-1a", "us-east-1b", "us-east-1c"]), (2, "us-east-1c", ["us-east-1a", "us-east-1c"]),
-     (2, "us-east-1e", ["us-east-1a", "us-east-1e"])],
+    [
+        (3, "us-east-1c", ["us-east-1a", "us-east-1b", "us-east-1c"]),
+        (2, "us-east-1c", ["us-east-1a", "us-east-1c"]),
+        (2, "us-east-1e", ["us-east-1a", "us-east-1e"]),
+    ],
 )
 def test_created_vpc_spans_pinned_zones_then_the_first_of_the_region(tmp_path, ec2, sq, count, pinned, unpinned_zones):
     pools = [T4_POOL, {"name": "t4-pinned", "gpu": "T4", "maxNodes": 1, "availabilityZone": pinned}]
@@ -305,24 +364,26 @@ def test_created_vpc_spans_pinned_zones_then_the_first_of_the_region(tmp_path, e
     assert report.pool("t4-legacy").zones == tuple(unpinned_zones)
     assert report.pool("t4-pinned").zones == (pinned,)
     if pinned == "us-east-1e":  # the VPC reaches into 1e for the pinned pool, so the unpinned pool lands there too
-        assert messages(report, "zones") == {
-            name: "g4dn.xlarge is not offered in us-east-1e (offered in us-east-1a, us-east-1b, us-east-1c, us-east-1d, us-east-1f)"
-            for name in ("t4-legacy", "t4-pinned")}
+        assert messages(report, "zones") == dict.fromkeys(
+            ("t4-legacy", "t4-pinned"),
+            "g4dn.xlarge is not offered in us-east-1e (offered in us-east-1a, us-east-1b, us-east-1c, us-east-1d, us-east-1f)",
+        )
     else:
         assert report.ok
 
 
 def test_pool_zone_without_a_subnet_and_unknown_subnets(tmp_path, ec2, sq, subnets):
-    config = eks_config([subnets["us-east-1b"], "subnet-0000000000000dead"],
-                        [{**BLOCK_POOL, "name": "h100-a"}])
+    config = eks_config([subnets["us-east-1b"], "subnet-0000000000000dead"], [{**BLOCK_POOL, "name": "h100-a"}])
     serve_reservations(ec2, reservation())
     stub_quotas(sq, {P_OD: 384.0})
 
     zones = preflight.run_preflight(load(tmp_path, config), ec2, sq).pool("h100-a").check("zones")
 
     assert not zones.ok
-    assert zones.message == ("subnet subnet-0000000000000dead (cluster.eks.subnetIds) does not exist in us-east-1; "
-                             "no subnet of cluster.eks.subnetIds is in us-east-1a (they are in us-east-1b)")
+    assert zones.message == (
+        "subnet subnet-0000000000000dead (cluster.eks.subnetIds) does not exist in us-east-1; "
+        "no subnet of cluster.eks.subnetIds is in us-east-1a (they are in us-east-1b)"
+    )
 
 
 def test_stack_without_gpu_pools_asks_nothing(tmp_path, sq):
@@ -333,18 +394,25 @@ def test_stack_without_gpu_pools_asks_nothing(tmp_path, sq):
 
 
 def test_gpu_shape_mismatch_names_both_sides():
-    spec = {"InstanceType": "p5.48xlarge", "VCpuInfo": {"DefaultVCpus": 192},
-            "GpuInfo": {"Gpus": [{"Name": "A100", "Count": 4, "MemoryInfo": {"SizeInMiB": 40960}}]}}
+    spec = {
+        "InstanceType": "p5.48xlarge",
+        "VCpuInfo": {"DefaultVCpus": 192},
+        "GpuInfo": {"Gpus": [{"Name": "A100", "Count": 4, "MemoryInfo": {"SizeInMiB": 40960}}]},
+    }
     check = preflight.gpus_check("p5.48xlarge", spec)
     assert not check.ok
-    assert check.message == ("p5.48xlarge has 4 GPU(s), the catalog says 8; p5.48xlarge carries A100, the catalog says H100; "
-                             "p5.48xlarge has 40960 MiB per GPU, the catalog says 80 GB")
+    assert check.message == (
+        "p5.48xlarge has 4 GPU(s), the catalog says 8; p5.48xlarge carries A100, the catalog says H100; "
+        "p5.48xlarge has 40960 MiB per GPU, the catalog says 80 GB"
+    )
 
 
 def test_catalog_gpus_match_ec2_for_every_eks_type(ec2):
     names = sorted(t.name for t in catalog.INSTANCE_TYPES.values() if t.platform == "eks")
     specs = {t["InstanceType"]: t for t in ec2.describe_instance_types(InstanceTypes=names)["InstanceTypes"]}
-    failing = {n: preflight.gpus_check(n, specs.get(n)).message for n in names if not preflight.gpus_check(n, specs.get(n)).ok}
+    failing = {
+        n: preflight.gpus_check(n, specs.get(n)).message for n in names if not preflight.gpus_check(n, specs.get(n)).ok
+    }
     assert failing == {}
 
 
@@ -369,7 +437,9 @@ def test_service_fault_is_reported_not_a_crash(tmp_path, ec2, sq, subnets):
         preflight.run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], [T4_POOL])), ec2, sq)
 
     assert (caught.value.action, caught.value.code) == ("servicequotas:GetServiceQuota", "ServiceException")
-    assert caught.value.reason == "AWS answered ServiceException to servicequotas:GetServiceQuota: Something went wrong."
+    assert (
+        caught.value.reason == "AWS answered ServiceException to servicequotas:GetServiceQuota: Something went wrong."
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -391,17 +461,31 @@ def test_cli_json_passing(tmp_path, cli, ec2, sq, base_config):
     serve_reservations(ec2, reservation())
     stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
 
-    result = cli("--config", str(write_stack(tmp_path, base_config, "prodlike")), "--out", str(tmp_path / "out"),
-                 "--format", "json")
+    result = cli(
+        "--config",
+        str(write_stack(tmp_path, base_config, "prodlike")),
+        "--out",
+        str(tmp_path / "out"),
+        "--format",
+        "json",
+    )
 
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert (document["stack"], document["platform"], document["covered"], document["region"], document["ok"]) == (
-        "prodlike", "eks", True, REGION, True)
+        "prodlike",
+        "eks",
+        True,
+        REGION,
+        True,
+    )
     pools = {p["name"]: p for p in document["pools"]}
     assert pools["h100-block"]["instanceType"] == "p5.48xlarge" and pools["h100-block"]["zones"] == ["us-east-1a"]
     assert [c["check"] for c in pools["h100-block"]["checks"]] == ["zones", "gpus", "quota", "reservation"]
-    assert {q["quotaCode"]: (q["vcpusNeeded"], q["quota"]) for q in document["quotas"]} == {P_OD: (384, 384.0), G_OD: (16, 16.0)}
+    assert {q["quotaCode"]: (q["vcpusNeeded"], q["quota"]) for q in document["quotas"]} == {
+        P_OD: (384, 384.0),
+        G_OD: (16, 16.0),
+    }
     assert json.loads((tmp_path / "out" / "preflight.json").read_text()) == document
 
 
@@ -432,22 +516,43 @@ def test_cli_denied_quota_call_exits_2_naming_the_action(tmp_path, cli, ec2, sq,
 
 
 def test_cli_without_credentials_exits_2(tmp_path, monkeypatch, base_config):
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE",
-                "AWS_DEFAULT_PROFILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-                "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN"):
+    for key in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_SECURITY_TOKEN",
+        "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_ROLE_ARN",
+    ):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")  # never probe the instance metadata endpoint
 
-    result = CliRunner().invoke(app, ["preflight", "--config", str(write_stack(tmp_path, base_config)),
-                                      "--out", str(tmp_path / "out"), "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "preflight",
+            "--config",
+            str(write_stack(tmp_path, base_config)),
+            "--out",
+            str(tmp_path / "out"),
+            "--format",
+            "json",
+        ],
+    )
 
     assert result.exit_code == 2
     errors = json.loads(result.stdout)["errors"]
     assert len(errors) == 1
     assert errors[0]["rule"].startswith("no AWS credentials found")
-    assert "ec2:DescribeInstanceTypeOfferings" in errors[0]["fix"] and "servicequotas:GetServiceQuota" in errors[0]["fix"]
+    assert (
+        "ec2:DescribeInstanceTypeOfferings" in errors[0]["fix"] and "servicequotas:GetServiceQuota" in errors[0]["fix"]
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -468,11 +573,19 @@ EKS_STACKS = [s for s in COMMITTED_STACKS if load_committed(s).get("cluster", {}
 def test_committed_eks_stack(stack, subnets):
     config = load_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml")
     ec2, sq = boto3.client("ec2", config.region), boto3.client("service-quotas", config.region)
-    serve_reservations(ec2, *(
-        reservation(CapacityReservationId=p.capacity_reservation_id, InstanceType=preflight.pool_instance_type(p),
-                    AvailabilityZone=p.availability_zone or f"{config.region}a",
-                    ReservationType="capacity-block" if p.capacity == "capacity-block" else "default")
-        for p in config.node_pools if p.capacity_reservation_id))
+    serve_reservations(
+        ec2,
+        *(
+            reservation(
+                CapacityReservationId=p.capacity_reservation_id,
+                InstanceType=preflight.pool_instance_type(p),
+                AvailabilityZone=p.availability_zone or f"{config.region}a",
+                ReservationType="capacity-block" if p.capacity == "capacity-block" else "default",
+            )
+            for p in config.node_pools
+            if p.capacity_reservation_id
+        ),
+    )
     needed: dict[str, int] = {}
     for pool in config.node_pools:
         shape = catalog.instance_type("eks", preflight.pool_instance_type(pool))
@@ -485,7 +598,7 @@ def test_committed_eks_stack(stack, subnets):
     stub.assert_no_pending_responses()
     assert {q.code: q.needed for q in report.quotas} == needed  # EC2's vCPU counts agree with the catalog's
     assert [p.name for p in report.pools] == [p.name for p in config.node_pools]
-    for pool, checked in zip(config.node_pools, report.pools):
+    for pool, checked in zip(config.node_pools, report.pools, strict=False):
         assert checked.check("gpus").ok, checked.check("gpus").message
         assert checked.check("quota").ok, checked.check("quota").message
         if pool.availability_zone and pool.capacity_reservation_id:

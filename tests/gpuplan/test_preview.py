@@ -29,10 +29,26 @@ def test_preview_writes_plan_manifests_and_kind_config(dev_outputs):
     plan = json.loads((first / "plan.json").read_text())
     assert plan["stack"] == "dev" and plan["project"] == "dra-gpu-platform"
     assert [r["urn"] for r in plan["resources"]] == sorted(r["urn"] for r in plan["resources"])
-    assert set(plan["resources"][0]) >= {"urn", "type", "name", "parent", "provider", "dependencies", "protect", "inputs"}
+    assert set(plan["resources"][0]) >= {
+        "urn",
+        "type",
+        "name",
+        "parent",
+        "provider",
+        "dependencies",
+        "protect",
+        "inputs",
+    }
     kinds = {yaml.safe_load(p.read_text())["kind"] for p in (first / "manifests").glob("*.yaml")}
-    assert {"Namespace", "DeviceClass", "ResourceClaimTemplate", "ResourceQuota", "ValidatingAdmissionPolicy",
-            "ValidatingAdmissionPolicyBinding", "DeviceTaintRule"} <= kinds
+    assert {
+        "Namespace",
+        "DeviceClass",
+        "ResourceClaimTemplate",
+        "ResourceQuota",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "DeviceTaintRule",
+    } <= kinds
     kind_config = yaml.safe_load((first / "kind-config.yaml").read_text())
     assert kind_config["kind"] == "Cluster" and kind_config["nodes"][0]["role"] == "control-plane"
     assert "all manifests valid" in output and "gpu-dev-kind-k8s" in output
@@ -59,13 +75,26 @@ def test_manifests_pass_the_kubernetes_validate_cli(dev_outputs):
     for version in ("1.34.0", "1.35.0"):
         result = subprocess.run(
             [sys.executable, "-m", "kubernetes_validate", "--strict", "--quiet", "-k", version, *files],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_json_format_reports_validation(tmp_path):
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, KIND_BASE)), "--out", str(tmp_path / "o"), "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "preview",
+            "--config",
+            str(write_stack(tmp_path, KIND_BASE)),
+            "--out",
+            str(tmp_path / "o"),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
     assert document["stack"] == "test" and document["validation"]["errors"] == []
@@ -97,7 +126,10 @@ def test_broken_stack_exits_2_with_every_problem_and_no_traceback(tmp_path):
     stack_file.write_text(BROKEN)
     result = subprocess.run(
         [sys.executable, "-m", "gpuplan", "preview", "--config", str(stack_file), "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert result.returncode == 2
     output = result.stdout + result.stderr

@@ -21,17 +21,34 @@ STACK = {
     "cluster": {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35"},
     "kubeconfig": {"secure": "v1:offline"},
     "nodePools": [
-        {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 2, "gpusPerNode": 8, "mig": {"profile": "3g.40gb"},
-         "nodes": ["gpu-a100-1", "gpu-a100-2"]},
+        {
+            "name": "a100-mig",
+            "gpu": "A100-80GB",
+            "maxNodes": 2,
+            "gpusPerNode": 8,
+            "mig": {"profile": "3g.40gb"},
+            "nodes": ["gpu-a100-1", "gpu-a100-2"],
+        },
         {"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8, "nodes": ["gpu-h100-1"]},
     ],
     "gpuOperator": {"enabled": True},
 }
 # No GPU Operator, a device-plugin pool beside a DRA pool: the cluster's own device plugin is outside the stack.
-UNSERVED = {**STACK, "gpuOperator": {"enabled": False},
-            "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8},  # nodes not named
-                          {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpusPerNode": 1, "gpuStack": "device-plugin",
-                           "nodes": ["gpu-t4-1"]}]}
+UNSERVED = {
+    **STACK,
+    "gpuOperator": {"enabled": False},
+    "nodePools": [
+        {"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8},  # nodes not named
+        {
+            "name": "t4",
+            "gpu": "T4",
+            "maxNodes": 2,
+            "gpusPerNode": 1,
+            "gpuStack": "device-plugin",
+            "nodes": ["gpu-t4-1"],
+        },
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +64,23 @@ def rendered(helm_path, tmp_path_factory):
     root = tmp_path_factory.mktemp("render")
     charts = probe_charts.write_charts(root / "charts")
     stack = write_stack(root, STACK, "lab")
-    result = CliRunner().invoke(app, ["render", "--config", str(stack), "--out", str(root / "out"), "--helm", helm_path,
-                                      "--charts", str(charts), "--check-values", "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "render",
+            "--config",
+            str(stack),
+            "--out",
+            str(root / "out"),
+            "--helm",
+            helm_path,
+            "--charts",
+            str(charts),
+            "--check-values",
+            "--format",
+            "json",
+        ],
+    )
     return result, root / "out"
 
 
@@ -57,7 +89,8 @@ def test_render_exits_1_only_for_the_key_no_template_reads(rendered):
     document = json.loads(result.output)
     assert result.exit_code == 1, result.output
     assert document["findings"] == [
-        "dra-driver-nvidia-gpu: values key gpuResourcesEnabledOverride is read by no template of dra-driver-nvidia-gpu 0.4.1"]
+        "dra-driver-nvidia-gpu: values key gpuResourcesEnabledOverride is read by no template of dra-driver-nvidia-gpu 0.4.1"
+    ]
     releases = {r["release"]: r for r in document["releases"]}
     assert releases["gpu-operator"]["unreadValues"] == []
     assert releases["gpu-operator"]["command"][1:3] == ["template", "gpu-operator"]
@@ -72,8 +105,12 @@ def test_rendered_files_and_kustomization(rendered):
     listed = kustomization["resources"]
     assert kustomization["kind"] == "Kustomization"
     assert all((root / path).is_file() for path in listed)
-    assert "gpu-operator/10-daemonset-gpu-operator.gpu-operator-probe-nfd-worker.yaml" in listed  # helm's namespace added
-    assert "gpu-operator/10-clusterpolicy-cluster-policy.yaml" in listed  # cluster-scoped (its CRD says so): no namespace
+    assert (
+        "gpu-operator/10-daemonset-gpu-operator.gpu-operator-probe-nfd-worker.yaml" in listed
+    )  # helm's namespace added
+    assert (
+        "gpu-operator/10-clusterpolicy-cluster-policy.yaml" in listed
+    )  # cluster-scoped (its CRD says so): no namespace
     assert "gpu-operator/01-customresourcedefinition-clusterpolicies.nvidia.com.yaml" in listed  # --include-crds
     # the stack's own objects, the NodePatch of each named node among them
     node = yaml.safe_load((root / "stack" / "10-node-gpu-a100-1.yaml").read_text())
@@ -92,7 +129,9 @@ def test_placement_table_one_gpu_stack_per_pool(rendered):
     assert mig["dra-driver-nvidia-gpu-kubelet-plugin"]["source"] == "chart"
     assert mig["gpu-operator-probe-nfd-worker"]["role"] == "nfd-worker"
     # operator operands come from the facts table, with their source
-    assert mig["nvidia-mig-manager"]["source"].startswith("NVIDIA/gpu-operator@v25.10.1 assets/state-mig-manager/0600_daemonset.yaml")
+    assert mig["nvidia-mig-manager"]["source"].startswith(
+        "NVIDIA/gpu-operator@v25.10.1 assets/state-mig-manager/0600_daemonset.yaml"
+    )
     assert "nvidia-device-plugin-daemonset" not in mig
     assert placement["a100-mig"]["labels"]["nvidia.com/mig.config.state"] == "success"  # the plugin waited for it
     h100 = {d["name"] for d in placement["h100"]["daemonSets"]}
@@ -103,15 +142,33 @@ def test_placement_table_one_gpu_stack_per_pool(rendered):
 def test_placement_flags_a_pool_no_gpu_software_reaches_and_a_plugin_off_its_pools(helm_path, tmp_path):
     charts = probe_charts.write_charts(tmp_path / "charts")
     (charts / "dra-driver-nvidia-gpu-0.4.1" / "values.yaml").write_text(
-        yaml.safe_dump({"kubeletPlugin": {}, "resources": {"computeDomains": {"enabled": False}},
-                        "probeIgnoresNodeSelector": True}))
+        yaml.safe_dump(
+            {"kubeletPlugin": {}, "resources": {"computeDomains": {"enabled": False}}, "probeIgnoresNodeSelector": True}
+        )
+    )
     stack = write_stack(tmp_path, UNSERVED, "unserved")
-    result = CliRunner().invoke(app, ["render", "--config", str(stack), "--out", str(tmp_path / "out"), "--helm", helm_path,
-                                      "--charts", str(charts), "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "render",
+            "--config",
+            str(stack),
+            "--out",
+            str(tmp_path / "out"),
+            "--helm",
+            helm_path,
+            "--charts",
+            str(charts),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 1, result.output
     findings = {p["pool"]: p["findings"] for p in json.loads(result.output)["placement"]}
-    assert findings["t4"] == ["gpuStack is device-plugin but the DRA kubelet plugin lands here "
-                              "(dra-driver-nvidia-gpu/dra-driver-nvidia-gpu-kubelet-plugin)"]
+    assert findings["t4"] == [
+        "gpuStack is device-plugin but the DRA kubelet plugin lands here "
+        "(dra-driver-nvidia-gpu/dra-driver-nvidia-gpu-kubelet-plugin)"
+    ]
     # nodes the stack does not name carry none of the pool's labels until the printed kubectl commands run
     (h100,) = findings["h100"]
     assert h100.startswith("no GPU software reaches this pool") and "nodePools[].nodes" in h100
@@ -120,28 +177,54 @@ def test_placement_flags_a_pool_no_gpu_software_reaches_and_a_plugin_off_its_poo
 def test_text_output_prints_the_table(helm_path, tmp_path):
     charts = probe_charts.write_charts(tmp_path / "charts")
     stack = write_stack(tmp_path, STACK, "lab")
-    result = CliRunner().invoke(app, ["render", "--config", str(stack), "--out", str(tmp_path / "out"), "--helm", helm_path,
-                                      "--charts", str(charts)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "render",
+            "--config",
+            str(stack),
+            "--out",
+            str(tmp_path / "out"),
+            "--helm",
+            helm_path,
+            "--charts",
+            str(charts),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "pool a100-mig (gpuStack dra)" in result.output and "nvidia-operator-validator" in result.output
     assert "one NVIDIA GPU stack on every pool" in result.output
 
 
 def test_a_missing_chart_is_invalid_input_with_the_pull_command(tmp_path):
-    spec = helm.ReleaseSpec("dra-driver-nvidia-gpu", "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
-                            "0.4.1", None, "dra-driver-nvidia-gpu", {})
+    spec = helm.ReleaseSpec(
+        "dra-driver-nvidia-gpu",
+        "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+        "0.4.1",
+        None,
+        "dra-driver-nvidia-gpu",
+        {},
+    )
     with pytest.raises(helm.InputError) as caught:
         helm.local_chart(tmp_path, spec)
     (problem,) = caught.value.problems
-    assert problem.fix == (f"helm pull oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu --version 0.4.1 "
-                           f"--untar --untardir {tmp_path / 'dra-driver-nvidia-gpu-0.4.1'}")
+    assert problem.fix == (
+        f"helm pull oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu --version 0.4.1 "
+        f"--untar --untardir {tmp_path / 'dra-driver-nvidia-gpu-0.4.1'}"
+    )
 
 
 def test_a_chart_of_another_version_and_a_failing_template_are_findings(helm_path, tmp_path):
-    folder = probe_charts.write_chart(tmp_path / "dra-driver-nvidia-gpu-0.4.1", "probe-dra-driver", "0.4.0",
-                                      {"fail.yaml": '{{ fail "probe: this chart refuses the values" }}'})
+    folder = probe_charts.write_chart(
+        tmp_path / "dra-driver-nvidia-gpu-0.4.1",
+        "probe-dra-driver",
+        "0.4.0",
+        {"fail.yaml": '{{ fail "probe: this chart refuses the values" }}'},
+    )
     spec = helm.ReleaseSpec("dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu", "0.4.1", None, "dra", {})
-    rendered = helm.render(helm_path, spec, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path)
+    rendered = helm.render(
+        helm_path, spec, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path
+    )
     assert rendered.chart_path == str(folder)
     assert "probe: this chart refuses the values" in rendered.error
     assert helm.version_mismatch(rendered).startswith(f"{folder} is chart version 0.4.0, the stack pins 0.4.1")
@@ -149,7 +232,9 @@ def test_a_chart_of_another_version_and_a_failing_template_are_findings(helm_pat
 
 def test_no_helm_is_invalid_input(tmp_path):
     stack = write_stack(tmp_path, STACK, "lab")
-    result = CliRunner().invoke(app, ["render", "--config", str(stack), "--helm", str(tmp_path / "no-helm"), "--format", "json"])
+    result = CliRunner().invoke(
+        app, ["render", "--config", str(stack), "--helm", str(tmp_path / "no-helm"), "--format", "json"]
+    )
     assert result.exit_code == 2
     (error,) = json.loads(result.output)["errors"]
     assert error["path"] == "--helm" and "install helm" in error["fix"]

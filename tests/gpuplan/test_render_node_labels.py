@@ -3,10 +3,11 @@ EKS EFA pools) and the cloud's instance-type label, so a chart that selects on t
 
 from __future__ import annotations
 
-from components.config.loading import load_stack_file
-from components.facts.node_labels import EFA_LABEL
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts.node_labels import EFA_LABEL
+
 from gpuplan.render.placement import daemonset_facts
-from components.facts import efa as efa_facts
 from gpuplan.render.stack import INSTANCE_TYPE_LABEL, efa_findings, node_labels, place_pools, pool_facts
 from tests.conftest import ROOT
 
@@ -15,12 +16,27 @@ from tests.conftest import ROOT
 EFA_DAEMONSET = {
     "kind": "DaemonSet",
     "metadata": {"name": "efa-probe"},
-    "spec": {"template": {"spec": {
-        "nodeSelector": {EFA_LABEL: "true"},
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": ["p5.48xlarge"]}]}]}}},
-        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-    }}},
+    "spec": {
+        "template": {
+            "spec": {
+                "nodeSelector": {EFA_LABEL: "true"},
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchExpressions": [
+                                        {"key": INSTANCE_TYPE_LABEL, "operator": "In", "values": ["p5.48xlarge"]}
+                                    ]
+                                }
+                            ]
+                        }
+                    }
+                },
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            }
+        }
+    },
 }
 
 

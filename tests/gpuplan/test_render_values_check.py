@@ -15,7 +15,7 @@ SWITCH_CHART = {
     "templates/configmap.yaml": (
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n"
         "  {{- if .Values.discovery.clusterName }}\n  mode: auto\n  {{- end }}\n"
-        "  tags: {{ join \",\" .Values.discovery.tags | quote }}\n"
+        '  tags: {{ join "," .Values.discovery.tags | quote }}\n'
     ),
 }
 
@@ -35,9 +35,11 @@ def test_a_key_read_only_as_a_switch_is_read_and_a_dead_key_is_not(helm_path, tm
         (chart / name).write_text(text)
     values = {"discovery": {"clusterName": "gpu-prod", "tags": ["a", "b"], "unused": "x"}}
     release = helm.ReleaseSpec("probe", "switch-probe", "1.0.0", None, "default", values)
-    rendered = helm.render(helm_path, release, tmp_path / "work", kube_version="1.35.0", api_versions=[],
-                           charts_dir=tmp_path / "charts")
+    rendered = helm.render(
+        helm_path, release, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path / "charts"
+    )
     assert rendered.error is None, rendered.error
-    unread = values_check.unread_keys(helm_path, rendered, tmp_path / "work", kube_version="1.35.0", api_versions=[],
-                                      charts_dir=tmp_path / "charts")
+    unread = values_check.unread_keys(
+        helm_path, rendered, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path / "charts"
+    )
     assert unread == ["discovery.unused"]

@@ -36,7 +36,8 @@ def test_outside_an_event_loop_a_signal_is_an_exception():
 def test_inside_a_running_loop_a_signal_reports_cleans_up_and_exits_at_once(tmp_path):
     temp = tmp_path / "gpuplan-diff-x"
     temp.mkdir()
-    result = _child("""
+    result = _child(
+        """
         import asyncio, os, signal, sys
         from pathlib import Path
         from gpuplan.cli import signals
@@ -47,7 +48,9 @@ def test_inside_a_running_loop_a_signal_reports_cleans_up_and_exits_at_once(tmp_
             os.kill(os.getpid(), signal.SIGTERM)
             await asyncio.sleep(30)
         asyncio.new_event_loop().run_until_complete(program())
-    """, str(temp))
+    """,
+        str(temp),
+    )
     assert result.returncode == 143
     assert result.stderr == "stopped by 15\n" and json.loads(result.stdout) == {"errors": []}
     assert not temp.exists()
@@ -86,7 +89,8 @@ def test_preview_stopped_in_the_middle_of_its_program_run(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "plan.json").write_text('{"previous": true}\n')
-    result = _child("""
+    result = _child(
+        """
         import os, signal, sys
         from gpuplan.engine import mock_outputs
         original = mock_outputs.outputs_for
@@ -97,9 +101,17 @@ def test_preview_stopped_in_the_middle_of_its_program_run(tmp_path):
         from gpuplan.cli.app import main
         sys.argv = ["gpuplan", "preview", "--config", sys.argv[1], "--out", sys.argv[2], "--format", "json"]
         main()
-    """, str(write_stack(tmp_path, KIND_BASE)), str(out))
+    """,
+        str(write_stack(tmp_path, KIND_BASE)),
+        str(out),
+    )
     assert result.returncode == 143, result.stderr
     assert json.loads(result.stdout)["errors"][0]["signal"] == "SIGTERM"
-    assert result.stderr.strip() == "gpuplan: stopped by SIGTERM; nothing of this run was written; earlier outputs are kept whole"
+    assert (
+        result.stderr.strip()
+        == "gpuplan: stopped by SIGTERM; nothing of this run was written; earlier outputs are kept whole"
+    )
     assert (out / "plan.json").read_text() == '{"previous": true}\n' and sorted(p.name for p in tmp_path.iterdir()) == [
-        "Pulumi.test.yaml", "out"]
+        "Pulumi.test.yaml",
+        "out",
+    ]

@@ -4,25 +4,34 @@ only within 7 days of an in-place upgrade (which gpuplan cannot see, so --allow-
 
 from __future__ import annotations
 
-
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
 
-from components.config.loading import parse_config_map
 from gpuplan.diff.compare import allow, diff_runs, version_step
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, qualify
 
-CLUSTER = {"eks": ("aws:eks/cluster:Cluster", "version"), "aks": ("azure-native:containerservice:ManagedCluster",
-                                                                  "kubernetesVersion")}
+CLUSTER = {
+    "eks": ("aws:eks/cluster:Cluster", "version"),
+    "aks": ("azure-native:containerservice:ManagedCluster", "kubernetesVersion"),
+}
 
 
-@pytest.mark.parametrize("platform, old, new, refused, allowable", [
-    ("eks", 34, 35, False, None), ("aks", 34, 35, False, None), ("eks", 35, 35, False, None),
-    ("eks", 33, 35, True, False), ("aks", 32, 35, True, False),   # skips
-    ("eks", 35, 34, True, True),                                    # EKS version rollback, if within 7 days
-    ("eks", 35, 33, True, False), ("aks", 35, 34, True, False),    # no such rollback / no AKS downgrade
-    ("kind", 35, 34, False, None), ("existing", 33, 35, False, None),  # not a managed control plane
-])
+@pytest.mark.parametrize(
+    "platform, old, new, refused, allowable",
+    [
+        ("eks", 34, 35, False, None),
+        ("aks", 34, 35, False, None),
+        ("eks", 35, 35, False, None),
+        ("eks", 33, 35, True, False),
+        ("aks", 32, 35, True, False),  # skips
+        ("eks", 35, 34, True, True),  # EKS version rollback, if within 7 days
+        ("eks", 35, 33, True, False),
+        ("aks", 35, 34, True, False),  # no such rollback / no AKS downgrade
+        ("kind", 35, 34, False, None),
+        ("existing", 33, 35, False, None),  # not a managed control plane
+    ],
+)
 def test_version_steps(platform, old, new, refused, allowable):
     step = version_step(platform, old, new)
     assert (step is not None) == refused
@@ -38,8 +47,17 @@ def _run(stack: str, version: str) -> ProgramRun:
     config["cluster"]["kubernetesVersion"] = version
     parsed = parse_config_map(qualify(config), stack=stack, source=f"Pulumi.{stack}.yaml")
     type_, key = CLUSTER[parsed.platform]
-    cluster = Registration(urn=f"urn:pulumi:{stack}::dra-gpu-platform::{type_}::cluster", type=type_, name="cluster",
-                           custom=True, parent="", provider="", dependencies=[], protect=False, inputs={key: version})
+    cluster = Registration(
+        urn=f"urn:pulumi:{stack}::dra-gpu-platform::{type_}::cluster",
+        type=type_,
+        name="cluster",
+        custom=True,
+        parent="",
+        provider="",
+        dependencies=[],
+        protect=False,
+        inputs={key: version},
+    )
     return ProgramRun(stack, "dra-gpu-platform", parsed, stack, [cluster], {}, [])
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.plans.device_classes import plan_device_class
-from components.config.models import DeviceClassConfig
+from dra_gpu_platform.config.models import DeviceClassConfig
+from dra_gpu_platform.plans.device_classes import plan_device_class
 
 N = "device.attributes['gpu.nvidia.com']"
 
@@ -43,17 +43,26 @@ def test_min_compute_capability_is_a_semver_compare():
 def test_time_slicing_sharing_is_an_opaque_gpu_config_and_needs_the_gate():
     p = plan(gpu="T4", sharing={"strategy": "TimeSlicing", "interval": "Long"})
     assert p.configs == (
-        ("gpu.nvidia.com", {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "GpuConfig",
-                            "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}}}),
+        (
+            "gpu.nvidia.com",
+            {
+                "apiVersion": "resource.nvidia.com/v1beta1",
+                "kind": "GpuConfig",
+                "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}},
+            },
+        ),
     )
     assert p.feature_gates == ("TimeSlicingSettings",)
 
 
 def test_mps_on_mig_is_a_mig_device_config():
     p = plan(gpu="H100", migProfile="1g.10gb", sharing={"strategy": "MPS", "defaultActiveThreadPercentage": 50})
-    driver, parameters = p.configs[0]
-    assert parameters == {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "MigDeviceConfig",
-                          "sharing": {"strategy": "MPS", "mpsConfig": {"defaultActiveThreadPercentage": 50}}}
+    _driver, parameters = p.configs[0]
+    assert parameters == {
+        "apiVersion": "resource.nvidia.com/v1beta1",
+        "kind": "MigDeviceConfig",
+        "sharing": {"strategy": "MPS", "mpsConfig": {"defaultActiveThreadPercentage": 50}},
+    }
     assert p.feature_gates == ("MPSSupport",)
 
 
@@ -74,6 +83,12 @@ def test_example_driver_drops_attributes_it_does_not_publish_with_a_note():
 def test_example_driver_time_slicing_uses_its_own_config_api():
     p = plan(example=True, minMemory="1Gi", sharing={"strategy": "TimeSlicing", "interval": "Short"})
     assert p.configs == (
-        ("gpu.example.com", {"apiVersion": "gpu.resource.example.com/v1alpha1", "kind": "GpuConfig",
-                             "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Short"}}}),
+        (
+            "gpu.example.com",
+            {
+                "apiVersion": "gpu.resource.example.com/v1alpha1",
+                "kind": "GpuConfig",
+                "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Short"}},
+            },
+        ),
     )

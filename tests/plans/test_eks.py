@@ -7,15 +7,14 @@ import ipaddress
 
 import pytest
 import yaml
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.config.models import NodePool
+from dra_gpu_platform.facts import catalog, eks_amis
+from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.plans.node_pools import pool_labels
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.facts import catalog, eks_amis
-
-from components.plans import eks as eks_plan
-from components.config.models import NodePool
-from components.config.loading import load_stack_file
-from components.plans.node_pools import pool_labels
 from tests.conftest import ROOT, STACKS_DIR
 
 
@@ -35,7 +34,9 @@ def test_gpu_pools_default_to_al2023_nvidia_and_bottlerocket_only_when_asked():
     assert eks_amis.root_device_name("AL2023_x86_64_NVIDIA") == "/dev/xvda"
 
 
-@pytest.mark.parametrize("capacity, expected", [("on-demand", "ON_DEMAND"), ("spot", "SPOT"), ("capacity-block", "CAPACITY_BLOCK")])
+@pytest.mark.parametrize(
+    "capacity, expected", [("on-demand", "ON_DEMAND"), ("spot", "SPOT"), ("capacity-block", "CAPACITY_BLOCK")]
+)
 def test_capacity_types_use_the_eks_api_enum(capacity, expected):
     assert eks_plan.capacity_type(pool(capacity=capacity)) == expected
 
@@ -47,8 +48,18 @@ def test_p5_48xlarge_gets_one_efa_interface_per_network_card():
     assert interfaces[0].device_index == 0 and {i.device_index for i in interfaces[1:]} == {1}
 
 
-@pytest.mark.parametrize("name, count", [("p5e.48xlarge", 32), ("p5en.48xlarge", 16), ("p4d.24xlarge", 4), ("p4de.24xlarge", 4),
-                                          ("p5.4xlarge", 0), ("g4dn.12xlarge", 0), ("g6e.48xlarge", 0)])
+@pytest.mark.parametrize(
+    "name, count",
+    [
+        ("p5e.48xlarge", 32),
+        ("p5en.48xlarge", 16),
+        ("p4d.24xlarge", 4),
+        ("p4de.24xlarge", 4),
+        ("p5.4xlarge", 0),
+        ("g4dn.12xlarge", 0),
+        ("g6e.48xlarge", 0),
+    ],
+)
 def test_efa_only_on_the_p4d_p5_families(name, count):
     assert len(eks_plan.efa_interfaces(shape(name))) == count
 
@@ -57,7 +68,8 @@ def test_reserved_capacity_gets_no_placement_group():
     p5 = shape("p5.48xlarge")
     assert eks_plan.uses_placement_group(pool(), p5)
     assert not eks_plan.uses_placement_group(
-        pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a"), p5)
+        pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a"), p5
+    )
     assert not eks_plan.uses_placement_group(pool(capacityReservationId="cr-0123456789abcdef0"), p5)  # targeted ODCR
     assert not eks_plan.uses_placement_group(pool(), shape("p5.4xlarge"))
 
@@ -89,7 +101,11 @@ def test_vpc_zones_include_pinned_zones_then_fill_in_region_order():
     available = ["us-east-1a", "us-east-1b", "us-east-1c", "us-east-1d", "us-east-1f"]
     assert eks_plan.vpc_zones(available, 3, []) == ["us-east-1a", "us-east-1b", "us-east-1c"]
     assert eks_plan.vpc_zones(available, 2, ["us-east-1f"]) == ["us-east-1a", "us-east-1f"]
-    assert eks_plan.vpc_zones(available, 2, ["us-east-1d", "us-east-1f", "us-east-1c"]) == ["us-east-1c", "us-east-1d", "us-east-1f"]
+    assert eks_plan.vpc_zones(available, 2, ["us-east-1d", "us-east-1f", "us-east-1c"]) == [
+        "us-east-1c",
+        "us-east-1d",
+        "us-east-1f",
+    ]
     with pytest.raises(ValueError, match="us-east-1e"):
         eks_plan.vpc_zones(available, 3, ["us-east-1e"])
 
@@ -100,22 +116,38 @@ def test_subnet_plan_never_overlaps_and_stays_in_the_vpc(zones, cidr):
     vpc = ipaddress.IPv4Network(cidr)
     subnets = [ipaddress.IPv4Network(s) for z in plan for s in (z.private_cidr, z.public_cidr)]
     assert all(s.subnet_of(vpc) for s in subnets)
-    assert all(not a.overlaps(b) for i, a in enumerate(subnets) for b in subnets[i + 1:])
-    assert all(ipaddress.IPv4Network(z.private_cidr).num_addresses > ipaddress.IPv4Network(z.public_cidr).num_addresses for z in plan)
+    assert all(not a.overlaps(b) for i, a in enumerate(subnets) for b in subnets[i + 1 :])
+    assert all(
+        ipaddress.IPv4Network(z.private_cidr).num_addresses > ipaddress.IPv4Network(z.public_cidr).num_addresses
+        for z in plan
+    )
 
 
 def test_iam_arns_follow_the_partition():
-    assert eks_plan.managed_policy_arn("us-east-1", "AmazonEKSClusterPolicy") == "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+    assert (
+        eks_plan.managed_policy_arn("us-east-1", "AmazonEKSClusterPolicy")
+        == "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy"
+    )
     assert eks_plan.managed_policy_arn("cn-north-1", "AmazonEKS_CNI_Policy").startswith("arn:aws-cn:iam::aws:policy/")
-    assert eks_plan.access_policy_arn("us-gov-west-1") == "arn:aws-us-gov:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    assert (
+        eks_plan.access_policy_arn("us-gov-west-1")
+        == "arn:aws-us-gov:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+    )
     assert eks_plan.role_name_of("arn:aws:iam::123456789012:role/ops/platform-admins") == "platform-admins"
     trust = eks_plan.assume_role_policy("eks.amazonaws.com")
-    assert trust["Statement"] == [{"Effect": "Allow", "Principal": {"Service": "eks.amazonaws.com"}, "Action": "sts:AssumeRole"}]
+    assert trust["Statement"] == [
+        {"Effect": "Allow", "Principal": {"Service": "eks.amazonaws.com"}, "Action": "sts:AssumeRole"}
+    ]
 
 
 def test_kubeconfig_authenticates_with_aws_eks_get_token():
-    document = yaml.safe_load(eks_plan.kubeconfig("gpu-prod", "https://ABC.gr7.us-east-1.eks.amazonaws.com", "Q0E=", "us-east-1"))
-    assert document["clusters"][0]["cluster"] == {"server": "https://ABC.gr7.us-east-1.eks.amazonaws.com", "certificate-authority-data": "Q0E="}
+    document = yaml.safe_load(
+        eks_plan.kubeconfig("gpu-prod", "https://ABC.gr7.us-east-1.eks.amazonaws.com", "Q0E=", "us-east-1")
+    )
+    assert document["clusters"][0]["cluster"] == {
+        "server": "https://ABC.gr7.us-east-1.eks.amazonaws.com",
+        "certificate-authority-data": "Q0E=",
+    }
     assert document["current-context"] == "gpu-prod"
     exec_config = document["users"][0]["user"]["exec"]
     assert exec_config["command"] == "aws"
@@ -131,7 +163,7 @@ def docs_rows(stack: str) -> dict[str, list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(f"### `{stack}` ("))
     table = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if line.startswith("|"):
             table.append(line)
         elif table:
@@ -149,8 +181,13 @@ def test_docs_give_each_prod_pool_its_instance_type_and_gpus_at_max_scale():
     assert set(rows) == {p.name for p in config.node_pools} | {"system"}
     for p in config.node_pools:
         shape = eks_plan.instance_shape(p)
-        assert rows[p.name][1:6] == [shape.name, f"{shape.gpus} × {p.gpu}", str(p.max_nodes), str(shape.gpus * p.max_nodes),
-                                     str(shape.vcpus * p.max_nodes)], p.name
+        assert rows[p.name][1:6] == [
+            shape.name,
+            f"{shape.gpus} × {p.gpu}",
+            str(p.max_nodes),
+            str(shape.gpus * p.max_nodes),
+            str(shape.vcpus * p.max_nodes),
+        ], p.name
     assert rows["system"][1] == config.cluster.settings().system_nodes.instance_type
 
 
@@ -160,7 +197,10 @@ def test_docs_give_each_prod_pool_its_instance_type_and_gpus_at_max_scale():
 def test_efa_on_card_0_and_efa_only_on_the_other_cards():
     interfaces = eks_plan.efa_interfaces(shape("p5.48xlarge"))
     assert [(i.network_card_index, i.device_index, i.interface_type) for i in interfaces[:3]] == [
-        (0, 0, "efa"), (1, 1, "efa-only"), (2, 1, "efa-only")]
+        (0, 0, "efa"),
+        (1, 1, "efa-only"),
+        (2, 1, "efa-only"),
+    ]
     assert [i.interface_type for i in eks_plan.efa_interfaces(shape("p5en.48xlarge"))].count("efa") == 1
 
 
@@ -173,14 +213,20 @@ def test_raid0_user_data_is_a_mime_part_with_a_nodeadm_node_config():
     (part,) = message.get_payload()
     assert part.get_content_type() == "application/node.eks.aws"
     config = yaml.safe_load(part.get_payload())
-    assert config == {"apiVersion": "node.eks.aws/v1alpha1", "kind": "NodeConfig",
-                      "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}}}
+    assert config == {
+        "apiVersion": "node.eks.aws/v1alpha1",
+        "kind": "NodeConfig",
+        "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}},
+    }
 
 
-@pytest.mark.parametrize("fields, raid", [
-    ({"instanceType": "p5.48xlarge"}, True),
-    ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}, False),  # no nodeadm
-])
+@pytest.mark.parametrize(
+    "fields, raid",
+    [
+        ({"instanceType": "p5.48xlarge"}, True),
+        ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}, False),  # no nodeadm
+    ],
+)
 def test_instance_store_raid0_on_al2023_nvme_instances(fields, raid):
     plan = eks_plan.node_pool_plan("c", pool(**fields), autoscaler_enabled=True, extended_resource_bridge=False)
     assert (plan.user_data is not None) == raid
@@ -190,15 +236,26 @@ def test_an_autoscaled_pool_carries_the_discovery_tags_on_its_group_and_a_capaci
     scaled = eks_plan.node_pool_plan("c", pool(minNodes=1), autoscaler_enabled=True, extended_resource_bridge=False)
     assert scaled.autoscaled and scaled.asg_tags.items() >= eks_plan.discovery_tags("c").items()
     assert (scaled.min_size, scaled.max_size, scaled.desired_size) == (1, 2, 1)
-    block = pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a", maxNodes=4)
+    block = pool(
+        capacity="capacity-block",
+        capacityReservationId="cr-0123456789abcdef0",
+        availabilityZone="us-east-1a",
+        maxNodes=4,
+    )
     plan = eks_plan.node_pool_plan("c", block, autoscaler_enabled=True, extended_resource_bridge=False)
     assert not plan.autoscaled and not set(plan.asg_tags) & set(eks_plan.discovery_tags("c"))
     assert (plan.min_size, plan.max_size, plan.desired_size, plan.schedules) == (0, 4, 4, ())  # sized by the block
 
 
 def test_a_capacity_block_window_schedules_the_pool_up_at_the_start_and_to_zero_before_the_end():
-    block = pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a",
-                 maxNodes=4, capacityBlockStart="2031-01-05T11:30:00+00:00", capacityBlockEnd="2031-01-19T13:30:00+02:00")
+    block = pool(
+        capacity="capacity-block",
+        capacityReservationId="cr-0123456789abcdef0",
+        availabilityZone="us-east-1a",
+        maxNodes=4,
+        capacityBlockStart="2031-01-05T11:30:00+00:00",
+        capacityBlockEnd="2031-01-19T13:30:00+02:00",
+    )
     plan = eks_plan.node_pool_plan("c", block, autoscaler_enabled=True, extended_resource_bridge=False)
     assert plan.desired_size == 0
     start, end = plan.schedules
@@ -210,10 +267,14 @@ def test_efa_pools_advertise_efa_to_the_autoscaler_and_carry_the_plugin_label():
     tags = eks_plan.autoscaler_tags("c", pool(instanceType="p5.48xlarge"), shape("p5.48xlarge"), False)
     assert tags[f"{eks_plan.NODE_TEMPLATE}/resources/vpc.amazonaws.com/efa"] == "32"
     assert tags[f"{eks_plan.NODE_TEMPLATE}/label/dra-gpu-platform.io/efa"] == "true"
-    assert "dra-gpu-platform.io/efa" not in eks_plan.eks_pool_labels(pool(instanceType="p5.4xlarge"), shape("p5.4xlarge"))
+    assert "dra-gpu-platform.io/efa" not in eks_plan.eks_pool_labels(
+        pool(instanceType="p5.4xlarge"), shape("p5.4xlarge")
+    )
 
 
-@pytest.mark.parametrize("minor, image, dra_flag", [("1.34", "v1.34.5", True), ("1.35", "v1.35.2", None), ("1.36", "v1.36.1", None)])
+@pytest.mark.parametrize(
+    "minor, image, dra_flag", [("1.34", "v1.34.5", True), ("1.35", "v1.35.2", None), ("1.36", "v1.36.1", None)]
+)
 def test_the_autoscaler_runs_at_the_clusters_minor_with_dra_on(minor, image, dra_flag):
     plan = eks_plan.autoscaler_plan("gpu-prod", "us-east-1", minor, None)
     values = plan.release.values
@@ -221,21 +282,34 @@ def test_the_autoscaler_runs_at_the_clusters_minor_with_dra_on(minor, image, dra
     # 1.34 needs the flag; from 1.35 it is locked on and must not be passed
     assert values["extraArgs"].get("enable-dynamic-resource-allocation") == dra_flag
     assert values["autoDiscovery"]["tags"] == [
-        "k8s.io/cluster-autoscaler/enabled=true", "k8s.io/cluster-autoscaler/gpu-prod=owned", "dra-gpu-platform.io/autoscaled=true"]
+        "k8s.io/cluster-autoscaler/enabled=true",
+        "k8s.io/cluster-autoscaler/gpu-prod=owned",
+        "dra-gpu-platform.io/autoscaled=true",
+    ]
     assert values["rbac"]["serviceAccount"]["name"] == plan.service_account == "cluster-autoscaler"
     assert (plan.release.chart, plan.release.version) == ("cluster-autoscaler", "9.59.0")
-    assert eks_plan.autoscaler_plan("gpu-prod", "us-east-1", minor, f"{minor}.0").release.values["image"]["tag"] == f"v{minor}.0"
+    assert (
+        eks_plan.autoscaler_plan("gpu-prod", "us-east-1", minor, f"{minor}.0").release.values["image"]["tag"]
+        == f"v{minor}.0"
+    )
 
 
 def test_the_autoscaler_may_scale_only_this_clusters_groups():
-    scale = next(s for s in eks_plan.autoscaler_policy("gpu-prod")["Statement"] if "autoscaling:SetDesiredCapacity" in s["Action"])
+    scale = next(
+        s
+        for s in eks_plan.autoscaler_policy("gpu-prod")["Statement"]
+        if "autoscaling:SetDesiredCapacity" in s["Action"]
+    )
     assert scale["Condition"] == {"StringEquals": {"aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-prod": "owned"}}
     trust = eks_plan.pod_identity_trust_policy()["Statement"][0]
-    assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and trust["Action"] == ["sts:AssumeRole", "sts:TagSession"]
+    assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and trust["Action"] == [
+        "sts:AssumeRole",
+        "sts:TagSession",
+    ]
 
 
 def test_every_supported_minor_has_an_entry_for_every_addon_and_credentials_go_through_pod_identity():
-    from components.facts import eks_addons, versions
+    from dra_gpu_platform.facts import eks_addons, versions
 
     for minor in versions.SUPPORTED_KUBERNETES:
         plans = {a.name: a for a in eks_plan.addon_plans(minor, "us-east-1")}

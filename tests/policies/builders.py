@@ -11,6 +11,9 @@ import inspect
 from typing import Any
 
 import yaml
+from dra_gpu_platform.config.models import NodePool as NodePoolConfig
+from dra_gpu_platform.plans import admission_policy as dra_only_rules
+from dra_gpu_platform.plans.node_pools import pool_labels
 from pulumi_policy import (
     PolicyCustomTimeouts,
     PolicyResource,
@@ -19,10 +22,6 @@ from pulumi_policy import (
     StackValidationArgs,
 )
 from pulumi_policy.proxy import unknown_checking_proxy
-
-from components.plans import admission_policy as dra_only_rules
-from components.plans.node_pools import pool_labels
-from components.config.models import NodePool as NodePoolConfig
 
 STACK = "test"
 
@@ -50,25 +49,50 @@ def options(protect: bool = False, parent: str | None = None) -> PolicyResourceO
     return PolicyResourceOptions(protect, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], parent)
 
 
-def resource_args(type_: str, props: dict[str, Any], name: str = "res", config: dict | None = None,
-                  protect: bool = False) -> ResourceValidationArgs:
-    return ResourceValidationArgs(type_, unknown_checking_proxy(copy.deepcopy(props)), urn(type_, name), name,
-                                  options(protect), None, config or {}, {})
+def resource_args(
+    type_: str, props: dict[str, Any], name: str = "res", config: dict | None = None, protect: bool = False
+) -> ResourceValidationArgs:
+    return ResourceValidationArgs(
+        type_,
+        unknown_checking_proxy(copy.deepcopy(props)),
+        urn(type_, name),
+        name,
+        options(protect),
+        None,
+        config or {},
+        {},
+    )
 
 
-def check(policy, type_: str, props: dict[str, Any], name: str = "res", config: dict | None = None,
-          protect: bool = False) -> Reporter:
+def check(
+    policy, type_: str, props: dict[str, Any], name: str = "res", config: dict | None = None, protect: bool = False
+) -> Reporter:
     reporter = Reporter()
     result = policy.validate(resource_args(type_, props, name, config, protect), reporter)
     assert not inspect.isawaitable(result)
     return reporter
 
 
-def resource(type_: str, props: dict[str, Any], name: str, *, dependencies: list[PolicyResource] = (),
-             property_dependencies: dict[str, list[PolicyResource]] | None = None,
-             protect: bool = False) -> PolicyResource:
-    return PolicyResource(type_, unknown_checking_proxy(copy.deepcopy(props)), urn(type_, name), name,
-                          options(protect), None, None, list(dependencies), dict(property_dependencies or {}))
+def resource(
+    type_: str,
+    props: dict[str, Any],
+    name: str,
+    *,
+    dependencies: list[PolicyResource] = (),
+    property_dependencies: dict[str, list[PolicyResource]] | None = None,
+    protect: bool = False,
+) -> PolicyResource:
+    return PolicyResource(
+        type_,
+        unknown_checking_proxy(copy.deepcopy(props)),
+        urn(type_, name),
+        name,
+        options(protect),
+        None,
+        None,
+        list(dependencies),
+        dict(property_dependencies or {}),
+    )
 
 
 def check_stack(policy, resources: list[PolicyResource], config: dict | None = None) -> Reporter:
@@ -107,8 +131,15 @@ def labels_for(pool: str, gpu: str = "H100", stack: str = "dra") -> dict[str, st
 # Cloud resources
 
 
-def node_group(instance: str | None = "p5.48xlarge", *, ami: str | None = "AL2023_x86_64_NVIDIA",
-               taints: list | None = None, labels: dict | None = None, max_size: int = 4, name: str | None = None) -> dict:
+def node_group(
+    instance: str | None = "p5.48xlarge",
+    *,
+    ami: str | None = "AL2023_x86_64_NVIDIA",
+    taints: list | None = None,
+    labels: dict | None = None,
+    max_size: int = 4,
+    name: str | None = None,
+) -> dict:
     props: dict[str, Any] = {
         "clusterName": "gpu",
         "nodeRoleArn": "arn:aws:iam::123456789012:role/node",
@@ -144,8 +175,14 @@ def eks_cluster(public: bool | None = False, cidrs: list[str] | None = None, ver
     return {"roleArn": "arn:aws:iam::123456789012:role/cluster", "version": version, "vpcConfig": vpc}
 
 
-def agent_pool(vm: str = "Standard_NC24ads_A100_v4", *, taints: list[str] | None = None, labels: dict | None = None,
-               max_count: int = 3, autoscale: bool = True) -> dict:
+def agent_pool(
+    vm: str = "Standard_NC24ads_A100_v4",
+    *,
+    taints: list[str] | None = None,
+    labels: dict | None = None,
+    max_count: int = 3,
+    autoscale: bool = True,
+) -> dict:
     return {
         "agentPoolName": "gpu",
         "resourceName": "aks",
@@ -164,9 +201,9 @@ def agent_pool(vm: str = "Standard_NC24ads_A100_v4", *, taints: list[str] | None
 def managed_cluster(*, local_accounts_disabled: bool | None = True, profiles: list[dict] | None = None) -> dict:
     props: dict[str, Any] = {
         "resourceGroupName": "rg",
-        "agentPoolProfiles": profiles if profiles is not None else [
-            {"name": "system", "vmSize": "Standard_D4s_v5", "count": 2.0, "mode": "System"}
-        ],
+        "agentPoolProfiles": profiles
+        if profiles is not None
+        else [{"name": "system", "vmSize": "Standard_D4s_v5", "count": 2.0, "mode": "System"}],
     }
     if local_accounts_disabled is not None:
         props["disableLocalAccounts"] = local_accounts_disabled
@@ -174,20 +211,34 @@ def managed_cluster(*, local_accounts_disabled: bool | None = True, profiles: li
 
 
 def kind_command(workers: list[dict[str, str]], taint: bool = True, gates: dict | None = None) -> dict:
-    patch = yaml.safe_dump({"kind": "JoinConfiguration", "nodeRegistration": {
-        "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]}})
+    patch = yaml.safe_dump(
+        {
+            "kind": "JoinConfiguration",
+            "nodeRegistration": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+        }
+    )
     nodes: list[dict[str, Any]] = [{"role": "control-plane"}]
     for labels in workers:
         node: dict[str, Any] = {"role": "worker", "labels": labels}
         if taint:
             node["kubeadmConfigPatches"] = [patch]
         nodes.append(node)
-    document = {"kind": "Cluster", "apiVersion": "kind.x-k8s.io/v1alpha4", "name": "gpu", "nodes": nodes,
-                "featureGates": gates or {"DynamicResourceAllocation": True}}
-    return {"create": "kind create cluster", "environment": {"KIND_CONFIG": yaml.safe_dump(document), "KIND_CLUSTER_NAME": "gpu"}}
+    document = {
+        "kind": "Cluster",
+        "apiVersion": "kind.x-k8s.io/v1alpha4",
+        "name": "gpu",
+        "nodes": nodes,
+        "featureGates": gates or {"DynamicResourceAllocation": True},
+    }
+    return {
+        "create": "kind create cluster",
+        "environment": {"KIND_CONFIG": yaml.safe_dump(document), "KIND_CLUSTER_NAME": "gpu"},
+    }
 
 
-def helm_release(chart: str, version: str | None, repo: str | None, values: dict | None = None, name: str | None = None) -> dict:
+def helm_release(
+    chart: str, version: str | None, repo: str | None, values: dict | None = None, name: str | None = None
+) -> dict:
     props: dict[str, Any] = {"chart": chart, "values": values or {}, "name": name or chart}
     if version is not None:
         props["version"] = version
@@ -208,7 +259,12 @@ def namespace(name: str, mode: str | None = "dra-only", labels: dict | None = No
 
 
 def quota(ns: str, hard: dict[str, str], name: str = "gpu-quota") -> dict:
-    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": ns}, "spec": {"hard": hard}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"hard": hard},
+    }
 
 
 def device_class(name: str, *selectors: str, extended: str | None = None) -> dict:
@@ -218,20 +274,33 @@ def device_class(name: str, *selectors: str, extended: str | None = None) -> dic
     return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec}
 
 
-def claim_template(ns: str, name: str, device_class: str | None = None, *, first_available: list[str] | None = None,
-                   selectors: list[str] | None = None) -> dict:
+def claim_template(
+    ns: str,
+    name: str,
+    device_class: str | None = None,
+    *,
+    first_available: list[str] | None = None,
+    selectors: list[str] | None = None,
+) -> dict:
     if first_available:
-        request: dict[str, Any] = {"name": "gpu", "firstAvailable": [
-            {"name": cls.replace(".", "-"), "deviceClassName": cls, "allocationMode": "ExactCount", "count": 1}
-            for cls in first_available
-        ]}
+        request: dict[str, Any] = {
+            "name": "gpu",
+            "firstAvailable": [
+                {"name": cls.replace(".", "-"), "deviceClassName": cls, "allocationMode": "ExactCount", "count": 1}
+                for cls in first_available
+            ],
+        }
     else:
         exactly: dict[str, Any] = {"deviceClassName": device_class, "allocationMode": "ExactCount", "count": 1}
         if selectors:
             exactly["selectors"] = [{"cel": {"expression": e}} for e in selectors]
         request = {"name": "gpu", "exactly": exactly}
-    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-            "metadata": {"name": name, "namespace": ns}, "spec": {"spec": {"devices": {"requests": [request]}}}}
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"spec": {"devices": {"requests": [request]}}},
+    }
 
 
 def guard_policy(name: str = dra_only_rules.POLICY_NAME) -> dict:
@@ -242,19 +311,32 @@ def guard_policy(name: str = dra_only_rules.POLICY_NAME) -> dict:
         "metadata": {"name": name},
         "spec": {
             "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": [
-                {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}
-            ]},
+            "matchConstraints": {
+                "resourceRules": [
+                    {
+                        "apiGroups": [""],
+                        "apiVersions": ["v1"],
+                        "operations": ["CREATE", "UPDATE"],
+                        "resources": ["pods"],
+                    }
+                ]
+            },
             "matchConditions": [{"name": n, "expression": e} for n, e in dra_only_rules.MATCH_CONDITIONS.items()],
             "variables": [{"name": n, "expression": e} for n, e in dra_only_rules.VARIABLES.items()],
-            "validations": [{"expression": dra_only_rules.VALIDATION, "messageExpression": dra_only_rules.MESSAGE_EXPRESSION,
-                             "reason": "Forbidden"}],
+            "validations": [
+                {
+                    "expression": dra_only_rules.VALIDATION,
+                    "messageExpression": dra_only_rules.MESSAGE_EXPRESSION,
+                    "reason": "Forbidden",
+                }
+            ],
         },
     }
 
 
-def guard_binding(policy: str = dra_only_rules.POLICY_NAME, actions: list[str] | None = None,
-                  selector: dict | None = None) -> dict:
+def guard_binding(
+    policy: str = dra_only_rules.POLICY_NAME, actions: list[str] | None = None, selector: dict | None = None
+) -> dict:
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicyBinding",
@@ -262,7 +344,9 @@ def guard_binding(policy: str = dra_only_rules.POLICY_NAME, actions: list[str] |
         "spec": {
             "policyName": policy,
             "validationActions": actions or ["Deny", "Audit"],
-            "matchResources": {"namespaceSelector": selector if selector is not None else {"matchLabels": {"gpu-mode": "dra-only"}}},
+            "matchResources": {
+                "namespaceSelector": selector if selector is not None else {"matchLabels": {"gpu-mode": "dra-only"}}
+            },
         },
     }
 
@@ -276,6 +360,12 @@ def deployment(ns: str, name: str, resources: dict | None = None, init: bool = F
         pod["initContainers"] = [container]
     else:
         pod["containers"].append(container)
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": ns},
-            "spec": {"selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}}, "spec": pod}}}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": pod},
+        },
+    }

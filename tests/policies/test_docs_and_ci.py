@@ -6,9 +6,9 @@ import json
 import re
 
 import yaml
+from dra_gpu_platform.policies.pack import POLICIES
 from pulumi_policy import StackValidationPolicy
 
-from policies.pack import POLICIES
 from tests.conftest import COMMITTED_STACKS, ROOT
 
 DOC = (ROOT / "docs" / "policies.md").read_text(encoding="utf-8")
@@ -22,14 +22,14 @@ def _level(entry) -> str:
 def test_level_table_matches_the_pack_and_the_committed_configs():
     rows = re.findall(r"^\| `([a-z0-9-]+)` \| (\w+) \| (\w+) \| (\w+) \| (\w+) \| (\w+) \|$", DOC, re.MULTILINE)
     assert [r[0] for r in rows] == [p.name for p in POLICIES]
-    for (name, kind, severity, dev, staging, prod), policy in zip(rows, POLICIES):
+    for (name, kind, severity, dev, staging, prod), policy in zip(rows, POLICIES, strict=False):
         assert kind == ("stack" if isinstance(policy, StackValidationPolicy) else "resource")
         assert severity == policy.severity.value
         assert (dev, staging, prod) == tuple(_level(CONFIGS[env][name]) for env in ("dev", "staging", "prod"))
 
 
 def test_every_rule_has_a_section_with_checks_why_and_fix():
-    rules = DOC[DOC.index("## The rules\n"):DOC.index("\n## ", DOC.index("## The rules\n") + 1)]
+    rules = DOC[DOC.index("## The rules\n") : DOC.index("\n## ", DOC.index("## The rules\n") + 1)]
     sections = re.split(r"^### ", rules, flags=re.MULTILINE)[1:]
     assert [re.match(r"`([a-z0-9-]+)`", s)[1] for s in sections] == [p.name for p in POLICIES]
     for section in sections:

@@ -3,12 +3,14 @@ charts, and each template is allocated with Kubernetes' rules."""
 
 from __future__ import annotations
 
-from policies.rules import fit as fit_rules
+from dra_gpu_platform.policies.rules import fit as fit_rules
+
 from tests.policies import builders as b
 
 RULE = fit_rules.CLAIMS_SATISFIABLE
 H100_CLASS = b.device_class(
-    "h100", "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].productName.matches('^NVIDIA H100')"
+    "h100",
+    "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].productName.matches('^NVIDIA H100')",
 )
 NVIDIA_DRIVER = b.helm_release("dra-driver-nvidia-gpu", "0.4.1", None, name="nvidia-dra-driver-gpu")
 
@@ -24,7 +26,11 @@ def template(count: int, device_class: str = "h100", **kw):
 
 
 def stack(*extra):
-    return [b.resource(b.HELM_RELEASE, NVIDIA_DRIVER, "dra-driver"), b.resource(b.DEVICE_CLASS, H100_CLASS, "h100"), *extra]
+    return [
+        b.resource(b.HELM_RELEASE, NVIDIA_DRIVER, "dra-driver"),
+        b.resource(b.DEVICE_CLASS, H100_CLASS, "h100"),
+        *extra,
+    ]
 
 
 def test_templates_that_fit_on_one_node_pass():
@@ -39,14 +45,21 @@ def test_more_devices_than_one_node_has_is_a_violation_with_the_reason():
 
 def test_capacity_block_pools_take_the_instance_type_from_the_launch_template():
     template_lt = b.resource(b.LAUNCH_TEMPLATE, b.launch_template(instance="p5.48xlarge"), "h100-lt")
-    pool = b.resource(b.EKS_NODE_GROUP, b.node_group(None, labels=b.labels_for("h100"), name="h100"), "h100",
-                      property_dependencies={"launchTemplate": [template_lt]})
+    pool = b.resource(
+        b.EKS_NODE_GROUP,
+        b.node_group(None, labels=b.labels_for("h100"), name="h100"),
+        "h100",
+        property_dependencies={"launchTemplate": [template_lt]},
+    )
     assert b.check_stack(RULE, stack(template_lt, pool, template(8))).messages == []
 
 
 def test_device_plugin_pools_publish_no_dra_devices():
-    plugin = b.resource(b.EKS_NODE_GROUP, b.node_group("p5.48xlarge", labels=b.labels_for("legacy", stack="device-plugin"),
-                                                       name="legacy"), "legacy")
+    plugin = b.resource(
+        b.EKS_NODE_GROUP,
+        b.node_group("p5.48xlarge", labels=b.labels_for("legacy", stack="device-plugin"), name="legacy"),
+        "legacy",
+    )
     [message] = b.check_stack(RULE, stack(plugin, template(1))).messages
     assert "no DRA devices" in message
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from dra_gpu_platform.policies.rules import helm as helm_rules
+from dra_gpu_platform.policies.rules import migration as rules
 
-from policies.rules import helm as helm_rules, migration as rules
 from tests.policies import builders as b
 
 NGC = "https://helm.ngc.nvidia.com/nvidia"
@@ -28,10 +29,14 @@ def test_dra_only_namespace_under_the_bound_guard_passes():
 
 
 def test_dra_only_namespace_without_a_guard():
-    [(message, urn)] = b.check_stack(rules.DRA_ONLY_NAMESPACE_GUARDED, [_ns("team-a", "dra-only"), _ns("old", "legacy")])
-    assert message == ("namespace team-a is gpu-mode=dra-only but no ValidatingAdmissionPolicy in the stack denies "
-                       "nvidia.com/gpu for pods; pods requesting nvidia.com/gpu would be admitted there and stay Pending "
-                       "(no device plugin serves them).")
+    [(message, urn)] = b.check_stack(
+        rules.DRA_ONLY_NAMESPACE_GUARDED, [_ns("team-a", "dra-only"), _ns("old", "legacy")]
+    )
+    assert message == (
+        "namespace team-a is gpu-mode=dra-only but no ValidatingAdmissionPolicy in the stack denies "
+        "nvidia.com/gpu for pods; pods requesting nvidia.com/gpu would be admitted there and stay Pending "
+        "(no device plugin serves them)."
+    )
     assert urn == b.urn(b.NAMESPACE, "ns-team-a")
 
 
@@ -48,29 +53,51 @@ def test_guard_without_binding_audit_only_or_selecting_elsewhere():
 
 def test_binding_selectors_with_expressions_and_the_name_label():
     policy = b.resource(b.VAP, b.guard_policy(), "guard")
-    by_expression = b.guard_binding(selector={"matchExpressions": [{"key": "gpu-mode", "operator": "In", "values": ["dra-only", "x"]}]})
+    by_expression = b.guard_binding(
+        selector={"matchExpressions": [{"key": "gpu-mode", "operator": "In", "values": ["dra-only", "x"]}]}
+    )
     by_name = b.guard_binding(selector={"matchLabels": {"kubernetes.io/metadata.name": "a"}})
     for binding in (by_expression, by_name):
-        assert b.check_stack(rules.DRA_ONLY_NAMESPACE_GUARDED,
-                             [_ns("a", "dra-only"), policy, b.resource(b.VAP_BINDING, binding, "bind")]) == []
+        assert (
+            b.check_stack(
+                rules.DRA_ONLY_NAMESPACE_GUARDED,
+                [_ns("a", "dra-only"), policy, b.resource(b.VAP_BINDING, binding, "bind")],
+            )
+            == []
+        )
 
 
 def test_a_policy_that_does_not_deny_nvidia_gpu_is_no_guard():
     other = b.guard_policy("other")
     other["spec"]["validations"] = [{"expression": "object.metadata.name != 'x'"}]
     other["spec"]["variables"] = []
-    resources = [_ns("a", "dra-only"), b.resource(b.VAP, other, "other"),
-                 b.resource(b.VAP_BINDING, b.guard_binding("other"), "bind")]
-    assert "no ValidatingAdmissionPolicy in the stack denies" in b.check_stack(rules.DRA_ONLY_NAMESPACE_GUARDED, resources).messages[0]
+    resources = [
+        _ns("a", "dra-only"),
+        b.resource(b.VAP, other, "other"),
+        b.resource(b.VAP_BINDING, b.guard_binding("other"), "bind"),
+    ]
+    assert (
+        "no ValidatingAdmissionPolicy in the stack denies"
+        in b.check_stack(rules.DRA_ONLY_NAMESPACE_GUARDED, resources).messages[0]
+    )
 
 
 @pytest.mark.parametrize("where", ["limits", "requests"])
 def test_workload_requesting_nvidia_gpu_in_a_dra_only_namespace(where):
-    gpu = b.resource(b.DEPLOYMENT, b.deployment("team-a", "trainer", {where: {"nvidia.com/gpu": "1"}}, init=where == "requests"), "trainer")
-    fine = b.resource(b.DEPLOYMENT, b.deployment("old", "legacy-job", {"limits": {"nvidia.com/gpu": "1"}}), "legacy-job")
-    [(message, urn)] = b.check_stack(rules.DRA_ONLY_NAMESPACE_GUARDED,
-                                     [_ns("team-a", "dra-only"), _ns("old", "legacy"), *_guard(), gpu, fine])
-    assert message.startswith("Deployment team-a/trainer: container(s) main request nvidia.com/gpu in a dra-only namespace")
+    gpu = b.resource(
+        b.DEPLOYMENT,
+        b.deployment("team-a", "trainer", {where: {"nvidia.com/gpu": "1"}}, init=where == "requests"),
+        "trainer",
+    )
+    fine = b.resource(
+        b.DEPLOYMENT, b.deployment("old", "legacy-job", {"limits": {"nvidia.com/gpu": "1"}}), "legacy-job"
+    )
+    [(message, urn)] = b.check_stack(
+        rules.DRA_ONLY_NAMESPACE_GUARDED, [_ns("team-a", "dra-only"), _ns("old", "legacy"), *_guard(), gpu, fine]
+    )
+    assert message.startswith(
+        "Deployment team-a/trainer: container(s) main request nvidia.com/gpu in a dra-only namespace"
+    )
     assert urn == b.urn(b.DEPLOYMENT, "trainer")
 
 
@@ -90,12 +117,16 @@ def test_legacy_and_dual_namespaces_after_the_last_device_plugin_pool_is_gone():
     resources = [_ns("old", "legacy"), _ns("mid", "dual"), _ns("new", "dra-only"), _eks_pool("dra", "dra")]
     reported = b.check_stack(rules.DEVICE_PLUGIN_RETIREMENT_SAFE, resources)
     assert reported.urns == [b.urn(b.NAMESPACE, "ns-mid"), b.urn(b.NAMESPACE, "ns-old")]
-    assert reported.messages[1] == ("namespace old is gpu-mode=legacy but no GPU node can run the device plugin (pools: dra); "
-                                    "its nvidia.com/gpu pods would stay Pending.")
+    assert reported.messages[1] == (
+        "namespace old is gpu-mode=legacy but no GPU node can run the device plugin (pools: dra); "
+        "its nvidia.com/gpu pods would stay Pending."
+    )
 
 
 def test_operator_with_device_plugin_off_leaves_no_capable_node():
-    operator = b.resource(b.HELM_RELEASE, b.helm_release("gpu-operator", "v25.10.1", NGC, {"devicePlugin": {"enabled": False}}), "op")
+    operator = b.resource(
+        b.HELM_RELEASE, b.helm_release("gpu-operator", "v25.10.1", NGC, {"devicePlugin": {"enabled": False}}), "op"
+    )
     resources = [_ns("old", "legacy"), _eks_pool("t4", "device-plugin"), operator]
     assert len(b.check_stack(rules.DEVICE_PLUGIN_RETIREMENT_SAFE, resources)) == 1
 
@@ -106,8 +137,13 @@ def test_bottlerocket_nvidia_ships_the_device_plugin():
 
 
 def test_extended_resource_bridge_serves_nvidia_gpu_through_dra():
-    bridged = b.resource(b.DEVICE_CLASS, b.device_class("gpu", "device.driver == 'gpu.nvidia.com'", extended="nvidia.com/gpu"), "gpu")
-    assert b.check_stack(rules.DEVICE_PLUGIN_RETIREMENT_SAFE, [_ns("old", "legacy"), _eks_pool("dra", "dra"), bridged]) == []
+    bridged = b.resource(
+        b.DEVICE_CLASS, b.device_class("gpu", "device.driver == 'gpu.nvidia.com'", extended="nvidia.com/gpu"), "gpu"
+    )
+    assert (
+        b.check_stack(rules.DEVICE_PLUGIN_RETIREMENT_SAFE, [_ns("old", "legacy"), _eks_pool("dra", "dra"), bridged])
+        == []
+    )
     chart = b.resource(b.HELM_RELEASE, b.helm_release("dra-driver-nvidia-gpu", "0.4.1", DRA_OCI), "dra-chart")
     cluster_135 = b.resource(b.EKS_CLUSTER, b.eks_cluster(version="1.35"), "eks")
     cluster_136 = b.resource(b.EKS_CLUSTER, b.eks_cluster(version="1.36"), "eks")
@@ -158,15 +194,23 @@ def test_bottlerocket_dra_pool_and_standalone_device_plugin_chart():
     pool = _eks_pool("h100", "dra", ami="BOTTLEROCKET_x86_64_NVIDIA")
     [message] = b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [*_releases(plugin=False), pool]).messages
     assert "its AMI BOTTLEROCKET_x86_64_NVIDIA ships the device plugin" in message
-    plugin = b.helm_release("nvidia-device-plugin", "0.18.2", "https://nvidia.github.io/k8s-device-plugin",
-                            {"nodeSelector": {"nvidia.com/gpu.present": "true"}})
+    plugin = b.helm_release(
+        "nvidia-device-plugin",
+        "0.18.2",
+        "https://nvidia.github.io/k8s-device-plugin",
+        {"nodeSelector": {"nvidia.com/gpu.present": "true"}},
+    )
     resources = [*_releases(plugin=False), _eks_pool("h100", "dra"), b.resource(b.HELM_RELEASE, plugin, "dp")]
     [message] = b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, resources).messages
-    assert "device plugin release nvidia-device-plugin selects it (nodeSelector {nvidia.com/gpu.present: true})" in message
+    assert (
+        "device plugin release nvidia-device-plugin selects it (nodeSelector {nvidia.com/gpu.present: true})" in message
+    )
 
 
 def test_kind_workers_are_pools_for_placement():
-    command = b.resource(b.COMMAND, b.kind_command([b.labels_for("dra"), b.labels_for("t4", stack="device-plugin")]), "kind")
+    command = b.resource(
+        b.COMMAND, b.kind_command([b.labels_for("dra"), b.labels_for("t4", stack="device-plugin")]), "kind"
+    )
     assert b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [*_releases(), command]) == []
     assert len(b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [*_releases(dra_selector={}), command])) == 1
 
@@ -176,8 +220,11 @@ def test_kind_workers_are_pools_for_placement():
 
 @pytest.mark.parametrize(
     "chart, version, repo",
-    [("gpu-operator", "v25.10.1", NGC), ("dra-driver-nvidia-gpu", "0.4.1", DRA_OCI + "/"),
-     ("oci://registry.k8s.io/dra-example-driver/charts/dra-example-driver", "0.2.1", None)],
+    [
+        ("gpu-operator", "v25.10.1", NGC),
+        ("dra-driver-nvidia-gpu", "0.4.1", DRA_OCI + "/"),
+        ("oci://registry.k8s.io/dra-example-driver/charts/dra-example-driver", "0.2.1", None),
+    ],
 )
 def test_pinned_releases_from_allowed_repositories_pass(chart, version, repo):
     assert b.check(helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, b.helm_release(chart, version, repo)) == []
@@ -185,23 +232,38 @@ def test_pinned_releases_from_allowed_repositories_pass(chart, version, repo):
 
 @pytest.mark.parametrize(
     "version, problem",
-    [(None, "sets no chart version, so every deploy may install a newer chart."),
-     ("^25.10.0", "version '^25.10.0' is not an exact release (a range or tag floats)."),
-     ("latest", "version 'latest' is not an exact release")],
+    [
+        (None, "sets no chart version, so every deploy may install a newer chart."),
+        ("^25.10.0", "version '^25.10.0' is not an exact release (a range or tag floats)."),
+        ("latest", "version 'latest' is not an exact release"),
+    ],
 )
 def test_floating_versions_are_reported(version, problem):
-    [message] = b.check(helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, b.helm_release("gpu-operator", version, NGC)).messages
+    [message] = b.check(
+        helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, b.helm_release("gpu-operator", version, NGC)
+    ).messages
     assert message.startswith(f"Helm release gpu-operator (chart gpu-operator) {problem}")
 
 
 def test_repositories_outside_the_allowed_list():
     props = b.helm_release("gpu-operator", "v25.10.1", "https://charts.example.com/nvidia")
     [message] = b.check(helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, props).messages
-    assert message.startswith("Helm release gpu-operator (chart gpu-operator) comes from https://charts.example.com/nvidia, "
-                              "which is not an allowed repository (")
-    assert b.check(helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, props,
-                   config={"allowedRepositories": ["https://charts.example.com/nvidia"]}) == []
-    [alias] = b.check(helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, b.helm_release("nvidia/gpu-operator", "v25.10.1", None)).messages
+    assert message.startswith(
+        "Helm release gpu-operator (chart gpu-operator) comes from https://charts.example.com/nvidia, "
+        "which is not an allowed repository ("
+    )
+    assert (
+        b.check(
+            helm_rules.HELM_RELEASE_PINNED,
+            b.HELM_RELEASE,
+            props,
+            config={"allowedRepositories": ["https://charts.example.com/nvidia"]},
+        )
+        == []
+    )
+    [alias] = b.check(
+        helm_rules.HELM_RELEASE_PINNED, b.HELM_RELEASE, b.helm_release("nvidia/gpu-operator", "v25.10.1", None)
+    ).messages
     assert "names no repository (a local `helm repo add` alias" in alias
 
 

@@ -5,28 +5,39 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import select
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from dra_gpu_platform.policies.pack import POLICIES
 from pulumi_policy import EnforcementLevel
 
 from gpuplan.checks.policy_runner import PACK_VERSION, reconcile
-from policies.pack import POLICIES
-from tests.conftest import COMMITTED_STACKS, ROOT
+from tests.conftest import COMMITTED_STACKS, ROOT, module_source
 
 POLICY_DIR = ROOT / "policies"
 NAMES = [
-    "gpu-node-pool-tainted", "gpu-node-pool-nvidia-ami", "protected-in-production", "cluster-endpoint-private",
-    "imds-v2-required", "deviceclass-selector-valid", "claim-template-class-exists", "dra-quota-keys-valid",
-    "gpu-namespace-has-quota", "dra-only-namespace-guarded", "device-plugin-retirement-safe",
-    "dra-driver-not-beside-device-plugin", "helm-release-pinned", "gpu-budget", "claims-satisfiable",
+    "gpu-node-pool-tainted",
+    "gpu-node-pool-nvidia-ami",
+    "protected-in-production",
+    "cluster-endpoint-private",
+    "imds-v2-required",
+    "deviceclass-selector-valid",
+    "claim-template-class-exists",
+    "dra-quota-keys-valid",
+    "gpu-namespace-has-quota",
+    "dra-only-namespace-guarded",
+    "device-plugin-retirement-safe",
+    "dra-driver-not-beside-device-plugin",
+    "helm-release-pinned",
+    "gpu-budget",
+    "claims-satisfiable",
 ]
 
 
@@ -60,8 +71,10 @@ def test_committed_policy_configs_are_valid_and_name_every_policy(path):
 
 
 def test_production_marker_only_in_prod():
-    production = {p.stem: json.loads(p.read_text())["protected-in-production"]["production"]
-                  for p in (POLICY_DIR / "config").glob("*.json")}
+    production = {
+        p.stem: json.loads(p.read_text())["protected-in-production"]["production"]
+        for p in (POLICY_DIR / "config").glob("*.json")
+    }
     assert production == {"dev": False, "staging": False, "prod": True}
     assert set(COMMITTED_STACKS) <= set(production)
 
@@ -69,19 +82,26 @@ def test_production_marker_only_in_prod():
 def test_main_holds_only_the_policy_pack():
     tree = ast.parse((POLICY_DIR / "__main__.py").read_text())
     assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Lambda))]
-    calls = [n.value.func.id for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
-             and isinstance(n.value.func, ast.Name)]
+    calls = [
+        n.value.func.id
+        for n in tree.body
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+    ]
     assert calls == ["PolicyPack"]
 
 
 def test_pack_project_file_and_requirements():
+    """The CLI installs requirements.txt into the pack's venv: this repository with its `policy` extra, whose
+    pins are uv.lock's (the rules are the installed package's, never a copy)."""
     project = yaml.safe_load((POLICY_DIR / "PulumiPolicy.yaml").read_text())
     assert project["runtime"]["name"] == "python" and project["version"] == PACK_VERSION
-    pinned = dict(re.findall(r'"([a-z0-9-]+)==([^"]+)"', (ROOT / "pyproject.toml").read_text()))
-    for line in (POLICY_DIR / "requirements.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, version = line.split("==")
-            assert pinned[name] == version, f"{name} in policies/requirements.txt differs from pyproject.toml"
+    requirements = [
+        line for line in (POLICY_DIR / "requirements.txt").read_text().splitlines() if line and not line.startswith("#")
+    ]
+    assert requirements == ["-e ..[policy]"]
+    assert (POLICY_DIR / ".." / "pyproject.toml").resolve() == ROOT / "pyproject.toml"
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(r.startswith("pulumi-policy") for r in extras["policy"])
 
 
 FORBIDDEN = ("gpuplan", "pulumi_aws", "pulumi_azure_native", "pulumi_kubernetes", "pulumi_command")
@@ -98,31 +118,31 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-def _source(module: str) -> Path | None:
-    for candidate in (ROOT / (module.replace(".", "/") + ".py"), ROOT / module.replace(".", "/") / "__init__.py"):
-        if candidate.exists():
-            return candidate
-    return None
-
-
 def test_policies_import_only_pure_component_modules():
-    """The pack runs under the real CLI without gpuplan and declares no resources."""
+    """The pack runs under the real CLI without gpuplan and declares no resources (import-linter cannot see the
+    pack: it is installed from policies/, outside the folder of `dra_gpu_platform`, so this walk is its contract)."""
     seen: set[str] = set()
     queue = [m for p in POLICY_DIR.rglob("*.py") for m in _imports(p)]
     for module in queue:
         top = module.split(".")[0]
         assert top not in FORBIDDEN and module != "pulumi", f"policies reach {module}"
-        if top == "components" and module not in seen and _source(module):
+        assert not module.startswith("dra_gpu_platform.resources"), f"policies reach {module}"
+        if top == "dra_gpu_platform" and module not in seen and (source := module_source(module)):
             seen.add(module)
-            queue.extend(_imports(_source(module)))
-    assert {"components.dra.cel", "components.facts.catalog"} <= seen
+            queue.extend(_imports(source))
+    assert {"dra_gpu_platform.dra.cel", "dra_gpu_platform.facts.catalog", "dra_gpu_platform.policies.rules.fit"} <= seen
 
 
 def test_pack_starts_like_the_pulumi_cli_starts_it():
     """`pulumi-analyzer-policy-python` runs `python -u -m pulumi.policy <engine> <pack dir>`: the pack must
     import from there and start its gRPC server (it prints the port, then serves until stopped)."""
-    process = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(POLICY_DIR)],
-                               cwd=POLICY_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", str(POLICY_DIR)],
+        cwd=POLICY_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         line = ""

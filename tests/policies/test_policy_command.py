@@ -70,27 +70,49 @@ def test_policy_stack_is_caught_by_exactly_its_rule(name, tmp_path):
     assert result.exit_code == (1 if level == "mandatory" else 0)
     for violation in violations:
         assert violation["message"].count("\n") == 1  # description, then the rule's message
-        assert violation["urn"] is None or violation["urn"].startswith(f"urn:pulumi:{name[len('Pulumi.'):-len('.yaml')]}::")
+        assert violation["urn"] is None or violation["urn"].startswith(
+            f"urn:pulumi:{name[len('Pulumi.') : -len('.yaml')]}::"
+        )
 
 
 def test_text_output_groups_by_policy_with_level_urn_and_message(tmp_path):
-    result = invoke("--config", str(POLICY_STACKS / "Pulumi.production-unprotected.yaml"), "--policy-config", str(PROD_CONFIG),
-                    "--out", str(tmp_path))
+    result = invoke(
+        "--config",
+        str(POLICY_STACKS / "Pulumi.production-unprotected.yaml"),
+        "--policy-config",
+        str(PROD_CONFIG),
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert "protected-in-production (mandatory): 2 violation(s)" in lines
-    assert any(line.startswith("  [mandatory] urn:pulumi:production-unprotected::dra-gpu-platform::") and
-               line.endswith("aws:eks/cluster:Cluster::gpu-policy-eks-eks") for line in lines)
-    assert "      GPU node pool h100 is not protected in a production stack: one mistaken `pulumi destroy` or a " \
-           "replacement deletes it, and with it every running GPU job (GPU capacity is often not available again)." in lines
+    assert any(
+        line.startswith("  [mandatory] urn:pulumi:production-unprotected::dra-gpu-platform::")
+        and line.endswith("aws:eks/cluster:Cluster::gpu-policy-eks-eks")
+        for line in lines
+    )
+    assert (
+        "      GPU node pool h100 is not protected in a production stack: one mistaken `pulumi destroy` or a "
+        "replacement deletes it, and with it every running GPU job (GPU capacity is often not available again)."
+        in lines
+    )
     assert lines[-1] == "2 mandatory and 0 advisory violation(s)"
 
 
 def test_policy_config_override_changes_the_level(tmp_path):
     override = tmp_path / "advisory.json"
     override.write_text(json.dumps({"all": "advisory"}))
-    result = invoke("--config", str(POLICY_STACKS / "Pulumi.claims-without-quota.yaml"), "--policy-config", str(override),
-                    "--format", "json", "--out", str(tmp_path))
+    result = invoke(
+        "--config",
+        str(POLICY_STACKS / "Pulumi.claims-without-quota.yaml"),
+        "--policy-config",
+        str(override),
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path),
+    )
     assert result.exit_code == 0
     assert {v["level"] for v in json.loads(result.stdout)["violations"]} == {"advisory"}
 
@@ -112,7 +134,9 @@ def test_invalid_json_and_invalid_stack_file_exit_2_without_traceback(tmp_path):
     result = invoke("--stack", "dev", "--policy-config", str(broken), "--out", str(tmp_path))
     assert result.exit_code == 2 and "not valid JSON (line 1, column 2)" in result.stderr
     stack = tmp_path / "Pulumi.bad.yaml"
-    stack.write_text("config:\n  dra-gpu-platform:cluster: {platform: kind, name: Bad_Name, kubernetesVersion: '1.35'}\n")
+    stack.write_text(
+        "config:\n  dra-gpu-platform:cluster: {platform: kind, name: Bad_Name, kubernetesVersion: '1.35'}\n"
+    )
     result = invoke("--config", str(stack), "--format", "json", "--out", str(tmp_path))
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert [e["path"] for e in json.loads(result.stdout)["errors"]] == ["cluster.name"]

@@ -4,28 +4,51 @@ parents and dependencies for stack policies, and policy config validation."""
 from __future__ import annotations
 
 import pytest
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.policies.pack import PACK_LEVEL, POLICIES
+from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE
 
-from components.config.problems import InputError
-from gpuplan.engine.runtime import ProgramRun, Registration
 from gpuplan.checks.policy_runner import PACK_VERSION, evaluate, reconcile
-from policies.rules import cloud as cloud_rules
-from policies.pack import PACK_LEVEL, POLICIES
+from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.policies import builders as b
 
 PROVIDER = "pulumi:providers:kubernetes"
 
 
-def reg(type_, name, inputs, *, parent="", provider="", deps=(), protect=False, options=None, custom=True,
-        property_deps=None):
-    return Registration(urn=b.urn(type_, name), type=type_, name=name, custom=custom, parent=parent, provider=provider,
-                        dependencies=list(deps), protect=protect, inputs=inputs, options=options or {},
-                        property_dependencies=property_deps or {})
+def reg(
+    type_,
+    name,
+    inputs,
+    *,
+    parent="",
+    provider="",
+    deps=(),
+    protect=False,
+    options=None,
+    custom=True,
+    property_deps=None,
+):
+    return Registration(
+        urn=b.urn(type_, name),
+        type=type_,
+        name=name,
+        custom=custom,
+        parent=parent,
+        provider=provider,
+        dependencies=list(deps),
+        protect=protect,
+        inputs=inputs,
+        options=options or {},
+        property_dependencies=property_deps or {},
+    )
 
 
 def program(*registrations):
-    return ProgramRun("test", "dra-gpu-platform", None, "(hand-built)", sorted(registrations, key=lambda r: r.urn), {}, [])
+    return ProgramRun(
+        "test", "dra-gpu-platform", None, "(hand-built)", sorted(registrations, key=lambda r: r.urn), {}, []
+    )
 
 
 def run(registrations, config=None, **kw):
@@ -78,8 +101,12 @@ def test_message_is_description_newline_rule_message_and_urn_is_the_resource():
         "land on these nodes and hold CPU and memory that GPU jobs need.",
     ]
     assert violation.urn == UNTAINTED.urn
-    assert violation.as_json() == {"policy": "gpu-node-pool-tainted", "level": "mandatory", "urn": UNTAINTED.urn,
-                                   "message": violation.message}
+    assert violation.as_json() == {
+        "policy": "gpu-node-pool-tainted",
+        "level": "mandatory",
+        "urn": UNTAINTED.urn,
+        "message": violation.message,
+    }
 
 
 # ---------------------------------------------------------------- remediation
@@ -89,6 +116,7 @@ def _probe_stack_policy(seen):
     def validate(args, report):
         for r in args.resources:
             seen[r.urn] = r
+
     return StackValidationPolicy("probe-stack", "records what stack policies receive", validate=validate)
 
 
@@ -99,7 +127,9 @@ def test_remediate_level_rewrites_before_analyze_and_stack_policies_see_the_resu
     report = run([template, UNTAINTED], {"all": "remediate"}, policies=policies)
     assert report.violations == []
     assert {(r.policy, r.urn) for r in report.remediations} == {
-        ("imds-v2-required", template.urn), ("gpu-node-pool-tainted", UNTAINTED.urn)}
+        ("imds-v2-required", template.urn),
+        ("gpu-node-pool-tainted", UNTAINTED.urn),
+    }
     assert seen[template.urn].props["metadataOptions"]["httpTokens"] == "required"
     assert seen[UNTAINTED.urn].props["taints"][0]["key"] == "nvidia.com/gpu"
 
@@ -134,15 +164,33 @@ def test_resources_get_options_provider_parent_and_dependencies():
     seen_stack = {}
     component = reg("example:index:Component", "comp", {}, custom=False)
     provider = reg(PROVIDER, "k8s", {"kubeconfig": "[secret]"}, parent=component.urn)
-    ns = reg(b.NAMESPACE, "ns", b.namespace("team-a"), parent=component.urn, provider=provider.urn, protect=True,
-             options={"customTimeouts": {"create": "1h30m"}, "ignoreChanges": ["metadata"]})
-    quota = reg(b.QUOTA, "quota", b.quota("team-a", {}), parent=component.urn, provider=provider.urn, deps=[ns.urn],
-                property_deps={"metadata": [ns.urn]})
+    ns = reg(
+        b.NAMESPACE,
+        "ns",
+        b.namespace("team-a"),
+        parent=component.urn,
+        provider=provider.urn,
+        protect=True,
+        options={"customTimeouts": {"create": "1h30m"}, "ignoreChanges": ["metadata"]},
+    )
+    quota = reg(
+        b.QUOTA,
+        "quota",
+        b.quota("team-a", {}),
+        parent=component.urn,
+        provider=provider.urn,
+        deps=[ns.urn],
+        property_deps={"metadata": [ns.urn]},
+    )
     run([component, provider, ns, quota], policies=[probe, _probe_stack_policy(seen_stack)])
     args = seen_resource[ns.urn]
     assert (args.opts.protect, args.opts.parent, list(args.opts.ignore_changes)) == (True, component.urn, ["metadata"])
     assert args.opts.custom_timeouts.create_seconds == 5400
-    assert (args.provider.resource_type, args.provider.urn, dict(args.provider.props)) == (PROVIDER, provider.urn, {"kubeconfig": "[secret]"})
+    assert (args.provider.resource_type, args.provider.urn, dict(args.provider.props)) == (
+        PROVIDER,
+        provider.urn,
+        {"kubeconfig": "[secret]"},
+    )
     stack_quota = seen_stack[quota.urn]
     assert stack_quota.parent is seen_stack[component.urn]
     assert [d.urn for d in stack_quota.dependencies] == [ns.urn]
@@ -168,14 +216,22 @@ def test_schema_violations_name_path_value_rule_and_fix():
 
 
 def test_every_problem_at_once_names_typos_and_bad_levels():
-    problems = _problems({
-        "gpu-budgett": {"maxGpus": 4},
-        "gpu-budget": {"maxGPUs": 4, "enforcementLevel": "strict"},
-        "imds-v2-required": 3,
-        "all": {"enforcementLevel": "advisory", "maxGpus": 1},
-    })
+    problems = _problems(
+        {
+            "gpu-budgett": {"maxGpus": 4},
+            "gpu-budget": {"maxGPUs": 4, "enforcementLevel": "strict"},
+            "imds-v2-required": 3,
+            "all": {"enforcementLevel": "advisory", "maxGpus": 1},
+        }
+    )
     by_path = {p[0]: p for p in problems}
-    assert set(by_path) == {"all", "gpu-budget.enforcementLevel", "gpu-budget.maxGPUs", "gpu-budgett", "imds-v2-required"}
+    assert set(by_path) == {
+        "all",
+        "gpu-budget.enforcementLevel",
+        "gpu-budget.maxGPUs",
+        "gpu-budgett",
+        "imds-v2-required",
+    }
     assert by_path["gpu-budgett"][2:] == ("no policy of that name in the pack", "did you mean 'gpu-budget'?")
     assert by_path["gpu-budget.maxGPUs"][2:] == ("unknown setting for this policy", "known settings: maxGpus")
     assert by_path["gpu-budget.enforcementLevel"][2] == "not an enforcement level"

@@ -8,9 +8,9 @@ import copy
 
 import pytest
 import yaml
+from dra_gpu_platform.config.models import NodePool
+from dra_gpu_platform.plans.node_pools import pool_labels
 
-from components.config.models import NodePool
-from components.plans.node_pools import pool_labels
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 
@@ -23,14 +23,35 @@ K8S_PROVIDER = "pulumi:providers:kubernetes"
 STACK = {
     "azure-native:location": "westeurope",
     "pulumi:disable-default-providers": ["kubernetes"],
-    "cluster": {"platform": "aks", "name": "gpu-lab", "kubernetesVersion": "1.35", "protect": True,
-                "aks": {"resourceGroup": "rg-shared", "existingResourceGroup": True,
-                        "adminGroupObjectIds": ["6f1e0c3a-2d4b-4c5e-8f70-9a1b2c3d4e5f"],
-                        "systemNodes": {"vmSize": "Standard_D8s_v5", "count": 3}}},
+    "cluster": {
+        "platform": "aks",
+        "name": "gpu-lab",
+        "kubernetesVersion": "1.35",
+        "protect": True,
+        "aks": {
+            "resourceGroup": "rg-shared",
+            "existingResourceGroup": True,
+            "adminGroupObjectIds": ["6f1e0c3a-2d4b-4c5e-8f70-9a1b2c3d4e5f"],
+            "systemNodes": {"vmSize": "Standard_D8s_v5", "count": 3},
+        },
+    },
     "nodePools": [
-        {"name": "h100-mig", "gpu": "H100", "maxNodes": 2, "mig": {"profile": "1g.10gb"}, "labels": {"team": "research"}},
-        {"name": "t4-spot", "gpu": "T4", "minNodes": 1, "maxNodes": 5, "desiredNodes": 2, "capacity": "spot",
-         "instanceType": "Standard_NC64as_T4_v3"},  # DRA too: AKS images bring no device plugin of their own
+        {
+            "name": "h100-mig",
+            "gpu": "H100",
+            "maxNodes": 2,
+            "mig": {"profile": "1g.10gb"},
+            "labels": {"team": "research"},
+        },
+        {
+            "name": "t4-spot",
+            "gpu": "T4",
+            "minNodes": 1,
+            "maxNodes": 5,
+            "desiredNodes": 2,
+            "capacity": "spot",
+            "instanceType": "Standard_NC64as_T4_v3",
+        },  # DRA too: AKS images bring no device plugin of their own
     ],
     "gpuOperator": {"driver": "operator"},
     "deviceClasses": [{"name": "h100-1g", "gpu": "H100", "migProfile": "1g.10gb"}],
@@ -61,8 +82,11 @@ def pools(run) -> dict[str, dict]:
 def test_cluster_uses_a_managed_identity_and_entra_id_rbac_without_local_accounts(run):
     cluster = clean_inputs(registration(run, "gpu-lab-aks-aks"))
     assert cluster["identity"] == {"type": "SystemAssigned"}
-    assert cluster["aadProfile"] == {"managed": True, "enableAzureRBAC": True,
-                                     "adminGroupObjectIDs": ["6f1e0c3a-2d4b-4c5e-8f70-9a1b2c3d4e5f"]}
+    assert cluster["aadProfile"] == {
+        "managed": True,
+        "enableAzureRBAC": True,
+        "adminGroupObjectIDs": ["6f1e0c3a-2d4b-4c5e-8f70-9a1b2c3d4e5f"],
+    }
     assert cluster["disableLocalAccounts"] is True and cluster["enableRBAC"] is True
     assert cluster["resourceName"] == "gpu-lab" and cluster["kubernetesVersion"] == "1.35"
     assert cluster["location"] == "westeurope"
@@ -71,7 +95,8 @@ def test_cluster_uses_a_managed_identity_and_entra_id_rbac_without_local_account
 def test_system_pool_is_inline_and_gpu_pools_are_user_agent_pools(run):
     cluster = clean_inputs(registration(run, "gpu-lab-aks-aks"))
     assert [(p["name"], p["mode"], p["vmSize"], p["count"]) for p in cluster["agentPoolProfiles"]] == [
-        ("system", "System", "Standard_D8s_v5", 3)]
+        ("system", "System", "Standard_D8s_v5", 3)
+    ]
     # no ignore_changes: edits to the system pool apply through the cluster (the GPU pools are AgentPools)
     assert "ignoreChanges" not in registration(run, "gpu-lab-aks-aks").options
     found = pools(run)
@@ -85,15 +110,22 @@ def test_existing_resource_group_is_not_created(run, staging):
     assert not run.of_type(GROUP)
     assert {p["resourceGroupName"] for p in pools(run).values()} == {"rg-shared"}
     created = {r.name: clean_inputs(r) for r in staging.of_type(GROUP)}
-    assert created == {"gpu-staging-aks-resource-group": {"resourceGroupName": "rg-gpu-staging", "location": "eastus",
-                                                          "tags": {"dra-gpu-platform.io/cluster": "gpu-staging"}}}
+    assert created == {
+        "gpu-staging-aks-resource-group": {
+            "resourceGroupName": "rg-gpu-staging",
+            "location": "eastus",
+            "tags": {"dra-gpu-platform.io/cluster": "gpu-staging"},
+        }
+    }
 
 
 def test_vm_sizes_come_from_the_pool_or_the_catalog(run, staging):
     assert pools(run)["h100mig"]["vmSize"] == "Standard_ND96isr_H100_v5"  # catalog default for H100
     assert pools(run)["t4spot"]["vmSize"] == "Standard_NC64as_T4_v3"
     assert {n: p["vmSize"] for n, p in pools(staging).items()} == {
-        "a100mig": "Standard_NC24ads_A100_v4", "t4legacy": "Standard_NC4as_T4_v3"}
+        "a100mig": "Standard_NC24ads_A100_v4",
+        "t4legacy": "Standard_NC4as_T4_v3",
+    }
 
 
 def test_autoscaling_range(run):
@@ -124,15 +156,26 @@ def test_mig_pools_get_the_gpu_instance_profile(run, staging):
 def test_spot_pools_use_spot_priority(run):
     spot, regular = pools(run)["t4spot"], pools(run)["h100mig"]
     assert (spot["scaleSetPriority"], spot["scaleSetEvictionPolicy"]) == ("Spot", "Delete")
-    assert spot["nodeTaints"] == ["nvidia.com/gpu=present:NoSchedule", "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
+    assert spot["nodeTaints"] == [
+        "nvidia.com/gpu=present:NoSchedule",
+        "kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
+    ]
     assert "scaleSetPriority" not in regular
 
 
 def test_protect_and_timeouts(run, staging):
     protected = {r.name for r in run.resources if r.protect and r.name.startswith("gpu-lab-aks")}
-    assert protected == {"gpu-lab-aks-aks", "gpu-lab-aks-pool-h100-mig-agent-pool", "gpu-lab-aks-pool-t4-spot-agent-pool"}
+    assert protected == {
+        "gpu-lab-aks-aks",
+        "gpu-lab-aks-pool-h100-mig-agent-pool",
+        "gpu-lab-aks-pool-t4-spot-agent-pool",
+    }
     assert not any(r.protect for r in staging.resources)
-    assert registration(run, "gpu-lab-aks-aks").options["customTimeouts"] == {"create": "30m", "update": "30m", "delete": "30m"}
+    assert registration(run, "gpu-lab-aks-aks").options["customTimeouts"] == {
+        "create": "30m",
+        "update": "30m",
+        "delete": "30m",
+    }
     for pool in run.of_type(AGENT_POOL):
         assert pool.options["customTimeouts"] == {"create": "60m", "update": "60m", "delete": "60m"}
 
@@ -140,9 +183,17 @@ def test_protect_and_timeouts(run, staging):
 def test_protect_covers_a_created_resource_group(tmp_path):
     config = copy.deepcopy(load_committed("staging"))
     config["cluster"]["protect"] = True
-    protected = {r.name for r in run_config(tmp_path, config, stack="staging").resources if r.protect and r.name.startswith("gpu-staging-aks")}
-    assert protected == {"gpu-staging-aks-resource-group", "gpu-staging-aks-aks",
-                         "gpu-staging-aks-pool-a100-mig-agent-pool", "gpu-staging-aks-pool-t4-legacy-agent-pool"}
+    protected = {
+        r.name
+        for r in run_config(tmp_path, config, stack="staging").resources
+        if r.protect and r.name.startswith("gpu-staging-aks")
+    }
+    assert protected == {
+        "gpu-staging-aks-resource-group",
+        "gpu-staging-aks-aks",
+        "gpu-staging-aks-pool-a100-mig-agent-pool",
+        "gpu-staging-aks-pool-t4-legacy-agent-pool",
+    }
 
 
 @pytest.mark.parametrize("fixture", ["run", "staging"])
@@ -197,7 +248,8 @@ def test_the_identity_running_pulumi_administers_the_clusters_kubernetes_objects
     assignment = registration(staging, "gpu-staging-aks-deployer-admin")
     inputs = clean_inputs(assignment)
     assert inputs["roleDefinitionId"] == (
-        f"/subscriptions/{FAKE_SUBSCRIPTION}/providers/Microsoft.Authorization/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b")
+        f"/subscriptions/{FAKE_SUBSCRIPTION}/providers/Microsoft.Authorization/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+    )
     assert inputs["principalId"] == "00000000-0000-0000-0000-0000000000b1"  # getClientConfig().objectId
     assert inputs["principalType"] == "User"  # the azurecli login
     assert inputs["scope"] == "gpu-staging-aks-aks-id"  # the cluster's resource id (the mock's id for it)
@@ -229,11 +281,18 @@ def test_the_stack_can_name_the_kubelogin_mode_and_the_role_assignment_follows(l
     args = yaml.safe_load(provider.inputs["kubeconfig"]["value"])["users"][0]["user"]["exec"]["args"]
     assert args[args.index("--login") + 1] == "workloadidentity" and "--client-id" not in args
     assert clean_inputs(registration(locked, "gpu-lab-aks-deployer-admin"))["principalType"] == "ServicePrincipal"
-    assert ("info", "kubeconfig signs in with kubelogin --login workloadidentity (cluster.aks.kubeloginMode)") in locked.logs
+    assert (
+        "info",
+        "kubeconfig signs in with kubelogin --login workloadidentity (cluster.aks.kubeloginMode)",
+    ) in locked.logs
 
 
 def test_tenant_objects_are_protected_and_namespaces_retained_in_a_protected_stack(run, staging):
-    for type_ in ("kubernetes:core/v1:Namespace", "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate", "kubernetes:helm.sh/v3:Release"):
+    for type_ in (
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
+        "kubernetes:helm.sh/v3:Release",
+    ):
         assert run.of_type(type_) and all(r.protect for r in run.of_type(type_)), type_
     assert all(r.options.get("retainOnDelete") for r in run.of_type("kubernetes:core/v1:Namespace") if "-ns-" in r.name)
     # an unprotected stack (staging) can be torn down by `pulumi destroy` as before

@@ -14,7 +14,13 @@ NVIDIA_STACK = {
     "kubeconfig": {"secure": "v1:offline"},
     "nodePools": [
         {"name": "h100", "gpu": "H100", "maxNodes": 2, "instanceType": "p5.48xlarge"},
-        {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 1, "instanceType": "p4de.24xlarge", "mig": {"profile": "3g.40gb"}},
+        {
+            "name": "a100-mig",
+            "gpu": "A100-80GB",
+            "maxNodes": 1,
+            "instanceType": "p4de.24xlarge",
+            "mig": {"profile": "3g.40gb"},
+        },
         {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "instanceType": "g4dn.xlarge"},
     ],
     # the cluster's own GPU software serves the device-plugin pool: one GPU Operator would serve only one stack
@@ -26,17 +32,38 @@ NVIDIA_STACK = {
         {"name": "t4-shared", "gpu": "T4", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}},
     ],
     "namespaces": [
-        {"name": "research", "migration": "dra-only", "adminAccess": True,
-         "quota": {"claims": 10, "devices": {"h100": 16, "a100-3g": 4}, "legacyGpus": 0},
-         "claimTemplates": [
-             {"name": "training-gpus", "deviceClass": "h100", "count": 2, "sameAttribute": "resource.kubernetes.io/pcieRoot"},
-             {"name": "inference", "firstAvailable": [{"deviceClass": "a100-3g"}, {"deviceClass": "ampere-or-newer", "count": 2}]},
-             {"name": "whole-node", "deviceClass": "h100", "allocationMode": "All"},
-             {"name": "monitor", "deviceClass": "gpu.nvidia.com", "allocationMode": "All", "adminAccess": True},
-         ]},
-        {"name": "migrating", "migration": "dual", "quota": {"devices": {"mig.nvidia.com": 7}, "legacyGpus": 4},
-         "claimTemplates": [{"name": "one-mig", "deviceClass": "mig.nvidia.com", "selectors": [
-             "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"]}]},
+        {
+            "name": "research",
+            "migration": "dra-only",
+            "adminAccess": True,
+            "quota": {"claims": 10, "devices": {"h100": 16, "a100-3g": 4}, "legacyGpus": 0},
+            "claimTemplates": [
+                {
+                    "name": "training-gpus",
+                    "deviceClass": "h100",
+                    "count": 2,
+                    "sameAttribute": "resource.kubernetes.io/pcieRoot",
+                },
+                {
+                    "name": "inference",
+                    "firstAvailable": [{"deviceClass": "a100-3g"}, {"deviceClass": "ampere-or-newer", "count": 2}],
+                },
+                {"name": "whole-node", "deviceClass": "h100", "allocationMode": "All"},
+                {"name": "monitor", "deviceClass": "gpu.nvidia.com", "allocationMode": "All", "adminAccess": True},
+            ],
+        },
+        {
+            "name": "migrating",
+            "migration": "dual",
+            "quota": {"devices": {"mig.nvidia.com": 7}, "legacyGpus": 4},
+            "claimTemplates": [
+                {
+                    "name": "one-mig",
+                    "deviceClass": "mig.nvidia.com",
+                    "selectors": ["device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"],
+                }
+            ],
+        },
         {"name": "legacy", "migration": "legacy", "quota": {"legacyGpus": 8}},
     ],
 }
@@ -64,16 +91,33 @@ def test_device_classes_carry_the_exact_cel(run):
     classes = objects(run, "DeviceClass")
     expressions = {name: [s["cel"]["expression"] for s in c["spec"]["selectors"]] for name, c in classes.items()}
     assert expressions == {
-        "h100": [f"device.driver == 'gpu.nvidia.com' && {N}.type == 'gpu' && {N}.productName.matches('^NVIDIA H100( 80GB HBM3| PCIe)$') && "
-                 "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('79Gi')) >= 0"],
-        "a100-3g": [f"device.driver == 'gpu.nvidia.com' && {N}.type == 'mig' && {N}.productName.matches('^NVIDIA A100(-SXM4-80GB| 80GB PCIe)$') && "
-                    f"{N}.profile == '3g.40gb'"],
-        "ampere-or-newer": [f"device.driver == 'gpu.nvidia.com' && {N}.type == 'gpu' && {N}.cudaComputeCapability.compareTo(semver('8.0.0')) >= 0"],
-        "t4-shared": [f"device.driver == 'gpu.nvidia.com' && {N}.type == 'gpu' && {N}.productName.matches('^Tesla T4$')"],
+        "h100": [
+            f"device.driver == 'gpu.nvidia.com' && {N}.type == 'gpu' && {N}.productName.matches('^NVIDIA H100( 80GB HBM3| PCIe)$') && "
+            "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('79Gi')) >= 0"
+        ],
+        "a100-3g": [
+            f"device.driver == 'gpu.nvidia.com' && {N}.type == 'mig' && {N}.productName.matches('^NVIDIA A100(-SXM4-80GB| 80GB PCIe)$') && "
+            f"{N}.profile == '3g.40gb'"
+        ],
+        "ampere-or-newer": [
+            f"device.driver == 'gpu.nvidia.com' && {N}.type == 'gpu' && {N}.cudaComputeCapability.compareTo(semver('8.0.0')) >= 0"
+        ],
+        "t4-shared": [
+            f"device.driver == 'gpu.nvidia.com' && {N}.type == 'gpu' && {N}.productName.matches('^Tesla T4$')"
+        ],
     }
-    assert classes["t4-shared"]["spec"]["config"] == [{"opaque": {"driver": "gpu.nvidia.com", "parameters": {
-        "apiVersion": "resource.nvidia.com/v1beta1", "kind": "GpuConfig",
-        "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}}}}}]
+    assert classes["t4-shared"]["spec"]["config"] == [
+        {
+            "opaque": {
+                "driver": "gpu.nvidia.com",
+                "parameters": {
+                    "apiVersion": "resource.nvidia.com/v1beta1",
+                    "kind": "GpuConfig",
+                    "sharing": {"strategy": "TimeSlicing", "timeSlicingConfig": {"interval": "Long"}},
+                },
+            }
+        }
+    ]
     assert all(c["apiVersion"] == "resource.k8s.io/v1" for c in classes.values())
 
 
@@ -81,17 +125,35 @@ def test_claim_templates_have_v1_shapes(run):
     templates = objects(run, "ResourceClaimTemplate")
     devices = {name: t["spec"]["spec"]["devices"] for name, t in templates.items()}
     assert devices["research/training-gpus"] == {
-        "requests": [{"name": "gpu", "exactly": {"deviceClassName": "h100", "allocationMode": "ExactCount", "count": 2}}],
+        "requests": [
+            {"name": "gpu", "exactly": {"deviceClassName": "h100", "allocationMode": "ExactCount", "count": 2}}
+        ],
         "constraints": [{"requests": ["gpu"], "matchAttribute": "resource.kubernetes.io/pcieRoot"}],
     }
-    assert devices["research/inference"] == {"requests": [{"name": "gpu", "firstAvailable": [
-        {"name": "a100-3g", "deviceClassName": "a100-3g", "allocationMode": "ExactCount", "count": 1},
-        {"name": "ampere-or-newer", "deviceClassName": "ampere-or-newer", "allocationMode": "ExactCount", "count": 2},
-    ]}]}
-    assert devices["research/whole-node"]["requests"][0]["exactly"] == {"deviceClassName": "h100", "allocationMode": "All"}
+    assert devices["research/inference"] == {
+        "requests": [
+            {
+                "name": "gpu",
+                "firstAvailable": [
+                    {"name": "a100-3g", "deviceClassName": "a100-3g", "allocationMode": "ExactCount", "count": 1},
+                    {
+                        "name": "ampere-or-newer",
+                        "deviceClassName": "ampere-or-newer",
+                        "allocationMode": "ExactCount",
+                        "count": 2,
+                    },
+                ],
+            }
+        ]
+    }
+    assert devices["research/whole-node"]["requests"][0]["exactly"] == {
+        "deviceClassName": "h100",
+        "allocationMode": "All",
+    }
     assert devices["research/monitor"]["requests"][0]["exactly"]["adminAccess"] is True
     assert devices["migrating/one-mig"]["requests"][0]["exactly"]["selectors"] == [
-        {"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"}}]
+        {"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"}}
+    ]
     # counts are integers in the manifests, not the 2.0 protobuf hands back
     assert isinstance(devices["research/training-gpus"]["requests"][0]["exactly"]["count"], int)
 
@@ -99,9 +161,16 @@ def test_claim_templates_have_v1_shapes(run):
 def test_quotas_use_the_real_keys(run):
     quotas = {name: q["spec"]["hard"] for name, q in objects(run, "ResourceQuota").items()}
     assert quotas == {
-        "research/gpu-quota": {"count/resourceclaims.resource.k8s.io": "10", "a100-3g.deviceclass.resource.k8s.io/devices": "4",
-                               "h100.deviceclass.resource.k8s.io/devices": "16", "requests.nvidia.com/gpu": "0"},
-        "migrating/gpu-quota": {"mig.nvidia.com.deviceclass.resource.k8s.io/devices": "7", "requests.nvidia.com/gpu": "4"},
+        "research/gpu-quota": {
+            "count/resourceclaims.resource.k8s.io": "10",
+            "a100-3g.deviceclass.resource.k8s.io/devices": "4",
+            "h100.deviceclass.resource.k8s.io/devices": "16",
+            "requests.nvidia.com/gpu": "0",
+        },
+        "migrating/gpu-quota": {
+            "mig.nvidia.com.deviceclass.resource.k8s.io/devices": "7",
+            "requests.nvidia.com/gpu": "4",
+        },
         "legacy/gpu-quota": {"requests.nvidia.com/gpu": "8"},
     }
 
@@ -109,7 +178,11 @@ def test_quotas_use_the_real_keys(run):
 def test_namespaces_are_labelled_with_their_migration_state(run):
     tenants = {ns["name"] for ns in NVIDIA_STACK["namespaces"]}  # the GPU software has namespaces of its own
     labels = {name: ns["metadata"]["labels"] for name, ns in objects(run, "Namespace").items() if name in tenants}
-    assert {name: l["gpu-mode"] for name, l in labels.items()} == {"research": "dra-only", "migrating": "dual", "legacy": "legacy"}
+    assert {name: mode["gpu-mode"] for name, mode in labels.items()} == {
+        "research": "dra-only",
+        "migrating": "dual",
+        "legacy": "legacy",
+    }
     assert labels["research"]["resource.kubernetes.io/admin-access"] == "true"
     assert "resource.kubernetes.io/admin-access" not in labels["migrating"]
 
@@ -121,7 +194,8 @@ def test_admission_policy_is_bound_to_dra_only_namespaces(run):
     assert binding["spec"]["validationActions"] == ["Deny", "Audit"]
     policy = objects(run, "ValidatingAdmissionPolicy")["gpu-dra-only"]
     assert policy["spec"]["matchConstraints"]["resourceRules"] == [
-        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}]
+        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}
+    ]
 
 
 def _pod(containers, init=None, priority=None):
@@ -135,7 +209,7 @@ def _pod(containers, init=None, priority=None):
 
 def _admit(policy: dict, pod: dict) -> tuple[bool, str | None]:
     """Evaluate the policy as the API server does: matchConditions, variables, validations, message."""
-    from components.dra.cel import evaluate
+    from dra_gpu_platform.dra.cel import evaluate
 
     spec = policy["spec"]
     context = {"object": pod, "namespaceObject": {"metadata": {"name": pod["metadata"]["namespace"]}}}
@@ -176,15 +250,23 @@ def test_admission_policy_cel_allows_and_denies_pods(run, pod, allowed):
 
 
 INVENTED_KEYS = {"alternatives", "priority", "operator"}  # request/constraint fields articles invent
-INVENTED = ["GpuClaimParameters", "NVIDIA_VISIBLE_DEVICES", "DevicePlugins",
-            "nvlink-domain", "parametersRef", "coexistWithDevicePlugin", "enableDRA", "enableDevicePlugin"]
+INVENTED = [
+    "GpuClaimParameters",
+    "NVIDIA_VISIBLE_DEVICES",
+    "DevicePlugins",
+    "nvlink-domain",
+    "parametersRef",
+    "coexistWithDevicePlugin",
+    "enableDRA",
+    "enableDevicePlugin",
+]
 
 
 def _keys(node, path=()):
     if isinstance(node, dict):
         for key, value in node.items():
-            yield path + (key,), key
-            yield from _keys(value, path + (key,))
+            yield (*path, key), key
+            yield from _keys(value, (*path, key))
     elif isinstance(node, list):
         for value in node:
             yield from _keys(value, path)

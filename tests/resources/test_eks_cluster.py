@@ -8,10 +8,10 @@ import copy
 
 import pytest
 import yaml
+from dra_gpu_platform.config.models import NodePool
+from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.plans.node_pools import pool_labels
 
-from components.plans import eks as eks_plan
-from components.config.models import NodePool
-from components.plans.node_pools import pool_labels
 from gpuplan.engine.mock_outputs import FAKE_ACCOUNT
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
@@ -32,22 +32,50 @@ STACK = {
     "aws:region": "us-east-1",
     "pulumi:disable-default-providers": ["kubernetes"],
     "cluster": {
-        "platform": "eks", "name": "gpu-lab", "kubernetesVersion": "1.35", "protect": True,
-        "eks": {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"], "adminRoleArns": [ADMIN],
-                "availabilityZones": 2, "privateAccessCidrs": ["10.40.0.0/16", "10.50.0.0/16"]},
+        "platform": "eks",
+        "name": "gpu-lab",
+        "kubernetesVersion": "1.35",
+        "protect": True,
+        "eks": {
+            "endpointPublicAccess": True,
+            "publicAccessCidrs": ["203.0.113.0/24"],
+            "adminRoleArns": [ADMIN],
+            "availabilityZones": 2,
+            "privateAccessCidrs": ["10.40.0.0/16", "10.50.0.0/16"],
+        },
     },
     "nodePools": [
-        {"name": "h100-block", "gpu": "H100", "instanceType": "p5.48xlarge", "maxNodes": 4, "capacity": "capacity-block",
-         "capacityReservationId": CR, "availabilityZone": "us-east-1d", "labels": {"team": "research"},
-         "capacityBlockStart": "2031-01-05T11:30:00Z", "capacityBlockEnd": "2031-01-19T11:30:00Z"},
+        {
+            "name": "h100-block",
+            "gpu": "H100",
+            "instanceType": "p5.48xlarge",
+            "maxNodes": 4,
+            "capacity": "capacity-block",
+            "capacityReservationId": CR,
+            "availabilityZone": "us-east-1d",
+            "labels": {"team": "research"},
+            "capacityBlockStart": "2031-01-05T11:30:00Z",
+            "capacityBlockEnd": "2031-01-19T11:30:00Z",
+        },
         {"name": "a100-efa", "gpu": "A100-40GB", "minNodes": 1, "maxNodes": 3, "desiredNodes": 2},
         {"name": "l40s-spot", "gpu": "L40S", "instanceType": "g6e.12xlarge", "maxNodes": 2, "capacity": "spot"},
-        {"name": "t4-rocket", "gpu": "T4", "instanceType": "g4dn.12xlarge", "maxNodes": 6, "gpuStack": "device-plugin",
-         "amiType": "BOTTLEROCKET_x86_64_NVIDIA", "diskSizeGb": 100},
+        {
+            "name": "t4-rocket",
+            "gpu": "T4",
+            "instanceType": "g4dn.12xlarge",
+            "maxNodes": 6,
+            "gpuStack": "device-plugin",
+            "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+            "diskSizeGb": 100,
+        },
     ],
     "deviceClasses": [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}],
     "namespaces": [
-        {"name": "research", "migration": "dra-only", "claimTemplates": [{"name": "two", "deviceClass": "h100", "count": 2}]},
+        {
+            "name": "research",
+            "migration": "dra-only",
+            "claimTemplates": [{"name": "two", "deviceClass": "h100", "count": 2}],
+        },
         {"name": "legacy", "migration": "legacy", "quota": {"legacyGpus": 4}},
     ],
 }
@@ -112,15 +140,23 @@ def test_dra_and_device_plugin_pools_get_opposite_operand_labels(run):
 
 
 def test_instance_types_come_from_the_pool_or_the_catalog(run):
-    assert pool_resource(run, NODE_GROUP, "a100-efa")["instanceTypes"] == ["p4d.24xlarge"]  # catalog default for A100-40GB
+    assert pool_resource(run, NODE_GROUP, "a100-efa")["instanceTypes"] == [
+        "p4d.24xlarge"
+    ]  # catalog default for A100-40GB
     assert pool_resource(run, NODE_GROUP, "l40s-spot")["instanceTypes"] == ["g6e.12xlarge"]
     assert pool_resource(run, NODE_GROUP, "t4-rocket")["instanceTypes"] == ["g4dn.12xlarge"]
 
 
 def test_scaling_follows_min_max_desired_and_the_autoscaler_owns_the_size(run):
     assert pool_resource(run, NODE_GROUP, "a100-efa")["scalingConfig"] == {"minSize": 1, "maxSize": 3, "desiredSize": 2}
-    assert pool_resource(run, NODE_GROUP, "t4-rocket")["scalingConfig"] == {"minSize": 0, "maxSize": 6, "desiredSize": 0}
-    assert registration(run, "gpu-lab-eks-pool-t4-rocket-nodes").options["ignoreChanges"] == ["scalingConfig.desiredSize"]
+    assert pool_resource(run, NODE_GROUP, "t4-rocket")["scalingConfig"] == {
+        "minSize": 0,
+        "maxSize": 6,
+        "desiredSize": 0,
+    }
+    assert registration(run, "gpu-lab-eks-pool-t4-rocket-nodes").options["ignoreChanges"] == [
+        "scalingConfig.desiredSize"
+    ]
 
 
 def test_capacity_types(run):
@@ -200,7 +236,12 @@ def test_other_templates_have_no_market_or_reservation(run):
 def test_root_volumes_follow_the_ami_family(run):
     rocket = pool_resource(run, LAUNCH_TEMPLATE, "t4-rocket")["blockDeviceMappings"]
     al2023 = pool_resource(run, LAUNCH_TEMPLATE, "l40s-spot")["blockDeviceMappings"]
-    assert rocket == [{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": 100, "volumeType": "gp3", "encrypted": "true", "deleteOnTermination": "true"}}]
+    assert rocket == [
+        {
+            "deviceName": "/dev/xvdb",
+            "ebs": {"volumeSize": 100, "volumeType": "gp3", "encrypted": "true", "deleteOnTermination": "true"},
+        }
+    ]
     assert al2023[0]["deviceName"] == "/dev/xvda" and al2023[0]["ebs"]["volumeSize"] == 200
 
 
@@ -219,7 +260,9 @@ def test_node_template_tags_reach_the_auto_scaling_group(run):
     for pool in ("h100-block", "a100-efa", "l40s-spot", "t4-rocket"):
         group = registration(run, f"gpu-lab-eks-pool-{pool}-nodes")
         asg = group.state["resources"][0]["autoscalingGroups"][0]["name"]
-        tags = {r.inputs["tag"]["key"]: r for r in run.of_type(ASG_TAG) if r.name.startswith(f"gpu-lab-eks-pool-{pool}-")}
+        tags = {
+            r.inputs["tag"]["key"]: r for r in run.of_type(ASG_TAG) if r.name.startswith(f"gpu-lab-eks-pool-{pool}-")
+        }
         expected = eks_plan.node_template_tags(clean_inputs(group)["tags"])
         if pool != "h100-block":  # autoscaled pools also carry the discovery tags (a Capacity Block pool is not)
             expected.update(eks_plan.discovery_tags("gpu-lab"))
@@ -263,7 +306,9 @@ def test_iam_roles_get_only_the_managed_policies_eks_needs(run):
     assert sorted(p for n, p in policies.items() if "cluster-role" in n) == ["AmazonEKSClusterPolicy"]
     # the VPC CNI's permissions live on its own Pod Identity role, not on the node role pods could reach
     assert sorted(p for n, p in policies.items() if "node-role" in n) == [
-        "AmazonEC2ContainerRegistryReadOnly", "AmazonEKSWorkerNodePolicy"]
+        "AmazonEC2ContainerRegistryReadOnly",
+        "AmazonEKSWorkerNodePolicy",
+    ]
     assert policies["gpu-lab-eks-core-addons-vpc-cni-role-AmazonEKS_CNI_Policy"] == "AmazonEKS_CNI_Policy"
     roles = by_name(run, "aws:iam/role:Role")
     assert '"eks.amazonaws.com"' in roles["gpu-lab-eks-cluster-role"]["assumeRolePolicy"]
@@ -272,7 +317,9 @@ def test_iam_roles_get_only_the_managed_policies_eks_needs(run):
 
 def test_admin_roles_get_access_entries_with_the_cluster_admin_policy(run):
     entry = by_name(run, "aws:eks/accessEntry:AccessEntry")["gpu-lab-eks-access-platform-admins"]
-    association = by_name(run, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation")["gpu-lab-eks-access-platform-admins-admin"]
+    association = by_name(run, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation")[
+        "gpu-lab-eks-access-platform-admins-admin"
+    ]
     assert entry["principalArn"] == ADMIN and entry["type"] == "STANDARD"
     assert association["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
     assert association["accessScope"] == {"type": "cluster"} and association["principalArn"] == ADMIN
@@ -316,7 +363,11 @@ def test_without_protect_nothing_is_protected(tmp_path):
 
 
 def test_timeouts(run):
-    assert registration(run, "gpu-lab-eks-eks").options["customTimeouts"] == {"create": "30m", "update": "30m", "delete": "30m"}
+    assert registration(run, "gpu-lab-eks-eks").options["customTimeouts"] == {
+        "create": "30m",
+        "update": "30m",
+        "delete": "30m",
+    }
     for group in run.of_type(NODE_GROUP):
         assert group.options["customTimeouts"] == {"create": "60m", "update": "60m", "delete": "60m"}, group.name
 
@@ -325,7 +376,9 @@ def test_timeouts(run):
 def test_every_kubernetes_resource_uses_the_clusters_provider(request, fixture):
     program = request.getfixturevalue(fixture)
     providers = program.of_type(K8S_PROVIDER)
-    assert len(providers) == 1 and providers[0].parent.endswith("$dra-gpu-platform:cluster:EksCluster::" + providers[0].name.removesuffix("-k8s"))
+    assert len(providers) == 1 and providers[0].parent.endswith(
+        "$dra-gpu-platform:cluster:EksCluster::" + providers[0].name.removesuffix("-k8s")
+    )
     kubernetes = [r for r in program.resources if r.custom and r.type.startswith("kubernetes:")]
     assert kubernetes
     assert {r.provider for r in kubernetes} == {providers[0].urn}
@@ -336,12 +389,23 @@ def test_provider_waits_for_system_nodes_and_gets_a_secret_kubeconfig(run):
     assert clean_inputs(provider)["kubeconfig"] == "[secret]"
     assert clean({"k": run.outputs["kubeconfig"]}) == {"k": "[secret]"}  # exported as a secret
     assert registration(run, "gpu-lab-eks-system-nodes").urn in provider.dependencies
-    assert clean_inputs(registration(run, "gpu-lab-eks-system-nodes"))["labels"] == {"dra-gpu-platform.io/role": "system"}
+    assert clean_inputs(registration(run, "gpu-lab-eks-system-nodes"))["labels"] == {
+        "dra-gpu-platform.io/role": "system"
+    }
     kubeconfig = yaml.safe_load(provider.inputs["kubeconfig"]["value"])
     cluster = registration(run, "gpu-lab-eks-eks").state
-    assert kubeconfig["clusters"][0]["cluster"] == {"server": cluster["endpoint"],
-                                                   "certificate-authority-data": cluster["certificateAuthority"]["data"]}
-    assert kubeconfig["users"][0]["user"]["exec"]["args"][:6] == ["eks", "get-token", "--cluster-name", "gpu-lab", "--region", "us-east-1"]
+    assert kubeconfig["clusters"][0]["cluster"] == {
+        "server": cluster["endpoint"],
+        "certificate-authority-data": cluster["certificateAuthority"]["data"],
+    }
+    assert kubeconfig["users"][0]["user"]["exec"]["args"][:6] == [
+        "eks",
+        "get-token",
+        "--cluster-name",
+        "gpu-lab",
+        "--region",
+        "us-east-1",
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- identity
@@ -356,14 +420,20 @@ def test_changing_one_pools_instance_type_or_gpu_changes_no_other_urn(prod, tmp_
     changed = run_config(tmp_path, config, stack="prod")
 
     def outside(program):
-        return {r.urn for r in program.resources if not r.name.startswith(("gpu-prod-eks-pool-h100-infer", "gpu-prod-eks-pool-t4-legacy"))}
+        return {
+            r.urn
+            for r in program.resources
+            if not r.name.startswith(("gpu-prod-eks-pool-h100-infer", "gpu-prod-eks-pool-t4-legacy"))
+        }
 
     assert outside(changed) == outside(prod)
     assert by_name(changed, NODE_GROUP)["gpu-prod-eks-pool-t4-legacy-nodes"]["instanceTypes"] == ["g6.xlarge"]
     for pool in ("h100-infer", "t4-legacy"):
         for role in ("nodes", "launch-template"):
-            urn = lambda program: registration(program, f"gpu-prod-eks-pool-{pool}-{role}").urn  # noqa: E731
-            assert urn(changed) == urn(prod)  # the pool's own resources keep their identity too
+            logical = f"gpu-prod-eks-pool-{pool}-{role}"
+            assert (
+                registration(changed, logical).urn == registration(prod, logical).urn
+            )  # the pool's own resources keep their identity too
 
 
 # ---------------------------------------------------------------------------------------------- issue 15
@@ -376,10 +446,14 @@ def test_private_access_cidrs_open_443_on_the_cluster_security_group_before_kube
     rules = by_name(run, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
     cluster_sg = registration(run, "gpu-lab-eks-eks").state["vpcConfig"]["clusterSecurityGroupId"]
     assert {r["cidrIpv4"] for r in rules.values()} == {"10.40.0.0/16", "10.50.0.0/16"}
-    assert all((r["securityGroupId"], r["ipProtocol"], r["fromPort"], r["toPort"]) == (cluster_sg, "tcp", 443, 443)
-               for r in rules.values())
+    assert all(
+        (r["securityGroupId"], r["ipProtocol"], r["fromPort"], r["toPort"]) == (cluster_sg, "tcp", 443, 443)
+        for r in rules.values()
+    )
     provider = registration(run, "gpu-lab-eks-k8s")
-    assert {r.urn for r in run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")} <= set(provider.dependencies)
+    assert {r.urn for r in run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")} <= set(
+        provider.dependencies
+    )
 
 
 def test_managed_addons_replace_the_self_managed_ones_without_replacing_the_cluster(run):
@@ -414,7 +488,11 @@ def test_vpc_cni_and_ebs_csi_credentials_come_through_pod_identity(run):
 
 def test_imds_allows_one_hop_and_nodes_are_repaired(run):
     for template in run.of_type(LAUNCH_TEMPLATE):
-        assert template.inputs["metadataOptions"] == {"httpEndpoint": "enabled", "httpTokens": "required", "httpPutResponseHopLimit": 1}
+        assert template.inputs["metadataOptions"] == {
+            "httpEndpoint": "enabled",
+            "httpTokens": "required",
+            "httpPutResponseHopLimit": 1,
+        }
     for group in run.of_type(NODE_GROUP):
         assert group.inputs["nodeRepairConfig"] == {"enabled": True}, group.name
 
@@ -427,24 +505,38 @@ def test_al2023_pools_raid0_their_nvme_instance_store_and_bottlerocket_does_not(
 
 def test_control_plane_logs_go_to_a_group_with_a_retention_created_first(run):
     group = registration(run, "gpu-lab-eks-control-plane-logs")
-    assert clean_inputs(group) == {"name": "/aws/eks/gpu-lab/cluster", "retentionInDays": 90,
-                                   "tags": {"dra-gpu-platform.io/cluster": "gpu-lab"}}
+    assert clean_inputs(group) == {
+        "name": "/aws/eks/gpu-lab/cluster",
+        "retentionInDays": 90,
+        "tags": {"dra-gpu-platform.io/cluster": "gpu-lab"},
+    }
     assert group.urn in registration(run, "gpu-lab-eks-eks").dependencies and group.protect
 
 
 def test_the_cluster_autoscaler_runs_at_the_clusters_minor_with_a_pod_identity_role(run):
     release = registration(run, "gpu-lab-eks-autoscaler-release")
     values = release.inputs["values"]
-    assert (release.inputs["chart"], release.inputs["version"], values["image"]["tag"]) == ("cluster-autoscaler", "9.59.0", "v1.35.2")
+    assert (release.inputs["chart"], release.inputs["version"], values["image"]["tag"]) == (
+        "cluster-autoscaler",
+        "9.59.0",
+        "v1.35.2",
+    )
     assert release.inputs["namespace"] == "kube-system" and release.provider.endswith("::gpu-lab-eks-k8s")
     association = clean_inputs(registration(run, "gpu-lab-eks-autoscaler-pod-identity"))
-    assert (association["namespace"], association["serviceAccount"]) == ("kube-system", values["rbac"]["serviceAccount"]["name"])
+    assert (association["namespace"], association["serviceAccount"]) == (
+        "kube-system",
+        values["rbac"]["serviceAccount"]["name"],
+    )
     policy = registration(run, "gpu-lab-eks-autoscaler-policy")
     assert {registration(run, "gpu-lab-eks-autoscaler-pod-identity").urn, policy.urn} <= set(release.dependencies)
     assert '"aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-lab": "owned"' in policy.inputs["policy"]
     # the autoscaler can only find pools that carry every discovery tag on their Auto Scaling group
     discovery = eks_plan.discovery_tags("gpu-lab")
-    tagged = {r.name.split("-asg-tag-")[0] for r in run.of_type(ASG_TAG) if r.inputs["tag"]["key"] == "dra-gpu-platform.io/autoscaled"}
+    tagged = {
+        r.name.split("-asg-tag-")[0]
+        for r in run.of_type(ASG_TAG)
+        if r.inputs["tag"]["key"] == "dra-gpu-platform.io/autoscaled"
+    }
     assert tagged == {"gpu-lab-eks-pool-a100-efa", "gpu-lab-eks-pool-l40s-spot", "gpu-lab-eks-pool-t4-rocket"}
     assert values["autoDiscovery"]["tags"] == [f"{k}={v}" for k, v in discovery.items()]
 
@@ -455,13 +547,25 @@ def test_the_capacity_block_scales_on_its_window_and_not_with_the_autoscaler(run
     schedules = {r.name: clean_inputs(r) for r in run.of_type("aws:autoscaling/schedule:Schedule")}
     assert schedules == {
         "gpu-lab-eks-pool-h100-block-schedule-block-start": {
-            "scheduledActionName": "h100-block-block-start", "autoscalingGroupName": schedules[
-                "gpu-lab-eks-pool-h100-block-schedule-block-start"]["autoscalingGroupName"],
-            "startTime": "2031-01-05T11:30:00Z", "desiredCapacity": 4, "minSize": -1, "maxSize": -1},
+            "scheduledActionName": "h100-block-block-start",
+            "autoscalingGroupName": schedules["gpu-lab-eks-pool-h100-block-schedule-block-start"][
+                "autoscalingGroupName"
+            ],
+            "startTime": "2031-01-05T11:30:00Z",
+            "desiredCapacity": 4,
+            "minSize": -1,
+            "maxSize": -1,
+        },
         "gpu-lab-eks-pool-h100-block-schedule-block-end": {
-            "scheduledActionName": "h100-block-block-end", "autoscalingGroupName": schedules[
-                "gpu-lab-eks-pool-h100-block-schedule-block-start"]["autoscalingGroupName"],
-            "startTime": "2031-01-19T10:30:00Z", "desiredCapacity": 0, "minSize": -1, "maxSize": -1},
+            "scheduledActionName": "h100-block-block-end",
+            "autoscalingGroupName": schedules["gpu-lab-eks-pool-h100-block-schedule-block-start"][
+                "autoscalingGroupName"
+            ],
+            "startTime": "2031-01-19T10:30:00Z",
+            "desiredCapacity": 0,
+            "minSize": -1,
+            "maxSize": -1,
+        },
     }
     asg = registration(run, "gpu-lab-eks-pool-h100-block-nodes").state["resources"][0]["autoscalingGroups"][0]["name"]
     assert {s["autoscalingGroupName"] for s in schedules.values()} == {asg}
@@ -469,10 +573,14 @@ def test_the_capacity_block_scales_on_its_window_and_not_with_the_autoscaler(run
 
 def test_the_efa_device_plugin_lands_on_efa_pools_through_their_taint(run, prod):
     (release,) = [r for r in run.of_type(RELEASE) if r.inputs["chart"] == "aws-efa-k8s-device-plugin"]
-    assert (release.inputs["version"], release.inputs["repositoryOpts"]["repo"]) == ("v0.5.30", "https://aws.github.io/eks-charts")
+    assert (release.inputs["version"], release.inputs["repositoryOpts"]["repo"]) == (
+        "v0.5.30",
+        "https://aws.github.io/eks-charts",
+    )
     assert release.inputs["values"] == {
         "nodeSelector": {"dra-gpu-platform.io/efa": "true"},
-        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    }
     efa_pools = {n for n, r in by_name(run, NODE_GROUP).items() if r["labels"].get("dra-gpu-platform.io/efa") == "true"}
     assert efa_pools == {"gpu-lab-eks-pool-h100-block-nodes", "gpu-lab-eks-pool-a100-efa-nodes"}
     assert any(r.inputs["chart"] == "aws-efa-k8s-device-plugin" for r in prod.of_type(RELEASE))
@@ -480,11 +588,26 @@ def test_the_efa_device_plugin_lands_on_efa_pools_through_their_taint(run, prod)
 
 def test_a_protected_stack_protects_what_holds_data_or_tenants(run):
     protected = {r.name for r in run.resources if r.protect}
-    assert {"gpu-lab-eks-secrets-key", "gpu-lab-eks-cluster-role", "gpu-lab-eks-node-role", "gpu-lab-eks-control-plane-logs",
-            "gpu-lab-eks-autoscaler-role", "gpu-lab-eks-autoscaler-release", "gpu-lab-eks-efa-device-plugin-release",
-            "gpu-lab-eks-core-addons-vpc-cni-role", "gpu-lab-eks-addons-aws-ebs-csi-driver-role"} <= protected
-    for type_ in ("kubernetes:core/v1:Namespace", "kubernetes:core/v1:ResourceQuota", RELEASE,
-                  "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate", NODE_GROUP, CLUSTER, "aws:kms/key:Key"):
+    assert {
+        "gpu-lab-eks-secrets-key",
+        "gpu-lab-eks-cluster-role",
+        "gpu-lab-eks-node-role",
+        "gpu-lab-eks-control-plane-logs",
+        "gpu-lab-eks-autoscaler-role",
+        "gpu-lab-eks-autoscaler-release",
+        "gpu-lab-eks-efa-device-plugin-release",
+        "gpu-lab-eks-core-addons-vpc-cni-role",
+        "gpu-lab-eks-addons-aws-ebs-csi-driver-role",
+    } <= protected
+    for type_ in (
+        "kubernetes:core/v1:Namespace",
+        "kubernetes:core/v1:ResourceQuota",
+        RELEASE,
+        "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate",
+        NODE_GROUP,
+        CLUSTER,
+        "aws:kms/key:Key",
+    ):
         resources = run.of_type(type_)
         assert resources and all(r.protect for r in resources), type_
     tenants = [r for r in run.of_type("kubernetes:core/v1:Namespace") if "-ns-" in r.name]

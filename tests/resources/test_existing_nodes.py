@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.plans.node_pools import label_commands, pool_labels
 from typer.testing import CliRunner
 
-from components.plans.node_pools import label_commands, pool_labels
-from components.config.loading import parse_config_map
 from gpuplan.cli.app import app
 from tests.conftest import clean_inputs, qualify, run_config, write_stack
 
@@ -18,8 +18,15 @@ STACK = {
     "cluster": {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35"},
     "kubeconfig": {"secure": "v1:offline"},
     "nodePools": [
-        {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 2, "gpusPerNode": 8, "mig": {"profile": "3g.40gb"},
-         "labels": {"team": "research"}, "nodes": ["gpu-a100-1", "gpu-a100-2"]},
+        {
+            "name": "a100-mig",
+            "gpu": "A100-80GB",
+            "maxNodes": 2,
+            "gpusPerNode": 8,
+            "mig": {"profile": "3g.40gb"},
+            "labels": {"team": "research"},
+            "nodes": ["gpu-a100-1", "gpu-a100-2"],
+        },
         {"name": "h100", "gpu": "H100", "maxNodes": 4, "gpusPerNode": 8},
     ],
 }
@@ -59,18 +66,28 @@ def test_a_pool_without_nodes_gets_the_kubectl_commands(run):
 
 
 def test_preview_prints_the_commands(tmp_path):
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, STACK, "lab")), "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app, ["preview", "--config", str(write_stack(tmp_path, STACK, "lab")), "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 0, result.output
     assert "kubectl label node NODE --overwrite dra-gpu-platform.io/gpu=H100" in result.output
 
 
 def test_node_lists_are_checked(tmp_path):
-    from components.config.problems import InputError
+    from dra_gpu_platform.config.problems import InputError
 
     twice = copy.deepcopy(STACK)
     twice["nodePools"][1]["nodes"] = ["gpu-a100-2"]
-    eks = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "c", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
-           "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 1, "nodes": ["ip-10-0-0-1"]}]}
+    eks = {
+        "aws:region": "us-east-1",
+        "cluster": {
+            "platform": "eks",
+            "name": "c",
+            "kubernetesVersion": "1.35",
+            "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+        },
+        "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 1, "nodes": ["ip-10-0-0-1"]}],
+    }
     bad_name = copy.deepcopy(STACK)
     bad_name["nodePools"][1]["nodes"] = ["GPU_Node"]
     found = []

@@ -8,8 +8,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from dra_gpu_platform.plans import gpu_software as gsv
 
-from components.plans import gpu_software as gsv
 from gpuplan.engine.outputs import HELM_RELEASE, helm_values
 from tests.conftest import STACKS_DIR, clean_inputs, run_config, run_file
 
@@ -23,7 +23,9 @@ EXISTING = {
     "kubeconfig": {"secure": "v1:offline"},
     "nodePools": POOLS,
     "deviceClasses": [{"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}],
-    "namespaces": [{"name": "team", "migration": "dra-only", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}],
+    "namespaces": [
+        {"name": "team", "migration": "dra-only", "claimTemplates": [{"name": "one", "deviceClass": "shared"}]}
+    ],
     "monitoring": {"enabled": True},
 }
 
@@ -62,13 +64,16 @@ def component(run, type_suffix: str):
     return matches[0] if matches else None
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("host-driver", {"gpu-operator", "dra-driver-nvidia-gpu"}),
-    ("operator-driver", {"gpu-operator", "dra-driver-nvidia-gpu"}),
-    ("operator-off", {"dra-driver-nvidia-gpu"}),
-    ("kind-nvidia", {"dra-driver-nvidia-gpu"}),  # the operator is off by default on kind
-    ("dev", {"dra-example-driver"}),  # kind with gpuDriver: example: no GPU Operator, no NVIDIA chart
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("host-driver", {"gpu-operator", "dra-driver-nvidia-gpu"}),
+        ("operator-driver", {"gpu-operator", "dra-driver-nvidia-gpu"}),
+        ("operator-off", {"dra-driver-nvidia-gpu"}),
+        ("kind-nvidia", {"dra-driver-nvidia-gpu"}),  # the operator is off by default on kind
+        ("dev", {"dra-example-driver"}),  # kind with gpuDriver: example: no GPU Operator, no NVIDIA chart
+    ],
+)
 def test_releases_per_platform(runs, name, expected):
     assert set(releases(runs[name])) == expected
     assert (component(runs[name], ":software:GpuOperator") is not None) == ("gpu-operator" in expected)
@@ -78,8 +83,13 @@ def test_release_options_are_pinned_and_stable(runs):
     found = releases(runs["host-driver"])
     operator, dra = clean_inputs(found["gpu-operator"]), clean_inputs(found["dra-driver-nvidia-gpu"])
     assert {k: operator[k] for k in ("chart", "version", "namespace", "atomic", "createNamespace", "timeout")} == {
-        "chart": "gpu-operator", "version": "v25.10.1", "namespace": "gpu-operator", "atomic": True,
-        "createNamespace": False, "timeout": 900}
+        "chart": "gpu-operator",
+        "version": "v25.10.1",
+        "namespace": "gpu-operator",
+        "atomic": True,
+        "createNamespace": False,
+        "timeout": 900,
+    }
     assert operator["repositoryOpts"] == {"repo": "https://helm.ngc.nvidia.com/nvidia"}
     assert dra["chart"] == "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
     assert "repositoryOpts" not in dra and dra["version"] == "0.4.1" and dra["atomic"] is True
@@ -88,14 +98,17 @@ def test_release_options_are_pinned_and_stable(runs):
     assert found["dra-driver-nvidia-gpu"].name == "lab-dra-driver-release"
     example = clean_inputs(releases(runs["dev"])["dra-example-driver"])
     assert (example["chart"], example["version"], example["namespace"]) == (
-        "oci://registry.k8s.io/dra-example-driver/charts/dra-example-driver", "0.2.1", "dra-example-driver")
+        "oci://registry.k8s.io/dra-example-driver/charts/dra-example-driver",
+        "0.2.1",
+        "dra-example-driver",
+    )
 
 
 def test_operator_timeout_covers_driver_compilation(runs):
     assert clean_inputs(releases(runs["operator-driver"])["gpu-operator"])["timeout"] == 1800
 
 
-@pytest.mark.parametrize("name", sorted(CONFIGS) + ["dev"])
+@pytest.mark.parametrize("name", [*sorted(CONFIGS), "dev"])
 def test_release_namespaces_exist_first_with_privileged_pod_security(runs, name):
     run = runs[name]
     namespaces = {clean_inputs(r)["metadata"]["name"]: r for r in run.of_type("kubernetes:core/v1:Namespace")}
@@ -107,7 +120,7 @@ def test_release_namespaces_exist_first_with_privileged_pod_security(runs, name)
         assert namespace.parent == release.parent  # both children of the software component
 
 
-@pytest.mark.parametrize("name", sorted(CONFIGS) + ["dev"])
+@pytest.mark.parametrize("name", [*sorted(CONFIGS), "dev"])
 def test_every_software_resource_uses_the_cluster_provider(runs, name):
     run = runs[name]
     (provider,) = [r.urn for r in run.resources if r.type == "pulumi:providers:kubernetes"]
@@ -127,7 +140,7 @@ def test_dra_driver_waits_for_the_operator_only_when_it_installs_the_driver(runs
     assert clean_inputs(host["dra-driver-nvidia-gpu"])["values"]["nvidiaDriverRoot"] == "/"
 
 
-@pytest.mark.parametrize("name", sorted(CONFIGS) + ["dev"])
+@pytest.mark.parametrize("name", [*sorted(CONFIGS), "dev"])
 def test_recorded_values_are_the_pure_plan(runs, name):
     run = runs[name]
     plans = [gsv.gpu_operator_plan(run.config), gsv.dra_driver_plan(run.config), gsv.example_driver_plan(run.config)]

@@ -7,10 +7,10 @@ import copy
 import json
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.problems import InputError
 from typer.testing import CliRunner
 
-from components.config.loading import parse_config_map
-from components.config.problems import InputError
 from gpuplan.cli.app import app
 from tests.conftest import KIND_BASE, qualify, write_stack
 
@@ -27,7 +27,12 @@ EXISTING = {
 }
 EKS = {
     "aws:region": "us-east-1",
-    "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}},
+    "cluster": {
+        "platform": "eks",
+        "name": "prod",
+        "kubernetesVersion": "1.35",
+        "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+    },
     "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
 }
 
@@ -39,22 +44,58 @@ def with_(base: dict, **sections) -> dict:
 
 
 def preview_problems(tmp_path, config: dict) -> dict[str, dict]:
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "out"),
-                                      "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "out"), "--format", "json"],
+    )
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     document = json.loads(result.output)
     return {p["path"]: p for p in document["errors"]}
 
 
-@pytest.mark.parametrize("config, path, value, rule", [
-    (with_(EXISTING, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
-    (with_(KIND_BASE, draDriver={"enabled": False}), "draDriver.enabled", False, "run gpuStack: dra and need the DRA driver"),
-    (with_(EXISTING, draDriver={"version": "0.9.9"}), "draDriver.version", "0.9.9", "not an NVIDIA DRA driver chart release this package lists"),
-    (with_(EXISTING, draDriver={"version": "26.1.0"}), "draDriver.version", "26.1.0", "not an NVIDIA DRA driver chart release this package lists"),
-    (with_(EXISTING, gpuOperator={"version": "v25.3.4"}, nodePools=EXISTING["nodePools"][:1]), "gpuOperator.version", "v25.3.4",
-     "GPU Operator v25.10.0 or newer"),
-], ids=["dra-pools-driver-off", "kind-dra-pools-driver-off", "dra-version-unknown", "dra-version-future", "operator-too-old"])
+@pytest.mark.parametrize(
+    "config, path, value, rule",
+    [
+        (
+            with_(EXISTING, draDriver={"enabled": False}),
+            "draDriver.enabled",
+            False,
+            "run gpuStack: dra and need the DRA driver",
+        ),
+        (
+            with_(KIND_BASE, draDriver={"enabled": False}),
+            "draDriver.enabled",
+            False,
+            "run gpuStack: dra and need the DRA driver",
+        ),
+        (
+            with_(EXISTING, draDriver={"version": "0.9.9"}),
+            "draDriver.version",
+            "0.9.9",
+            "not an NVIDIA DRA driver chart release this package lists",
+        ),
+        (
+            with_(EXISTING, draDriver={"version": "26.1.0"}),
+            "draDriver.version",
+            "26.1.0",
+            "not an NVIDIA DRA driver chart release this package lists",
+        ),
+        (
+            with_(EXISTING, gpuOperator={"version": "v25.3.4"}, nodePools=EXISTING["nodePools"][:1]),
+            "gpuOperator.version",
+            "v25.3.4",
+            "GPU Operator v25.10.0 or newer",
+        ),
+    ],
+    ids=[
+        "dra-pools-driver-off",
+        "kind-dra-pools-driver-off",
+        "dra-version-unknown",
+        "dra-version-future",
+        "operator-too-old",
+    ],
+)
 def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, rule):
     problems = preview_problems(tmp_path, config)
     assert path in problems, sorted(problems)
@@ -64,10 +105,17 @@ def test_preview_exits_2_on_invalid_gpu_software(tmp_path, config, path, value, 
 
 
 def test_an_old_operator_is_fine_without_dra_pools(tmp_path):
-    config = with_(EXISTING, gpuOperator={"enabled": True, "version": "v25.3.4"}, draDriver={"enabled": False}, deviceClasses=[],
-                   namespaces=[{"name": "team", "migration": "legacy"}])
+    config = with_(
+        EXISTING,
+        gpuOperator={"enabled": True, "version": "v25.3.4"},
+        draDriver={"enabled": False},
+        deviceClasses=[],
+        namespaces=[{"name": "team", "migration": "legacy"}],
+    )
     config["nodePools"] = [EXISTING["nodePools"][1]]
-    result = CliRunner().invoke(app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        app, ["preview", "--config", str(write_stack(tmp_path, config)), "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 0, result.output
 
 
@@ -104,25 +152,64 @@ def test_feature_gates_need_a_chart_that_has_them():
 
 # The migration runbook of docs/gpu-software.md, phase by phase, on EKS (a dual-stack cluster needs device-plugin pools
 # that bring their own plugin: docs/gpu-software.md#one-nvidia-gpu-stack-per-operator).
-EKS_RUNBOOK = {"aws:region": "us-east-1", "cluster": {"platform": "eks", "name": "prod", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]}}}
+EKS_RUNBOOK = {
+    "aws:region": "us-east-1",
+    "cluster": {
+        "platform": "eks",
+        "name": "prod",
+        "kubernetesVersion": "1.35",
+        "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+    },
+}
 T4_PLUGIN = {"name": "t4-legacy", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin"}
-T4_BOTTLEROCKET = {"name": "t4-br", "gpu": "T4", "maxNodes": 6, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
+T4_BOTTLEROCKET = {
+    "name": "t4-br",
+    "gpu": "T4",
+    "maxNodes": 6,
+    "gpuStack": "device-plugin",
+    "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+}
 H100_DRA = {"name": "h100", "gpu": "H100", "maxNodes": 4, "gpuStack": "dra"}
 T4_DRA = {"name": "t4-dra", "gpu": "T4", "maxNodes": 6, "gpuStack": "dra"}
 CLASSES = [{"name": "h100", "gpu": "H100", "minMemory": "79Gi"}]
 TEMPLATES = [{"name": "one-gpu", "deviceClass": "h100"}]
 LEGACY = [{"name": "ml-research", "migration": "legacy", "quota": {"legacyGpus": 8}}]
-DUAL = [{"name": "ml-research", "migration": "dual", "quota": {"legacyGpus": 8, "devices": {"h100": 8}}, "claimTemplates": TEMPLATES}]
+DUAL = [
+    {
+        "name": "ml-research",
+        "migration": "dual",
+        "quota": {"legacyGpus": 8, "devices": {"h100": 8}},
+        "claimTemplates": TEMPLATES,
+    }
+]
 PHASES = {
-    "0-legacy": dict(nodePools=[T4_PLUGIN], draDriver={"enabled": False}, namespaces=LEGACY),
-    "0b-own-device-plugin": dict(nodePools=[T4_BOTTLEROCKET], draDriver={"enabled": False}, namespaces=LEGACY),
-    "1-dual-stack": dict(nodePools=[T4_BOTTLEROCKET, H100_DRA], deviceClasses=CLASSES, namespaces=DUAL),
-    "2-dra-only": dict(nodePools=[T4_BOTTLEROCKET, H100_DRA], deviceClasses=CLASSES,
-                       namespaces=[{"name": "ml-research", "migration": "dra-only", "quota": {"legacyGpus": 0, "devices": {"h100": 8}},
-                                    "claimTemplates": TEMPLATES}]),
-    "3-no-device-plugin-pool": dict(nodePools=[H100_DRA, T4_DRA], deviceClasses=CLASSES,
-                                    namespaces=[{"name": "ml-research", "migration": "dra-only", "quota": {"devices": {"h100": 8}},
-                                                 "claimTemplates": TEMPLATES}]),
+    "0-legacy": {"nodePools": [T4_PLUGIN], "draDriver": {"enabled": False}, "namespaces": LEGACY},
+    "0b-own-device-plugin": {"nodePools": [T4_BOTTLEROCKET], "draDriver": {"enabled": False}, "namespaces": LEGACY},
+    "1-dual-stack": {"nodePools": [T4_BOTTLEROCKET, H100_DRA], "deviceClasses": CLASSES, "namespaces": DUAL},
+    "2-dra-only": {
+        "nodePools": [T4_BOTTLEROCKET, H100_DRA],
+        "deviceClasses": CLASSES,
+        "namespaces": [
+            {
+                "name": "ml-research",
+                "migration": "dra-only",
+                "quota": {"legacyGpus": 0, "devices": {"h100": 8}},
+                "claimTemplates": TEMPLATES,
+            }
+        ],
+    },
+    "3-no-device-plugin-pool": {
+        "nodePools": [H100_DRA, T4_DRA],
+        "deviceClasses": CLASSES,
+        "namespaces": [
+            {
+                "name": "ml-research",
+                "migration": "dra-only",
+                "quota": {"devices": {"h100": 8}},
+                "claimTemplates": TEMPLATES,
+            }
+        ],
+    },
 }
 
 
@@ -132,12 +219,18 @@ def phase(name: str, **changes) -> dict:
     return config
 
 
-@pytest.mark.parametrize("name, device_plugin, dra_driver", [
-    ("0-legacy", True, False), ("0b-own-device-plugin", False, False), ("1-dual-stack", False, True),
-    ("2-dra-only", False, True), ("3-no-device-plugin-pool", False, True),
-])
+@pytest.mark.parametrize(
+    "name, device_plugin, dra_driver",
+    [
+        ("0-legacy", True, False),
+        ("0b-own-device-plugin", False, False),
+        ("1-dual-stack", False, True),
+        ("2-dra-only", False, True),
+        ("3-no-device-plugin-pool", False, True),
+    ],
+)
 def test_runbook_phases_are_valid_and_switch_the_plugins(name, device_plugin, dra_driver):
-    from components.plans import gpu_software as gsv
+    from dra_gpu_platform.plans import gpu_software as gsv
 
     config = parse_config_map(qualify(phase(name)), stack="test", source="Pulumi.test.yaml")
     assert gsv.gpu_operator_values(config)["devicePlugin"]["enabled"] is device_plugin

@@ -17,7 +17,9 @@ GOLDEN = ROOT / "tests" / "golden" / "helm"
 @pytest.mark.parametrize("stack", COMMITTED_STACKS)
 def test_helm_values_match_the_golden_files(stack, tmp_path):
     write_outputs(run_file(STACKS_DIR / f"Pulumi.{stack}.yaml"), tmp_path)
-    written = {p.name: p.read_text(encoding="utf-8") for p in sorted((tmp_path / "manifests" / "helm").glob("*.values.yaml"))}
+    written = {
+        p.name: p.read_text(encoding="utf-8") for p in sorted((tmp_path / "manifests" / "helm").glob("*.values.yaml"))
+    }
     assert written, f"{stack} installs no Helm release"
     golden = GOLDEN / stack
     if os.environ.get("UPDATE_GOLDEN"):
@@ -28,5 +30,5 @@ def test_helm_values_match_the_golden_files(stack, tmp_path):
     assert golden.is_dir(), f"no golden Helm values for {stack}: run with UPDATE_GOLDEN=1 and review them"
     expected = {p.name: p.read_text(encoding="utf-8") for p in sorted(golden.glob("*.values.yaml"))}
     assert sorted(written) == sorted(expected), "the set of Helm releases changed"
-    for name in written:
-        assert written[name] == expected[name], f"{stack}/{name} changed: review, then UPDATE_GOLDEN=1"
+    for name, text in written.items():
+        assert text == expected[name], f"{stack}/{name} changed: review, then UPDATE_GOLDEN=1"

@@ -9,23 +9,27 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts import driver_charts
+from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL
+from dra_gpu_platform.plans import gpu_software as gsv
 
-from components.config.loading import load_stack_file
-from components.config.models import StackConfig
-from components.facts import driver_charts
-from components.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL
-from components.plans import gpu_software as gsv
 from gpuplan.render import placement
 from gpuplan.render.placement import DRA_PLUGIN, NFD_WORKER, DaemonSetFacts
 from gpuplan.render.stack import pool_facts
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR
 from tests.plans.test_gpu_software import TABLE, stack
 
-CHART_DEFAULT_TERMS = tuple(({"key": k, "operator": "In", "values": [v]},) for k, v in driver_charts.KUBELET_PLUGIN_DEFAULT_AFFINITY)
+CHART_DEFAULT_TERMS = tuple(
+    ({"key": k, "operator": "In", "values": [v]},) for k, v in driver_charts.KUBELET_PLUGIN_DEFAULT_AFFINITY
+)
 
 
 def _terms(affinity: dict | None):
-    terms = (((affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms")
+    terms = (
+        ((affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+    ).get("nodeSelectorTerms")
     return None if terms is None else tuple(tuple(t["matchExpressions"]) for t in terms)
 
 
@@ -35,20 +39,47 @@ def modelled_daemonsets(config: StackConfig) -> tuple[list[DaemonSetFacts], tupl
     operator = None
     if (plan := gsv.gpu_operator_plan(config)) is not None:
         worker = plan.values["node-feature-discovery"]["worker"]
-        found.append(DaemonSetFacts(plan.release, "nfd-worker", NFD_WORKER, worker.get("nodeSelector", {}),
-                                    _terms(worker.get("affinity")), tuple(worker["tolerations"]), "chart"))
+        found.append(
+            DaemonSetFacts(
+                plan.release,
+                "nfd-worker",
+                NFD_WORKER,
+                worker.get("nodeSelector", {}),
+                _terms(worker.get("affinity")),
+                tuple(worker["tolerations"]),
+                "chart",
+            )
+        )
         # the ClusterPolicy copies these switches (templates/clusterpolicy.yaml); migManager.config.default is the chart's
         spec = {**plan.values, "migManager": {**plan.values["migManager"], "config": {"default": "all-disabled"}}}
         operator = (plan.release, spec)
     if (plan := gsv.dra_driver_plan(config)) is not None:
         kubelet = plan.values["kubeletPlugin"]
         terms = _terms(kubelet.get("affinity")) or CHART_DEFAULT_TERMS
-        found.append(DaemonSetFacts(plan.release, "kubelet-plugin", DRA_PLUGIN, kubelet.get("nodeSelector", {}), terms,
-                                    tuple(kubelet["tolerations"]), "chart"))
+        found.append(
+            DaemonSetFacts(
+                plan.release,
+                "kubelet-plugin",
+                DRA_PLUGIN,
+                kubelet.get("nodeSelector", {}),
+                terms,
+                tuple(kubelet["tolerations"]),
+                "chart",
+            )
+        )
     if (plan := gsv.example_driver_plan(config)) is not None:
         kubelet = plan.values["kubeletPlugin"]
-        found.append(DaemonSetFacts(plan.release, "kubeletplugin", DRA_PLUGIN, kubelet["nodeSelector"], None,
-                                    tuple(kubelet["tolerations"]), "chart"))
+        found.append(
+            DaemonSetFacts(
+                plan.release,
+                "kubeletplugin",
+                DRA_PLUGIN,
+                kubelet["nodeSelector"],
+                None,
+                tuple(kubelet["tolerations"]),
+                "chart",
+            )
+        )
     return found, operator
 
 
@@ -57,7 +88,9 @@ def placements(config: StackConfig, daemonsets=None, operator=None, pools=None):
     daemonsets = modelled if daemonsets is None else daemonsets
     operator = modelled_operator if operator is None else operator
     # an existing cluster's pools as if their nodes were named (and so labelled): the table rows name none
-    pools = pools or [pool_facts(config, p.model_copy(update={"nodes": p.nodes or ["node-1"]})) for p in config.node_pools]
+    pools = pools or [
+        pool_facts(config, p.model_copy(update={"nodes": p.nodes or ["node-1"]})) for p in config.node_pools
+    ]
     return {p.name: placement.place_pool(p, daemonsets, operator) for p in pools}
 
 
@@ -114,8 +147,10 @@ def test_the_validator_crash_loops_on_dra_pools_when_the_operator_runs_its_devic
 def test_a_kubelet_plugin_without_its_node_selector_lands_beside_the_bottlerocket_device_plugin():
     config = _row("eks-bottlerocket-plugin-pool-only")
     daemonsets, operator = modelled_daemonsets(config)
-    loose = [DaemonSetFacts(d.release, d.name, d.role, {}, d.terms, d.tolerations, d.source) if d.role == DRA_PLUGIN else d
-             for d in daemonsets]
+    loose = [
+        DaemonSetFacts(d.release, d.name, d.role, {}, d.terms, d.tolerations, d.source) if d.role == DRA_PLUGIN else d
+        for d in daemonsets
+    ]
     placed = placements(config, loose, operator)["t4-br"]
     assert placed.findings[0].startswith("two NVIDIA GPU stacks on one node")
 
@@ -124,7 +159,10 @@ def test_untolerated_spot_taints_keep_the_kubelet_plugin_off():
     config = _row("aks-spot-pool")
     daemonsets, operator = modelled_daemonsets(config)
     assert DRA_PLUGIN in placements(config, daemonsets, operator)["a100"].roles()
-    short = [DaemonSetFacts(d.release, d.name, d.role, d.node_selector, d.terms, d.tolerations[:1], d.source) for d in daemonsets]
+    short = [
+        DaemonSetFacts(d.release, d.name, d.role, d.node_selector, d.terms, d.tolerations[:1], d.source)
+        for d in daemonsets
+    ]
     assert "no GPU software reaches this pool" in placements(config, short, operator)["a100"].findings[0]
 
 
@@ -132,8 +170,13 @@ def test_dra_nodes_without_the_device_plugin_opt_out_get_the_operators_plugin():
     config = _row("eks-bottlerocket-plugin-pool-only")
     daemonsets, (release, spec) = modelled_daemonsets(config)
     pool = pool_facts(config, config.pool("h100"))
-    bare = placement.PoolFacts(pool.name, pool.gpu_stack, {k: v for k, v in pool.labels.items() if k != DEVICE_PLUGIN_DEPLOY_LABEL},
-                               pool.taints, pool.mig_capable)
+    bare = placement.PoolFacts(
+        pool.name,
+        pool.gpu_stack,
+        {k: v for k, v in pool.labels.items() if k != DEVICE_PLUGIN_DEPLOY_LABEL},
+        pool.taints,
+        pool.mig_capable,
+    )
     placed = placement.place_pool(bare, daemonsets, (release, {**spec, "devicePlugin": {"enabled": True}}))
     assert placed.findings[0].startswith("two NVIDIA GPU stacks on one node")
 
@@ -142,10 +185,16 @@ def test_a_static_gpu_present_label_and_nfd_pinned_to_it_deadlock_a_new_node():
     """The configuration issue 14 found: the operator resets gpu.present before NFD has run, NFD never comes."""
     config = _row("eks-al2023-dra-only")
     daemonsets, operator = modelled_daemonsets(config)
-    pinned = [DaemonSetFacts(d.release, d.name, d.role, {GPU_PRESENT_LABEL: "true"}, None, d.tolerations, d.source)
-              if d.role == NFD_WORKER else d for d in daemonsets]
+    pinned = [
+        DaemonSetFacts(d.release, d.name, d.role, {GPU_PRESENT_LABEL: "true"}, None, d.tolerations, d.source)
+        if d.role == NFD_WORKER
+        else d
+        for d in daemonsets
+    ]
     pool = pool_facts(config, config.pool("h100"))
-    static = placement.PoolFacts(pool.name, pool.gpu_stack, {**pool.labels, GPU_PRESENT_LABEL: "true"}, pool.taints, pool.mig_capable)
+    static = placement.PoolFacts(
+        pool.name, pool.gpu_stack, {**pool.labels, GPU_PRESENT_LABEL: "true"}, pool.taints, pool.mig_capable
+    )
     placed = placement.place_pool(static, pinned, operator)
     assert placed.labels[GPU_PRESENT_LABEL] == "false"
     assert DEVICE_PLUGIN_DEPLOY_LABEL not in placed.labels  # the guard went with the reset

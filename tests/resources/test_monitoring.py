@@ -9,12 +9,13 @@ import json
 
 import pytest
 import yaml
+from dra_gpu_platform.plans.monitoring import dashboard
+from dra_gpu_platform.plans.monitoring import values as monitoring_values
+from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
 
-from components.plans.monitoring import dashboard, values as monitoring_values
-from components.plans.monitoring.plan import monitoring_plan
-from gpuplan.engine.preview import preview_stack
 from gpuplan.engine.outputs import clean
-from tests.conftest import KIND_BASE, run_config, write_stack, with_gpu_operator_on_dra
+from gpuplan.engine.preview import preview_stack
+from tests.conftest import KIND_BASE, run_config, with_gpu_operator_on_dra, write_stack
 from tests.monitoring_support import promtool, write_rules
 
 MONITORING = "dra-gpu-platform:monitoring:Monitoring"
@@ -101,7 +102,12 @@ def test_without_install_the_namespace_must_exist_and_is_read_not_created(byo):
     assert not [r for r in run.of_type(RELEASE) if clean(r.inputs).get("chart") == "kube-prometheus-stack"]
     # the example-driver kind stack has no GPU Operator: only the alerts of the declared exporters
     alerts = [r["alert"] for g in clean(run.of_type(RULE)[0].inputs)["spec"]["groups"] for r in g["rules"]]
-    assert alerts == ["DraPodUnschedulable", "DraClaimPrepareFailing", "DraKubeletPluginCallsFailing", "DraKubeletPluginNotRunning"]
+    assert alerts == [
+        "DraPodUnschedulable",
+        "DraClaimPrepareFailing",
+        "DraKubeletPluginCallsFailing",
+        "DraKubeletPluginNotRunning",
+    ]
 
 
 def test_a_namespace_the_stack_is_told_to_create_is_created_in_the_configured_name(tmp_path):
@@ -121,11 +127,15 @@ def test_dcgm_dra_mapping_gets_resourceslice_rbac_for_the_operators_exporter(tmp
     _, children = _in_monitoring(run)
     (role,) = [r for r in children if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"]
     (binding,) = [r for r in children if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"]
-    assert clean(role.inputs)["rules"] == [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}]
+    assert clean(role.inputs)["rules"] == [
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}
+    ]
     subjects = clean(binding.inputs)["subjects"]
     assert subjects == [{"kind": "ServiceAccount", "name": "nvidia-dcgm-exporter", "namespace": "gpu-operator"}]
     operator = next(r for r in run.of_type(RELEASE) if clean(r.inputs)["chart"] == "gpu-operator")
-    assert clean(operator.inputs)["values"]["dcgmExporter"]["env"] == [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
+    assert clean(operator.inputs)["values"]["dcgmExporter"]["env"] == [
+        {"name": "KUBERNETES_ENABLE_DRA", "value": "true"}
+    ]
     assert clean(operator.inputs)["namespace"] == subjects[0]["namespace"]
 
 
@@ -137,7 +147,7 @@ def test_preview_validates_the_monitoring_manifests(byo):
 
 
 def test_install_adds_a_pinned_kube_prometheus_stack(installed):
-    component, children = _in_monitoring(installed)
+    _component, children = _in_monitoring(installed)
     (release,) = [r for r in children if r.type == RELEASE]
     inputs = clean(release.inputs)
     assert (inputs["chart"], inputs["version"]) == ("kube-prometheus-stack", monitoring_values.VERSION)

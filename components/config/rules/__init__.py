@@ -8,17 +8,36 @@ Who may import: components.config.models' loader (which runs them) and tests.
 
 from __future__ import annotations
 
-from components.config.models import StackConfig
-from components.config.problems import Problem
-from components.config.rules import autoscaler, cluster, device_classes, maintenance, monitoring, namespaces, node_pools, software
-from components.config.rules._context import RuleContext
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.problems import Problem
+from dra_gpu_platform.config.rules import (
+    autoscaler,
+    cluster,
+    device_classes,
+    maintenance,
+    monitoring,
+    namespaces,
+    node_pools,
+    software,
+)
+from dra_gpu_platform.config.rules._context import RuleContext
 
 __all__ = ["consistency_problems"]
 
 
 def consistency_problems(config: StackConfig, declared: dict[str, set[str]] | None = None) -> list[Problem]:
     context = RuleContext(config, declared or {})
-    for check in (cluster.check, node_pools.check, node_pools.check_cloud, software.check, software.check_placement,
-                  device_classes.check, namespaces.check, maintenance.check, monitoring.check, autoscaler.check):
+    for check in (
+        cluster.check,
+        node_pools.check,
+        node_pools.check_cloud,
+        software.check,
+        software.check_placement,
+        device_classes.check,
+        namespaces.check,
+        maintenance.check,
+        monitoring.check,
+        autoscaler.check,
+    ):
         check(context)
     return context.problems

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from components.config.models import StackConfig
-from components.config.problems import Problem
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.problems import Problem
+
 
 class RuleContext:
     def __init__(self, config: StackConfig, declared: dict[str, set[str]]):
@@ -22,5 +24,9 @@ class RuleContext:
         for index, name in enumerate(names):
             seen[name] += 1
             if seen[name] == 2:
-                self.add(f"{section}[{index}].name", name, "names must be unique in the list",
-                         "rename one of them; names are the identity of the resources they create")
+                self.add(
+                    f"{section}[{index}].name",
+                    name,
+                    "names must be unique in the list",
+                    "rename one of them; names are the identity of the resources they create",
+                )

@@ -4,40 +4,58 @@ from __future__ import annotations
 
 import ipaddress
 
-from components.config.problems import MISSING
-from components.config.rules._context import RuleContext
-from components.facts import chart_releases, driver_charts
+from dra_gpu_platform.config.problems import MISSING
+from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.facts import chart_releases, driver_charts
 
 
 def check(r: RuleContext) -> None:
     cluster = r.c.cluster
     for other in ("eks", "aks", "kind", "existing"):
         if other != cluster.platform and getattr(cluster, other) is not None:
-            r.add(f"cluster.{other}", "{...}", f"only the block matching platform ({cluster.platform}) is allowed",
-                  f"remove cluster.{other} or set platform: {other}")
+            r.add(
+                f"cluster.{other}",
+                "{...}",
+                f"only the block matching platform ({cluster.platform}) is allowed",
+                f"remove cluster.{other} or set platform: {other}",
+            )
     settings = cluster.settings()
     if cluster.platform == "eks":
         if settings.endpoint_public_access and not settings.public_access_cidrs:
-            r.add("cluster.eks.publicAccessCidrs", [], "a public endpoint needs explicit CIDRs",
-                  "list the office/VPN CIDRs, or set endpointPublicAccess: false")
+            r.add(
+                "cluster.eks.publicAccessCidrs",
+                [],
+                "a public endpoint needs explicit CIDRs",
+                "list the office/VPN CIDRs, or set endpointPublicAccess: false",
+            )
         for i, cidr in enumerate(settings.public_access_cidrs):
             if cidr in ("0.0.0.0/0", "::/0"):
-                r.add(f"cluster.eks.publicAccessCidrs[{i}]", cidr, "the API endpoint must not be open to the whole internet",
-                      "list specific CIDRs, or keep the endpoint private")
+                r.add(
+                    f"cluster.eks.publicAccessCidrs[{i}]",
+                    cidr,
+                    "the API endpoint must not be open to the whole internet",
+                    "list specific CIDRs, or keep the endpoint private",
+                )
             elif not is_cidr(cidr):
                 r.add(f"cluster.eks.publicAccessCidrs[{i}]", cidr, "not an IPv4 CIDR", "write it like 203.0.113.0/24")
         if not settings.endpoint_public_access and not settings.subnet_ids:
-            r.add("cluster.eks.endpointPublicAccess", False,
-                  "a private-only API endpoint in a VPC this stack creates cannot be reached by whoever runs "
-                  "`pulumi up` (that VPC does not exist before the deploy), so every Kubernetes object would time out",
-                  "deploy with endpointPublicAccess: true and publicAccessCidrs: [<the CIDR you deploy from>] (turn it "
-                  "off afterwards once you reach the VPC), or set subnetIds to private subnets of a VPC you deploy "
-                  "from and list that network in privateAccessCidrs")
+            r.add(
+                "cluster.eks.endpointPublicAccess",
+                False,
+                "a private-only API endpoint in a VPC this stack creates cannot be reached by whoever runs "
+                "`pulumi up` (that VPC does not exist before the deploy), so every Kubernetes object would time out",
+                "deploy with endpointPublicAccess: true and publicAccessCidrs: [<the CIDR you deploy from>] (turn it "
+                "off afterwards once you reach the VPC), or set subnetIds to private subnets of a VPC you deploy "
+                "from and list that network in privateAccessCidrs",
+            )
         for i, cidr in enumerate(settings.private_access_cidrs):
             if cidr in ("0.0.0.0/0", "::/0"):
-                r.add(f"cluster.eks.privateAccessCidrs[{i}]", cidr,
-                      "the private endpoint must not admit every address that can route to the VPC",
-                      "list the VPN, bastion or CI networks you deploy from, e.g. 10.40.0.0/16")
+                r.add(
+                    f"cluster.eks.privateAccessCidrs[{i}]",
+                    cidr,
+                    "the private endpoint must not admit every address that can route to the VPC",
+                    "list the VPN, bastion or CI networks you deploy from, e.g. 10.40.0.0/16",
+                )
             elif not is_cidr(cidr):
                 r.add(f"cluster.eks.privateAccessCidrs[{i}]", cidr, "not an IPv4 CIDR", "write it like 10.40.0.0/16")
         if not is_cidr(settings.vpc_cidr):
@@ -45,35 +63,57 @@ def check(r: RuleContext) -> None:
         if not r.c.region:
             r.add("aws:region", MISSING, "EKS stacks need the AWS region", "add `aws:region: us-east-1` under config")
     if cluster.platform == "aks" and not r.c.region:
-        r.add("azure-native:location", MISSING, "AKS stacks need the Azure location", "add `azure-native:location: eastus` under config")
+        r.add(
+            "azure-native:location",
+            MISSING,
+            "AKS stacks need the Azure location",
+            "add `azure-native:location: eastus` under config",
+        )
     if cluster.platform == "aks":
         for i, cidr in enumerate(settings.authorized_ip_ranges):
             if not is_cidr(cidr):
                 r.add(f"cluster.aks.authorizedIpRanges[{i}]", cidr, "not an IPv4 CIDR", "write it like 203.0.113.0/24")
         if settings.private_cluster and settings.authorized_ip_ranges:
-            r.add("cluster.aks.authorizedIpRanges", list(settings.authorized_ip_ranges),
-                  "API server authorized IP ranges apply to a public API server; a private cluster has none",
-                  "remove authorizedIpRanges, or set privateCluster: false")
+            r.add(
+                "cluster.aks.authorizedIpRanges",
+                list(settings.authorized_ip_ranges),
+                "API server authorized IP ranges apply to a public API server; a private cluster has none",
+                "remove authorizedIpRanges, or set privateCluster: false",
+            )
     if cluster.platform == "kind" and settings.node_image:
         tag = settings.node_image.split("@", 1)[0].rsplit(":", 1)[-1]  # name:tag@sha256:digest
         if not tag.startswith(f"v{cluster.kubernetes_version}."):
-            r.add("cluster.kind.nodeImage", settings.node_image,
-                  f"the node image must run Kubernetes {cluster.kubernetes_version} (kubernetesVersion)",
-                  f"use kindest/node:v{cluster.kubernetes_version}.x or change kubernetesVersion")
+            r.add(
+                "cluster.kind.nodeImage",
+                settings.node_image,
+                f"the node image must run Kubernetes {cluster.kubernetes_version} (kubernetesVersion)",
+                f"use kindest/node:v{cluster.kubernetes_version}.x or change kubernetesVersion",
+            )
     if cluster.platform == "kind" and settings.example_driver_version not in driver_charts.EXAMPLE_DRIVER_RELEASES:
         version = settings.example_driver_version
         if driver_charts.parse_version(version) is None:
-            r.add("cluster.kind.exampleDriverVersion", version, "not a chart version",
-                  f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}")
+            r.add(
+                "cluster.kind.exampleDriverVersion",
+                version,
+                "not a chart version",
+                f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}",
+            )
         elif not settings.allow_unlisted:
-            r.add("cluster.kind.exampleDriverVersion", version,
-                  "not a dra-example-driver chart release this package lists (components/facts/driver_charts.py)",
-                  chart_releases.unlisted_fix("cluster.kind", list(driver_charts.EXAMPLE_DRIVER_RELEASES)))
+            r.add(
+                "cluster.kind.exampleDriverVersion",
+                version,
+                "not a dra-example-driver chart release this package lists (components/facts/driver_charts.py)",
+                chart_releases.unlisted_fix("cluster.kind", list(driver_charts.EXAMPLE_DRIVER_RELEASES)),
+            )
     if cluster.platform == "existing" and not r.c.has_kubeconfig:
-        r.add("kubeconfig", MISSING, "platform existing needs the cluster's kubeconfig as a secret config value",
-              f"run `pulumi config set --secret kubeconfig \"$(cat ~/.kube/config)\" --stack {r.c.stack}`; offline, without "
-              "the Pulumi CLI, a placeholder is enough for gpuplan: `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` "
-              "(docs/configuration.md)")
+        r.add(
+            "kubeconfig",
+            MISSING,
+            "platform existing needs the cluster's kubeconfig as a secret config value",
+            f'run `pulumi config set --secret kubeconfig "$(cat ~/.kube/config)" --stack {r.c.stack}`; offline, without '
+            "the Pulumi CLI, a placeholder is enough for gpuplan: `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` "
+            "(docs/configuration.md)",
+        )
 
 
 def is_cidr(text: str) -> bool:

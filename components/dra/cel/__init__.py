@@ -31,20 +31,20 @@ directly (e.g. `cel.bind(m, device.attributes, m['other'])` is an error here).
 
 from __future__ import annotations
 
-from components.dra.cel.base import CelCompileError, CelEvaluationError, KNOWN_CAPACITY_NAMES, MAX_SELECTOR_BYTES
-from components.dra.cel.values import Version
-from components.dra.cel.devices import Device
-from components.dra.cel.selectors import DeviceSelector, check_selector, compile_selector, evaluate
+from dra_gpu_platform.dra.cel.base import KNOWN_CAPACITY_NAMES, MAX_SELECTOR_BYTES, CelCompileError, CelEvaluationError
+from dra_gpu_platform.dra.cel.devices import Device
+from dra_gpu_platform.dra.cel.selectors import DeviceSelector, check_selector, compile_selector, evaluate
+from dra_gpu_platform.dra.cel.values import Version
 
 __all__ = [
-    "MAX_SELECTOR_BYTES",
     "KNOWN_CAPACITY_NAMES",
+    "MAX_SELECTOR_BYTES",
     "CelCompileError",
     "CelEvaluationError",
-    "Version",
     "Device",
     "DeviceSelector",
-    "compile_selector",
+    "Version",
     "check_selector",
+    "compile_selector",
     "evaluate",
 ]

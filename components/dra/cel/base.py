@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import re
 
-
-
-
-
 # resourceapi.CELSelectorExpressionMaxLength; Go's len() counts bytes.
 MAX_SELECTOR_BYTES = 10 * 1024
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-
-from components.dra.cel.base import _MEMORY_SLICE_RE
-from components.dra.cel.syntax import _children, _ident_name, _string_constant
-
+from dra_gpu_platform.dra.cel.base import _MEMORY_SLICE_RE
+from dra_gpu_platform.dra.cel.syntax import _children, _ident_name, _string_constant
 
 # ---------------------------------------------------------------------------------------------------------
 # Policy check: capacities read through device.attributes

@@ -6,10 +6,9 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from components.facts.quantity import Quantity, QuantityError, parse_quantity
-from components.dra.cel.rewrite import _Projection
-from components.dra.cel.values import Version, _encode_quantity, _encode_version
-
+from dra_gpu_platform.dra.cel.rewrite import _Projection
+from dra_gpu_platform.dra.cel.values import Version, _encode_quantity, _encode_version
+from dra_gpu_platform.facts.quantity import Quantity, QuantityError, parse_quantity
 
 # ---------------------------------------------------------------------------------------------------------
 # Devices
@@ -113,7 +112,7 @@ class Device:
         object.__setattr__(self, "_projected_keys", {})
 
     @classmethod
-    def from_slice_device(cls, driver: str, device: Mapping[str, Any]) -> "Device":
+    def from_slice_device(cls, driver: str, device: Mapping[str, Any]) -> Device:
         """From a ResourceSlice `spec.devices[]` entry; bare names belong to the driver's domain."""
         attributes: dict[str, dict[str, bool | int | str | Version]] = {}
         for qualified, value in (device.get("attributes") or {}).items():
@@ -163,10 +162,16 @@ class Device:
                     maps = self.attributes if map_name == "device.attributes" else self.capacity
                     for domain, names in domains:
                         values = maps.get(domain, {})
-                        parts.append((map_name, domain, tuple(
-                            (name, type(values[name]).__name__, values[name]) if name in values else (name,)
-                            for name in names
-                        )))
+                        parts.append(
+                            (
+                                map_name,
+                                domain,
+                                tuple(
+                                    (name, type(values[name]).__name__, values[name]) if name in values else (name,)
+                                    for name in names
+                                ),
+                            )
+                        )
                 key = ("projected", tuple(parts))
             # A small int: cache lookups would otherwise re-hash the nested tuple every time.
             key = _PROJECTED_KEY_IDS.setdefault(key, len(_PROJECTED_KEY_IDS))

@@ -9,9 +9,19 @@ from typing import Any, NamedTuple
 
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
-
-from components.dra.cel.values import _NO_SUCH_OVERLOAD, _cel_add, _cel_as_approximate_float, _cel_as_integer, _cel_is_integer, _cel_is_quantity, _cel_is_semver, _cel_no_such_overload, _cel_quantity, _cel_semver, _cel_sub
-
+from dra_gpu_platform.dra.cel.values import (
+    _NO_SUCH_OVERLOAD,
+    _cel_add,
+    _cel_as_approximate_float,
+    _cel_as_integer,
+    _cel_is_integer,
+    _cel_is_quantity,
+    _cel_is_semver,
+    _cel_no_such_overload,
+    _cel_quantity,
+    _cel_semver,
+    _cel_sub,
+)
 
 # ---------------------------------------------------------------------------------------------------------
 # Environments

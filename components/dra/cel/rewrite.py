@@ -7,13 +7,29 @@ from collections.abc import Callable
 from typing import Any
 
 from cel_expr_python import cel
-
-from components.facts.quantity import QuantityError, parse_quantity
-from components.dra.cel.base import CelCompileError
-from components.dra.cel.environment import _engine_message, _runtime_env, _shorten
-from components.dra.cel.syntax import _AST, _Expr, _bool_constant, _children, _ident_name, _string_constant, _typecheck, _walk
-from components.dra.cel.values import Version, _NO_SUCH_OVERLOAD, _QUANTITY_TAG, _SEMVER_TAG, _cel_is_quantity, _cel_is_semver, _encode_quantity_value, _encode_version_value
-
+from dra_gpu_platform.dra.cel.base import CelCompileError
+from dra_gpu_platform.dra.cel.environment import _engine_message, _runtime_env, _shorten
+from dra_gpu_platform.dra.cel.syntax import (
+    _AST,
+    _bool_constant,
+    _children,
+    _Expr,
+    _ident_name,
+    _string_constant,
+    _typecheck,
+    _walk,
+)
+from dra_gpu_platform.dra.cel.values import (
+    _NO_SUCH_OVERLOAD,
+    _QUANTITY_TAG,
+    _SEMVER_TAG,
+    Version,
+    _cel_is_quantity,
+    _cel_is_semver,
+    _encode_quantity_value,
+    _encode_version_value,
+)
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 # ---------------------------------------------------------------------------------------------------------
 # Rewriting the checked tree into what the runtime environment runs (see the module docstring)
@@ -223,7 +239,9 @@ class _Rewriter:
                 self._call("_==_", self._index(other, 0), self._index(value, 0)),
             )
             failure = self._call(
-                _NO_SUCH_OVERLOAD, self._const(function), self._node(list_expr=_AST["CreateList"](elements=[value(), other()]))
+                _NO_SUCH_OVERLOAD,
+                self._const(function),
+                self._node(list_expr=_AST["CreateList"](elements=[value(), other()])),
             )
             tagged = self._call("_==_", self._call("type", value()), self._ident("list"))
             return self._conditional(tagged, self._conditional(same_kind, result, failure), result)
@@ -281,7 +299,9 @@ def _attribute_value_read(node: Any) -> bool:
     call = domain.call_expr
     if call.function == "orValue" and call.HasField("target"):  # the empty-domain default of the rewrite
         call = call.target.call_expr
-    return call.function in ("_[_]", "_[?_]") and len(call.args) == 2 and _ident_name(call.args[0]) == "device.attributes"
+    return (
+        call.function in ("_[_]", "_[?_]") and len(call.args) == 2 and _ident_name(call.args[0]) == "device.attributes"
+    )
 
 
 @functools.lru_cache(maxsize=4096)

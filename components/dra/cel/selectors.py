@@ -7,15 +7,13 @@ from collections.abc import Collection, Hashable, Mapping
 from typing import Any
 
 from cel_expr_python import cel
-
-from components.dra.cel.base import CelCompileError, CelEvaluationError, KNOWN_CAPACITY_NAMES, MAX_SELECTOR_BYTES
-from components.dra.cel.checks import _capacity_reads_through_attributes
-from components.dra.cel.devices import Device, _PROJECTION_IDS, _to_cel
-from components.dra.cel.environment import _T, _engine_message, _shorten, _type_name
-from components.dra.cel.rewrite import _Projection, _runtime_program, _selector_projection
-from components.dra.cel.syntax import _typecheck
-from components.dra.cel.values import Version, _QUANTITY_TAG, _SEMVER_TAG, _fraction, _tag, _to_quantity
-
+from dra_gpu_platform.dra.cel.base import KNOWN_CAPACITY_NAMES, MAX_SELECTOR_BYTES, CelCompileError, CelEvaluationError
+from dra_gpu_platform.dra.cel.checks import _capacity_reads_through_attributes
+from dra_gpu_platform.dra.cel.devices import _PROJECTION_IDS, Device, _to_cel
+from dra_gpu_platform.dra.cel.environment import _T, _engine_message, _shorten, _type_name
+from dra_gpu_platform.dra.cel.rewrite import _Projection, _runtime_program, _selector_projection
+from dra_gpu_platform.dra.cel.syntax import _typecheck
+from dra_gpu_platform.dra.cel.values import _QUANTITY_TAG, _SEMVER_TAG, Version, _fraction, _tag, _to_quantity
 
 # ---------------------------------------------------------------------------------------------------------
 # Selectors
@@ -26,7 +24,7 @@ _BOOL_OR_UNKNOWN = (_T.BOOL, _T.DYN)
 class DeviceSelector:
     """A compiled CEL device selector; `matches(device)` evaluates it as the scheduler would."""
 
-    __slots__ = ("expression", "_program", "_projection", "_projection_id")
+    __slots__ = ("_program", "_projection", "_projection_id", "expression")
 
     def __init__(self, expression: str, program: cel.Expression, projection: _Projection) -> None:
         self.expression = expression

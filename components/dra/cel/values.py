@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from components.facts.quantity import Quantity, QuantityError, parse_quantity
-from components.dra.cel.base import _INT64_MAX, _INT64_MIN
-
+from dra_gpu_platform.dra.cel.base import _INT64_MAX, _INT64_MIN
+from dra_gpu_platform.facts.quantity import Quantity, QuantityError, parse_quantity
 
 # ---------------------------------------------------------------------------------------------------------
 # Semantic versions
@@ -39,7 +38,7 @@ class Version:
     build: str = field(default="", compare=False)
 
     @classmethod
-    def parse(cls, text: str, normalize: bool = False) -> "Version":
+    def parse(cls, text: str, normalize: bool = False) -> Version:
         """Strict like blang/semver Parse. `normalize` is CEL's `semver(text, true)`: drop a leading "v",
         fill a missing minor/patch with 0 and strip leading zeros."""
         if not isinstance(text, str):
@@ -64,12 +63,12 @@ class Version:
         )
         return (self.major, self.minor, self.patch, 0, identifiers)
 
-    def __lt__(self, other: "Version") -> bool:
+    def __lt__(self, other: Version) -> bool:
         if not isinstance(other, Version):
             return NotImplemented
         return self._precedence() < other._precedence()
 
-    def compare_to(self, other: "Version") -> int:
+    def compare_to(self, other: Version) -> int:
         mine, theirs = self._precedence(), other._precedence()
         return (mine > theirs) - (mine < theirs)
 

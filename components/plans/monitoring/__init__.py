@@ -3,4 +3,12 @@
 Who may import: resources, policies, gpuplan.
 """
 
-__all__ = ["alerts", "dashboard", "metrics", "plan", "promql", "sources", "values"]  # the public modules of this package
+__all__ = [
+    "alerts",
+    "dashboard",
+    "metrics",
+    "plan",
+    "promql",
+    "sources",
+    "values",
+]  # the public modules of this package

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from components.config.models import MonitoringConfig
-from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL
-from components.plans.monitoring.metrics import SERIES, unknown
-from components.plans.monitoring.promql import PromQLNameError, metric_names
-from components.plans.monitoring.sources import Source, produced
+from dra_gpu_platform.config.models import MonitoringConfig
+from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL
+from dra_gpu_platform.plans.monitoring.metrics import SERIES, unknown
+from dra_gpu_platform.plans.monitoring.promql import PromQLNameError, metric_names
+from dra_gpu_platform.plans.monitoring.sources import Source, produced
 
 GROUP_DRA = "dra-gpu-platform.dra"
 GROUP_GPU = "dra-gpu-platform.gpu"
@@ -214,25 +214,39 @@ def gpu_alerts(inputs: RuleInputs) -> list[Alert]:
     )
     return [
         Alert(
-            "GpuXidError", GROUP_GPU, "warning", "DCGM_FI_DEV_XID_ERRORS > 0", "0m",
+            "GpuXidError",
+            GROUP_GPU,
+            "warning",
+            "DCGM_FI_DEV_XID_ERRORS > 0",
+            "0m",
             f"{_GPU} reported XID {{{{ $value }}}}",
             "The driver reported an XID error; DCGM keeps the last code. Look the code up in NVIDIA's XID catalog, "
             "read `dmesg | grep -i xid` on the node and the logs of the pod using the GPU (labels pod/namespace).",
         ),
         Alert(
-            "GpuTemperatureHigh", GROUP_GPU, "warning", f"DCGM_FI_DEV_GPU_TEMP > {m.gpu_temperature_celsius}", "5m",
+            "GpuTemperatureHigh",
+            GROUP_GPU,
+            "warning",
+            f"DCGM_FI_DEV_GPU_TEMP > {m.gpu_temperature_celsius}",
+            "5m",
             f"{_GPU} is at {{{{ $value }}}} C (threshold {m.gpu_temperature_celsius} C)",
             "Sustained high temperature throttles the GPU. Check fans/airflow or the cloud instance health, "
             "`nvidia-smi -q -d TEMPERATURE,PERFORMANCE` on the node, and whether the workload is unusually heavy.",
         ),
         Alert(
-            "GpuRowRemapFailure", GROUP_GPU, "critical", "DCGM_FI_DEV_ROW_REMAP_FAILURE > 0", "0m",
+            "GpuRowRemapFailure",
+            GROUP_GPU,
+            "critical",
+            "DCGM_FI_DEV_ROW_REMAP_FAILURE > 0",
+            "0m",
             f"{_GPU} failed to remap a memory row",
             "The GPU could not remap a row with an uncorrectable ECC error; its memory can no longer be trusted. "
             "Cordon and drain the node so no new claim lands on it and have the GPU replaced.",
         ),
         Alert(
-            "GpuUncorrectableMemoryErrors", GROUP_GPU, "warning",
+            "GpuUncorrectableMemoryErrors",
+            GROUP_GPU,
+            "warning",
             "increase(DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS[1h]) > 0\nor\nincrease(DCGM_FI_DEV_RETIRED_DBE[1h]) > 0",
             "0m",
             f"{_GPU} had uncorrectable (double-bit) ECC memory errors in the last hour",
@@ -240,8 +254,10 @@ def gpu_alerts(inputs: RuleInputs) -> list[Alert]:
             "A GPU reset activates remapped rows; drain the node, reset the GPU and watch for repeats.",
         ),
         Alert(
-            "GpuAllocatedButIdle", GROUP_GPU, "info",
-            f"max by (namespace, pod) (max_over_time(DCGM_FI_DEV_GPU_UTIL{{pod!=\"\"}}[{IDLE_SAMPLE_WINDOW}]))"
+            "GpuAllocatedButIdle",
+            GROUP_GPU,
+            "info",
+            f'max by (namespace, pod) (max_over_time(DCGM_FI_DEV_GPU_UTIL{{pod!=""}}[{IDLE_SAMPLE_WINDOW}]))'
             f" < {m.idle_gpu_utilization_percent}",
             f"{m.idle_gpu_minutes}m",
             "Pod {{ $labels.namespace }}/{{ $labels.pod }} holds GPUs below "
@@ -330,11 +346,13 @@ def _rule_errors(where: str, rule: dict[str, Any]) -> list[tuple[str, str]]:
             errors.append((f"{where}/{key}", "must map strings to strings"))
     expr = rule.get("expr")
     if not isinstance(expr, str) or not expr.strip():
-        return errors + [(f"{where}/expr", "required")]
+        return [*errors, (f"{where}/expr", "required")]
     try:
         missing = unknown(metric_names(expr))
     except PromQLNameError as exc:
-        return errors + [(f"{where}/expr", str(exc))]
+        return [*errors, (f"{where}/expr", str(exc))]
     if missing:
-        errors.append((f"{where}/expr", f"series not in the catalog (components/plans/monitoring/metrics.py): {missing}"))
+        errors.append(
+            (f"{where}/expr", f"series not in the catalog (components/plans/monitoring/metrics.py): {missing}")
+        )
     return errors

@@ -14,17 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grafana_foundation_sdk.builders import common as common_builders
-from grafana_foundation_sdk.builders import dashboard as builders
-from grafana_foundation_sdk.builders import prometheus, stat, timeseries
-from grafana_foundation_sdk.cog import plugins
-from grafana_foundation_sdk.cog.encoder import JSONEncoder
-from grafana_foundation_sdk.models import common
-from grafana_foundation_sdk.models import dashboard as model
-
-from components.facts.node_labels import GPU_STACK_LABEL, POOL_LABEL
-from components.plans.monitoring.promql import metric_names
-from components.plans.monitoring.alerts import (
+from dra_gpu_platform.facts.node_labels import GPU_STACK_LABEL, POOL_LABEL
+from dra_gpu_platform.plans.monitoring.alerts import (
     CLAIM_CONTROLLER_QUEUE,
     DRA_SCHEDULER_PLUGIN,
     IDLE_SAMPLE_WINDOW,
@@ -33,7 +24,15 @@ from components.plans.monitoring.alerts import (
     dra_alerts,
     prometheus_label,
 )
-from components.plans.monitoring.sources import produced
+from dra_gpu_platform.plans.monitoring.promql import metric_names
+from dra_gpu_platform.plans.monitoring.sources import produced
+from grafana_foundation_sdk.builders import common as common_builders
+from grafana_foundation_sdk.builders import dashboard as builders
+from grafana_foundation_sdk.builders import prometheus, stat, timeseries
+from grafana_foundation_sdk.cog import plugins
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models import common
+from grafana_foundation_sdk.models import dashboard as model
 
 UID = "dra-gpu-platform"
 TITLE = "DRA GPU platform"
@@ -66,10 +65,12 @@ def all_panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str
     if "DraPodUnschedulable" in alert_exprs:
         unschedulable = alert_exprs["DraPodUnschedulable"].rsplit(" > 0", 1)[0]
         queries["dra_pods_unschedulable"] = (
-            "Unschedulable pods in DRA namespaces", [(f"count({unschedulable}) or vector(0)", "pods")]
+            "Unschedulable pods in DRA namespaces",
+            [(f"count({unschedulable}) or vector(0)", "pods")],
         )
         queries["unschedulable_by_namespace"] = (
-            "Unschedulable pods by DRA namespace", [(f"count by (namespace) ({unschedulable})", "{{namespace}}")]
+            "Unschedulable pods by DRA namespace",
+            [(f"count by (namespace) ({unschedulable})", "{{namespace}}")],
         )
     queries["dra_nodes_without_plugin"] = (
         "DRA nodes without a ready kubelet plugin",
@@ -115,7 +116,8 @@ def all_panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str
         [(f'max by (profile) (scheduler_unschedulable_pods{{plugin="{DRA_SCHEDULER_PLUGIN}"}})', "{{profile}}")],
     )
     queries["scheduler_pending"] = (
-        "Pending pods by scheduler queue", [("max by (queue) (scheduler_pending_pods)", "{{queue}}")]
+        "Pending pods by scheduler queue",
+        [("max by (queue) (scheduler_pending_pods)", "{{queue}}")],
     )
     queries["claim_controller_queue"] = (
         "ResourceClaim controller queue depth",
@@ -157,9 +159,7 @@ def all_panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str
                 "XID errors (last code per GPU)",
                 [("max by (UUID, gpu, modelName) (DCGM_FI_DEV_XID_ERRORS) > 0", "{{UUID}} GPU {{gpu}}")],
             ),
-            "temperature": (
-                "GPU temperature", [("max by (UUID, gpu) (DCGM_FI_DEV_GPU_TEMP)", "{{UUID}} GPU {{gpu}}")]
-            ),
+            "temperature": ("GPU temperature", [("max by (UUID, gpu) (DCGM_FI_DEV_GPU_TEMP)", "{{UUID}} GPU {{gpu}}")]),
             "nodes_by_pool": (
                 "Nodes by pool",
                 [(f'count by ({POOL}, {STACK}) (kube_node_labels{{{POOL}!=""}})', f"{{{{{POOL}}}}} ({{{{{STACK}}}}})")],
@@ -206,7 +206,9 @@ def _timeseries(title: str, entries, unit: str, width: int = 12, description: st
             .placement(common.LegendPlacement.BOTTOM)
             .show_legend(True)
         )
-        .tooltip(common_builders.VizTooltipOptions().mode(common.TooltipDisplayMode.MULTI).sort(common.SortOrder.DESCENDING))
+        .tooltip(
+            common_builders.VizTooltipOptions().mode(common.TooltipDisplayMode.MULTI).sort(common.SortOrder.DESCENDING)
+        )
         .height(8)
         .span(width)
     )
@@ -242,7 +244,12 @@ def _layout(inputs: RuleInputs) -> tuple[tuple[str, tuple[tuple[str, str, int, s
         (
             "DRA allocation",
             (
-                ("dra_pods_unschedulable", "stat", 6, "The DraPodUnschedulable alert fires for these after claimPendingMinutes."),
+                (
+                    "dra_pods_unschedulable",
+                    "stat",
+                    6,
+                    "The DraPodUnschedulable alert fires for these after claimPendingMinutes.",
+                ),
                 ("dra_nodes_without_plugin", "stat", 6, "The DraKubeletPluginNotRunning alert fires for these."),
                 ("uncorrectable_memory_errors", "stat", 6, "New uncorrectable remapped rows and DBE-retired pages."),
                 ("unschedulable_by_namespace", "short", 12, ""),
@@ -267,7 +274,17 @@ def _layout(inputs: RuleInputs) -> tuple[tuple[str, tuple[tuple[str, str, int, s
             ),
         ),
         ("GPU health", (("xid_errors", "none", 12, ""), ("temperature", "celsius", 12, temperature))),
-        ("Nodes", (("nodes_by_pool", "short", 24, f"kube_node_labels carries {POOL_LABEL} only when kube-state-metrics allow-lists it."),)),
+        (
+            "Nodes",
+            (
+                (
+                    "nodes_by_pool",
+                    "short",
+                    24,
+                    f"kube_node_labels carries {POOL_LABEL} only when kube-state-metrics allow-lists it.",
+                ),
+            ),
+        ),
     )
 
 

@@ -36,12 +36,31 @@ class Series:
 # internal/pkg/transformation/const.go:21-24 (pod, namespace, container, pod_uid; DCGM_EXPORTER_KUBERNETES=true
 # in the operator's DaemonSet :44). The dra_* labels come only with KUBERNETES_ENABLE_DRA (const.go:32-39).
 _DCGM_LABELS = frozenset(
-    {"gpu", "UUID", "pci_bus_id", "device", "modelName", "GPU_I_PROFILE", "GPU_I_ID", "Hostname",
-     "pod", "namespace", "container", "pod_uid"}
+    {
+        "gpu",
+        "UUID",
+        "pci_bus_id",
+        "device",
+        "modelName",
+        "GPU_I_PROFILE",
+        "GPU_I_ID",
+        "Hostname",
+        "pod",
+        "namespace",
+        "container",
+        "pod_uid",
+    }
 )
 DCGM_DRA_LABELS = frozenset(
-    {"dra_claim_name", "dra_claim_namespace", "dra_driver_name", "dra_pool_name", "dra_device_name",
-     "dra_mig_profile", "dra_mig_device_uuid"}
+    {
+        "dra_claim_name",
+        "dra_claim_namespace",
+        "dra_driver_name",
+        "dra_pool_name",
+        "dra_device_name",
+        "dra_mig_profile",
+        "dra_mig_device_uuid",
+    }
 )
 _DCGM_REF = "NVIDIA/dcgm-exporter@4.4.2-4.7.0 etc/dcp-metrics-included.csv"
 
@@ -71,36 +90,55 @@ SERIES: dict[str, Series] = {
     "DCGM_FI_DEV_RETIRED_DBE": _dcgm("counter, pages retired after double-bit ECC errors (Volta/Turing)"),
     "kube_pod_info": Series(
         KSM,
-        frozenset({"pod", "namespace", "uid", "host_ip", "pod_ip", "node", "created_by_kind", "created_by_name",
-                   "priority_class", "host_network"}),
+        frozenset(
+            {
+                "pod",
+                "namespace",
+                "uid",
+                "host_ip",
+                "pod_ip",
+                "node",
+                "created_by_kind",
+                "created_by_name",
+                "priority_class",
+                "host_network",
+            }
+        ),
         f"{_KSM_POD}:6",
     ),
     "kube_pod_status_ready": Series(KSM, frozenset({"pod", "namespace", "uid", "condition"}), f"{_KSM_POD}:15"),
     "kube_pod_status_unschedulable": Series(
-        KSM, frozenset({"pod", "namespace", "uid"}), f"{_KSM_POD}:55",
+        KSM,
+        frozenset({"pod", "namespace", "uid"}),
+        f"{_KSM_POD}:55",
         "1 while the pod's PodScheduled condition is False (internal/store/pod.go:1633-1657)",
     ),
     "kube_node_labels": Series(
-        KSM, frozenset({"node"}), f"{_KSM_NODE}:7", "node labels only when allow-listed (--metric-labels-allowlist)",
+        KSM,
+        frozenset({"node"}),
+        f"{_KSM_NODE}:7",
+        "node labels only when allow-listed (--metric-labels-allowlist)",
         label_prefix="label_",
     ),
     "kube_node_status_condition": Series(KSM, frozenset({"node", "condition", "status"}), f"{_KSM_NODE}:14"),
     "dra_operations_duration_seconds_count": Series(
-        KUBELET, _DRA_OPS, _K8S,
+        KUBELET,
+        _DRA_OPS,
+        _K8S,
         "histogram count; operation_name PrepareResources|UnprepareResources, is_error true|false",
     ),
     "dra_grpc_operations_duration_seconds_count": Series(
         KUBELET, _DRA_GRPC, _K8S, "histogram count of the kubelet's gRPC calls to each DRA kubelet plugin"
     ),
     "dra_resource_claims_in_use": Series(
-        KUBELET, frozenset({"driver_name"}), _K8S, "claims in use on the node; driver_name=\"<any>\" counts each once"
+        KUBELET, frozenset({"driver_name"}), _K8S, 'claims in use on the node; driver_name="<any>" counts each once'
     ),
     "scheduler_unschedulable_pods": Series(
         SCHEDULER, frozenset({"plugin", "profile"}), _K8S, "ALPHA gauge; the DRA plugin is DynamicResources"
     ),
     "scheduler_pending_pods": Series(SCHEDULER, frozenset({"queue"}), _K8S, "STABLE gauge by queue"),
     "workqueue_depth": Series(
-        CONTROLLER_MANAGER, frozenset({"name"}), _K8S, "the resourceclaim controller's queue is name=\"resource_claim\""
+        CONTROLLER_MANAGER, frozenset({"name"}), _K8S, 'the resourceclaim controller\'s queue is name="resource_claim"'
     ),
 }
 

@@ -6,12 +6,12 @@ Built from the stack once; the resource never sees the StackConfig.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
-from components.config.models import StackConfig
-from components.plans.gpu_software import GPU_OPERATOR_NAMESPACE
-from components.plans.gpu_software import ReleasePlan
-from components.plans.monitoring import alerts as alert_rules, sources, values
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.plans.gpu_software import GPU_OPERATOR_NAMESPACE, ReleasePlan
+from dra_gpu_platform.plans.monitoring import alerts as alert_rules
+from dra_gpu_platform.plans.monitoring import sources, values
 
 # kube-prometheus-stack's node-exporter uses the host network, PID namespace and host paths.
 POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
@@ -21,7 +21,11 @@ DCGM_SERVICE_ACCOUNT = "nvidia-dcgm-exporter"
 # What dcgm-exporter's DRA mapping lists and watches (NVIDIA/dcgm-exporter@4.4.2-4.7.0
 # internal/pkg/transformation/dra.go:43; its own chart grants the same, deployment/templates/clusterrole.yaml:9-10).
 # The operator's Role for it covers only configmaps and pods (assets/state-dcgm-exporter/0200_role.yaml).
-DCGM_RESOURCESLICE_RULE = {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]}
+DCGM_RESOURCESLICE_RULE = {
+    "apiGroups": ["resource.k8s.io"],
+    "resources": ["resourceslices"],
+    "verbs": ["get", "list", "watch"],
+}
 
 
 @dataclass(frozen=True)
@@ -38,13 +42,13 @@ class MonitoringPlan:
     namespace: str
     create_namespace: bool
     namespace_labels: dict[str, str]
-    chart: Optional[ReleasePlan]  # kube-prometheus-stack, with monitoring.install
+    chart: ReleasePlan | None  # kube-prometheus-stack, with monitoring.install
     rule_groups: list[dict[str, Any]]
     alerts: tuple[str, ...]
     left_out: dict[str, list[str]]  # alert -> series no source of the stack produces
     dashboard: bool
     inputs: alert_rules.RuleInputs
-    dcgm_rbac: Optional[DcgmRbacPlan] = None
+    dcgm_rbac: DcgmRbacPlan | None = None
     sources: tuple[sources.Source, ...] = field(default_factory=tuple)
 
 
@@ -56,14 +60,21 @@ def rule_inputs(config: StackConfig) -> alert_rules.RuleInputs:
     return alert_rules.RuleInputs(config.monitoring, sources.sources(config), dra_namespaces(config))
 
 
-def monitoring_plan(config: StackConfig) -> Optional[MonitoringPlan]:
+def monitoring_plan(config: StackConfig) -> MonitoringPlan | None:
     m = config.monitoring
     if not m.enabled:
         return None
     inputs = rule_inputs(config)
     chart = (
-        ReleasePlan(release=values.RELEASE_NAME, chart=values.CHART, version=values.VERSION, repository=values.REPOSITORY,
-                    namespace=m.namespace, values=values.values(config), timeout_s=values.TIMEOUT_S)
+        ReleasePlan(
+            release=values.RELEASE_NAME,
+            chart=values.CHART,
+            version=values.VERSION,
+            repository=values.REPOSITORY,
+            namespace=m.namespace,
+            values=values.values(config),
+            timeout_s=values.TIMEOUT_S,
+        )
         if m.install
         else None
     )

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.config.models import StackConfig
-from components.plans.monitoring import metrics as m
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.plans.monitoring import metrics as m
 
 # Labels the Prometheus Operator puts on every ServiceMonitor target (prometheus-operator v0.88.1
 # pkg/prometheus/promcfg.go: namespace/service/pod/container/endpoint, and `node` for endpoints of kind Node,
@@ -91,17 +91,32 @@ def sources(config: StackConfig) -> tuple[Source, ...]:
         (m.KUBELET, "kube-prometheus-stack kubelet ServiceMonitor (/metrics, label node)"),
     ):
         if monitoring.install:
-            found.append(Source(exporter, chart_scrape, _of(exporter), SERVICE_MONITOR_LABELS | {"node", "metrics_path"}))
+            found.append(
+                Source(exporter, chart_scrape, _of(exporter), SERVICE_MONITOR_LABELS | {"node", "metrics_path"})
+            )
         elif exporter in external:
-            found.append(Source(exporter, "your Prometheus (monitoring.externalSources)", _of(exporter), SCRAPE_JOB_LABELS | {"node"}))
+            found.append(
+                Source(
+                    exporter,
+                    "your Prometheus (monitoring.externalSources)",
+                    _of(exporter),
+                    SCRAPE_JOB_LABELS | {"node"},
+                )
+            )
     for exporter, eks_series, job in (
         (m.SCHEDULER, EKS_SCHEDULER_SERIES, EKS_SCHEDULER_JOB),
         (m.CONTROLLER_MANAGER, EKS_CONTROLLER_MANAGER_SERIES, EKS_CONTROLLER_MANAGER_JOB),
     ):
         if exporter in external and config.platform in ("kind", "existing"):
-            found.append(Source(exporter, "your Prometheus (monitoring.externalSources)", _of(exporter), SCRAPE_JOB_LABELS))
+            found.append(
+                Source(exporter, "your Prometheus (monitoring.externalSources)", _of(exporter), SCRAPE_JOB_LABELS)
+            )
         elif eks_control_plane_scraped(config):
-            found.append(Source(exporter, f"EKS metrics.eks.amazonaws.com endpoint, scrape job {job}", eks_series, SCRAPE_JOB_LABELS))
+            found.append(
+                Source(
+                    exporter, f"EKS metrics.eks.amazonaws.com endpoint, scrape job {job}", eks_series, SCRAPE_JOB_LABELS
+                )
+            )
     return tuple(found)
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.facts import chart_releases
-from components.config.models import StackConfig
-from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, GPU_STACK_LABEL, POOL_LABEL
-from components.plans.monitoring import sources
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts import chart_releases
+from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LABEL, GPU_STACK_LABEL, POOL_LABEL
+from dra_gpu_platform.plans.monitoring import sources
 
 CHART = chart_releases.KUBE_PROMETHEUS_STACK_CHART
 # A released version from the facts table (81.4.5 was never released); its Chart.yaml: appVersion v0.88.1,
@@ -36,7 +36,11 @@ NODE_LABELS = (POOL_LABEL, GPU_LABEL, GPU_STACK_LABEL, DRA_KUBELET_PLUGIN_LABEL)
 _SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
 # Prometheus needs `get` on these to read the EKS control-plane endpoints (awsdocs/amazon-eks-user-guide
 # latest/ug/observability/view-raw-metrics.adoc:314-328).
-EKS_METRICS_RULE = {"apiGroups": ["metrics.eks.amazonaws.com"], "resources": ["kcm/metrics", "ksh/metrics"], "verbs": ["get"]}
+EKS_METRICS_RULE = {
+    "apiGroups": ["metrics.eks.amazonaws.com"],
+    "resources": ["kcm/metrics", "ksh/metrics"],
+    "verbs": ["get"],
+}
 
 
 def metric_labels_allowlist() -> list[str]:

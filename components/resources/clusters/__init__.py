@@ -3,4 +3,15 @@
 Who may import: components.resources.platform, gpuplan, tests.
 """
 
-__all__ = ["aks", "aks_node_pool", "eks", "eks_addons", "eks_autoscaler", "eks_efa", "eks_network", "eks_node_pool", "existing", "kind"]  # the public modules of this package
+__all__ = [
+    "aks",
+    "aks_node_pool",
+    "eks",
+    "eks_addons",
+    "eks_autoscaler",
+    "eks_efa",
+    "eks_network",
+    "eks_node_pool",
+    "existing",
+    "kind",
+]  # the public modules of this package

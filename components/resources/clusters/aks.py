@@ -11,14 +11,13 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import aks as aks_plan
+from dra_gpu_platform.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
 from pulumi_azure_native import authorization, containerservice, resources
-
-from components.facts import aks as aks_facts
-from components.plans import aks as aks_plan
-from components.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
-from components.facts.naming import child
-from components.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
-from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 
@@ -46,7 +45,10 @@ class AksCluster(pulumi.ComponentResource):
         group_name: pulumi.Input[str] = plan.resource_group
         if not settings.existing_resource_group:
             group = resources.ResourceGroup(
-                child(name, "resource-group"), resource_group_name=group_name, location=plan.location, tags=tags,
+                child(name, "resource-group"),
+                resource_group_name=group_name,
+                location=plan.location,
+                tags=tags,
                 # Deleting the group deletes the cluster in it.
                 opts=pulumi.ResourceOptions(parent=self, protect=protect),
             )
@@ -60,27 +62,37 @@ class AksCluster(pulumi.ComponentResource):
             location=plan.location,
             dns_prefix=cluster_name,
             kubernetes_version=version,
-            identity=containerservice.ManagedClusterIdentityArgs(type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED),
+            identity=containerservice.ManagedClusterIdentityArgs(
+                type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED
+            ),
             enable_rbac=True,
             aad_profile=containerservice.ManagedClusterAADProfileArgs(
-                managed=True, enable_azure_rbac=True, admin_group_object_ids=list(settings.admin_group_object_ids) or None,
+                managed=True,
+                enable_azure_rbac=True,
+                admin_group_object_ids=list(settings.admin_group_object_ids) or None,
             ),
             # No static admin credentials: every kubeconfig authenticates through Entra ID.
             disable_local_accounts=True,
             sku=containerservice.ManagedClusterSKUArgs(
-                name=containerservice.ManagedClusterSKUName.BASE, tier=containerservice.ManagedClusterSKUTier.STANDARD,
+                name=containerservice.ManagedClusterSKUName.BASE,
+                tier=containerservice.ManagedClusterSKUTier.STANDARD,
             ),
             network_profile=containerservice.ContainerServiceNetworkProfileArgs(
-                network_plugin=containerservice.NetworkPlugin.AZURE, network_plugin_mode=containerservice.NetworkPluginMode.OVERLAY,
+                network_plugin=containerservice.NetworkPlugin.AZURE,
+                network_plugin_mode=containerservice.NetworkPluginMode.OVERLAY,
             ),
             api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
                 authorized_ip_ranges=list(settings.authorized_ip_ranges) or None,
                 enable_private_cluster=True if settings.private_cluster else None,
-            ) if settings.authorized_ip_ranges or settings.private_cluster else None,
+            )
+            if settings.authorized_ip_ranges or settings.private_cluster
+            else None,
             # The managed cluster autoscaler sizes every pool with enableAutoScaling between its min and max.
             auto_scaler_profile=containerservice.ManagedClusterPropertiesAutoScalerProfileArgs(
                 **aks_plan.AUTOSCALER_PROFILE
-            ) if plan.autoscaled else None,
+            )
+            if plan.autoscaled
+            else None,
             agent_pool_profiles=[
                 containerservice.ManagedClusterAgentPoolProfileArgs(
                     name=aks_facts.SYSTEM_POOL_NAME,
@@ -135,7 +147,9 @@ class AksCluster(pulumi.ComponentResource):
             )
 
         credentials = containerservice.list_managed_cluster_user_credentials_output(
-            resource_group_name=group_name, resource_name=self.cluster.name, format="exec",
+            resource_group_name=group_name,
+            resource_name=self.cluster.name,
+            format="exec",
             opts=pulumi.InvokeOutputOptions(parent=self),
         )
         self.kubeconfig = pulumi.Output.secret(
@@ -157,9 +171,11 @@ class AksCluster(pulumi.ComponentResource):
         )
         for note in plan.notes:
             pulumi.log.warn(note, resource=self)
-        self.register_outputs({
-            "clusterName": self.cluster.name,
-            "resourceGroup": group_name,
-            "kubeconfig": self.kubeconfig,
-            "nodePools": {p: aks_facts.agent_pool_name(p) for p in sorted(self.pools)},
-        })
+        self.register_outputs(
+            {
+                "clusterName": self.cluster.name,
+                "resourceGroup": group_name,
+                "kubeconfig": self.kubeconfig,
+                "nodePools": {p: aks_facts.agent_pool_name(p) for p in sorted(self.pools)},
+            }
+        )

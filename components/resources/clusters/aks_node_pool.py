@@ -6,15 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
+from dra_gpu_platform.config.models import NodePool
+from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts.catalog import InstanceType
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import aks as aks_plan
+from dra_gpu_platform.plans.node_pools import pool_labels
 from pulumi_azure_native import containerservice
-
-from components.facts import aks as aks_facts
-from components.plans import aks as aks_plan
-from components.facts.catalog import InstanceType
-from components.config.models import NodePool
-from components.facts.naming import child
-from components.plans.node_pools import pool_labels
-from components.facts.type_tokens import Component
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 
@@ -67,9 +66,11 @@ class AksGpuNodePool(pulumi.ComponentResource):
                 ignore_changes=["count"] if args.autoscaled else None,
             ),
         )
-        self.register_outputs({
-            "agentPoolName": aks_facts.agent_pool_name(pool.name),
-            "vmSize": shape.name,
-            "gpusPerNode": shape.gpus,
-            "maxGpus": shape.gpus * pool.max_nodes,
-        })
+        self.register_outputs(
+            {
+                "agentPoolName": aks_facts.agent_pool_name(pool.name),
+                "vmSize": shape.name,
+                "gpusPerNode": shape.gpus,
+                "maxGpus": shape.gpus * pool.max_nodes,
+            }
+        )

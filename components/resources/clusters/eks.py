@@ -11,18 +11,22 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-
-from components.plans import eks as eks_plan
-from components.resources.clusters.eks_addons import EksAddons, EksAddonsArgs
-from components.resources.clusters.eks_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-from components.resources.clusters.eks_efa import EfaDevicePlugin, EfaDevicePluginArgs
-from components.resources.clusters.eks_node_pool import (
-    GPU_POOL_TIMEOUTS, EksGpuNodePool, EksGpuNodePoolArgs, imds_v2, node_repair, root_volume,
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.resources.clusters.eks_addons import EksAddons, EksAddonsArgs
+from dra_gpu_platform.resources.clusters.eks_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from dra_gpu_platform.resources.clusters.eks_efa import EfaDevicePlugin, EfaDevicePluginArgs
+from dra_gpu_platform.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
+from dra_gpu_platform.resources.clusters.eks_node_pool import (
+    GPU_POOL_TIMEOUTS,
+    EksGpuNodePool,
+    EksGpuNodePoolArgs,
+    imds_v2,
+    node_repair,
+    root_volume,
 )
-from components.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
-from components.facts.naming import child
-from components.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
-from components.facts.type_tokens import Component
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 SYSTEM_DISK_GB = 50
@@ -52,7 +56,9 @@ class EksCluster(pulumi.ComponentResource):
 
         subnet_ids, subnets_in_zone, single_zone = self._subnets(name, plan, tags)
 
-        cluster_role = self._role(name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags, protect)
+        cluster_role = self._role(
+            name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags, protect
+        )
         node_role = self._role(name, "node-role", "ec2.amazonaws.com", eks_plan.NODE_POLICIES, region, tags, protect)
 
         # Losing the key makes every secret of the cluster unreadable.
@@ -89,7 +95,8 @@ class EksCluster(pulumi.ComponentResource):
                 bootstrap_cluster_creator_admin_permissions=True,
             ),
             encryption_config=aws.eks.ClusterEncryptionConfigArgs(
-                provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=key.arn), resources=["secrets"],
+                provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=key.arn),
+                resources=["secrets"],
             ),
             enabled_cluster_log_types=list(eks_plan.CONTROL_PLANE_LOGS),
             # Standard support only: extended support is billed extra and should be a decision, not a default.
@@ -99,7 +106,9 @@ class EksCluster(pulumi.ComponentResource):
             deletion_protection=protect,
             tags=tags,
             opts=pulumi.ResourceOptions(
-                parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS,
+                parent=self,
+                protect=protect,
+                custom_timeouts=CLUSTER_TIMEOUTS,
                 depends_on=[*cluster_role.attachments, log_group],
                 # bootstrapSelfManagedAddons forces a new cluster (pulumi_aws ClusterArgs docstring) and only
                 # matters at creation: a cluster created with the default (true) keeps running and its self-managed
@@ -136,17 +145,23 @@ class EksCluster(pulumi.ComponentResource):
         for arn in settings.admin_role_arns:
             role = eks_plan.role_name_of(arn)
             entry = aws.eks.AccessEntry(
-                child(name, "access", role), cluster_name=self.cluster.name, principal_arn=arn, type="STANDARD",
-                tags=tags, opts=parent,
-            )
-            access.append(aws.eks.AccessPolicyAssociation(
-                child(name, "access", role, "admin"),
+                child(name, "access", role),
                 cluster_name=self.cluster.name,
-                principal_arn=entry.principal_arn,
-                policy_arn=eks_plan.access_policy_arn(region),
-                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                principal_arn=arn,
+                type="STANDARD",
+                tags=tags,
                 opts=parent,
-            ))
+            )
+            access.append(
+                aws.eks.AccessPolicyAssociation(
+                    child(name, "access", role, "admin"),
+                    cluster_name=self.cluster.name,
+                    principal_arn=entry.principal_arn,
+                    policy_arn=eks_plan.access_policy_arn(region),
+                    access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                    opts=parent,
+                )
+            )
 
         node_needs = [*node_role.attachments, *core_addons.addons.values()]
         system_template = aws.ec2.LaunchTemplate(
@@ -168,17 +183,22 @@ class EksCluster(pulumi.ComponentResource):
             capacity_type="ON_DEMAND",
             instance_types=[settings.system_nodes.instance_type],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=settings.system_nodes.count, max_size=settings.system_nodes.count,
+                min_size=settings.system_nodes.count,
+                max_size=settings.system_nodes.count,
                 desired_size=settings.system_nodes.count,
             ),
             labels={SYSTEM_ROLE_LABEL: "system"},
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
-                id=system_template.id, version=system_template.latest_version.apply(str),
+                id=system_template.id,
+                version=system_template.latest_version.apply(str),
             ),
             node_repair_config=node_repair(),
             tags=tags,
             opts=pulumi.ResourceOptions(
-                parent=self, protect=protect, custom_timeouts=GPU_POOL_TIMEOUTS, depends_on=node_needs,
+                parent=self,
+                protect=protect,
+                custom_timeouts=GPU_POOL_TIMEOUTS,
+                depends_on=node_needs,
             ),
         )
 
@@ -205,14 +225,19 @@ class EksCluster(pulumi.ComponentResource):
         workload_addons = EksAddons(
             child(name, "addons"),
             EksAddonsArgs(
-                tuple(a for a in plan.addons if not a.before_compute), self.cluster.name, protect,
-                after=[system_nodes], tags=tags,
+                tuple(a for a in plan.addons if not a.before_compute),
+                self.cluster.name,
+                protect,
+                after=[system_nodes],
+                tags=tags,
             ),
             parent,
         )
 
         kubeconfig = pulumi.Output.all(
-            self.cluster.name, self.cluster.endpoint, self.cluster.certificate_authority.data,
+            self.cluster.name,
+            self.cluster.endpoint,
+            self.cluster.certificate_authority.data,
         ).apply(lambda parts: eks_plan.kubeconfig(parts[0], parts[1], parts[2], region))
         self.kubeconfig = pulumi.Output.secret(kubeconfig)
         self.provider = k8s.Provider(
@@ -222,7 +247,8 @@ class EksCluster(pulumi.ComponentResource):
             # Kubernetes objects (and Helm releases that wait for pods) need nodes, DNS, the admins' access and,
             # for a private endpoint, the deployer's way in.
             opts=pulumi.ResourceOptions(
-                parent=self, depends_on=[system_nodes, *workload_addons.addons.values(), *access, *api_ingress],
+                parent=self,
+                depends_on=[system_nodes, *workload_addons.addons.values(), *access, *api_ingress],
             ),
         )
 
@@ -230,34 +256,48 @@ class EksCluster(pulumi.ComponentResource):
             ClusterAutoscaler(
                 child(name, "autoscaler"),
                 ClusterAutoscalerArgs(
-                    plan.autoscaler, self.cluster.name, self.provider, protect,
-                    after=list(core_addons.addons.values()), tags=tags,
+                    plan.autoscaler,
+                    self.cluster.name,
+                    self.provider,
+                    protect,
+                    after=list(core_addons.addons.values()),
+                    tags=tags,
                 ),
                 parent,
             )
         if plan.efa_plugin is not None:
-            EfaDevicePlugin(child(name, "efa-device-plugin"), EfaDevicePluginArgs(plan.efa_plugin, self.provider, protect), parent)
+            EfaDevicePlugin(
+                child(name, "efa-device-plugin"), EfaDevicePluginArgs(plan.efa_plugin, self.provider, protect), parent
+            )
         for note in plan.notes:
             pulumi.log.info(note, resource=self)
 
-        self.register_outputs({
-            "clusterName": self.cluster.name,
-            "endpoint": self.cluster.endpoint,
-            "kubeconfig": self.kubeconfig,
-            "nodePools": sorted(self.pools),
-        })
+        self.register_outputs(
+            {
+                "clusterName": self.cluster.name,
+                "endpoint": self.cluster.endpoint,
+                "kubeconfig": self.kubeconfig,
+                "nodePools": sorted(self.pools),
+            }
+        )
 
     # ------------------------------------------------------------------------------------------ helpers
 
-    def _role(self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str], protect: bool) -> "_Role":
+    def _role(
+        self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str], protect: bool
+    ) -> _Role:
         # A lost cluster or node role stops the control plane or every node from working.
         iam_role = aws.iam.Role(
-            child(name, role), assume_role_policy=json.dumps(eks_plan.assume_role_policy(service)), tags=tags,
+            child(name, role),
+            assume_role_policy=json.dumps(eks_plan.assume_role_policy(service)),
+            tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
         attachments = [
             aws.iam.RolePolicyAttachment(
-                child(name, role, policy), role=iam_role.name, policy_arn=eks_plan.managed_policy_arn(region, policy),
+                child(name, role, policy),
+                role=iam_role.name,
+                policy_arn=eks_plan.managed_policy_arn(region, policy),
                 opts=pulumi.ResourceOptions(parent=self),
             )
             for policy in policies
@@ -290,7 +330,7 @@ class EksCluster(pulumi.ComponentResource):
 
             def in_zone(zone: str) -> pulumi.Output[list[str]]:
                 return pulumi.Output.all(*(zones[sid] for sid in ids)).apply(
-                    lambda found: [sid for sid, z in zip(ids, found) if z == zone]
+                    lambda found: [sid for sid, z in zip(ids, found, strict=False) if z == zone]
                 )
 
             return ids, in_zone, ([ids[0]], f"the zone of subnet {ids[0]}")

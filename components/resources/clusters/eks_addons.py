@@ -5,16 +5,15 @@ Identity (so nothing depends on the node role's credentials)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import pulumi
 import pulumi_aws as aws
-
-from components.facts import eks_addons
-from components.facts.naming import child
-from components.facts.type_tokens import Component
-from components.plans import eks as eks_plan
+from dra_gpu_platform.facts import eks_addons
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import eks as eks_plan
 
 ADDON_TIMEOUTS = pulumi.CustomTimeouts(create="20m", update="20m", delete="40m")
 
@@ -47,7 +46,9 @@ class EksAddons(pulumi.ComponentResource):
                 )
                 attachment = aws.iam.RolePolicyAttachment(
                     child(name, addon.name, "role", addon.policy_arn.rsplit("/", 1)[-1]),
-                    role=role.name, policy_arn=addon.policy_arn, opts=pulumi.ResourceOptions(parent=self),
+                    role=role.name,
+                    policy_arn=addon.policy_arn,
+                    opts=pulumi.ResourceOptions(parent=self),
                 )
                 depends.append(attachment)
                 associations = [

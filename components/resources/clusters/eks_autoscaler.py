@@ -4,17 +4,16 @@ IAM role handed to its service account through EKS Pod Identity (components/plan
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
-
-from components.facts.naming import child
-from components.facts.type_tokens import Component
-from components.plans import eks as eks_plan
-from components.resources.software.helm_release import pinned_release
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.resources.software.helm_release import pinned_release
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,10 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
         )
         policy = aws.iam.RolePolicy(
-            child(name, "policy"), role=role.id, policy=json.dumps(plan.policy), opts=pulumi.ResourceOptions(parent=self),
+            child(name, "policy"),
+            role=role.id,
+            policy=json.dumps(plan.policy),
+            opts=pulumi.ResourceOptions(parent=self),
         )
         association = aws.eks.PodIdentityAssociation(
             child(name, "pod-identity"),
@@ -54,10 +56,17 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         )
         release = plan.release
         self.release = pinned_release(
-            child(name, "release"), release, namespace=release.namespace,
+            child(name, "release"),
+            release,
+            namespace=release.namespace,
             # credentials exist before the pod starts asking for them
             opts=pulumi.ResourceOptions(
-                parent=self, provider=args.provider, protect=args.protect, depends_on=[policy, association],
+                parent=self,
+                provider=args.provider,
+                protect=args.protect,
+                depends_on=[policy, association],
             ),
         )
-        self.register_outputs({"release": release.release, "version": release.values["image"]["tag"], "roleArn": role.arn})
+        self.register_outputs(
+            {"release": release.release, "version": release.values["image"]["tag"], "roleArn": role.arn}
+        )

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.facts.naming import child
-from components.facts.type_tokens import Component
-from components.plans.gpu_software import ReleasePlan
-from components.resources.software.helm_release import pinned_release
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans.gpu_software import ReleasePlan
+from dra_gpu_platform.resources.software.helm_release import pinned_release
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,9 @@ class EfaDevicePlugin(pulumi.ComponentResource):
         super().__init__(Component.EFA_DEVICE_PLUGIN, name, None, opts)
         plan = args.plan
         self.release = pinned_release(
-            child(name, "release"), plan, namespace=plan.namespace,
+            child(name, "release"),
+            plan,
+            namespace=plan.namespace,
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect),
         )
         self.register_outputs({"release": plan.release, "chart": plan.chart, "version": plan.version})

@@ -6,16 +6,15 @@ scaling to a Capacity Block's start and end."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import pulumi
 import pulumi_aws as aws
-
-from components.facts import eks_amis
-from components.plans import eks as eks_plan
-from components.facts.naming import child
-from components.facts.type_tokens import Component
+from dra_gpu_platform.facts import eks_amis
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import eks as eks_plan
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 
@@ -36,7 +35,9 @@ class EksGpuNodePoolArgs:
 
 def imds_v2() -> aws.ec2.LaunchTemplateMetadataOptionsArgs:
     return aws.ec2.LaunchTemplateMetadataOptionsArgs(
-        http_endpoint="enabled", http_tokens="required", http_put_response_hop_limit=eks_plan.IMDS_HOP_LIMIT,
+        http_endpoint="enabled",
+        http_tokens="required",
+        http_put_response_hop_limit=eks_plan.IMDS_HOP_LIMIT,
     )
 
 
@@ -49,7 +50,10 @@ def root_volume(ami_type: str, size_gb: int) -> aws.ec2.LaunchTemplateBlockDevic
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
         device_name=eks_amis.root_device_name(ami_type),
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-            volume_size=size_gb, volume_type="gp3", encrypted="true", delete_on_termination="true",
+            volume_size=size_gb,
+            volume_type="gp3",
+            encrypted="true",
+            delete_on_termination="true",
         ),
     )
 
@@ -70,7 +74,9 @@ class EksGpuNodePool(pulumi.ComponentResource):
         placement = None
         if eks_plan.uses_placement_group(pool, shape):
             # EFA traffic wants the lowest latency between nodes: one cluster placement group per pool.
-            group = aws.ec2.PlacementGroup(child(name, "placement"), strategy="cluster", tags=instance_tags, opts=parent)
+            group = aws.ec2.PlacementGroup(
+                child(name, "placement"), strategy="cluster", tags=instance_tags, opts=parent
+            )
             placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=group.name)
 
         market = reservation = None
@@ -103,7 +109,8 @@ class EksGpuNodePool(pulumi.ComponentResource):
                     security_groups=[args.cluster_security_group_id],
                 )
                 for interface in plan.efa
-            ] or None,
+            ]
+            or None,
             user_data=plan.user_data,
             tag_specifications=[
                 aws.ec2.LaunchTemplateTagSpecificationArgs(resource_type=kind, tags=instance_tags)
@@ -125,14 +132,17 @@ class EksGpuNodePool(pulumi.ComponentResource):
             capacity_type=plan.capacity_type,
             instance_types=None if capacity_block else [shape.name],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=plan.min_size, max_size=plan.max_size, desired_size=plan.desired_size,
+                min_size=plan.min_size,
+                max_size=plan.max_size,
+                desired_size=plan.desired_size,
             ),
             update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
             node_repair_config=node_repair(),
             labels=plan.labels,
             taints=[aws.eks.NodeGroupTaintArgs(key=taint_key, value=taint_value, effect=taint_effect)],
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
-                id=self.launch_template.id, version=self.launch_template.latest_version.apply(str),
+                id=self.launch_template.id,
+                version=self.launch_template.latest_version.apply(str),
             ),
             tags={**args.tags, **plan.autoscaler_tags},
             opts=pulumi.ResourceOptions(
@@ -168,10 +178,12 @@ class EksGpuNodePool(pulumi.ComponentResource):
                 opts=parent,
             )
 
-        self.register_outputs({
-            "nodeGroupArn": self.node_group.arn,
-            "instanceType": shape.name,
-            "gpusPerNode": shape.gpus,
-            "maxGpus": shape.gpus * pool.max_nodes,
-            "autoscaled": plan.autoscaled,
-        })
+        self.register_outputs(
+            {
+                "nodeGroupArn": self.node_group.arn,
+                "instanceType": shape.name,
+                "gpusPerNode": shape.gpus,
+                "maxGpus": shape.gpus * pool.max_nodes,
+                "autoscaled": plan.autoscaled,
+            }
+        )

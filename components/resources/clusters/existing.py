@@ -7,10 +7,9 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.facts.naming import child
-from components.facts.type_tokens import Component
-from components.plans.node_pools import NodePatchPlan
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans.node_pools import NodePatchPlan
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,10 @@ class ExistingCluster(pulumi.ComponentResource):
                 child(name, "node", plan.node),
                 metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=plan.node, labels=plan.labels),
                 spec=k8s.core.v1.NodeSpecPatchArgs(
-                    taints=[k8s.core.v1.TaintPatchArgs(key=key, value=value, effect=effect) for key, value, effect in plan.taints]
+                    taints=[
+                        k8s.core.v1.TaintPatchArgs(key=key, value=value, effect=effect)
+                        for key, value, effect in plan.taints
+                    ]
                 ),
                 opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
             )

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_command as command
 import pulumi_kubernetes as k8s
-
-from components.plans import kind as kind_config
-from components.facts.naming import child
-from components.facts.type_tokens import Component
+from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import kind as kind_config
 
 # Writes the rendered config to a temp file (kind reads --config from a path), creates the cluster with
 # kind's logs on stderr, then prints only the kubeconfig on stdout for the provider.

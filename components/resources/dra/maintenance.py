@@ -7,11 +7,10 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from dra_gpu_platform.config.models import MaintenanceConfig
+from dra_gpu_platform.facts.naming import child, labels
+from dra_gpu_platform.facts.type_tokens import Component
 from pulumi_kubernetes.resource import v1alpha3 as resource_v1alpha3
-
-from components.config.models import MaintenanceConfig
-from components.facts.naming import child, labels
-from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)

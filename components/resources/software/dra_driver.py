@@ -4,8 +4,8 @@ Operator (ReleaseArgs.after) only when the operator installs the driver; otherwi
 
 from __future__ import annotations
 
-from components.facts.type_tokens import Component
-from components.resources.software.helm_release import GpuSoftwareRelease
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.resources.software.helm_release import GpuSoftwareRelease
 
 
 class DraDriver(GpuSoftwareRelease):

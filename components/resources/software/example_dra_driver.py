@@ -3,8 +3,8 @@ plugin limited to DRA pools like the NVIDIA one (components/plans/gpu_software.p
 
 from __future__ import annotations
 
-from components.facts.type_tokens import Component
-from components.resources.software.helm_release import GpuSoftwareRelease
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.resources.software.helm_release import GpuSoftwareRelease
 
 
 class ExampleDraDriver(GpuSoftwareRelease):

@@ -4,22 +4,23 @@ file, only names its type token, so the three components cannot drift apart."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.facts.naming import child, labels
-from components.plans.gpu_software import ReleasePlan
+from dra_gpu_platform.facts.naming import child, labels
+from dra_gpu_platform.plans.gpu_software import ReleasePlan
 
 # The operator's driver, toolkit and device-plugin pods and the DRA kubelet plugins run privileged with
 # host paths; Pod Security Admission would reject them in a baseline/restricted namespace.
 POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
 
 
-def pinned_release(resource_name: str, plan: ReleasePlan, namespace: pulumi.Input[str],
-                   opts: pulumi.ResourceOptions) -> k8s.helm.v3.Release:
+def pinned_release(
+    resource_name: str, plan: ReleasePlan, namespace: pulumi.Input[str], opts: pulumi.ResourceOptions
+) -> k8s.helm.v3.Release:
     """Every Helm release of the platform, as planned: a stable release name (never a generated one), the pinned
     chart version, atomic installs and upgrades, in a namespace that already exists."""
     return k8s.helm.v3.Release(
@@ -61,8 +62,11 @@ class GpuSoftwareRelease(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
         )
         self.release = pinned_release(
-            child(name, "release"), plan,
+            child(name, "release"),
+            plan,
             namespace=self.namespace.metadata.name,  # the namespace (and its PSA label) exists first
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.after)),
         )
-        self.register_outputs({"release": plan.release, "namespace": plan.namespace, "chart": plan.chart, "version": plan.version})
+        self.register_outputs(
+            {"release": plan.release, "namespace": plan.namespace, "chart": plan.chart, "version": plan.version}
+        )

@@ -7,12 +7,11 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from dra_gpu_platform.facts.naming import child, labels
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import admission_policy as rules
+from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
 from pulumi_kubernetes.admissionregistration import v1 as admission_v1
-
-from components.plans import admission_policy as rules
-from components.plans.migration import GPU_MODE_LABEL
-from components.facts.naming import child, labels
-from components.facts.type_tokens import Component
 
 
 @dataclass(frozen=True)

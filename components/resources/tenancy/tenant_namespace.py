@@ -8,14 +8,13 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from dra_gpu_platform.config.models import NamespaceConfig
+from dra_gpu_platform.facts.naming import child, labels
+from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans.claim_templates import ClaimPlan, plan_claim
+from dra_gpu_platform.plans.migration import namespace_labels
+from dra_gpu_platform.plans.quota import quota_hard
 from pulumi_kubernetes.resource import v1 as resource_v1
-
-from components.plans.claim_templates import ClaimPlan, plan_claim
-from components.config.models import NamespaceConfig
-from components.plans.migration import namespace_labels
-from components.facts.naming import child, labels
-from components.plans.quota import quota_hard
-from components.facts.type_tokens import Component
 
 QUOTA_NAME = "gpu-quota"
 
@@ -74,7 +73,9 @@ class TenantNamespace(pulumi.ComponentResource):
             metadata=k8s.meta.v1.ObjectMetaArgs(
                 name=ns.name, labels=labels(**namespace_labels(ns.migration, ns.admin_access, ns.labels))
             ),
-            opts=pulumi.ResourceOptions.merge(child_opts, pulumi.ResourceOptions(retain_on_delete=args.protect or None)),
+            opts=pulumi.ResourceOptions.merge(
+                child_opts, pulumi.ResourceOptions(retain_on_delete=args.protect or None)
+            ),
         )
         # Namespaced objects take the namespace from the Namespace's output, so they wait for it.
         namespace_name = self.namespace.metadata.name

@@ -7,10 +7,9 @@ import copy
 import re
 
 import pytest
-
-from components.config.models import MonitoringConfig
-from components.plans.monitoring import metrics
-from components.plans.monitoring.alerts import (
+from dra_gpu_platform.config.models import MonitoringConfig
+from dra_gpu_platform.plans.monitoring import metrics
+from dra_gpu_platform.plans.monitoring.alerts import (
     DRA_NODE_LABEL,
     PROMETHEUS_RULE_API,
     RuleInputs,
@@ -21,6 +20,7 @@ from components.plans.monitoring.alerts import (
     prometheus_rule_errors,
     rule_groups,
 )
+
 from tests.conftest import ROOT
 from tests.monitoring_support import every_source, everything
 
@@ -33,13 +33,26 @@ def _rule(groups, name):
 
 
 def _manifest(groups):
-    return {"apiVersion": PROMETHEUS_RULE_API, "kind": "PrometheusRule", "metadata": {"name": "x"}, "spec": {"groups": groups}}
+    return {
+        "apiVersion": PROMETHEUS_RULE_API,
+        "kind": "PrometheusRule",
+        "metadata": {"name": "x"},
+        "spec": {"groups": groups},
+    }
 
 
 ALL = [
-    "DraPodUnschedulable", "DraPodsUnschedulable", "DraClaimPrepareFailing", "DraKubeletPluginCallsFailing",
-    "DraClaimControllerBacklog", "DraKubeletPluginNotRunning",
-    "GpuXidError", "GpuTemperatureHigh", "GpuRowRemapFailure", "GpuUncorrectableMemoryErrors", "GpuAllocatedButIdle",
+    "DraPodUnschedulable",
+    "DraPodsUnschedulable",
+    "DraClaimPrepareFailing",
+    "DraKubeletPluginCallsFailing",
+    "DraClaimControllerBacklog",
+    "DraKubeletPluginNotRunning",
+    "GpuXidError",
+    "GpuTemperatureHigh",
+    "GpuRowRemapFailure",
+    "GpuUncorrectableMemoryErrors",
+    "GpuAllocatedButIdle",
 ]
 
 
@@ -67,8 +80,13 @@ def test_without_dra_namespaces_there_is_no_namespace_alert():
 
 
 def test_thresholds_come_from_the_stack():
-    custom = MonitoringConfig(enabled=True, claim_pending_minutes=30, gpu_temperature_celsius=92,
-                              idle_gpu_utilization_percent=15, idle_gpu_minutes=120)
+    custom = MonitoringConfig(
+        enabled=True,
+        claim_pending_minutes=30,
+        gpu_temperature_celsius=92,
+        idle_gpu_utilization_percent=15,
+        idle_gpu_minutes=120,
+    )
     groups = rule_groups(everything(custom))
     assert _rule(groups, "DraPodUnschedulable")["for"] == "30m"
     assert _rule(groups, "DraPodsUnschedulable")["for"] == "30m"
@@ -104,7 +122,11 @@ def test_dra_rules_use_the_scheduler_plugin_and_node_label_that_exist():
 def test_plugin_daemonset_pattern_matches_both_drivers():
     expr = _rule(rule_groups(DEFAULTS), "DraKubeletPluginNotRunning")["expr"]
     pattern = re.search(r'created_by_name=~"([^"]+)"', expr).group(1)
-    for name in ("dra-driver-nvidia-gpu-kubelet-plugin", "nvidia-dra-driver-gpu-kubelet-plugin", "dra-example-driver-kubeletplugin"):
+    for name in (
+        "dra-driver-nvidia-gpu-kubelet-plugin",
+        "nvidia-dra-driver-gpu-kubelet-plugin",
+        "dra-example-driver-kubeletplugin",
+    ):
         assert re.fullmatch(pattern, name), name
     assert not re.fullmatch(pattern, "nvidia-device-plugin-daemonset")
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from dra_gpu_platform.config.models import MonitoringConfig
+from dra_gpu_platform.plans.monitoring import dashboard
+from dra_gpu_platform.plans.monitoring.alerts import RuleInputs
 from grafana_foundation_sdk.models import dashboard as model
 
-from components.config.models import MonitoringConfig
-from components.plans.monitoring import dashboard
-from components.plans.monitoring.alerts import RuleInputs
 from tests.monitoring_support import every_source, everything
 
 DEFAULTS = everything()
@@ -55,9 +55,17 @@ def test_identity_and_datasource_variable(document):
 
 def test_panels_cover_what_the_issue_asks_for(document):
     titles = {p["title"] for p in _panels(document)}
-    for wanted in ("GPU utilisation by namespace", "GPU utilisation by pod", "GPU memory used by namespace",
-                   "GPU memory used by pod", "Unschedulable pods in DRA namespaces", "ResourceClaims in use, by node",
-                   "GPUs in use by DRA claim", "XID errors (last code per GPU)", "Nodes by pool"):
+    for wanted in (
+        "GPU utilisation by namespace",
+        "GPU utilisation by pod",
+        "GPU memory used by namespace",
+        "GPU memory used by pod",
+        "Unschedulable pods in DRA namespaces",
+        "ResourceClaims in use, by node",
+        "GPUs in use by DRA claim",
+        "XID errors (last code per GPU)",
+        "Nodes by pool",
+    ):
         assert wanted in titles
     assert any(t.startswith("Idle GPUs by DRA claim") for t in titles)
     rows = [p["title"] for p in document["panels"] if p["type"] == "row"]
@@ -65,10 +73,19 @@ def test_panels_cover_what_the_issue_asks_for(document):
 
 
 def test_panels_whose_series_no_source_produces_are_left_out():
-    dcgm_only = RuleInputs(DEFAULTS.monitoring, tuple(s for s in every_source(dra_labels=False) if s.exporter == "dcgm-exporter"))
+    dcgm_only = RuleInputs(
+        DEFAULTS.monitoring, tuple(s for s in every_source(dra_labels=False) if s.exporter == "dcgm-exporter")
+    )
     keys = set(dashboard.panel_queries(dcgm_only))
-    assert keys == {"uncorrectable_memory_errors", "util_by_namespace", "util_by_pod", "memory_by_namespace",
-                    "memory_by_pod", "xid_errors", "temperature"}
+    assert keys == {
+        "uncorrectable_memory_errors",
+        "util_by_namespace",
+        "util_by_pod",
+        "memory_by_namespace",
+        "memory_by_pod",
+        "xid_errors",
+        "temperature",
+    }
     rows = [p["title"] for p in json.loads(dashboard.dashboard_json(dcgm_only))["panels"] if p["type"] == "row"]
     assert rows == ["DRA allocation", "GPU utilisation and memory", "GPU health"]
 
@@ -103,7 +120,9 @@ def test_thresholds_from_the_stack_shape_the_queries():
     assert queries["idle_gpus_by_claim"][0].startswith("Idle GPUs by DRA claim (< 12%")
     assert "< 12" in queries["idle_gpus_by_claim"][1][0][0]
     assert dashboard.dashboard_json(custom) != dashboard.dashboard_json(DEFAULTS)
-    temperature = next(p for p in json.loads(dashboard.dashboard_json(custom))["panels"] if p["title"] == "GPU temperature")
+    temperature = next(
+        p for p in json.loads(dashboard.dashboard_json(custom))["panels"] if p["title"] == "GPU temperature"
+    )
     assert "90 C" in temperature["description"]
 
 

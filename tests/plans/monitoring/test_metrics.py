@@ -7,18 +7,20 @@ from pathlib import Path
 
 import pytest
 import yaml
+from dra_gpu_platform.config.models import MonitoringConfig
+from dra_gpu_platform.plans.monitoring import dashboard
+from dra_gpu_platform.plans.monitoring.alerts import candidates
+from dra_gpu_platform.plans.monitoring.metrics import EXPORTERS, INVENTED, SERIES, unknown
+from dra_gpu_platform.plans.monitoring.promql import PromQLNameError, metric_names, names, selectors
 
-from components.config.models import MonitoringConfig
-from components.plans.monitoring import dashboard
-from components.plans.monitoring.metrics import EXPORTERS, INVENTED, SERIES, unknown
-from components.plans.monitoring.promql import PromQLNameError, metric_names, names, selectors
-from components.plans.monitoring.alerts import candidates
 from tests.conftest import ROOT
 from tests.monitoring_support import PROMTOOL_TESTS, every_source, everything
 
 INPUTS = [
     everything(),
-    everything(MonitoringConfig(enabled=True, claim_pending_minutes=90, idle_gpu_utilization_percent=0, idle_gpu_minutes=5)),
+    everything(
+        MonitoringConfig(enabled=True, claim_pending_minutes=90, idle_gpu_utilization_percent=0, idle_gpu_minutes=5)
+    ),
 ]
 
 
@@ -104,7 +106,11 @@ def _labels_ok(expr: str) -> list[str]:
             continue
         series = SERIES[name]
         allowed = by_exporter[series.exporter].labels(name)
-        extra = {label for label in labels if label not in allowed and not (series.label_prefix and label.startswith(series.label_prefix))}
+        extra = {
+            label
+            for label in labels
+            if label not in allowed and not (series.label_prefix and label.startswith(series.label_prefix))
+        }
         if extra:
             problems.append(f"{name} has no labels {sorted(extra)}")
     return problems
@@ -153,7 +159,7 @@ def test_promtool_input_series_use_real_names_and_labels(path):
 
 def test_every_catalog_source_is_in_the_references_monitoring_section():
     text = (ROOT / "docs" / "references.md").read_text(encoding="utf-8")
-    section = text[text.index("## Monitoring"):]
+    section = text[text.index("## Monitoring") :]
     for name, series in SERIES.items():
         repository, _, rest = series.reference.partition("@")
         tag = rest.split(" ")[0]

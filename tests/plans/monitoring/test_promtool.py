@@ -4,9 +4,9 @@ with the input series in tests/promtool/). Fails under CI when promtool is missi
 from __future__ import annotations
 
 import pytest
+from dra_gpu_platform.config.models import MonitoringConfig
+from dra_gpu_platform.plans.monitoring.alerts import alerts, rule_groups
 
-from components.config.models import MonitoringConfig
-from components.plans.monitoring.alerts import alerts, rule_groups
 from tests.monitoring_support import (
     PROMTOOL_TESTS,
     dashboard_recording_rules,
@@ -18,9 +18,15 @@ from tests.monitoring_support import (
 )
 
 DEFAULTS = everything()
-CUSTOM = everything(MonitoringConfig(
-    enabled=True, claim_pending_minutes=30, gpu_temperature_celsius=95, idle_gpu_utilization_percent=20, idle_gpu_minutes=15
-))
+CUSTOM = everything(
+    MonitoringConfig(
+        enabled=True,
+        claim_pending_minutes=30,
+        gpu_temperature_celsius=95,
+        idle_gpu_utilization_percent=20,
+        idle_gpu_minutes=15,
+    )
+)
 
 
 @pytest.mark.parametrize("config", [DEFAULTS, CUSTOM], ids=["defaults", "custom-thresholds"])
@@ -73,5 +79,7 @@ def test_the_alert_unit_tests_fail_against_other_thresholds(tmp_path):
 
 
 def test_dashboard_queries_compute_what_the_panels_show(tmp_path):
-    result = run_promtool_test(tmp_path, "dashboard_test.yaml", dashboard_recording_rules(DEFAULTS), "dashboard_rules.yaml")
+    result = run_promtool_test(
+        tmp_path, "dashboard_test.yaml", dashboard_recording_rules(DEFAULTS), "dashboard_rules.yaml"
+    )
     assert result.returncode == 0, result.stdout + result.stderr

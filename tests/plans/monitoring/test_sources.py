@@ -10,20 +10,21 @@ import json
 import re
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.plans import kind
+from dra_gpu_platform.plans.gpu_software import gpu_operator_values
+from dra_gpu_platform.plans.monitoring import dashboard
+from dra_gpu_platform.plans.monitoring import metrics as m
+from dra_gpu_platform.plans.monitoring.alerts import alerts, candidates
+from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
+from dra_gpu_platform.plans.monitoring.promql import metric_names, selectors
+from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping, produced, sources
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.config.loading import parse_config_map
-from components.config.problems import InputError
-from components.plans import kind
-from components.plans.gpu_software import gpu_operator_values
-from components.plans.monitoring import dashboard, metrics as m
-from components.plans.monitoring.plan import monitoring_plan
-from components.plans.monitoring.promql import metric_names, selectors
-from components.plans.monitoring.alerts import alerts, candidates
-from components.plans.monitoring.sources import dcgm_dra_pod_mapping, produced, sources
-from tests.conftest import KIND_BASE, ROOT, load_committed, qualify, with_gpu_operator_on_dra
 from tests.config.test_loading import EKS_BASE
+from tests.conftest import KIND_BASE, ROOT, load_committed, qualify, with_gpu_operator_on_dra
 
 RUNBOOKS = ROOT / "docs" / "monitoring" / "runbooks"
 
@@ -54,8 +55,12 @@ def check_plan(plan) -> list[str]:
         for name, labels in selectors(expr):
             if name in available:
                 series = m.SERIES[name]
-                extra = {label for label in labels if label not in available[name].labels(name)
-                         and not (series.label_prefix and label.startswith(series.label_prefix))}
+                extra = {
+                    label
+                    for label in labels
+                    if label not in available[name].labels(name)
+                    and not (series.label_prefix and label.startswith(series.label_prefix))
+                }
                 if extra:
                     problems.append(f"{name} carries no {sorted(extra)} here ({expr!r})")
     for group in plan.rule_groups:
@@ -139,8 +144,13 @@ def test_eks_with_the_chart_scrapes_the_documented_control_plane_endpoints():
 def test_without_the_chart_only_declared_exporters_count():
     bare = _parse(_eks({"enabled": True}))
     assert set(_exporters(bare)) == {m.DCGM}
-    assert set(monitoring_plan(bare).alerts) == {"GpuXidError", "GpuTemperatureHigh", "GpuRowRemapFailure",
-                                                 "GpuUncorrectableMemoryErrors", "GpuAllocatedButIdle"}
+    assert set(monitoring_plan(bare).alerts) == {
+        "GpuXidError",
+        "GpuTemperatureHigh",
+        "GpuRowRemapFailure",
+        "GpuUncorrectableMemoryErrors",
+        "GpuAllocatedButIdle",
+    }
     declared = _parse(_eks({"enabled": True, "externalSources": ["kube-state-metrics", "kubelet"]}))
     assert set(_exporters(declared)) == {m.DCGM, m.KSM, m.KUBELET}
     assert "your Prometheus" in _exporters(declared)[m.KSM]
@@ -156,8 +166,9 @@ def test_kind_with_the_operator_turns_dcgm_dra_mapping_on_and_makes_v1beta1_serv
     assert gpu_operator_values(parsed)["dcgmExporter"]["env"] == [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
     plan = monitoring_plan(parsed)
     assert plan.dcgm_rbac is not None and plan.dcgm_rbac.service_account == "nvidia-dcgm-exporter"
-    assert plan.dcgm_rbac.rules == ({"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"],
-                                     "verbs": ["get", "list", "watch"]},)
+    assert plan.dcgm_rbac.rules == (
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"], "verbs": ["get", "list", "watch"]},
+    )
     assert "gpus_by_claim" in dashboard.panel_queries(plan.inputs)
     # kube-scheduler and the controller manager only because the stack says its Prometheus scrapes them
     assert {"DraPodsUnschedulable", "DraClaimControllerBacklog"} <= set(plan.alerts)
@@ -185,7 +196,11 @@ def test_no_dcgm_dra_mapping_on_managed_clusters():
     "monitoring, path, words",
     [
         ({"enabled": True, "externalSources": ["kube-scheduler"]}, "monitoring.externalSources[0]", "Azure Monitor"),
-        ({"enabled": True, "install": True, "externalSources": ["kubelet"]}, "monitoring.externalSources[0]", "scrapes it"),
+        (
+            {"enabled": True, "install": True, "externalSources": ["kubelet"]},
+            "monitoring.externalSources[0]",
+            "scrapes it",
+        ),
         ({"enabled": True, "runbookBaseUrl": "docs/monitoring/runbooks"}, "monitoring.runbookBaseUrl", "absolute"),
         ({"enabled": True, "namespace": "Monitoring"}, "monitoring.namespace", "DNS label"),
     ],

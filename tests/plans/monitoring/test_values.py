@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, POOL_LABEL
+from dra_gpu_platform.plans.monitoring import values as monitoring_values
 
-from components.config.loading import parse_config_map
-from components.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, POOL_LABEL
-from components.plans.monitoring import values as monitoring_values
-from tests.conftest import KIND_BASE, load_committed, qualify
 from tests.config.test_loading import EKS_BASE
+from tests.conftest import KIND_BASE, load_committed, qualify
 
 
 def _config(platform: str, install: bool = True):
     base = {"kind": KIND_BASE, "eks": EKS_BASE, "aks": load_committed("staging")}.get(platform)
     if base is None:  # existing
-        base = {"cluster": {"platform": "existing", "name": "c", "kubernetesVersion": "1.35"}, "kubeconfig": "apiVersion: v1",
-                "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}]}
+        base = {
+            "cluster": {"platform": "existing", "name": "c", "kubernetesVersion": "1.35"},
+            "kubeconfig": "apiVersion: v1",
+            "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
+        }
     config = {**base, "monitoring": {"enabled": True, "install": install}}
     return parse_config_map(qualify(config), stack="t", source="Pulumi.t.yaml")
 
@@ -51,21 +54,31 @@ def test_control_plane_scrapes_only_where_reachable(platform, scraped):
         assert values[component] == {"enabled": scraped}
     # EKS's control plane is read through metrics.eks.amazonaws.com instead, nowhere else
     jobs = values["prometheus"]["prometheusSpec"].get("additionalScrapeConfigs", [])
-    assert [j["job_name"] for j in jobs] == (["eks-kube-scheduler", "eks-kube-controller-manager"] if platform == "eks" else [])
+    assert [j["job_name"] for j in jobs] == (
+        ["eks-kube-scheduler", "eks-kube-controller-manager"] if platform == "eks" else []
+    )
 
 
 def test_eks_scrape_jobs_keep_only_the_api_server_endpoint():
     (job, _) = monitoring_values.values(_config("eks"))["prometheus"]["prometheusSpec"]["additionalScrapeConfigs"]
-    assert job["relabel_configs"] == [{
-        "source_labels": ["__meta_kubernetes_namespace", "__meta_kubernetes_service_name", "__meta_kubernetes_endpoint_port_name"],
-        "action": "keep", "regex": "default;kubernetes;https",
-    }]
+    assert job["relabel_configs"] == [
+        {
+            "source_labels": [
+                "__meta_kubernetes_namespace",
+                "__meta_kubernetes_service_name",
+                "__meta_kubernetes_endpoint_port_name",
+            ],
+            "action": "keep",
+            "regex": "default;kubernetes;https",
+        }
+    ]
     assert job["scheme"] == "https" and job["bearer_token_file"].endswith("/serviceaccount/token")
 
 
 def _gpu_operator_values(monitoring: dict):
-    from components.config.loading import parse_config_map
-    from components.plans.gpu_software import gpu_operator_values
+    from dra_gpu_platform.config.loading import parse_config_map
+    from dra_gpu_platform.plans.gpu_software import gpu_operator_values
+
     from tests.conftest import qualify
 
     config = {
