@@ -29,11 +29,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import yaml
+
+from bench import measure
 from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.slices import catalog_inventory
 from dra_gpu_platform.facts import catalog
-
-from bench import measure
 
 STACK = ROOT / "bench" / "fit_stack.yaml"
 WORK = measure.WORK / "fit"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pulumi_policy import EnforcementLevel
+
 from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from dra_gpu_platform.policies.rules import dra as dra_rules
 from dra_gpu_platform.policies.rules import fit as fit_rules
 from dra_gpu_platform.policies.rules import helm as helm_rules
 from dra_gpu_platform.policies.rules import migration as migration_rules
-from pulumi_policy import EnforcementLevel
 
 PACK_NAME = "dra-gpu-platform"
 PACK_DESCRIPTION = (

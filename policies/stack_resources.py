@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
 from dra_gpu_platform.dra.claims import RequestSelectors, request_selectors
 from dra_gpu_platform.facts import catalog, driver_charts, eks_amis
 from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, GPU_PRESENT_LABEL, POOL_LABEL

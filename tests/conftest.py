@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from dra_gpu_platform.config.models import PROJECT
 
 ROOT = Path(__file__).resolve().parent.parent

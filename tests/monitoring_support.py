@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from dra_gpu_platform.config.models import MonitoringConfig
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring import metrics as m

@@ -1,7 +1,7 @@
 """The one loader of the stack file contract: qualified config keys (`dra-gpu-platform:cluster`, `aws:region`, ...)
 to a validated StackConfig, with every problem at once. Pure: no Pulumi imports.
 
-The Pulumi program feeds it from the runtime config (components/resources/stack_config.py), `gpuplan` from the
+The Pulumi program feeds it from the runtime config (components/program.py), `gpuplan` from the
 stack file itself (`load_stack_file`), so both always agree. Structural errors come from pydantic (the models in
 components/config/models.py); the cross-field rules live in components/config/rules/.
 """
@@ -13,6 +13,8 @@ import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
 
 from dra_gpu_platform.config.models import (
     PROJECT,
@@ -35,7 +37,6 @@ from dra_gpu_platform.config.problems import MISSING, InputError, Problem, join_
 from dra_gpu_platform.config.rules import consistency_problems
 from dra_gpu_platform.config.strict_yaml import read_stack_yaml
 from dra_gpu_platform.facts import regions, versions
-from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
 
 # Top-level keys of the project namespace and the model field each maps to.
 SECTIONS: dict[str, tuple[str, Any]] = {

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from dra_gpu_platform.facts import driver_charts, eks_amis, project, versions
-from dra_gpu_platform.facts.catalog import GPU_MODELS
-from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
+
+from dra_gpu_platform.facts import driver_charts, eks_amis, project, versions
+from dra_gpu_platform.facts.catalog import GPU_MODELS
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 PROJECT = "dra-gpu-platform"
 AUTOSCALED_PLATFORMS = ("eks", "aks")

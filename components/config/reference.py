@@ -7,9 +7,10 @@ import types
 import typing
 from typing import Any
 
-from dra_gpu_platform.config.loading import SECTIONS
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
+
+from dra_gpu_platform.config.loading import SECTIONS
 
 
 def _type_name(annotation: Any) -> str:

@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short_text
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
 from yaml.nodes import MappingNode
 from yaml.resolver import BaseResolver, Resolver
+
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short_text
 
 try:  # libyaml's parser (it ships in PyYAML's wheels): C speed, and no recursion while it reads events
     from yaml._yaml import CParser as _Parser

@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from packaging.version import InvalidVersion, Version
+
 from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER
 from dra_gpu_platform.facts.chart_releases import ChartSource
-from packaging.version import InvalidVersion, Version
 
 NGC_REPO = "https://helm.ngc.nvidia.com/nvidia"
 DRA_DRIVER_OCI_REPO = "oci://registry.k8s.io/dra-driver-nvidia/charts"

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import yaml
+
 from dra_gpu_platform.config.models import AksSettings, NodePool, StackConfig
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG, SPOT_TAINT

@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import yaml
+
 from dra_gpu_platform.config.models import EksSettings, NodePool, StackConfig
 from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import catalog, eks_addons, eks_amis

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.yamlio import dump_yaml
 from dra_gpu_platform.facts import driver_charts, versions

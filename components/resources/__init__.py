@@ -9,6 +9,5 @@ __all__ = [
     "monitoring",
     "platform",
     "software",
-    "stack_config",
     "tenancy",
 ]  # the public modules of this package

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 
 import pulumi
+
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component

@@ -26,9 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-from dra_gpu_platform.config.problems import MISSING, InputError, Problem
-from dra_gpu_platform.config.strict_yaml import DOCUMENTS, read_text
-from dra_gpu_platform.policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import proto
 from pulumi_policy import EnforcementLevel, Policy
@@ -40,6 +37,9 @@ from pulumi_policy.deserialize import deserialize_properties
 # when pulumi-policy changes its constructor or these methods.
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.config.strict_yaml import DOCUMENTS, read_text
+from dra_gpu_platform.policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
 from gpuplan.engine.outputs import clean
 from gpuplan.engine.runtime import ProgramRun, Registration, run_program
 

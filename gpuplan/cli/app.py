@@ -16,9 +16,9 @@ from gpuplan.cli import signals
 signals.install_handlers()
 try:
     import typer
-    from dra_gpu_platform.config.problems import MISSING, Problem
     from typer.core import TyperGroup
 
+    from dra_gpu_platform.config.problems import MISSING, Problem
     from gpuplan import commands
     from gpuplan.cli import runner
     from gpuplan.cli.exit_codes import ExitCode

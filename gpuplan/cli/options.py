@@ -6,6 +6,7 @@ from enum import Enum
 from pathlib import Path
 
 import typer
+
 from dra_gpu_platform.config.loading import stack_file_path, stack_name_from_path
 from dra_gpu_platform.config.problems import InputError, Problem
 

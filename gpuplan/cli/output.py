@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from dra_gpu_platform.config.problems import InputError, short_text
 from rich.console import Console
 from rich.markup import escape
 
+from dra_gpu_platform.config.problems import InputError, short_text
 from gpuplan.cli import atomic_out
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat

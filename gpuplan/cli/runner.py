@@ -14,7 +14,6 @@ import traceback
 from collections.abc import Callable
 
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short_text
-
 from gpuplan.cli import atomic_out, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat

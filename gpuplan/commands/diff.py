@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
+
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from dra_gpu_platform.config.strict_yaml import STACK_FILE, read_text
-
 from gpuplan.cli import options, output, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command

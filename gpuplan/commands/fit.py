@@ -45,7 +45,6 @@ def register(app: typer.Typer) -> None:
 
         def body() -> int:
             from dra_gpu_platform.config.loading import load_stack_file
-
             from gpuplan.fit.report import document, failing, fit_report
             from gpuplan.fit.text import render_text
 

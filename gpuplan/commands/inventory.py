@@ -8,13 +8,13 @@ import socket
 from pathlib import Path
 
 import typer
+
 from dra_gpu_platform.config.problems import MISSING
 from dra_gpu_platform.config.yamlio import dump_all_yaml
 from dra_gpu_platform.dra.nvml import snapshot_document
 from dra_gpu_platform.dra.slices import ALL_BALANCED, nvidia_naming, nvml_inventory
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.plans.stack_inventory import stack_inventory
-
 from gpuplan.cli import atomic_out, options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from dra_gpu_platform.config.loading import load_stack_file
-from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from rich.table import Table
 from rich.text import Text
 
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command

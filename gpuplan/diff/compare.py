@@ -26,7 +26,6 @@ from typing import Any
 from dra_gpu_platform.facts import replacements as rules
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.facts.type_tokens import Upstream
-
 from gpuplan.engine.outputs import SIG_KEY, clean
 from gpuplan.engine.runtime import ProgramRun, Registration
 

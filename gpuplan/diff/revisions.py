@@ -8,7 +8,6 @@ from pathlib import Path
 
 from dra_gpu_platform.config.loading import stack_file_path
 from dra_gpu_platform.config.problems import InputError, Problem
-
 from gpuplan.cli.options import PROJECT_ROOT
 from gpuplan.engine.runtime import ProgramError, run_program
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import yaml
+
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts.type_tokens import Upstream
 

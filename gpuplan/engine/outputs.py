@@ -6,14 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dra_gpu_platform.config.yamlio import dump_yaml
-from dra_gpu_platform.facts.type_tokens import Upstream
-
 # Private SDK constants (pulumi 3.272): the wire signature of a secret in recorded inputs. The SDK has no public
 # name for the protocol's secret signature; tests/test_private_sdk_apis.py pins their values.
 from pulumi.runtime.rpc import _special_secret_sig as SECRET_SIG
 from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 
+from dra_gpu_platform.config.yamlio import dump_yaml
+from dra_gpu_platform.facts.type_tokens import Upstream
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.runtime import SECRET, ProgramRun, Registration
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
 from dra_gpu_platform.plans import kind as kind_config
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
-
 from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pulumi
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+
 from dra_gpu_platform.config.loading import parse_config_map, read_stack_file, stack_name_from_path
 from dra_gpu_platform.config.models import PROJECT, StackConfig
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.facts.type_tokens import Upstream
-from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import rpc, settings
-
 from gpuplan.engine import mock_outputs
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dra_gpu_platform.facts.type_tokens import Upstream
 from rich.console import Console
 from rich.table import Table
 
+from dra_gpu_platform.facts.type_tokens import Upstream
 from gpuplan.engine.runtime import ProgramRun, Registration
 
 

@@ -36,7 +36,6 @@ from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_clu
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.plans.node_pools import pool_labels
 from dra_gpu_platform.plans.stack_inventory import stack_inventory
-
 from gpuplan.fit.inputs import (
     ClaimEntry,
     FitInputs,

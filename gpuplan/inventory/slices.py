@@ -9,7 +9,6 @@ from dra_gpu_platform.config.problems import InputError, Problem
 from dra_gpu_platform.dra.nvml import parse_snapshot
 from dra_gpu_platform.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
 from dra_gpu_platform.facts import catalog
-
 from gpuplan.fit.inputs import read_documents
 
 CLI = "(command line)"

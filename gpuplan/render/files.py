@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from dra_gpu_platform.config.yamlio import dump_yaml
-
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import manifest_filename
 

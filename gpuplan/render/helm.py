@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from dra_gpu_platform.config.problems import InputError, Problem
 from dra_gpu_platform.config.yamlio import dump_yaml
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from dra_gpu_platform.config.models import NodePool, StackConfig
 from dra_gpu_platform.facts import catalog, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
@@ -22,7 +23,6 @@ from dra_gpu_platform.plans.gpu_software import (
     GPU_OPERATOR_RELEASE,
 )
 from dra_gpu_platform.plans.node_pools import pool_labels
-
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
 from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
+
 from dra_gpu_platform.facts import eks_amis, node_labels
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
 
 TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = node_labels.pool_taint()
 OPEN_CIDRS = ("0.0.0.0/0", "::/0")

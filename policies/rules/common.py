@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from dra_gpu_platform.facts.type_tokens import Upstream
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -26,6 +25,8 @@ from pulumi_policy import (
 # must copy fields it does not touch even while they are unknown; the proxies' own `["__target"]` escape hatch is
 # the only way to read them raw. tests/test_private_sdk_apis.py fails when pulumi-policy changes it.
 from pulumi_policy.proxy import _DictProxy, _ListProxy
+
+from dra_gpu_platform.facts.type_tokens import Upstream
 
 # ---------------------------------------------------------------------------------------------------
 # Type tokens (resource rules apply to any Pulumi program that declares these types)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
+from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
+
 from dra_gpu_platform.dra import cel, quota
 from dra_gpu_platform.dra.claims import request_selectors
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
-from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
 
 # ---------------------------------------------------------------------------------------------------
 # deviceclass-selector-valid

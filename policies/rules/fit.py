@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pulumi_policy import Severity, StackValidationArgs
+
 from dra_gpu_platform.dra.claims import parse_claim_spec, parse_device_class
 from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.model import Features, PodClaim
@@ -34,7 +36,6 @@ from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LAB
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
-from pulumi_policy import Severity, StackValidationArgs
 
 DEVICE_CLASS = Upstream.DEVICE_CLASS
 CLAIM_TEMPLATE = Upstream.RESOURCE_CLAIM_TEMPLATE

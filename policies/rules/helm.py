@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
+
 from dra_gpu_platform.facts import autoscaler, driver_charts, efa, versions
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
-from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
 
 # Repositories of the charts this platform installs (docs/references.md#helm-chart-repositories; the EKS
 # cluster-autoscaler and EFA device plugin too), plus the NVIDIA device plugin and kube-prometheus-stack repositories.

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_policy import Severity, StackValidationArgs
+
 from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
 from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
-from pulumi_policy import Severity, StackValidationArgs
 
 LEGACY_RESOURCE = "nvidia.com/gpu"
 

@@ -8,11 +8,11 @@ import copy
 import re
 
 import pytest
+
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.facts import chart_releases, driver_charts, versions
 from dra_gpu_platform.plans.monitoring import values as monitoring_values
-
 from tests.conftest import KIND_BASE, qualify
 
 EKS = {

@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import InputError
-
 from tests.conftest import COMMITTED_STACKS, KIND_BASE, STACKS_DIR, qualify
 
 EKS_BASE = {

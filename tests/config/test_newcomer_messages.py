@@ -7,10 +7,10 @@ from __future__ import annotations
 import copy
 import json
 
-from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
-from dra_gpu_platform.config.problems import InputError
 from typer.testing import CliRunner
 
+from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
+from dra_gpu_platform.config.problems import InputError
 from gpuplan.cli.app import app
 from tests.conftest import qualify, write_stack
 

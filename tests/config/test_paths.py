@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pulumi
 import pytest
-from dra_gpu_platform.config.loading import load_stack_file, read_stack_file
-from dra_gpu_platform.config.problems import InputError
-from dra_gpu_platform.resources.stack_config import load_stack_config
 from pulumi.runtime import mocks
 
+from dra_gpu_platform.config.loading import load_stack_file, read_stack_file
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.program import load_stack_config
 from gpuplan.engine.runtime import runtime_config_from_file
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, write_stack
 

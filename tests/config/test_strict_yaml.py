@@ -11,6 +11,7 @@ import tracemalloc
 from dataclasses import replace
 
 import pytest
+
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.config.problems import InputError, Problem
 from dra_gpu_platform.config.strict_yaml import (

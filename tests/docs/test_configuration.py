@@ -8,9 +8,9 @@ import re
 
 import pytest
 import yaml
+
 from dra_gpu_platform.config import parse_config_map
 from dra_gpu_platform.config.loading import SECTIONS
-
 from gpuplan.engine.runtime import runtime_config_from_file
 from tests.docs.generated import CONFIGURATION_BLOCKS, regenerate
 from tests.docs.markdown import DOCS

@@ -7,9 +7,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+
 from dra_gpu_platform.dra.allocator import allocate
 from dra_gpu_platform.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, Selectors, Usage
-
 from tests.dra.builders import CLASSES, EX, ROOT, claim, cluster, device, exact, first_available, gpus, slice_doc
 
 NODE = NodeInfo("n")

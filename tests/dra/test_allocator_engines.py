@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import hypothesis.strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+
 from dra_gpu_platform.dra.allocator import allocate
 from dra_gpu_platform.dra.claims import DeviceClassSpec, parse_claim_spec
 from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.model import AllocationError, FailedOnNode, Features, NodeInfo, PodClaim, Selectors, Usage
 from dra_gpu_platform.dra.scheduler import ClaimObject, PodClaimRef, PodSpec, Scheduler
-from hypothesis import HealthCheck, assume, given, settings
 
 DRIVER = "d.io"
 ATTRIBUTE = "d.io/root"

@@ -8,6 +8,9 @@ from fractions import Fraction
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from dra_gpu_platform.dra.cel import (
     MAX_SELECTOR_BYTES,
     CelCompileError,
@@ -19,9 +22,6 @@ from dra_gpu_platform.dra.cel import (
     evaluate,
 )
 from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from tests.conftest import UPSTREAM_SPECS, shared_path
 
 NV = "device.attributes['gpu.nvidia.com']"

@@ -6,6 +6,7 @@ DropDisabledFields, resourceslice strategy dropDisabledFields)."""
 from __future__ import annotations
 
 import pytest
+
 from dra_gpu_platform.dra import apiserver
 from dra_gpu_platform.dra import gates as g
 from dra_gpu_platform.dra.claims import parse_claim_spec

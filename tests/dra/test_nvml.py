@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.dra.nvml import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
 from dra_gpu_platform.dra.slices import nvml_inventory
-
 from gpuplan.inventory.nvml_live import NvmlUnavailable, pcie_root, read_live
 from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dra_gpu_platform.dra.model import ClaimAllocation, DeviceResult, Usage
 from dra_gpu_platform.dra.scheduler import ALLOCATED, ERROR, REJECTED, UNSCHEDULABLE, ClaimObject
-
 from tests.dra.builders import EX, claim, device, exact, first_available, gpus, pod, scheduler, slice_doc
 
 

@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.dra.cel import Version
@@ -30,7 +31,6 @@ from dra_gpu_platform.dra.slices import (
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.quantity import parse_quantity
 from dra_gpu_platform.plans.stack_inventory import stack_inventory
-
 from gpuplan.checks.kube_validate import validate_document
 from tests.conftest import H200_NVML, KIND_BASE, ROOT, qualify, shared_path
 

@@ -6,9 +6,9 @@ import json
 import re
 
 import pytest
+
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
-
 from tests.conftest import H200_NVML, shared_path
 
 NVML_ARCHITECTURES = {

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import botocore
+
 from dra_gpu_platform.facts import regions
 
 

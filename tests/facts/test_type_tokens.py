@@ -7,8 +7,8 @@ import importlib
 import inspect
 
 import pytest
-from dra_gpu_platform.facts.type_tokens import Component, Upstream
 
+from dra_gpu_platform.facts.type_tokens import Component, Upstream
 from tests.conftest import ROOT
 
 SDK_CLASSES = {

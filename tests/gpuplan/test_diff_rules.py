@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from dra_gpu_platform.facts import replacements as rules
 
+from dra_gpu_platform.facts import replacements as rules
 from gpuplan.diff.compare import diff_runs, parse_path, render_path
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, run_config

@@ -7,9 +7,9 @@ import json
 
 import pytest
 import yaml
-from dra_gpu_platform.config.loading import load_stack_file
 from typer.testing import CliRunner
 
+from dra_gpu_platform.config.loading import load_stack_file
 from gpuplan.cli.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, UPSTREAM_SPECS, shared_path

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from dra_gpu_platform.config.loading import load_stack_file
 
+from dra_gpu_platform.config.loading import load_stack_file
 from gpuplan.engine.outputs import is_kubernetes_object, manifest
 from gpuplan.fit.stack import stack_documents
 from tests.conftest import COMMITTED_STACKS, ROOT, run_file

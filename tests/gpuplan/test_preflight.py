@@ -17,10 +17,10 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.stub import Stubber
 from botocore.validate import ParamValidator
-from dra_gpu_platform.config.loading import load_stack_file
-from dra_gpu_platform.facts import catalog
 from typer.testing import CliRunner
 
+from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.facts import catalog
 from gpuplan.cli.app import app
 from gpuplan.preflight import checks as preflight
 from tests.conftest import COMMITTED_STACKS, STACKS_DIR, load_committed, write_stack

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts.node_labels import EFA_LABEL
-
 from gpuplan.render.placement import daemonset_facts
 from gpuplan.render.stack import INSTANCE_TYPE_LABEL, efa_findings, node_labels, place_pools, pool_facts
 from tests.conftest import ROOT

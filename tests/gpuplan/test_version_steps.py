@@ -5,8 +5,8 @@ only within 7 days of an in-place upgrade (which gpuplan cannot see, so --allow-
 from __future__ import annotations
 
 import pytest
-from dra_gpu_platform.config.loading import parse_config_map
 
+from dra_gpu_platform.config.loading import parse_config_map
 from gpuplan.diff.compare import allow, diff_runs, version_step
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, qualify

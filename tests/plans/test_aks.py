@@ -7,14 +7,14 @@ import re
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.plans import aks as aks_plan
-from hypothesis import given
-from hypothesis import strategies as st
-
 from gpuplan.engine.mock_outputs import fake_aks_kubeconfig
 from tests.conftest import STACKS_DIR, qualify
 

@@ -7,14 +7,14 @@ import ipaddress
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.facts import catalog, eks_amis
 from dra_gpu_platform.plans import eks as eks_plan
 from dra_gpu_platform.plans.node_pools import pool_labels
-from hypothesis import given
-from hypothesis import strategies as st
-
 from tests.conftest import ROOT, STACKS_DIR
 
 

@@ -7,11 +7,11 @@ import copy
 from typing import Any
 
 import pytest
+
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.plans import gpu_software as gsv
-
 from tests.conftest import qualify
 
 ABSENT = object()  # the key must not be set (the chart default applies)

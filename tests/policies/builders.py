@@ -11,9 +11,6 @@ import inspect
 from typing import Any
 
 import yaml
-from dra_gpu_platform.config.models import NodePool as NodePoolConfig
-from dra_gpu_platform.plans import admission_policy as dra_only_rules
-from dra_gpu_platform.plans.node_pools import pool_labels
 from pulumi_policy import (
     PolicyCustomTimeouts,
     PolicyResource,
@@ -22,6 +19,10 @@ from pulumi_policy import (
     StackValidationArgs,
 )
 from pulumi_policy.proxy import unknown_checking_proxy
+
+from dra_gpu_platform.config.models import NodePool as NodePoolConfig
+from dra_gpu_platform.plans import admission_policy as dra_only_rules
+from dra_gpu_platform.plans.node_pools import pool_labels
 
 STACK = "test"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from dra_gpu_platform.policies.rules import cloud as rules
 
+from dra_gpu_platform.policies.rules import cloud as rules
 from tests.policies import builders as b
 
 # ---------------------------------------------------------------- gpu-node-pool-tainted

@@ -6,9 +6,9 @@ import json
 import re
 
 import yaml
-from dra_gpu_platform.policies.pack import POLICIES
 from pulumi_policy import StackValidationPolicy
 
+from dra_gpu_platform.policies.pack import POLICIES
 from tests.conftest import COMMITTED_STACKS, ROOT
 
 DOC = (ROOT / "docs" / "policies.md").read_text(encoding="utf-8")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from dra_gpu_platform.policies.rules import dra as rules
 
+from dra_gpu_platform.policies.rules import dra as rules
 from tests.policies import builders as b
 
 GOOD = "device.driver == 'gpu.nvidia.com' && device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0"

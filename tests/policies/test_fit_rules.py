@@ -4,7 +4,6 @@ charts, and each template is allocated with Kubernetes' rules."""
 from __future__ import annotations
 
 from dra_gpu_platform.policies.rules import fit as fit_rules
-
 from tests.policies import builders as b
 
 RULE = fit_rules.CLAIMS_SATISFIABLE

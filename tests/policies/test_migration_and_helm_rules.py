@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from dra_gpu_platform.policies.rules import helm as helm_rules
 from dra_gpu_platform.policies.rules import migration as rules
-
 from tests.policies import builders as b
 
 NGC = "https://helm.ngc.nvidia.com/nvidia"

@@ -15,9 +15,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from dra_gpu_platform.policies.pack import POLICIES
 from pulumi_policy import EnforcementLevel
 
+from dra_gpu_platform.policies.pack import POLICIES
 from gpuplan.checks.policy_runner import PACK_VERSION, reconcile
 from tests.conftest import COMMITTED_STACKS, ROOT, module_source
 

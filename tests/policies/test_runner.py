@@ -4,12 +4,12 @@ parents and dependencies for stack policies, and policy config validation."""
 from __future__ import annotations
 
 import pytest
-from dra_gpu_platform.config.problems import InputError
-from dra_gpu_platform.policies.pack import PACK_LEVEL, POLICIES
-from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE
 
+from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.policies.pack import PACK_LEVEL, POLICIES
+from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from gpuplan.checks.policy_runner import PACK_VERSION, evaluate, reconcile
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.policies import builders as b

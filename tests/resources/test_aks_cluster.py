@@ -8,9 +8,9 @@ import copy
 
 import pytest
 import yaml
+
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.plans.node_pools import pool_labels
-
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
 

@@ -8,10 +8,10 @@ import copy
 
 import pytest
 import yaml
+
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.plans import eks as eks_plan
 from dra_gpu_platform.plans.node_pools import pool_labels
-
 from gpuplan.engine.mock_outputs import FAKE_ACCOUNT
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config

@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.plans.node_pools import label_commands, pool_labels
 from typer.testing import CliRunner
 
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.plans.node_pools import label_commands, pool_labels
 from gpuplan.cli.app import app
 from tests.conftest import clean_inputs, qualify, run_config, write_stack
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from dra_gpu_platform.plans import gpu_software as gsv
 
+from dra_gpu_platform.plans import gpu_software as gsv
 from gpuplan.engine.outputs import HELM_RELEASE, helm_values
 from tests.conftest import STACKS_DIR, clean_inputs, run_config, run_file
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL
 from dra_gpu_platform.plans import gpu_software as gsv
-
 from gpuplan.render import placement
 from gpuplan.render.placement import DRA_PLUGIN, NFD_WORKER, DaemonSetFacts
 from gpuplan.render.stack import pool_facts

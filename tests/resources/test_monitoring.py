@@ -9,10 +9,10 @@ import json
 
 import pytest
 import yaml
+
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring import values as monitoring_values
 from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
-
 from gpuplan.engine.outputs import clean
 from gpuplan.engine.preview import preview_stack
 from tests.conftest import KIND_BASE, run_config, with_gpu_operator_on_dra, write_stack

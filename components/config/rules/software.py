@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.facts import chart_releases, driver_charts, eks_amis, versions
-from packaging.version import Version
 
 
 def check(r: RuleContext) -> None:

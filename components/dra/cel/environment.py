@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_bindings, ext_optional, ext_strings
+
 from dra_gpu_platform.dra.cel.values import (
     _NO_SUCH_OVERLOAD,
     _cel_add,

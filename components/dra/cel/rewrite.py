@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cel_expr_python import cel
+
 from dra_gpu_platform.dra.cel.base import CelCompileError
 from dra_gpu_platform.dra.cel.environment import _engine_message, _runtime_env, _shorten
 from dra_gpu_platform.dra.cel.syntax import (

@@ -7,6 +7,7 @@ from collections.abc import Collection, Hashable, Mapping
 from typing import Any
 
 from cel_expr_python import cel
+
 from dra_gpu_platform.dra.cel.base import KNOWN_CAPACITY_NAMES, MAX_SELECTOR_BYTES, CelCompileError, CelEvaluationError
 from dra_gpu_platform.dra.cel.checks import _capacity_reads_through_attributes
 from dra_gpu_platform.dra.cel.devices import _PROJECTION_IDS, Device, _to_cel

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from cel_expr_python import cel
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
 from dra_gpu_platform.dra.cel.base import CelCompileError
 from dra_gpu_platform.dra.cel.environment import _engine_message, _typing_env
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 # ---------------------------------------------------------------------------------------------------------
 # The checked syntax tree (wire-compatible subset of cel-spec cel/expr/syntax.proto and checked.proto).

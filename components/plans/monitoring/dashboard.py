@@ -14,6 +14,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from grafana_foundation_sdk.builders import common as common_builders
+from grafana_foundation_sdk.builders import dashboard as builders
+from grafana_foundation_sdk.builders import prometheus, stat, timeseries
+from grafana_foundation_sdk.cog import plugins
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models import common
+from grafana_foundation_sdk.models import dashboard as model
+
 from dra_gpu_platform.facts.node_labels import GPU_STACK_LABEL, POOL_LABEL
 from dra_gpu_platform.plans.monitoring.alerts import (
     CLAIM_CONTROLLER_QUEUE,
@@ -26,13 +34,6 @@ from dra_gpu_platform.plans.monitoring.alerts import (
 )
 from dra_gpu_platform.plans.monitoring.promql import metric_names
 from dra_gpu_platform.plans.monitoring.sources import produced
-from grafana_foundation_sdk.builders import common as common_builders
-from grafana_foundation_sdk.builders import dashboard as builders
-from grafana_foundation_sdk.builders import prometheus, stat, timeseries
-from grafana_foundation_sdk.cog import plugins
-from grafana_foundation_sdk.cog.encoder import JSONEncoder
-from grafana_foundation_sdk.models import common
-from grafana_foundation_sdk.models import dashboard as model
 
 UID = "dra-gpu-platform"
 TITLE = "DRA GPU platform"

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_azure_native import authorization, containerservice, resources
+
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import aks as aks_plan
 from dra_gpu_platform.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
-from pulumi_azure_native import authorization, containerservice, resources
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 

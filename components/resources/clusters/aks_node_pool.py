@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pulumi
+from pulumi_azure_native import containerservice
+
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts.catalog import InstanceType
@@ -13,7 +15,6 @@ from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import aks as aks_plan
 from dra_gpu_platform.plans.node_pools import pool_labels
-from pulumi_azure_native import containerservice
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
+
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.facts.type_tokens import Component

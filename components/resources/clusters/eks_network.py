@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
+
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import eks as eks_plan

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_aws as aws
+
 from dra_gpu_platform.facts import eks_amis
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans.node_pools import NodePatchPlan

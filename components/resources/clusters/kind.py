@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_command as command
 import pulumi_kubernetes as k8s
+
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import kind as kind_config

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.resource import v1 as resource_v1
+
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans.device_classes import DeviceClassPlan
-from pulumi_kubernetes.resource import v1 as resource_v1
 
 
 @dataclass(frozen=True)

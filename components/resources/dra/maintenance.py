@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.resource import v1alpha3 as resource_v1alpha3
+
 from dra_gpu_platform.config.models import MaintenanceConfig
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
-from pulumi_kubernetes.resource import v1alpha3 as resource_v1alpha3
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import ClassVar
 
 import pulumi
 import pulumi_kubernetes as k8s
+
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.plans.gpu_software import ReleasePlan
 

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.admissionregistration import v1 as admission_v1
+
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import admission_policy as rules
 from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
-from pulumi_kubernetes.admissionregistration import v1 as admission_v1
 
 
 @dataclass(frozen=True)

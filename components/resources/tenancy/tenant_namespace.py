@@ -8,13 +8,14 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.resource import v1 as resource_v1
+
 from dra_gpu_platform.config.models import NamespaceConfig
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans.claim_templates import ClaimPlan, plan_claim
 from dra_gpu_platform.plans.migration import namespace_labels
 from dra_gpu_platform.plans.quota import quota_hard
-from pulumi_kubernetes.resource import v1 as resource_v1
 
 QUOTA_NAME = "gpu-quota"
 

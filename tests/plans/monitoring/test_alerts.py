@@ -7,6 +7,7 @@ import copy
 import re
 
 import pytest
+
 from dra_gpu_platform.config.models import MonitoringConfig
 from dra_gpu_platform.plans.monitoring import metrics
 from dra_gpu_platform.plans.monitoring.alerts import (
@@ -20,7 +21,6 @@ from dra_gpu_platform.plans.monitoring.alerts import (
     prometheus_rule_errors,
     rule_groups,
 )
-
 from tests.conftest import ROOT
 from tests.monitoring_support import every_source, everything
 

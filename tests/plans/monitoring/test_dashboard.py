@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from grafana_foundation_sdk.models import dashboard as model
+
 from dra_gpu_platform.config.models import MonitoringConfig
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring.alerts import RuleInputs
-from grafana_foundation_sdk.models import dashboard as model
-
 from tests.monitoring_support import every_source, everything
 
 DEFAULTS = everything()

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from dra_gpu_platform.config.models import MonitoringConfig
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring.alerts import candidates
 from dra_gpu_platform.plans.monitoring.metrics import EXPORTERS, INVENTED, SERIES, unknown
 from dra_gpu_platform.plans.monitoring.promql import PromQLNameError, metric_names, names, selectors
-
 from tests.conftest import ROOT
 from tests.monitoring_support import PROMTOOL_TESTS, every_source, everything
 

@@ -4,9 +4,9 @@ with the input series in tests/promtool/). Fails under CI when promtool is missi
 from __future__ import annotations
 
 import pytest
+
 from dra_gpu_platform.config.models import MonitoringConfig
 from dra_gpu_platform.plans.monitoring.alerts import alerts, rule_groups
-
 from tests.monitoring_support import (
     PROMTOOL_TESTS,
     dashboard_recording_rules,

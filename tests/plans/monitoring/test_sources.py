@@ -10,6 +10,9 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.plans import kind
@@ -20,9 +23,6 @@ from dra_gpu_platform.plans.monitoring.alerts import alerts, candidates
 from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
 from dra_gpu_platform.plans.monitoring.promql import metric_names, selectors
 from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping, produced, sources
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.config.test_loading import EKS_BASE
 from tests.conftest import KIND_BASE, ROOT, load_committed, qualify, with_gpu_operator_on_dra
 

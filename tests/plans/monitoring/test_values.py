@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, POOL_LABEL
 from dra_gpu_platform.plans.monitoring import values as monitoring_values
-
 from tests.config.test_loading import EKS_BASE
 from tests.conftest import KIND_BASE, load_committed, qualify
 
@@ -78,7 +78,6 @@ def test_eks_scrape_jobs_keep_only_the_api_server_endpoint():
 def _gpu_operator_values(monitoring: dict):
     from dra_gpu_platform.config.loading import parse_config_map
     from dra_gpu_platform.plans.gpu_software import gpu_operator_values
-
     from tests.conftest import qualify
 
     config = {
