@@ -8,7 +8,7 @@
 - `plans`: StackConfig -> plain data (cloud plans, Helm values, DeviceClasses, claim templates, monitoring).
 - `resources`: the only Pulumi ComponentResources, one per file, each taking a plan.
 
-The package exports GpuPlatform, GpuPlatformArgs and StackConfig lazily, so importing a pure layer
+The package exports GpuPlatform, GpuPlatformArgs, StackConfig and ConfigError lazily, so importing a pure layer
 (`components.facts`, as the policy pack does) never loads the Pulumi resource SDKs.
 """
 
@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["GpuPlatform", "GpuPlatformArgs", "StackConfig"]
+__all__ = ["ConfigError", "GpuPlatform", "GpuPlatformArgs", "StackConfig"]
 
 if TYPE_CHECKING:
     from dra_gpu_platform.config.models import StackConfig
+    from dra_gpu_platform.config.problems import ConfigError
     from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
 
@@ -29,6 +30,10 @@ def __getattr__(name: str) -> Any:
         from dra_gpu_platform.config.models import StackConfig
 
         return StackConfig
+    if name == "ConfigError":
+        from dra_gpu_platform.config.problems import ConfigError
+
+        return ConfigError
     if name in ("GpuPlatform", "GpuPlatformArgs"):
         from dra_gpu_platform.resources import platform
 

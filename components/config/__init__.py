@@ -1,15 +1,19 @@
 """The stack file contract: pydantic models, the one loader, problems (errors) and the cross-field rules.
 
-Who may import: dra, plans, resources, policies, gpuplan, tests. Imports only `components.facts`.
-Import the names below from here; the submodules are `models`, `loading`, `problems`, `rules`, `reference`, `yamlio`, `strict_yaml` (reading user files).
+Who may import: dra, plans, resources, policies, gpuplan, tests. Imports `components.facts` and, as the one exception to
+the layers, the self-contained CEL engine `components.dra.cel` (a selector that does not compile is a config error).
+Import the names below from here; the submodules are `models` (StackConfig and every section model), `fields`,
+`cluster`, `sections`, `validation`, `loading`, `problems`, `rules`, `reference`, `yamlio`, `strict_yaml` (reading user
+files).
 """
 
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map, read_stack_file
 from dra_gpu_platform.config.models import PROJECT, NodePool, StackConfig
-from dra_gpu_platform.config.problems import InputError, Problem
+from dra_gpu_platform.config.problems import ConfigError, InputError, Problem
 
 __all__ = [
     "PROJECT",
+    "ConfigError",
     "InputError",
     "NodePool",
     "Problem",

@@ -16,7 +16,7 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class Problem:
-    file: str
+    file: str | None  # None: the input came from no file (a dict given to StackConfig, a library call)
     path: str  # e.g. nodePools[1].mig.profile
     value: Any
     rule: str
@@ -24,13 +24,14 @@ class Problem:
 
     def render(self) -> str:
         value = "(missing)" if self.value is _MISSING else _short(self.value)
-        file, path = short_text(self.file, TEXT_LIMIT), short_text(self.path, TEXT_LIMIT)
-        where = f"{file}: {path}" if path else file
+        file = short_text(self.file, TEXT_LIMIT) if self.file is not None else ""
+        path = short_text(self.path, TEXT_LIMIT)
+        where = ": ".join(part for part in (file, path) if part) or "(input)"
         return f"{where} = {value}\n    rule: {short_text(self.rule, TEXT_LIMIT)}\n    fix:  {short_text(self.fix, TEXT_LIMIT)}"
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "file": short_text(self.file, TEXT_LIMIT),
+            "file": short_text(self.file, TEXT_LIMIT) if self.file is not None else None,
             "path": short_text(self.path, TEXT_LIMIT),
             "value": None if self.value is _MISSING else _jsonable(self.value),
             "rule": short_text(self.rule, TEXT_LIMIT),
@@ -45,13 +46,22 @@ class InputError(Exception):
     """Invalid input: carries every problem found, never just the first."""
 
     def __init__(self, problems: list[Problem], what: str = "input"):
-        self.problems = sorted(problems, key=lambda p: (p.file, _path_key(p.path), p.rule))
+        self.problems = sorted(problems, key=lambda p: (p.file or "", _path_key(p.path), p.rule))
         self.what = what
         super().__init__(self.render())
 
     def render(self) -> str:
         head = f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''} in {self.what}:"
         return "\n".join([head, *(f"- {p.render()}" for p in self.problems)])
+
+
+class ConfigError(InputError, ValueError):
+    """An invalid stack: every problem at once, each with its field path, value, rule and fix (and the file when
+    there is one). `str(error)` lists them as `gpuplan preview` does. A ValueError, and an InputError, so whoever
+    catches either (gpuplan, the stack program) reports it."""
+
+    def __init__(self, problems: list[Problem], what: str = "the stack config"):
+        super().__init__(problems, what)
 
 
 # Messages quote what the user wrote, but never all of a hostile value: a 50 MB string, a million-item list or a

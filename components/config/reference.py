@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from dra_gpu_platform.config.loading import SECTIONS
+from dra_gpu_platform.config.cluster import CLUSTER_MODELS, ClusterBase
+from dra_gpu_platform.config.validation import SECTIONS
 
 
 def _type_name(annotation: Any) -> str:
@@ -58,14 +59,24 @@ def _default(field) -> str:
     return f"`{str(field.default).lower() if isinstance(field.default, bool) else field.default}`"
 
 
-def _rows(model: type[BaseModel], prefix: str) -> list[str]:
+def _rows(model: type[BaseModel], prefix: str, only: tuple[str, ...] | None = None) -> list[str]:
     rows = []
     for name, field in model.model_fields.items():
+        if only is not None and (field.alias or name) not in only:
+            continue
         key = f"{prefix}.{field.alias or name}"
         rows.append(f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {field.description or ''} |")
         nested = _model(field.annotation)
         if nested is not None:
             rows.extend(_rows(nested, key + ("[]" if "list" in _type_name(field.annotation) else "")))
+    return rows
+
+
+def _cluster_rows() -> list[str]:
+    """The keys every platform's cluster has, then each platform's own block (`cluster.eks` on EKS only)."""
+    rows = _rows(ClusterBase, "cluster")
+    for platform, model in CLUSTER_MODELS.items():
+        rows.extend(_rows(model, "cluster", only=(platform,)))
     return rows
 
 
@@ -75,8 +86,11 @@ def config_reference() -> str:
         lines.append(f"#### `dra-gpu-platform:{key}`\n")
         lines.append("| key | type | default | meaning |")
         lines.append("|---|---|---|---|")
-        inner = _model(model)
-        lines.extend(_rows(inner, key + ("[]" if typing.get_origin(model) is list else "")))
+        if key == "cluster":
+            lines.extend(_cluster_rows())
+        else:
+            inner = _model(model)
+            lines.extend(_rows(inner, key + ("[]" if typing.get_origin(model) is list else "")))
         lines.append("")
     return "\n".join(lines)
 

@@ -125,7 +125,7 @@ GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE
 
 
 def labels_for(pool: str, gpu: str = "H100", stack: str = "dra") -> dict[str, str]:
-    return pool_labels(NodePoolConfig(name=pool, gpu=gpu, max_nodes=1, gpu_stack=stack))
+    return pool_labels(NodePoolConfig(name=pool, gpu=gpu, maxNodes=1, gpuStack=stack))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,14 +1,13 @@
 """Cross-field rules of the stack contract ("Meaning that code must enforce"), one module per section.
 
 Each rule adds Problems with the field path, the value, the rule and a fix; every rule runs, so one
-`gpuplan preview` shows every mistake in a stack file. Imports only models, problems and facts.
+`gpuplan preview` shows every mistake in a stack file. Imports only sections, problems and facts.
 
-Who may import: components.config.models' loader (which runs them) and tests.
+Who may import: components.config.validation (StackConfig's validator runs them) and tests.
 """
 
 from __future__ import annotations
 
-from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import Problem
 from dra_gpu_platform.config.rules import (
     autoscaler,
@@ -21,11 +20,12 @@ from dra_gpu_platform.config.rules import (
     software,
 )
 from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.config.sections import StackSections
 
 __all__ = ["consistency_problems"]
 
 
-def consistency_problems(config: StackConfig, declared: dict[str, set[str]] | None = None) -> list[Problem]:
+def consistency_problems(config: StackSections, declared: dict[str, set[str]] | None = None) -> list[Problem]:
     context = RuleContext(config, declared or {})
     for check in (
         cluster.check,

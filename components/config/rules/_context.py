@@ -6,12 +6,12 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import Problem
+from dra_gpu_platform.config.sections import StackSections
 
 
 class RuleContext:
-    def __init__(self, config: StackConfig, declared: dict[str, set[str]]):
+    def __init__(self, config: StackSections, declared: dict[str, set[str]]):
         self.c = config
         self.declared = declared
         self.problems: list[Problem] = []

@@ -1,4 +1,5 @@
-"""Rules of the `cluster` section: one platform block, endpoint access, region, kind image and chart, kubeconfig."""
+"""Rules of the `cluster` section: endpoint access, region, kind image and chart, kubeconfig. (A block of another
+platform is refused while the section is read: components/config/validation.py.)"""
 
 from __future__ import annotations
 
@@ -11,14 +12,6 @@ from dra_gpu_platform.facts import chart_releases, driver_charts
 
 def check(r: RuleContext) -> None:
     cluster = r.c.cluster
-    for other in ("eks", "aks", "kind", "existing"):
-        if other != cluster.platform and getattr(cluster, other) is not None:
-            r.add(
-                f"cluster.{other}",
-                "{...}",
-                f"only the block matching platform ({cluster.platform}) is allowed",
-                f"remove cluster.{other} or set platform: {other}",
-            )
     settings = cluster.settings()
     if cluster.platform == "eks":
         if settings.endpoint_public_access and not settings.public_access_cidrs:
@@ -110,7 +103,7 @@ def check(r: RuleContext) -> None:
             "kubeconfig",
             MISSING,
             "platform existing needs the cluster's kubeconfig as a secret config value",
-            f'run `pulumi config set --secret kubeconfig "$(cat ~/.kube/config)" --stack {r.c.stack}`; offline, without '
+            f'run `pulumi config set --secret kubeconfig "$(cat ~/.kube/config)" --stack {r.c.stack or "<stack>"}`; offline, without '
             "the Pulumi CLI, a placeholder is enough for gpuplan: `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` "
             "(docs/configuration.md)",
         )

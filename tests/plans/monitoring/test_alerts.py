@@ -82,10 +82,10 @@ def test_without_dra_namespaces_there_is_no_namespace_alert():
 def test_thresholds_come_from_the_stack():
     custom = MonitoringConfig(
         enabled=True,
-        claim_pending_minutes=30,
-        gpu_temperature_celsius=92,
-        idle_gpu_utilization_percent=15,
-        idle_gpu_minutes=120,
+        claimPendingMinutes=30,
+        gpuTemperatureCelsius=92,
+        idleGpuUtilizationPercent=15,
+        idleGpuMinutes=120,
     )
     groups = rule_groups(everything(custom))
     assert _rule(groups, "DraPodUnschedulable")["for"] == "30m"
@@ -153,7 +153,7 @@ def test_every_alert_has_summary_description_severity_sources_and_an_absolute_ru
 
 def test_runbook_links_follow_the_configured_base():
     base = "https://runbooks.example.org/gpu/"
-    inputs = everything(MonitoringConfig(enabled=True, runbook_base_url=base))
+    inputs = everything(MonitoringConfig(enabled=True, runbookBaseUrl=base))
     urls = [r["annotations"]["runbook_url"] for g in rule_groups(inputs) for r in g["rules"]]
     assert urls and all(re.fullmatch(r"https://runbooks\.example\.org/gpu/[A-Z][A-Za-z]+\.md", u) for u in urls)
 

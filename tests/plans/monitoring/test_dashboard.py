@@ -115,7 +115,7 @@ def test_panels_do_not_overlap(document):
 
 
 def test_thresholds_from_the_stack_shape_the_queries():
-    custom = everything(MonitoringConfig(enabled=True, gpu_temperature_celsius=90, idle_gpu_utilization_percent=12))
+    custom = everything(MonitoringConfig(enabled=True, gpuTemperatureCelsius=90, idleGpuUtilizationPercent=12))
     queries = dashboard.panel_queries(custom)
     assert queries["idle_gpus_by_claim"][0].startswith("Idle GPUs by DRA claim (< 12%")
     assert "< 12" in queries["idle_gpus_by_claim"][1][0][0]

@@ -18,9 +18,7 @@ from tests.monitoring_support import PROMTOOL_TESTS, every_source, everything
 
 INPUTS = [
     everything(),
-    everything(
-        MonitoringConfig(enabled=True, claim_pending_minutes=90, idle_gpu_utilization_percent=0, idle_gpu_minutes=5)
-    ),
+    everything(MonitoringConfig(enabled=True, claimPendingMinutes=90, idleGpuUtilizationPercent=0, idleGpuMinutes=5)),
 ]
 
 

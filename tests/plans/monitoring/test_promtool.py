@@ -21,10 +21,10 @@ DEFAULTS = everything()
 CUSTOM = everything(
     MonitoringConfig(
         enabled=True,
-        claim_pending_minutes=30,
-        gpu_temperature_celsius=95,
-        idle_gpu_utilization_percent=20,
-        idle_gpu_minutes=15,
+        claimPendingMinutes=30,
+        gpuTemperatureCelsius=95,
+        idleGpuUtilizationPercent=20,
+        idleGpuMinutes=15,
     )
 )
 
