@@ -1,5 +1,5 @@
-"""What every rule of the pack shares: type tokens, safe property access, config with schema defaults,
-label selectors. No Pulumi resource modules and nothing from gpuplan: the pack runs under the real
+"""What every rule of the pack shares: type tokens, safe property access, config with schema defaults. Label and
+node selectors are matched by components/dra/node_selectors.py. No Pulumi resource modules and nothing from gpuplan: the pack runs under the real
 Pulumi CLI, where props are the engine's (post-Check) inputs wrapped in pulumi_policy's unknown-checking
 proxies. Reading an unknown value raises UnknownValueError, which the analyzer turns into an advisory
 "can't run policy during preview"; the helpers below only read what a rule asks for.
@@ -134,38 +134,6 @@ def metadata_name(props: Any) -> str | None:
 
 def metadata_namespace(props: Any) -> str:
     return dig(props, "metadata", "namespace", default="default")
-
-
-# ---------------------------------------------------------------------------------------------------
-# Label selectors (metav1.LabelSelector semantics)
-
-
-def selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
-    """An absent or empty selector matches everything, as in Kubernetes admission matchResources."""
-    if not is_mapping(selector):
-        return True
-    for key, value in string_map(dig(selector, "matchLabels")).items():
-        if labels.get(key) != value:
-            return False
-    for expression in as_list(dig(selector, "matchExpressions")):
-        key = dig(expression, "key")
-        operator = dig(expression, "operator")
-        values = [str(v) for v in as_list(dig(expression, "values"))]
-        present = key in labels
-        if operator == "In" and not (present and labels[key] in values):
-            return False
-        if operator == "NotIn" and present and labels[key] in values:
-            return False
-        if operator == "Exists" and not present:
-            return False
-        if operator == "DoesNotExist" and present:
-            return False
-    return True
-
-
-def node_selector_matches(node_selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
-    """A pod nodeSelector: every pair must be a node label."""
-    return all(labels.get(k) == v for k, v in node_selector.items())
 
 
 # ---------------------------------------------------------------------------------------------------

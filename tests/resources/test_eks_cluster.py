@@ -11,7 +11,7 @@ import yaml
 
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.plans import eks as eks_plan
-from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import pool_labels, pool_shape
 from gpuplan.engine.mock_outputs import FAKE_ACCOUNT
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
@@ -126,7 +126,7 @@ def test_gpu_pools_carry_the_gpu_taint_and_the_pool_labels(run, pool):
     group = pool_resource(run, NODE_GROUP, pool)
     assert group["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]
     model = pool_model(pool)
-    efa = {"dra-gpu-platform.io/efa": "true"} if eks_plan.uses_efa(eks_plan.instance_shape(model)) else {}
+    efa = {"dra-gpu-platform.io/efa": "true"} if eks_plan.uses_efa(pool_shape("eks", model)) else {}
     assert group["labels"] == {**pool_labels(model), **efa}
     assert group["version"] == "1.35" and group["clusterName"] == "gpu-lab"
 
