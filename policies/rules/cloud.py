@@ -9,12 +9,12 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
 
-from dra_gpu_platform.facts import eks_amis, node_labels
-from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.facts import eks_amis
+from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
 
-TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = node_labels.pool_taint()
+TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = GPU_TAINT.key, GPU_TAINT.value, GPU_TAINT.effect
 OPEN_CIDRS = ("0.0.0.0/0", "::/0")
 
 
@@ -46,24 +46,21 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
     if args.resource_type == c.EKS_NODE_GROUP:
         props["taints"] = [
             *list(props.get("taints") or []),
-            {"key": TAINT_KEY, "value": TAINT_VALUE, "effect": "NO_SCHEDULE"},
+            {"key": TAINT_KEY, "value": TAINT_VALUE, "effect": GPU_TAINT.eks_effect},
         ]
         return props
     if c.AKS_AGENT_POOL_RE.match(args.resource_type):
-        props["nodeTaints"] = [*list(props.get("nodeTaints") or []), node_labels.aks_taint_string()]
+        props["nodeTaints"] = [*list(props.get("nodeTaints") or []), GPU_TAINT.text]
         return props
     if c.AKS_CLUSTER_RE.match(args.resource_type):
         for profile in props.get("agentPoolProfiles") or []:
             pool = recorded.aks_agent_pool(str(profile.get("name", "")), profile)
             if pool is not None and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
-                profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), node_labels.aks_taint_string()]
+                profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), GPU_TAINT.text]
         return props
     if args.resource_type == recorded.NODE_PATCH:
         spec = props.setdefault("spec", {})
-        spec["taints"] = [
-            *list(spec.get("taints") or []),
-            {"key": TAINT_KEY, "value": TAINT_VALUE, "effect": TAINT_EFFECT},
-        ]
+        spec["taints"] = [*list(spec.get("taints") or []), GPU_TAINT.manifest()]
         return props
     return None  # a kind config is a YAML string; fix it at the source
 
@@ -77,7 +74,7 @@ GPU_NODE_POOL_TAINTED = c.resource_policy(
     remediation_steps=(
         f"Add the taint {TAINT_KEY}={TAINT_VALUE}:{TAINT_EFFECT} to the pool: on EKS "
         f'`taints=[NodeGroupTaintArgs(key="{TAINT_KEY}", value="{TAINT_VALUE}", effect="NO_SCHEDULE")]`, on AKS '
-        f'`node_taints=["{node_labels.aks_taint_string()}"]`. dra-gpu-platform pools get it automatically. '
+        f'`node_taints=["{GPU_TAINT.text}"]`. dra-gpu-platform pools get it automatically. '
         "GPU workloads, the GPU Operator and the DRA kubelet plugin tolerate it. At enforcement level "
         "`remediate` the pack adds the taint itself."
     ),

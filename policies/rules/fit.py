@@ -41,7 +41,7 @@ def _integral(value: Any) -> Any:
     return value
 
 
-def stack_inventory(resources: list[Any]) -> Inventory | None:
+def recorded_inventory(resources: list[Any]) -> Inventory | None:
     """The DRA devices the stack's pools would publish at max scale (components/plans/stack_inventory.py, the
     simulation `gpuplan fit` runs on the stack's own plan); None when the program declares no node pools of its own
     (an existing cluster: its nodes and their GPUs are not in the program, nothing to simulate)."""
@@ -79,7 +79,7 @@ def _validate_claims_satisfiable(args: StackValidationArgs, report_violation) ->
     templates = [r for r in resources if r.resource_type == CLAIM_TEMPLATE]
     if not templates:
         return
-    inventory = stack_inventory(resources)
+    inventory = recorded_inventory(resources)
     if inventory is None:
         return  # no node pools in this program: the devices live elsewhere
     taint_rules = [_integral(c.plain(r.props)) for r in resources if r.resource_type == DEVICE_TAINT_RULE]
