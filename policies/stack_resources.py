@@ -144,6 +144,7 @@ def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> P
     if not (gpu or ami in eks_amis.NVIDIA_AMI_TYPES or ami in eks_amis.LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels)):
         return None
     scaling = c.dig(props, "scalingConfig")
+    capacity = _EKS_CAPACITY.get(str(c.dig(props, "capacityType", default="ON_DEMAND")), "on-demand")
     maximum = c.as_int(c.dig(scaling, "maxSize")) or 0
     interfaces = c.as_list(c.dig(launch_template, "networkInterfaces"))
     reservation = c.dig(launch_template, "capacityReservationSpecification", "capacityReservationTarget")
@@ -160,8 +161,10 @@ def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> P
             maximum,
             c.as_int(c.dig(scaling, "desiredSize")) or 0,
         ),
-        autoscaled=c.string_map(c.dig(props, "tags")).get(_AUTOSCALER_ENABLED_TAG) == "true",
-        capacity=_EKS_CAPACITY.get(str(c.dig(props, "capacityType", default="ON_DEMAND")), "on-demand"),
+        # the autoscaler's tag, except on a Capacity Block, which its block sizes (components/plans/node_pools.py)
+        autoscaled=c.string_map(c.dig(props, "tags")).get(_AUTOSCALER_ENABLED_TAG) == "true"
+        and capacity != "capacity-block",
+        capacity=capacity,
         efa_interfaces=sum(1 for i in interfaces if c.dig(i, "interfaceType") in _EFA_INTERFACE_TYPES),
         disk_size_gb=c.as_int(c.dig(launch_template, "blockDeviceMappings", 0, "ebs", "volumeSize"))
         or c.as_int(c.dig(props, "diskSize"))

@@ -18,7 +18,9 @@ from typing import Any, Protocol
 EXISTS, EQUAL, LESS_THAN, GREATER_THAN = "Exists", "Equal", "Lt", "Gt"
 # Effects that keep a pod off a node (PreferNoSchedule only scores) or a device from an allocation (None is ignored).
 HARD_EFFECTS = ("NoSchedule", "NoExecute")
+# content.IsDecimalInteger: canonical decimal integers ("0", no leading zeros, no "+", no "-0")
 _DECIMAL_INTEGER = re.compile(r"^(0|-?[1-9][0-9]*)$")
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 class TaintLike(Protocol):
@@ -76,6 +78,8 @@ class Toleration:
             if not (_DECIMAL_INTEGER.match(self.value) and _DECIMAL_INTEGER.match(taint.value)):
                 return False
             bound, have = int(self.value), int(taint.value)
+            if not (_INT64[0] <= bound <= _INT64[1] and _INT64[0] <= have <= _INT64[1]):
+                return False  # ParseInt fails beyond int64
             return have < bound if self.operator == LESS_THAN else have > bound
         return False
 

@@ -91,7 +91,7 @@ class PoolPlan:
     capacity: str = "on-demand"  # on-demand | spot | capacity-block
     mig_profile: str | None = None  # every GPU split into this MIG profile
     efa_interfaces: int = 0  # EFA interfaces per node (EKS EFA pools)
-    disk_size_gb: int = 0
+    disk_size_gb: int = 0  # root volume per node; 0: not the stack's (kind, existing)
     ami_type: str | None = None  # EKS AMI type
     zone: str | None = None  # the one zone the pool is pinned to
     capacity_reservation_id: str | None = None
@@ -216,7 +216,7 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         capacity=pool.capacity,
         mig_profile=pool.mig.profile if pool.mig is not None else None,
         efa_interfaces=efa,
-        disk_size_gb=pool.disk_size_gb,
+        disk_size_gb=pool.disk_size_gb if cloud else 0,  # kind and existing nodes bring their own disks
         ami_type=(pool.ami_type or eks_amis.DEFAULT_GPU_AMI) if platform == "eks" else pool.ami_type,
         zone=pool.availability_zone,
         capacity_reservation_id=pool.capacity_reservation_id,
