@@ -328,7 +328,7 @@ def _kind_workers(document: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 def stack_pools(resources: Iterable[Any]) -> list[tuple[str, PoolPlan]]:
     """(URN, pool) of every GPU pool the stack declares; an existing cluster's patched nodes of one pool are one
-    pool (the URN of its first node's patch)."""
+    pool (its nodes sorted, the first URN of their patches)."""
     pools: list[tuple[str, PoolPlan]] = []
     patched: dict[str, int] = {}  # pool name -> its position in `pools`
     for r in resources:
@@ -338,9 +338,10 @@ def stack_pools(resources: Iterable[Any]) -> list[tuple[str, PoolPlan]]:
                 pools.append((r.urn, pool))
             elif pool.name in patched:
                 urn, known = pools[patched[pool.name]]
-                count = known.max_nodes + 1
-                grown = replace(known, nodes=(*known.nodes, *pool.nodes), min_nodes=count, max_nodes=count)
-                pools[patched[pool.name]] = (urn, replace(grown, desired_nodes=count))
+                nodes = tuple(sorted({*known.nodes, *pool.nodes}))
+                count = len(nodes)
+                grown = replace(known, nodes=nodes, min_nodes=count, max_nodes=count, desired_nodes=count)
+                pools[patched[pool.name]] = (min(urn, r.urn), grown)
             else:
                 patched[pool.name] = len(pools)
                 pools.append((r.urn, pool))

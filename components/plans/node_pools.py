@@ -185,7 +185,7 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
     elif shape is not None:
         gpus, per_root = shape.gpus, shape.gpus_per_pcie_root
     labels = pool_labels(pool)
-    efa = shape.efa_interfaces if platform == "eks" and uses_efa(shape) else 0
+    efa = shape.efa_interfaces if platform == "eks" and shape is not None and uses_efa(shape) else 0
     if efa:
         labels = dict(sorted({**labels, EFA_LABEL: "true"}.items()))
     taints = (GPU_TAINT, AKS_SPOT_TAINT) if platform == "aks" and pool.capacity == "spot" else (GPU_TAINT,)
@@ -220,7 +220,9 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         ami_type=(pool.ami_type or eks_amis.DEFAULT_GPU_AMI) if platform == "eks" else pool.ami_type,
         zone=pool.availability_zone,
         capacity_reservation_id=pool.capacity_reservation_id,
-        nodes=tuple(nodes) if platform == "kind" else tuple(pool.nodes),
+        # kind's workers in the order kind names them; an existing pool's nodes sorted (the stack file's order is no
+        # meaning)
+        nodes=tuple(nodes) if platform == "kind" else tuple(sorted(pool.nodes)),
     )
 
 

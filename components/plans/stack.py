@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.models import PROJECT, StackConfig
@@ -27,7 +27,7 @@ from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
 from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
 
-ClusterPlan = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
+ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
 
 # Where a library caller's `region` goes: the provider config key of the cluster's cloud.
 _REGION_KEYS = {"aks": "azure-native:location"}

@@ -223,7 +223,7 @@ def test_device_classes_create_each_plan_as_it_is():
     assert set(classes) == {"shared", "raw"}
     for plan in (shared, raw):
         assert classes[plan.name]["spec"] == plan.manifest()["spec"]
-    assert [r.name for r in of_type(registered, "kubernetes:resource.k8s.io/v1:DeviceClass")] == [
+    assert sorted(r.name for r in of_type(registered, "kubernetes:resource.k8s.io/v1:DeviceClass")) == [
         "lab-device-classes-raw",
         "lab-device-classes-shared",
     ]

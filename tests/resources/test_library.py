@@ -1,4 +1,4 @@
-"""GpuPlatformArgs.from_sections: a stack file's sections as a library call (../shared/design/library.md). The same
+"""GpuPlatformArgs.from_sections: a stack file's sections as a library call (the library contract). The same
 validation and messages as a stack file, and GpuPlatform built from it registers exactly the URNs of the program's
 run of that stack file (the golden lists), without the program."""
 
