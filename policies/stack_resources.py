@@ -144,10 +144,20 @@ def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> P
     if not (gpu or ami in eks_amis.NVIDIA_AMI_TYPES or ami in eks_amis.LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels)):
         return None
     scaling = c.dig(props, "scalingConfig")
-    capacity = _EKS_CAPACITY.get(str(c.dig(props, "capacityType", default="ON_DEMAND")), "on-demand")
+    # What no rule needs to judge the pool is read through c.known: unknown in a preview, it stays unknown here.
+    capacity = c.known(lambda: _EKS_CAPACITY.get(str(c.dig(props, "capacityType", default="ON_DEMAND"))), None)
+    capacity = capacity or "on-demand"
     maximum = c.as_int(c.dig(scaling, "maxSize")) or 0
-    interfaces = c.as_list(c.dig(launch_template, "networkInterfaces"))
-    reservation = c.dig(launch_template, "capacityReservationSpecification", "capacityReservationTarget")
+
+    def efa() -> int:
+        interfaces = c.as_list(c.dig(launch_template, "networkInterfaces"))
+        return sum(1 for i in interfaces if c.dig(i, "interfaceType") in _EFA_INTERFACE_TYPES)
+
+    def disk() -> int:
+        size = c.dig(launch_template, "blockDeviceMappings", 0, "ebs", "volumeSize") or c.dig(props, "diskSize")
+        return c.as_int(size) or 0
+
+    reservation = ("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
     return _recorded_pool(
         labels.get(POOL_LABEL) or c.dig(props, "nodeGroupName") or name,
         "eks",
@@ -157,20 +167,18 @@ def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> P
         ),
         instance_type,
         (
-            c.as_int(c.dig(scaling, "minSize")) or 0,
+            c.known(lambda: c.as_int(c.dig(scaling, "minSize")), None) or 0,
             maximum,
-            c.as_int(c.dig(scaling, "desiredSize")) or 0,
+            c.known(lambda: c.as_int(c.dig(scaling, "desiredSize")), None) or 0,
         ),
         # the autoscaler's tag, except on a Capacity Block, which its block sizes (components/plans/node_pools.py)
-        autoscaled=c.string_map(c.dig(props, "tags")).get(_AUTOSCALER_ENABLED_TAG) == "true"
+        autoscaled=c.known(lambda: c.dig(props, "tags", _AUTOSCALER_ENABLED_TAG) == "true", False)
         and capacity != "capacity-block",
         capacity=capacity,
-        efa_interfaces=sum(1 for i in interfaces if c.dig(i, "interfaceType") in _EFA_INTERFACE_TYPES),
-        disk_size_gb=c.as_int(c.dig(launch_template, "blockDeviceMappings", 0, "ebs", "volumeSize"))
-        or c.as_int(c.dig(props, "diskSize"))
-        or 0,
+        efa_interfaces=c.known(efa, 0),
+        disk_size_gb=c.known(disk, 0),
         ami_type=ami,
-        capacity_reservation_id=c.dig(reservation, "capacityReservationId"),
+        capacity_reservation_id=c.known(lambda: c.dig(launch_template, *reservation), None),
     )
 
 
@@ -184,8 +192,9 @@ def aks_agent_pool(name: str, props: Any) -> PoolPlan | None:
         return None
     autoscale = bool(c.dig(props, "enableAutoScaling", default=False))
     count = c.as_int(c.dig(props, "count"))
+    minimum = c.known(lambda: c.as_int(c.dig(props, "minCount")), None)
     sizes = (
-        (c.as_int(c.dig(props, "minCount")) or 0, c.as_int(c.dig(props, "maxCount")) or 0, count or 0)
+        (minimum or 0, c.as_int(c.dig(props, "maxCount")) or 0, count or 0)
         if autoscale
         else (count or 0, count or 0, count or 0)
     )
@@ -197,9 +206,11 @@ def aks_agent_pool(name: str, props: Any) -> PoolPlan | None:
         vm_size,
         sizes,
         autoscaled=autoscale,
-        capacity="spot" if c.dig(props, "scaleSetPriority") == aks_facts.SPOT_PRIORITY else "on-demand",
-        disk_size_gb=c.as_int(c.dig(props, "osDiskSizeGB")) or 0,
-        capacity_reservation_id=c.dig(props, "capacityReservationGroupID"),
+        capacity="spot"
+        if c.known(lambda: c.dig(props, "scaleSetPriority"), None) == aks_facts.SPOT_PRIORITY
+        else "on-demand",
+        disk_size_gb=c.known(lambda: c.as_int(c.dig(props, "osDiskSizeGB")), None) or 0,
+        capacity_reservation_id=c.known(lambda: c.dig(props, "capacityReservationGroupID"), None),
     )
 
 
@@ -276,7 +287,7 @@ def node_patch_pool(name: str, props: Any) -> PoolPlan | None:
     labels = c.string_map(c.dig(props, "metadata", "labels"))
     if not labels_say_gpu(labels):
         return None
-    node = str(c.dig(props, "metadata", "name", default=name))
+    node = str(c.known(lambda: c.dig(props, "metadata", "name", default=name), name))
     taints = tuple(
         _taint(c.dig(t, "key"), c.dig(t, "value"), c.dig(t, "effect"))
         for t in c.as_list(c.dig(props, "spec", "taints"))

@@ -24,7 +24,7 @@ from pulumi_policy import (
 # Private pulumi-policy API (1.21): the proxies that raise on unknown values. A remediation returns whole props and
 # must copy fields it does not touch even while they are unknown; the proxies' own `["__target"]` escape hatch is
 # the only way to read them raw. tests/test_private_sdk_apis.py fails when pulumi-policy changes it.
-from pulumi_policy.proxy import _DictProxy, _ListProxy
+from pulumi_policy.proxy import UnknownValueError, _DictProxy, _ListProxy
 
 from dra_gpu_platform.facts.type_tokens import Upstream
 
@@ -106,6 +106,15 @@ def as_int(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     return None
+
+
+def known(read: Callable[[], Any], default: Any = None) -> Any:
+    """`read()`, or `default` while what it reads is unknown (a preview's computed value): for what a rule can do
+    without, so an unknown detail never turns the whole rule into "can't run during preview"."""
+    try:
+        return read()
+    except UnknownValueError:
+        return default
 
 
 def string_map(value: Any) -> dict[str, str]:

@@ -99,3 +99,24 @@ def test_a_foreign_programs_pools_keep_what_their_props_say():
     unknown = SimpleNamespace(**{**vars(gpu), "props": {**gpu.props, "instanceTypes": ["g5.12xlarge"]}})
     ((_, pool),) = recorded.stack_pools([unknown])
     assert (pool.gpu, pool.gpus_per_node, pool.max_gpus) == (None, None, None)
+
+
+def test_details_unknown_in_a_preview_stay_unknown_instead_of_failing_the_rules():
+    from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
+
+    props = unknown_checking_proxy(
+        {
+            "vmSize": "Standard_NC24ads_A100_v4",
+            "nodeLabels": {"dra-gpu-platform.io/pool": "a100"},
+            "count": 1.0,
+            "scaleSetPriority": UNKNOWN_STRING_VALUE,
+            "capacityReservationGroupID": UNKNOWN_STRING_VALUE,
+        }
+    )
+    (pool,) = recorded.pools_of("azure-native:containerservice:AgentPool", "pool", props)
+    assert (pool.name, pool.gpu, pool.capacity, pool.capacity_reservation_id) == (
+        "a100",
+        "A100-80GB",
+        "on-demand",
+        None,
+    )
