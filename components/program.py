@@ -1,11 +1,13 @@
-"""The stack program: read the stack's config once, build GpuPlatform, export the stack outputs.
+"""The stack program: read the stack's config once, plan it once, build GpuPlatform, export the stack outputs.
 
 This repository's `__main__.py` calls `run()`, which reads the config from the Pulumi runtime (the stack file that
 `pulumi up` hands it); gpuplan, which has validated the stack file already, passes the StackConfig in. Outside the
-layers (like the package's `__init__`): it joins the config contract and the resources.
+layers (like the package's `__init__`): it joins the config contract, the plans and the resources.
 """
 
 from __future__ import annotations
+
+import os
 
 import pulumi
 from pulumi.runtime import config as runtime_config
@@ -13,6 +15,7 @@ from pulumi.runtime import config as runtime_config
 from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
 from dra_gpu_platform.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
 from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.plans.stack import plan_stack
 from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
 
@@ -39,11 +42,13 @@ def run(config: StackConfig | None = None) -> GpuPlatform:
     """The whole stack: GpuPlatform named after the cluster, and the stack outputs."""
     if config is None:
         config = load_stack_config()
-    platform = GpuPlatform(config.cluster.name, GpuPlatformArgs(config=config, kubeconfig=kubeconfig_secret()))
-    pulumi.export("platform", config.platform)
-    pulumi.export("clusterName", config.cluster.name)
-    pulumi.export("kubernetesVersion", config.cluster.kubernetes_version)
+    # the AKS kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
+    plan = plan_stack(config, environ=os.environ)
+    platform = GpuPlatform(plan.name, GpuPlatformArgs(plan, kubeconfig=kubeconfig_secret()))
+    pulumi.export("platform", plan.platform)
+    pulumi.export("clusterName", plan.name)
+    pulumi.export("kubernetesVersion", plan.kubernetes_version)
     pulumi.export("kubeconfig", platform.kubeconfig)
-    pulumi.export("deviceClasses", sorted(c.name for c in config.device_classes))
-    pulumi.export("namespaces", {ns.name: ns.migration for ns in config.namespaces})
+    pulumi.export("deviceClasses", [c.name for c in plan.device_classes])
+    pulumi.export("namespaces", {ns.name: ns.migration for ns in plan.namespaces})
     return platform

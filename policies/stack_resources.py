@@ -1,5 +1,6 @@
 """What a stack declares, read from resource props by type token: GPU node pools (EKS node groups, AKS
-agent pools, kind workers), Helm releases, DRA objects, namespaces, quotas, admission policies, workloads.
+agent pools, kind workers, an existing cluster's patched nodes) as PoolPlans, Helm releases, DRA objects,
+namespaces, quotas, admission policies, workloads.
 
 Works on pulumi_policy's PolicyResource objects (or anything with resource_type/props/urn/name/
 dependencies), so the same code serves `pulumi preview --policy-pack` and the offline `gpuplan policy`.
@@ -9,16 +10,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
 
 from dra_gpu_platform.dra.claims import RequestSelectors, request_selectors
+from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import catalog, driver_charts, eks_amis
-from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_LABEL, GPU_PRESENT_LABEL, POOL_LABEL
+from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts.node_labels import (
+    DRA_KUBELET_PLUGIN_LABEL,
+    GPU_LABEL,
+    GPU_PRESENT_LABEL,
+    GPU_STACK_LABEL,
+    MIG_CONFIG_LABEL,
+    POOL_LABEL,
+)
+from dra_gpu_platform.facts.type_tokens import Upstream
+from dra_gpu_platform.plans import eks as eks_plan
 from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
+from dra_gpu_platform.plans.node_pools import KUBERNETES_TAINT_EFFECTS, PoolPlan, PoolTaint
 from dra_gpu_platform.policies.rules import common as c
+
+NODE_PATCH = Upstream.NODE_PATCH
 
 # ---------------------------------------------------------------------------------------------------
 # GPU hardware facts (docs/references.md#eks-ami-types, docs/references.md#ec2-gpu-instance-types,
@@ -30,7 +45,6 @@ NVIDIA_EC2_FAMILIES = frozenset(
 )
 # Azure N-series sizes with NVIDIA GPUs (NC, ND); the catalog knows the counts of the common ones.
 _AZURE_GPU_SIZE = re.compile(r"^standard_n[cd]", re.IGNORECASE)
-_EKS_TAINT_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "NO_EXECUTE": "NoExecute", "PREFER_NO_SCHEDULE": "PreferNoSchedule"}
 
 
 def ec2_gpus(instance_type: str | None) -> tuple[bool, int | None]:
@@ -57,36 +71,67 @@ def labels_say_gpu(labels: dict[str, str]) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Node pools
+# GPU node pools: the ONE adapter from recorded resource properties (EKS node groups with their launch template,
+# AKS agent pools and a ManagedCluster's inline pools, the workers of a kind config, an existing cluster's node
+# patches) to the PoolPlan the stack's own plan uses (components/plans/node_pools.py). Pools without GPUs (system
+# pools, CPU workers) are left out; what props do not say stays unknown (gpu None, gpus_per_node None).
+
+_EKS_CAPACITY = {eks_enum: capacity for capacity, eks_enum in eks_plan.CAPACITY_TYPES.items()}
+_EFA_INTERFACE_TYPES = (efa_facts.PRIMARY_INTERFACE, efa_facts.SECONDARY_INTERFACE)
+_AUTOSCALER_ENABLED_TAG = f"{eks_plan.AUTOSCALER_PREFIX}/enabled"
 
 
-@dataclass(frozen=True)
-class RecordedNodePool:
-    urn: str
-    name: str
-    platform: str  # eks | aks | kind
-    labels: dict[str, str]
-    taints: tuple[tuple[str, str, str], ...]  # (key, value, effect) with Kubernetes effect names
-    instance_type: str | None
-    gpu: bool
-    gpus_per_node: int | None
-    max_nodes: int | None
-    ami_type: str | None = None
-
-    @property
-    def ships_device_plugin(self) -> bool:
-        """Bottlerocket NVIDIA AMIs ship the device plugin in the image (docs/references.md#eks-nvidia-ami-contents)."""
-        return eks_amis.ships_device_plugin(self.ami_type)
-
-    @property
-    def device_plugin_label_off(self) -> bool:
-        return self.labels.get(DEVICE_PLUGIN_DEPLOY_LABEL) == "false"
-
-    def has_taint(self, key: str, effect: str) -> bool:
-        return any(k == key and e == effect for k, _, e in self.taints)
+def _taint(key: Any, value: Any, effect: Any) -> PoolTaint:
+    effect = str(effect or "")
+    return PoolTaint.of(str(key or ""), str(value or ""), KUBERNETES_TAINT_EFFECTS.get(effect, effect))
 
 
-def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = None) -> RecordedNodePool:
+def _gpu_stack(labels: dict[str, str]) -> str:
+    stack = labels.get(GPU_STACK_LABEL)
+    if stack in ("dra", "device-plugin"):
+        return stack
+    return "dra" if labels.get(DRA_KUBELET_PLUGIN_LABEL) == "true" else "device-plugin"
+
+
+def _recorded_pool(
+    name: str,
+    platform: str,
+    labels: dict[str, str],
+    taints: tuple[PoolTaint, ...],
+    instance_type: str | None,
+    sizes: tuple[int, int, int],
+    **known: Any,
+) -> PoolPlan:
+    """A PoolPlan from what the props say: the GPU model from the pool label or the instance type, sizes as
+    (min, max, desired)."""
+    shape = catalog.instance_type_named(instance_type, platform) if instance_type else None
+    gpu = labels.get(GPU_LABEL)
+    if gpu not in catalog.GPU_MODELS:
+        gpu = shape.gpu if shape is not None else None
+    profile = labels.get(MIG_CONFIG_LABEL, "").removeprefix("all-") or None
+    known.setdefault("autoscaled", False)
+    return PoolPlan(
+        name=name,
+        platform=platform,
+        gpu=gpu,
+        gpu_stack=_gpu_stack(labels),
+        instance_type=instance_type,
+        shape=shape,
+        gpus_per_node=shape.gpus if shape is not None else None,
+        gpus_per_pcie_root=shape.gpus_per_pcie_root if shape is not None else 1,
+        labels=dict(sorted(labels.items())),
+        taints=taints,
+        min_nodes=sizes[0],
+        max_nodes=sizes[1],
+        desired_nodes=sizes[2],
+        mig_profile=profile,
+        **known,
+    )
+
+
+def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> PoolPlan | None:
+    """An EKS node group (its launch template for a Capacity Block's instance type, EFA interfaces, disk and
+    reservation); None for a node group without GPUs."""
     labels = c.string_map(c.dig(props, "labels"))
     instance_types = [str(t) for t in c.as_list(c.dig(props, "instanceTypes"))]
     if not instance_types and launch_template is not None and c.dig(launch_template, "instanceType"):
@@ -94,71 +139,88 @@ def eks_node_group_pool(urn: str, name: str, props: Any, launch_template: Any = 
         # (docs/references.md#eks-capacity-block-node-groups).
         instance_types = [str(c.dig(launch_template, "instanceType"))]
     instance_type = instance_types[0] if instance_types else None
-    gpu, gpus = ec2_gpus(instance_type)
+    gpu, _ = ec2_gpus(instance_type)
     ami = c.dig(props, "amiType")
-    if ami in eks_amis.NVIDIA_AMI_TYPES or ami in eks_amis.LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels):
-        gpu = True
-    taints = tuple(
+    if not (gpu or ami in eks_amis.NVIDIA_AMI_TYPES or ami in eks_amis.LEGACY_GPU_AMI_TYPES or labels_say_gpu(labels)):
+        return None
+    scaling = c.dig(props, "scalingConfig")
+    # What no rule needs to judge the pool is read through c.known: unknown in a preview, it stays unknown here.
+    capacity = c.known(lambda: _EKS_CAPACITY.get(str(c.dig(props, "capacityType", default="ON_DEMAND"))), None)
+    capacity = capacity or "on-demand"
+    maximum = c.as_int(c.dig(scaling, "maxSize")) or 0
+
+    def efa() -> int:
+        interfaces = c.as_list(c.dig(launch_template, "networkInterfaces"))
+        return sum(1 for i in interfaces if c.dig(i, "interfaceType") in _EFA_INTERFACE_TYPES)
+
+    def disk() -> int:
+        size = c.dig(launch_template, "blockDeviceMappings", 0, "ebs", "volumeSize") or c.dig(props, "diskSize")
+        return c.as_int(size) or 0
+
+    reservation = ("capacityReservationSpecification", "capacityReservationTarget", "capacityReservationId")
+    return _recorded_pool(
+        labels.get(POOL_LABEL) or c.dig(props, "nodeGroupName") or name,
+        "eks",
+        labels,
+        tuple(
+            _taint(c.dig(t, "key"), c.dig(t, "value"), c.dig(t, "effect")) for t in c.as_list(c.dig(props, "taints"))
+        ),
+        instance_type,
         (
-            str(c.dig(t, "key", default="")),
-            str(c.dig(t, "value", default="")),
-            _EKS_TAINT_EFFECTS.get(str(c.dig(t, "effect", default="")), str(c.dig(t, "effect", default=""))),
-        )
-        for t in c.as_list(c.dig(props, "taints"))
-    )
-    return RecordedNodePool(
-        urn=urn,
-        name=labels.get(POOL_LABEL) or c.dig(props, "nodeGroupName") or name,
-        platform="eks",
-        labels=labels,
-        taints=taints,
-        instance_type=instance_type,
-        gpu=gpu,
-        gpus_per_node=gpus,
-        max_nodes=c.as_int(c.dig(props, "scalingConfig", "maxSize")),
+            c.known(lambda: c.as_int(c.dig(scaling, "minSize")), None) or 0,
+            maximum,
+            c.known(lambda: c.as_int(c.dig(scaling, "desiredSize")), None) or 0,
+        ),
+        # the autoscaler's tag, except on a Capacity Block, which its block sizes (components/plans/node_pools.py)
+        autoscaled=c.known(lambda: c.dig(props, "tags", _AUTOSCALER_ENABLED_TAG) == "true", False)
+        and capacity != "capacity-block",
+        capacity=capacity,
+        efa_interfaces=c.known(efa, 0),
+        disk_size_gb=c.known(disk, 0),
         ami_type=ami,
+        capacity_reservation_id=c.known(lambda: c.dig(launch_template, *reservation), None),
     )
 
 
-def parse_aks_taint(text: str) -> tuple[str, str, str]:
-    """ "key=value:Effect" or "key:Effect"."""
-    head, _, effect = text.rpartition(":")
-    key, _, value = head.partition("=")
-    return key, value, effect
-
-
-def _aks_pool(urn: str, name: str, props: Any) -> RecordedNodePool:
+def aks_agent_pool(name: str, props: Any) -> PoolPlan | None:
+    """An AKS agent pool (or one of a ManagedCluster's agentPoolProfiles); None for a pool without GPUs. The pool
+    label holds the stack's pool name; AKS pool names are shorter (no dashes)."""
     labels = c.string_map(c.dig(props, "nodeLabels"))
     vm_size = c.dig(props, "vmSize")
-    gpu, gpus = azure_gpus(vm_size)
-    if labels_say_gpu(labels):
-        gpu = True
+    gpu, _ = azure_gpus(vm_size)
+    if not (gpu or labels_say_gpu(labels)):
+        return None
     autoscale = bool(c.dig(props, "enableAutoScaling", default=False))
-    max_nodes = c.as_int(c.dig(props, "maxCount")) if autoscale else c.as_int(c.dig(props, "count"))
-    return RecordedNodePool(
-        urn=urn,
-        name=name,
-        platform="aks",
-        labels=labels,
-        taints=tuple(parse_aks_taint(str(t)) for t in c.as_list(c.dig(props, "nodeTaints"))),
-        instance_type=vm_size,
-        gpu=gpu,
-        gpus_per_node=gpus,
-        max_nodes=max_nodes,
+    count = c.as_int(c.dig(props, "count"))
+    minimum = c.known(lambda: c.as_int(c.dig(props, "minCount")), None)
+    sizes = (
+        (minimum or 0, c.as_int(c.dig(props, "maxCount")) or 0, count or 0)
+        if autoscale
+        else (count or 0, count or 0, count or 0)
+    )
+    return _recorded_pool(
+        labels.get(POOL_LABEL) or c.dig(props, "agentPoolName") or name,
+        "aks",
+        labels,
+        tuple(PoolTaint.parse(str(t)) for t in c.as_list(c.dig(props, "nodeTaints"))),
+        vm_size,
+        sizes,
+        autoscaled=autoscale,
+        capacity="spot"
+        if c.known(lambda: c.dig(props, "scaleSetPriority"), None) == aks_facts.SPOT_PRIORITY
+        else "on-demand",
+        disk_size_gb=c.known(lambda: c.as_int(c.dig(props, "osDiskSizeGB")), None) or 0,
+        capacity_reservation_id=c.known(lambda: c.dig(props, "capacityReservationGroupID"), None),
     )
 
 
-def aks_agent_pool(urn: str, name: str, props: Any) -> RecordedNodePool:
-    # The pool label holds the stack's pool name; AKS pool names are shorter (no dashes).
-    label = c.string_map(c.dig(props, "nodeLabels")).get(POOL_LABEL)
-    return _aks_pool(urn, label or c.dig(props, "agentPoolName") or name, props)
-
-
-def aks_cluster_pools(urn: str, props: Any) -> list[RecordedNodePool]:
-    return [
-        _aks_pool(urn, str(c.dig(profile, "name", default=f"profile-{i}")), profile)
-        for i, profile in enumerate(c.as_list(c.dig(props, "agentPoolProfiles")))
-    ]
+def aks_cluster_pools(props: Any) -> list[PoolPlan]:
+    pools = []
+    for i, profile in enumerate(c.as_list(c.dig(props, "agentPoolProfiles"))):
+        pool = aks_agent_pool(str(c.dig(profile, "name", default=f"profile-{i}")), profile)
+        if pool is not None:
+            pools.append(pool)
+    return pools
 
 
 def kind_config(props: Any) -> dict[str, Any] | None:
@@ -175,36 +237,38 @@ def kind_config(props: Any) -> dict[str, Any] | None:
     return None
 
 
-def kind_pools(urn: str, props: Any) -> list[RecordedNodePool]:
+def kind_pools(props: Any) -> list[PoolPlan]:
+    """The GPU workers of a kind config, grouped by their labels, with the names kind gives them
+    (<cluster>-worker, -worker2, ... in config order)."""
     document = kind_config(props)
     if document is None:
         return []
-    groups: dict[tuple, list[dict]] = {}
-    for node in document.get("nodes") or []:
-        if not isinstance(node, dict) or node.get("role") != "worker":
-            continue
+    groups: dict[tuple[tuple[str, str], ...], list[tuple[str, dict[str, Any]]]] = {}
+    for index, node in enumerate(_kind_workers(document), start=1):
         labels = {str(k): str(v) for k, v in (node.get("labels") or {}).items()}
-        groups.setdefault(tuple(sorted(labels.items())), []).append(node)
+        name = f"{document.get('name', 'kind')}-worker{'' if index == 1 else index}"
+        groups.setdefault(tuple(sorted(labels.items())), []).append((name, node))
     pools = []
-    for index, (key, nodes) in enumerate(groups.items()):
+    for position, (key, workers) in enumerate(groups.items()):
         labels = dict(key)
+        if not labels_say_gpu(labels):
+            continue
+        count = len(workers)
         pools.append(
-            RecordedNodePool(
-                urn=urn,
-                name=labels.get(POOL_LABEL, f"workers-{index + 1}"),
-                platform="kind",
-                labels=labels,
-                taints=_kind_taints(nodes[0]),
-                instance_type=None,
-                gpu=labels_say_gpu(labels),
-                gpus_per_node=None,
-                max_nodes=len(nodes),
+            _recorded_pool(
+                labels.get(POOL_LABEL, f"workers-{position + 1}"),
+                "kind",
+                labels,
+                _kind_taints(workers[0][1]),
+                None,
+                (count, count, count),
+                nodes=tuple(name for name, _ in workers),
             )
         )
     return pools
 
 
-def _kind_taints(node: dict) -> tuple[tuple[str, str, str], ...]:
+def _kind_taints(node: dict) -> tuple[PoolTaint, ...]:
     taints = []
     for patch in node.get("kubeadmConfigPatches") or []:
         try:
@@ -213,22 +277,38 @@ def _kind_taints(node: dict) -> tuple[tuple[str, str, str], ...]:
             continue
         if isinstance(document, dict) and document.get("kind") == "JoinConfiguration":
             for taint in (document.get("nodeRegistration") or {}).get("taints") or []:
-                taints.append((str(taint.get("key", "")), str(taint.get("value", "")), str(taint.get("effect", ""))))
+                taints.append(_taint(taint.get("key"), taint.get("value"), taint.get("effect")))
     return tuple(taints)
 
 
-def pools_of(
-    resource_type: str, urn: str, name: str, props: Any, launch_template: Any = None
-) -> list[RecordedNodePool]:
+def node_patch_pool(name: str, props: Any) -> PoolPlan | None:
+    """One node of an existing cluster that the program labels and taints (a NodePatch); None when its labels say
+    nothing about GPUs."""
+    labels = c.string_map(c.dig(props, "metadata", "labels"))
+    if not labels_say_gpu(labels):
+        return None
+    node = str(c.known(lambda: c.dig(props, "metadata", "name", default=name), name))
+    taints = tuple(
+        _taint(c.dig(t, "key"), c.dig(t, "value"), c.dig(t, "effect"))
+        for t in c.as_list(c.dig(props, "spec", "taints"))
+    )
+    return _recorded_pool(labels.get(POOL_LABEL, node), "existing", labels, taints, None, (1, 1, 1), nodes=(node,))
+
+
+def pools_of(resource_type: str, name: str, props: Any, launch_template: Any = None) -> list[PoolPlan]:
+    """The GPU pools one recorded resource declares."""
+    found: PoolPlan | None = None
     if resource_type == c.EKS_NODE_GROUP:
-        return [eks_node_group_pool(urn, name, props, launch_template)]
-    if c.AKS_AGENT_POOL_RE.match(resource_type):
-        return [aks_agent_pool(urn, name, props)]
-    if c.AKS_CLUSTER_RE.match(resource_type):
-        return aks_cluster_pools(urn, props)
-    if resource_type == c.COMMAND:
-        return kind_pools(urn, props)
-    return []
+        found = eks_node_group_pool(name, props, launch_template)
+    elif c.AKS_AGENT_POOL_RE.match(resource_type):
+        found = aks_agent_pool(name, props)
+    elif resource_type == NODE_PATCH:
+        found = node_patch_pool(name, props)
+    elif c.AKS_CLUSTER_RE.match(resource_type):
+        return aks_cluster_pools(props)
+    elif resource_type == c.COMMAND:
+        return kind_pools(props)
+    return [found] if found is not None else []
 
 
 def launch_template_of(resource: Any) -> Any:
@@ -241,11 +321,41 @@ def launch_template_of(resource: Any) -> Any:
     return None
 
 
-def stack_pools(resources: Iterable[Any]) -> list[RecordedNodePool]:
-    pools: list[RecordedNodePool] = []
+def declares_node_pools(resources: Iterable[Any]) -> bool:
+    """The program creates node pools of its own (GPU or not): EKS node groups, AKS pools, a kind cluster."""
+    return any(
+        r.resource_type == c.EKS_NODE_GROUP
+        or c.AKS_AGENT_POOL_RE.match(r.resource_type)
+        or (c.AKS_CLUSTER_RE.match(r.resource_type) and c.as_list(c.dig(r.props, "agentPoolProfiles")))
+        or (r.resource_type == c.COMMAND and _kind_workers(kind_config(r.props)))
+        for r in resources
+    )
+
+
+def _kind_workers(document: dict[str, Any] | None) -> list[dict[str, Any]]:
+    nodes = (document or {}).get("nodes") or []
+    return [n for n in nodes if isinstance(n, dict) and n.get("role") == "worker"]
+
+
+def stack_pools(resources: Iterable[Any]) -> list[tuple[str, PoolPlan]]:
+    """(URN, pool) of every GPU pool the stack declares; an existing cluster's patched nodes of one pool are one
+    pool (its nodes sorted, the first URN of their patches)."""
+    pools: list[tuple[str, PoolPlan]] = []
+    patched: dict[str, int] = {}  # pool name -> its position in `pools`
     for r in resources:
         template = launch_template_of(r) if r.resource_type == c.EKS_NODE_GROUP else None
-        pools.extend(pools_of(r.resource_type, r.urn, r.name, r.props, template))
+        for pool in pools_of(r.resource_type, r.name, r.props, template):
+            if pool.platform != "existing":
+                pools.append((r.urn, pool))
+            elif pool.name in patched:
+                urn, known = pools[patched[pool.name]]
+                nodes = tuple(sorted({*known.nodes, *pool.nodes}))
+                count = len(nodes)
+                grown = replace(known, nodes=nodes, min_nodes=count, max_nodes=count, desired_nodes=count)
+                pools[patched[pool.name]] = (min(urn, r.urn), grown)
+            else:
+                patched[pool.name] = len(pools)
+                pools.append((r.urn, pool))
     return pools
 
 

@@ -14,7 +14,7 @@ import yaml
 from dra_gpu_platform.config.models import MonitoringConfig
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring import metrics as m
-from dra_gpu_platform.plans.monitoring.alerts import RuleInputs, rule_groups
+from dra_gpu_platform.plans.monitoring.alerts import AlertSettings, RuleInputs, rule_groups
 from dra_gpu_platform.plans.monitoring.sources import SERVICE_MONITOR_LABELS, Source
 
 PROMTOOL_TESTS = Path(__file__).resolve().parent / "promtool"
@@ -80,7 +80,9 @@ def every_source(dra_labels: bool = True) -> tuple[Source, ...]:
 
 
 def everything(config: MonitoringConfig | None = None, dra_labels: bool = True) -> RuleInputs:
-    return RuleInputs(config or MonitoringConfig(enabled=True), every_source(dra_labels), DRA_NAMESPACES)
+    return RuleInputs(
+        AlertSettings.of(config or MonitoringConfig(enabled=True)), every_source(dra_labels), DRA_NAMESPACES
+    )
 
 
 def dashboard_recording_rules(inputs: RuleInputs) -> list[dict[str, Any]]:

@@ -13,8 +13,10 @@ __all__ = [
     "cluster",
     "gates",
     "model",
+    "node_selectors",
     "nvml",
     "quota",
     "scheduler",
     "slices",
+    "tolerations",
 ]  # the public modules of this package

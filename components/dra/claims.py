@@ -15,33 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dra_gpu_platform.dra.slices import DeviceTaint
+from dra_gpu_platform.dra.tolerations import Toleration
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _QUALIFIED = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z_][A-Za-z0-9_]{0,31}$")
 
 SpecProblem = tuple[str, Any, str, str]  # (path, value, rule, fix)
-
-
-@dataclass(frozen=True)
-class Toleration:
-    key: str = ""
-    operator: str = "Equal"
-    value: str = ""
-    effect: str = ""
-
-    def tolerates(self, taint: DeviceTaint) -> bool:
-        """resourceclaim.ToleratesTaint (dynamic-resource-allocation v0.35.6 resourceclaim/devicetoleration.go):
-        an empty effect matches every effect, an empty key every key; Equal (or no operator) compares the
-        value, Exists matches any value."""
-        if self.effect and self.effect != taint.effect:
-            return False
-        if self.key and self.key != taint.key:
-            return False
-        if self.operator in ("", "Equal"):
-            return self.value == taint.value
-        return self.operator == "Exists"
 
 
 @dataclass(frozen=True)
@@ -174,14 +154,7 @@ def _tolerations(raw: Any, path: str, problems: list[SpecProblem]) -> tuple[Tole
                 (f"{path}[{i}]", toleration, "a toleration is an object", "write {key, operator, value, effect}")
             )
             continue
-        result.append(
-            Toleration(
-                str(toleration.get("key") or ""),
-                str(toleration.get("operator") or "Equal"),
-                str(toleration.get("value") or ""),
-                str(toleration.get("effect") or ""),
-            )
-        )
+        result.append(Toleration.of(toleration))
     return tuple(result)
 
 

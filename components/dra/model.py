@@ -1,11 +1,11 @@
 """What the allocator sees: device shapes, slices and pools as gathered for a node, the devices in use, a pod's
 claims and their allocation results; and the predicates upstream applies to them (selectors with their
-cached verdicts, tolerations, node selectors, attribute lookup). Pure: no Pulumi imports, no I/O.
+cached verdicts, blocking taints, slice node selection, attribute lookup). Pure: no Pulumi imports, no I/O.
+Toleration and node-selector matching themselves live in dra/tolerations.py and dra/node_selectors.py.
 
 Sources: kubernetes/dynamic-resource-allocation v0.35.6 `structured/internal/incubating/allocator_incubating.go`
 (isSelectable, selectorsMatch, lookupAttribute, taintPreventsAllocation), `pools_incubating.go` (Pool,
-NodeMatches), `resourceclaim/devicetoleration.go` (ToleratesTaint); component-helpers `nodeaffinity`
-(NodeSelector.Match).
+NodeMatches).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import Any
 
 from dra_gpu_platform.dra.cel import CelCompileError, CelEvaluationError, Device, DeviceSelector, compile_selector
 from dra_gpu_platform.dra.claims import ClaimSpec, SubRequest
+from dra_gpu_platform.dra.node_selectors import node_selector_matches
 from dra_gpu_platform.dra.slices import DeviceTaint
+from dra_gpu_platform.dra.tolerations import untolerated
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
@@ -176,7 +178,7 @@ class Stats:
 
 
 # ---------------------------------------------------------------------------------------------------
-# selectors, tolerations, node selectors
+# selectors, blocking taints, node selection
 
 
 class Selectors:
@@ -223,58 +225,10 @@ def _engine_detail(message: str) -> str:
     return match.group(1) if match else message
 
 
-def tolerates(toleration: Any, taint: DeviceTaint) -> bool:
-    """resourceclaim.ToleratesTaint (v0.35.6 resourceclaim/devicetoleration.go)."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator in ("", "Equal"):
-        return toleration.value == taint.value
-    return toleration.operator == "Exists"
-
-
 def blocking_taint(sub: SubRequest, shape: Shape) -> DeviceTaint | None:
     """taintPreventsAllocation: an untolerated NoSchedule/NoExecute taint; other effects (None) are ignored."""
-    for taint in shape.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(tolerates(t, taint) for t in sub.tolerations):
-            return taint
-    return None
-
-
-def _requirement_matches(requirement: Mapping[str, Any], value: str | None) -> bool:
-    operator = requirement.get("operator")
-    values = list(requirement.get("values") or [])
-    if operator == "In":
-        return value is not None and value in values
-    if operator == "NotIn":
-        return value is None or value not in values
-    if operator == "Exists":
-        return value is not None
-    if operator == "DoesNotExist":
-        return value is None
-    if operator in ("Gt", "Lt"):
-        try:
-            have, want = int(value), int(values[0])  # type: ignore[arg-type]
-        except (TypeError, ValueError, IndexError):
-            return False
-        return have > want if operator == "Gt" else have < want
-    return False
-
-
-def node_selector_matches(selector: Mapping[str, Any], node: NodeInfo) -> bool:
-    """component-helpers nodeaffinity.NodeSelector.Match: terms ORed; within a term matchExpressions on labels
-    and matchFields (metadata.name) ANDed; an empty term matches nothing."""
-    for term in selector.get("nodeSelectorTerms") or []:
-        expressions = term.get("matchExpressions") or []
-        fields = term.get("matchFields") or []
-        if not expressions and not fields:
-            continue
-        if all(_requirement_matches(r, node.labels.get(r.get("key"))) for r in expressions) and all(
-            _requirement_matches(r, node.name if r.get("key") == "metadata.name" else None) for r in fields
-        ):
-            return True
-    return False
+    found = untolerated(sub.tolerations, shape.taints)
+    return found[0] if found else None
 
 
 def node_selection_matches(selection: NodeSelection, node: NodeInfo) -> bool:
@@ -284,7 +238,7 @@ def node_selection_matches(selection: NodeSelection, node: NodeInfo) -> bool:
     if selection.all_nodes:
         return True
     if selection.node_selector is not None:
-        return node_selector_matches(selection.node_selector, node)
+        return node_selector_matches(selection.node_selector, node.labels, node.name)
     return False
 
 

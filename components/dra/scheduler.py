@@ -36,8 +36,8 @@ from dra_gpu_platform.dra.model import (
     Selectors,
     blocking_taint,
     lookup_attribute,
-    node_selector_matches,
 )
+from dra_gpu_platform.dra.node_selectors import node_selector_matches
 
 ALLOCATED, UNSCHEDULABLE, ERROR, REJECTED = "allocated", "unschedulable", "error", "rejected"
 
@@ -201,7 +201,7 @@ class Scheduler:
                 outcome.errors.append(f"node {representative.name}: {verdict.message}")
                 return self._finish(outcome, claims)
             for node in group:
-                unavailable = [c for c, selector in pins if not node_selector_matches(selector, node)]
+                unavailable = [c for c, selector in pins if not node_selector_matches(selector, node.labels, node.name)]
                 if verdict.kind != "ok":
                     reasons.setdefault(verdict.message, []).append(node.name)
                 elif unavailable:

@@ -2,7 +2,7 @@
 carry per node. Pure: no Pulumi imports, no I/O.
 
 Sources of an inventory:
-- a stack (`stack_inventory`): every DRA node pool at maxNodes, devices per node from the instance type or
+- a stack's node pools (components/plans/stack_inventory.py `pools_inventory`): every DRA node pool at maxNodes, devices per node from the instance type or
   gpusPerNode, full GPUs or the MIG devices of the pool's profile (max instances per GPU), NVML-published
   memory from the catalog; dra-example-driver devices on kind with gpuDriver: example;
 - the catalog for one node (`catalog_inventory`, `gpuplan inventory --gpu H100 --count 8`);

@@ -42,8 +42,3 @@ GPU_TAINT_EFFECT = "NoSchedule"
 def pool_taint() -> tuple[str, str, str]:
     """(key, value, effect) of the taint every GPU node carries, so only GPU workloads land there."""
     return GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT
-
-
-def aks_taint_string() -> str:
-    key, value, effect = pool_taint()
-    return f"{key}={value}:{effect}"

@@ -1,5 +1,6 @@
-"""Plans: StackConfig -> plain data (cloud plans, Helm values, DeviceClasses, claim templates, migration,
-admission policy, the stack's simulated inventory, monitoring). No Pulumi imports.
+"""Plans: StackConfig -> StackPlan, plain frozen data (cluster plans per platform, one PoolPlan per pool, Helm
+values, DeviceClasses, namespaces with their quota and claim templates, admission policy, maintenance, the
+simulated inventory, monitoring). `stack.plan_stack` is the one derivation; no Pulumi imports.
 
 Who may import: resources, policies, gpuplan. Imports facts, config and dra.
 """
@@ -11,11 +12,15 @@ __all__ = [
     "device_classes",
     "driver_ownership",
     "eks",
+    "existing",
     "gpu_software",
     "kind",
+    "maintenance",
     "migration",
     "monitoring",
+    "namespaces",
     "node_pools",
     "quota",
+    "stack",
     "stack_inventory",
 ]  # the public modules of this package

@@ -6,6 +6,10 @@ real CEL engine (components/dra/cel.py). Scope is set by the binding's namespace
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
+
 POLICY_NAME = "gpu-dra-only"
 LEGACY_RESOURCE = "nvidia.com/gpu"
 
@@ -29,4 +33,26 @@ MESSAGE_EXPRESSION = (
     "'namespace ' + namespaceObject.metadata.name + ' is gpu-mode=dra-only: container(s) ' + "
     f"variables.legacyGpuContainers.join(', ') + ' request {LEGACY_RESOURCE}; request GPUs through "
     "spec.resourceClaims (a ResourceClaimTemplate) instead'"
+)
+
+
+@dataclass(frozen=True)
+class AdmissionPolicyPlan:
+    """A ValidatingAdmissionPolicy and its binding, as DraOnlyGuard creates them."""
+
+    name: str
+    match_conditions: tuple[tuple[str, str], ...]  # (name, CEL)
+    variables: tuple[tuple[str, str], ...]  # (name, CEL)
+    validation: str
+    message_expression: str
+    namespace_labels: dict[str, str]  # the binding's namespaceSelector.matchLabels
+
+
+DRA_ONLY_POLICY = AdmissionPolicyPlan(
+    name=POLICY_NAME,
+    match_conditions=tuple(MATCH_CONDITIONS.items()),
+    variables=tuple(VARIABLES.items()),
+    validation=VALIDATION,
+    message_expression=MESSAGE_EXPRESSION,
+    namespace_labels={GPU_MODE_LABEL: "dra-only"},
 )

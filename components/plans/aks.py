@@ -14,13 +14,12 @@ from dataclasses import dataclass
 
 import yaml
 
-from dra_gpu_platform.config.models import AksSettings, NodePool, StackConfig
-from dra_gpu_platform.facts import catalog
-from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG, SPOT_TAINT
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
 from dra_gpu_platform.facts.autoscaler import DRA_PRODUCTION_READY_FROM
-from dra_gpu_platform.facts.catalog import InstanceType
-from dra_gpu_platform.facts.node_labels import aks_taint_string
 from dra_gpu_platform.plans.driver_ownership import driver_owner
+from dra_gpu_platform.plans.node_pools import PoolPlan
 
 
 @dataclass(frozen=True)
@@ -43,17 +42,34 @@ AUTOSCALER_PROFILE = {
 
 
 @dataclass(frozen=True)
+class AksAgentPoolPlan:
+    """Everything AksGpuNodePool needs for one stack pool: the pool, and what only an AKS agent pool has."""
+
+    pool: PoolPlan
+    agent_pool_name: str  # AKS's name of the pool (letters and digits, at most 12)
+    node_taints: tuple[str, ...]  # the pool's taints as AKS writes them ("key=value:Effect")
+    gpu_driver: str  # GPUProfile.driver: Install, or None for the GPU Operator's driver
+    gpu_instance_profile: str | None  # MIG1g … MIG7g for a MIG pool
+    spot: bool
+
+
+@dataclass(frozen=True)
 class AksClusterPlan:
-    """What AksCluster needs from the stack: its cluster block, location, pools (sorted), GPU driver mode,
-    API server access, the autoscaler and how Pulumi's kubeconfig signs in."""
+    """What AksCluster needs from the stack: its settings, location, resource group, system pool, one agent pool per
+    stack pool (sorted by name), API server access, the autoscaler and how Pulumi's kubeconfig signs in."""
 
     name: str
     kubernetes_version: str
     location: str
     protect: bool
-    settings: AksSettings
     resource_group: str
-    pools: tuple[NodePool, ...]
+    create_resource_group: bool  # false: cluster.aks.existingResourceGroup
+    system_vm_size: str
+    system_count: int
+    admin_group_object_ids: tuple[str, ...]
+    authorized_ip_ranges: tuple[str, ...]
+    private_cluster: bool
+    agent_pools: tuple[AksAgentPoolPlan, ...]
     gpu_driver: str
     autoscaled: bool = True
     kubelogin: KubeloginPlan = KubeloginPlan("azurecli", False, None, "default")
@@ -61,7 +77,23 @@ class AksClusterPlan:
     notes: tuple[str, ...] = ()
 
 
-def cluster_plan(config: StackConfig, environ: Mapping[str, str] | None = None) -> AksClusterPlan:
+def agent_pool_plan(pool: PoolPlan, gpu_driver: str) -> AksAgentPoolPlan:
+    profile = None
+    if pool.mig_profile is not None and pool.gpu is not None:
+        profile = aks_facts.gpu_instance_profile(pool.gpu, pool.mig_profile)
+    return AksAgentPoolPlan(
+        pool=pool,
+        agent_pool_name=aks_facts.agent_pool_name(pool.name),
+        node_taints=tuple(t.text for t in pool.taints),
+        gpu_driver=gpu_driver,
+        gpu_instance_profile=profile,
+        spot=pool.capacity == "spot",
+    )
+
+
+def cluster_plan(
+    config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapping[str, str] | None = None
+) -> AksClusterPlan:
     settings = config.cluster.settings()
     kubelogin = kubelogin_plan(settings.kubelogin_mode, environ or {})
     notes = []
@@ -76,15 +108,21 @@ def cluster_plan(config: StackConfig, environ: Mapping[str, str] | None = None) 
             "AZURE_FEDERATED_TOKEN_FILE (and AZURE_CLIENT_ID, AZURE_TENANT_ID) for workloadidentity, or set "
             "cluster.aks.kubeloginMode; using azurecli"
         )
+    driver = gpu_driver(config)
     return AksClusterPlan(
         name=config.cluster.name,
         kubernetes_version=config.cluster.kubernetes_version,
         location=config.region or "",
         protect=config.cluster.protect,
-        settings=settings,
         resource_group=resource_group_name(config),
-        pools=tuple(sorted(config.node_pools, key=lambda p: p.name)),
-        gpu_driver=gpu_driver(config),
+        create_resource_group=not settings.existing_resource_group,
+        system_vm_size=settings.system_nodes.vm_size,
+        system_count=settings.system_nodes.count,
+        admin_group_object_ids=tuple(settings.admin_group_object_ids),
+        authorized_ip_ranges=tuple(settings.authorized_ip_ranges),
+        private_cluster=settings.private_cluster,
+        agent_pools=tuple(agent_pool_plan(pool, driver) for pool in pools),
+        gpu_driver=driver,
         autoscaled=config.autoscaler_enabled,
         kubelogin=kubelogin,
         deployer_principal_type=settings.deployer_principal_type
@@ -127,23 +165,9 @@ def kubelogin_plan(mode: str | None, environ: Mapping[str, str]) -> KubeloginPla
     return KubeloginPlan("azurecli", False, None, "default")
 
 
-def vm_shape(pool: NodePool) -> InstanceType:
-    shape = catalog.pool_shape("aks", pool.gpu, pool.instance_type)
-    if shape is None:
-        raise ValueError(f"pool {pool.name}: no Azure VM size for {pool.gpu} (config rules should have caught this)")
-    return shape
-
-
 def gpu_driver(config: StackConfig) -> str:
     """`None` leaves the node without a driver, for the GPU Operator to install; otherwise AKS installs it."""
     return GPU_DRIVER_NONE if driver_owner(config) == "operator" else GPU_DRIVER_INSTALL
-
-
-def node_taints(pool: NodePool) -> list[str]:
-    taints = [aks_taint_string()]
-    if pool.capacity == "spot":
-        taints.append(SPOT_TAINT)
-    return taints
 
 
 def resource_group_name(config: StackConfig) -> str:

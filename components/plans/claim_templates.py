@@ -1,12 +1,16 @@
-"""ResourceClaimTemplate device requests built from a stack's claim templates. Pure: no Pulumi imports.
+"""ResourceClaimTemplates built from a stack's claim templates: the one place their body is decided. Pure: no Pulumi
+imports.
 
 Shapes follow resource.k8s.io/v1 (docs/references.md#dra-api-request-shapes): each request has `exactly` or
-`firstAvailable` (ordered, no priority field); constraints carry `matchAttribute` (no operator field).
+`firstAvailable` (ordered, no priority field); constraints carry `matchAttribute` (no operator field). The plan
+holds every field as it is sent (None: left out); `devices_manifest` is its JSON form, which `gpuplan fit` reads and
+TenantNamespace's typed SDK arguments mirror field by field.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from dra_gpu_platform.config.models import ClaimTemplateConfig, SubRequestConfig
 
@@ -37,6 +41,17 @@ class ClaimPlan:
     match_attribute: str | None
 
 
+@dataclass(frozen=True)
+class ClaimTemplatePlan:
+    """One ResourceClaimTemplate: its name and the claim its pods get."""
+
+    name: str
+    claim: ClaimPlan
+
+    def devices(self) -> dict[str, Any]:
+        return devices_manifest(self.claim)
+
+
 def subrequest_name(sub: SubRequestConfig) -> str:
     # DeviceSubRequest names are DNS labels; driver class names contain dots
     return sub.name or sub.device_class.replace(".", "-")
@@ -62,3 +77,45 @@ def plan_claim(template: ClaimTemplateConfig) -> ClaimPlan:
         mode, count = _mode_and_count(template.count, template.allocation_mode)
         exactly = ExactPlan(template.device_class, mode, count, tuple(template.selectors), template.admin_access)
     return ClaimPlan(template.request_name, exactly, tuple(subrequests), template.same_attribute)
+
+
+def plan_claim_templates(templates: list[ClaimTemplateConfig]) -> tuple[ClaimTemplatePlan, ...]:
+    """A namespace's templates, sorted by name (the order of the stack file never matters)."""
+    return tuple(ClaimTemplatePlan(t.name, plan_claim(t)) for t in sorted(templates, key=lambda t: t.name))
+
+
+def selectors_manifest(expressions: tuple[str, ...]) -> list[dict[str, Any]]:
+    """DeviceSelectors: one CEL selector per expression."""
+    return [{"cel": {"expression": e}} for e in expressions]
+
+
+def devices_manifest(plan: ClaimPlan) -> dict[str, Any]:
+    """`spec.spec.devices` of the template (resource.k8s.io/v1 DeviceClaim), fields left out as the API leaves them."""
+    if plan.exactly is not None:
+        exact = plan.exactly
+        body: dict[str, Any] = {"deviceClassName": exact.device_class, "allocationMode": exact.allocation_mode}
+        if exact.count is not None:
+            body["count"] = exact.count
+        if exact.selectors:
+            body["selectors"] = selectors_manifest(exact.selectors)
+        if exact.admin_access:
+            body["adminAccess"] = True
+        request: dict[str, Any] = {"name": plan.request, "exactly": body}
+    else:
+        subs = []
+        for sub in plan.first_available:
+            entry: dict[str, Any] = {
+                "name": sub.name,
+                "deviceClassName": sub.device_class,
+                "allocationMode": sub.allocation_mode,
+            }
+            if sub.count is not None:
+                entry["count"] = sub.count
+            if sub.selectors:
+                entry["selectors"] = selectors_manifest(sub.selectors)
+            subs.append(entry)
+        request = {"name": plan.request, "firstAvailable": subs}
+    devices: dict[str, Any] = {"requests": [request]}
+    if plan.match_attribute:
+        devices["constraints"] = [{"requests": [plan.request], "matchAttribute": plan.match_attribute}]
+    return devices

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dra_gpu_platform.config.models import DeviceClassConfig, SharingConfig, StackConfig
+from dra_gpu_platform.dra.slices import RESOURCE_API
 from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.plans.claim_templates import selectors_manifest
 
 NVIDIA_CONFIG_API = "resource.nvidia.com/v1beta1"
 EXAMPLE_CONFIG_API = "gpu.resource.example.com/v1alpha1"
@@ -28,6 +30,17 @@ class DeviceClassPlan:
     configs: tuple[tuple[str, dict[str, Any]], ...] = ()
     notes: tuple[str, ...] = field(default=())
     feature_gates: tuple[str, ...] = ()  # NVIDIA DRA driver gates this class needs
+
+    def manifest(self) -> dict[str, Any]:
+        """The resource.k8s.io/v1 DeviceClass DeviceClasses creates (what `gpuplan fit` reads)."""
+        spec: dict[str, Any] = {}
+        if self.selectors:
+            spec["selectors"] = selectors_manifest(self.selectors)
+        if self.configs:
+            spec["config"] = [
+                {"opaque": {"driver": driver, "parameters": parameters}} for driver, parameters in self.configs
+            ]
+        return {"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": self.name}, "spec": spec}
 
 
 def _attr(driver: str, name: str) -> str:
@@ -130,5 +143,8 @@ def plan_device_class(dc: DeviceClassConfig, *, example_driver: bool) -> DeviceC
 
 
 def plan_device_classes(config: StackConfig) -> tuple[DeviceClassPlan, ...]:
-    """Every DeviceClass of the stack, for the driver that serves it (the dra-example-driver on kind)."""
-    return tuple(plan_device_class(dc, example_driver=config.uses_example_driver) for dc in config.device_classes)
+    """Every DeviceClass of the stack, for the driver that serves it (the dra-example-driver on kind), by name."""
+    return tuple(
+        plan_device_class(dc, example_driver=config.uses_example_driver)
+        for dc in sorted(config.device_classes, key=lambda c: c.name)
+    )

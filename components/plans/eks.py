@@ -6,7 +6,8 @@ docs/references.md#pulumi-aws-eks-arguments, docs/references.md#eks-private-endp
 docs/references.md#eks-managed-addons, docs/references.md#eks-instance-store-raid0,
 docs/references.md#eks-capacity-block-schedules, docs/references.md#cluster-autoscaler-chart,
 docs/references.md#cluster-autoscaler-iam, docs/references.md#efa-device-plugin-chart.
-The components in eks_cluster.py / eks_gpu_node_pool.py turn these into typed pulumi_aws resources.
+The components in resources/clusters/eks.py / eks_node_pool.py turn these into typed pulumi_aws resources; the
+pools themselves (shape, labels, taints, sizes) are the stack's PoolPlans (components/plans/node_pools.py).
 """
 
 from __future__ import annotations
@@ -20,22 +21,19 @@ from typing import Any
 
 import yaml
 
-from dra_gpu_platform.config.models import EksSettings, NodePool, StackConfig
+from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import autoscaler as ca
-from dra_gpu_platform.facts import catalog, eks_addons, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts import eks_addons, eks_amis
 from dra_gpu_platform.facts.catalog import InstanceType
-from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL, pool_taint
+from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans.gpu_software import ReleasePlan, gpu_toleration
-from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import PoolPlan, uses_efa
 
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 
 CAPACITY_TYPES = {"on-demand": "ON_DEMAND", "spot": "SPOT", "capacity-block": "CAPACITY_BLOCK"}
 CAPACITY_BLOCK_MARKET = "capacity-block"
-
-# Kubernetes taint effect → EKS API enum.
-TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
 
 CONTROL_PLANE_LOGS = ("api", "audit", "authenticator", "controllerManager", "scheduler")
 AUTHENTICATION_MODE = "API"
@@ -76,23 +74,21 @@ class ScheduledSize:
 
 
 @dataclass(frozen=True)
-class NodePoolPlan:
-    """Everything EksGpuNodePool needs for one stack pool."""
+class EksNodeGroupPlan:
+    """Everything EksGpuNodePool needs for one stack pool: the pool, and what only an EKS node group has."""
 
-    pool: NodePool
-    shape: InstanceType
-    ami_type: str
-    capacity_type: str
-    labels: dict[str, str]
-    autoscaled: bool  # the cluster autoscaler discovers and sizes this node group
-    min_size: int
-    max_size: int
-    desired_size: int
+    pool: PoolPlan
+    capacity_type: str  # the EKS API enum (ON_DEMAND, SPOT, CAPACITY_BLOCK)
     autoscaler_tags: dict[str, str]  # node group tags (incl. the discovery and node-template tags)
     asg_tags: dict[str, str]  # what must be on the Auto Scaling group itself
     efa: tuple[EfaInterface, ...]
+    placement_group: bool  # a cluster placement group of its own (EFA pools outside a reservation)
     user_data: str | None  # base64 MIME multi-part for the launch template, or None
     schedules: tuple[ScheduledSize, ...]
+
+    @property
+    def capacity_block(self) -> bool:
+        return self.pool.capacity == "capacity-block"
 
 
 @dataclass(frozen=True)
@@ -114,17 +110,42 @@ class AutoscalerPlan:
 
 
 @dataclass(frozen=True)
+class SystemNodesPlan:
+    """The system (CPU) node group: cluster add-ons and the autoscaler run there."""
+
+    instance_type: str
+    count: int
+
+
+@dataclass(frozen=True)
+class EksNetworkPlan:
+    subnet_ids: tuple[str, ...]  # existing private subnets; empty: the stack creates a VPC
+    vpc_cidr: str
+    zone_count: int  # zones of a created VPC
+    pinned_zones: tuple[str, ...]  # zones pools are pinned to (a created VPC spans them)
+
+
+@dataclass(frozen=True)
+class EksAccessPlan:
+    endpoint_public_access: bool
+    public_access_cidrs: tuple[str, ...]
+    private_access_cidrs: tuple[str, ...]  # 443 ingress on the cluster security group
+    admin_role_arns: tuple[str, ...]  # cluster-admin through EKS access entries
+
+
+@dataclass(frozen=True)
 class EksClusterPlan:
-    """What EksCluster needs from the stack: its cluster block, region, pools (sorted by name) and add-ons."""
+    """What EksCluster needs from the stack: the control plane's settings, system nodes, network, access, one node
+    group per pool (sorted by name), the add-ons, the autoscaler and the EFA device plugin."""
 
     name: str
     kubernetes_version: str
     region: str
     protect: bool
-    settings: EksSettings
-    pools: tuple[NodePool, ...]
-    extended_resource_bridge: bool
-    node_pools: tuple[NodePoolPlan, ...] = ()
+    system_nodes: SystemNodesPlan
+    network: EksNetworkPlan
+    access: EksAccessPlan
+    node_groups: tuple[EksNodeGroupPlan, ...] = ()
     addons: tuple[AddonPlan, ...] = ()
     autoscaler: AutoscalerPlan | None = None
     efa_plugin: ReleasePlan | None = None
@@ -133,13 +154,13 @@ class EksClusterPlan:
     notes: tuple[str, ...] = ()  # what the preview should tell the operator
 
 
-def cluster_plan(config: StackConfig) -> EksClusterPlan:
+def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksClusterPlan:
     name = config.cluster.name
     region = config.region or ""
     minor = config.cluster.kubernetes_version
+    settings = config.cluster.settings()
     bridge = config.dra_driver.extended_resource_bridge
-    pools = tuple(sorted(config.node_pools, key=lambda p: p.name))
-    node_pools = tuple(node_pool_plan(name, pool, config.autoscaler_enabled, bridge) for pool in pools)
+    node_groups = tuple(node_group_plan(name, pool, block_window(config, pool.name), bridge) for pool in pools)
     autoscaler = None
     if config.autoscaler_enabled:
         autoscaler = autoscaler_plan(name, region, minor, config.autoscaler.version)
@@ -148,19 +169,38 @@ def cluster_plan(config: StackConfig) -> EksClusterPlan:
         kubernetes_version=minor,
         region=region,
         protect=config.cluster.protect,
-        settings=config.cluster.settings(),
-        pools=pools,
-        extended_resource_bridge=bridge,
-        node_pools=node_pools,
+        system_nodes=SystemNodesPlan(settings.system_nodes.instance_type, settings.system_nodes.count),
+        network=EksNetworkPlan(
+            subnet_ids=tuple(settings.subnet_ids or ()),
+            vpc_cidr=settings.vpc_cidr,
+            zone_count=settings.availability_zones,
+            pinned_zones=tuple(sorted({p.zone for p in pools if p.zone})),
+        ),
+        access=EksAccessPlan(
+            endpoint_public_access=settings.endpoint_public_access,
+            public_access_cidrs=tuple(settings.public_access_cidrs),
+            private_access_cidrs=tuple(settings.private_access_cidrs),
+            admin_role_arns=tuple(settings.admin_role_arns),
+        ),
+        node_groups=node_groups,
         addons=addon_plans(minor, region),
         autoscaler=autoscaler,
-        efa_plugin=efa_plugin_plan() if any(p.efa for p in node_pools) else None,
+        efa_plugin=efa_plugin_plan() if any(g.efa for g in node_groups) else None,
         log_group=eks_addons.control_plane_log_group(name),
-        notes=cluster_notes(config, node_pools),
+        notes=cluster_notes(config, node_groups),
     )
 
 
-def cluster_notes(config: StackConfig, node_pools: Iterable[NodePoolPlan]) -> tuple[str, ...]:
+def block_window(config: StackConfig, pool_name: str) -> tuple[datetime, datetime] | None:
+    """A Capacity Block pool's start and end, when the stack names both."""
+    pool = config.pool(pool_name)
+    if pool is None or pool.capacity != "capacity-block":
+        return None
+    start, end = pool.capacity_block_start, pool.capacity_block_end
+    return (start, end) if start is not None and end is not None else None
+
+
+def cluster_notes(config: StackConfig, node_groups: Iterable[EksNodeGroupPlan]) -> tuple[str, ...]:
     notes = []
     if config.autoscaler_enabled and (1, config.cluster.minor) < ca.DRA_PRODUCTION_READY_FROM and config.dra_pools:
         notes.append(
@@ -168,15 +208,17 @@ def cluster_notes(config: StackConfig, node_pools: Iterable[NodePoolPlan]) -> tu
             f"--{ca.DRA_FLAG} (set for you) and with known gaps; DRA autoscaling is production-ready from 1.35 "
             "(cluster-autoscaler docs/dra_support.md)"
         )
-    for plan in node_pools:
-        if plan.pool.capacity == "capacity-block" and not plan.schedules:
+    for group in node_groups:
+        pool = group.pool
+        if group.capacity_block and not group.schedules:
             notes.append(
-                f"pool {plan.pool.name}: a Capacity Block pool of {plan.max_size} node(s); its instances launch once the "
+                f"pool {pool.name}: a Capacity Block pool of {pool.max_nodes} node(s); its instances launch once the "
                 "block is active (set capacityBlockStart/capacityBlockEnd to scale with the block)"
             )
-        if plan.user_data is None and plan.shape.nvme_disks and eks_amis.is_bottlerocket(plan.ami_type):
+        nvme = pool.shape.nvme_disks if pool.shape is not None else 0
+        if group.user_data is None and nvme and eks_amis.is_bottlerocket(pool.ami_type):
             notes.append(
-                f"pool {plan.pool.name}: {plan.shape.name} has {plan.shape.nvme_disks} NVMe instance-store disk(s), "
+                f"pool {pool.name}: {pool.instance_type} has {nvme} NVMe instance-store disk(s), "
                 "left unused on Bottlerocket (nodeadm's RAID0 local storage is an AL2023 feature)"
             )
     settings = config.cluster.settings()
@@ -350,26 +392,9 @@ def role_name_of(arn: str) -> str:
 # ---------------------------------------------------------------------------------------------- node pools
 
 
-def instance_shape(pool: NodePool) -> InstanceType:
-    """The EC2 type of a pool: its own, else the catalog default for its GPU (config rules guarantee one)."""
-    shape = catalog.pool_shape("eks", pool.gpu, pool.instance_type)
-    if shape is None:
-        raise ValueError(
-            f"pool {pool.name}: no EC2 instance type for {pool.gpu} (config rules should have caught this)"
-        )
-    return shape
-
-
-def gpu_ami_type(pool: NodePool) -> str:
-    return pool.ami_type or eks_amis.DEFAULT_GPU_AMI
-
-
-def capacity_type(pool: NodePool) -> str:
-    return CAPACITY_TYPES[pool.capacity]
-
-
-def uses_efa(shape: InstanceType) -> bool:
-    return shape.family in catalog.EFA_FAMILIES and shape.efa_interfaces > 0
+def capacity_type(capacity: str) -> str:
+    """The EKS API's purchase option for a pool's `capacity`."""
+    return CAPACITY_TYPES[capacity]
 
 
 def efa_interfaces(shape: InstanceType) -> list[EfaInterface]:
@@ -385,52 +410,44 @@ def efa_interfaces(shape: InstanceType) -> list[EfaInterface]:
     ]
 
 
-def uses_placement_group(pool: NodePool, shape: InstanceType) -> bool:
+def uses_placement_group(pool: PoolPlan) -> bool:
     """EFA pools get a cluster placement group, except pools launched into a reservation: a Capacity Block
     is already placed together in an EC2 UltraCluster, and a placement group on top cuts how many of the
     reserved instances can launch (eksctl#7949; AWS ParallelCluster rejects the combination, #6311)."""
-    return uses_efa(shape) and pool.capacity_reservation_id is None
+    return pool.efa_interfaces > 0 and pool.capacity_reservation_id is None
 
 
-def gpus_per_node_resource(pool: NodePool, shape: InstanceType) -> int:
+def gpus_per_node_resource(pool: PoolPlan) -> int:
     """What the device plugin advertises as nvidia.com/gpu on one node: GPUs, or MIG slices when the pool
     is partitioned (the GPU Operator's default `single` MIG strategy exposes slices as nvidia.com/gpu)."""
-    if pool.mig is None:
-        return shape.gpus
-    profile = catalog.gpu_model(pool.gpu).mig_profile(pool.mig.profile)
-    return shape.gpus * (profile.max_count if profile else 1)
+    gpus = pool.gpus_per_node or 0
+    model = pool.model
+    if pool.mig_profile is None or model is None:
+        return gpus
+    profile = model.mig_profile(pool.mig_profile)
+    return gpus * (profile.max_count if profile else 1)
 
 
-def advertises_gpu_resource(pool: NodePool, extended_resource_bridge: bool) -> bool:
+def advertises_gpu_resource(pool: PoolPlan, extended_resource_bridge: bool) -> bool:
     """Only nodes where nvidia.com/gpu requests can land may tell the autoscaler they offer it: a DRA pool
     runs no device plugin, so without the extended-resource bridge a pending nvidia.com/gpu pod would make
     the autoscaler start GPU nodes that can never take it."""
     return pool.gpu_stack == "device-plugin" or extended_resource_bridge
 
 
-def eks_pool_labels(pool: NodePool, shape: InstanceType) -> dict[str, str]:
-    """The pool's node labels on EKS: the common ones plus the EFA marker the EFA device plugin selects."""
-    labels = pool_labels(pool)
-    if uses_efa(shape):
-        labels[EFA_LABEL] = "true"
-    return dict(sorted(labels.items()))
-
-
-def autoscaler_tags(
-    cluster_name: str, pool: NodePool, shape: InstanceType, extended_resource_bridge: bool
-) -> dict[str, str]:
+def autoscaler_tags(cluster_name: str, pool: PoolPlan, extended_resource_bridge: bool) -> dict[str, str]:
     """cluster-autoscaler auto-discovery and node-template tags, so a pool at 0 nodes can still be chosen
     for a pending pod (the autoscaler builds a template node from these)."""
     tags = {f"{AUTOSCALER_PREFIX}/enabled": "true", f"{AUTOSCALER_PREFIX}/{cluster_name}": "owned"}
-    for key, value in eks_pool_labels(pool, shape).items():
+    for key, value in pool.labels.items():
         tags[f"{NODE_TEMPLATE}/label/{key}"] = value
-    key, value, effect = pool_taint()
-    tags[f"{NODE_TEMPLATE}/taint/{key}"] = f"{value}:{effect}"
+    for taint in pool.taints:
+        tags[f"{NODE_TEMPLATE}/taint/{taint.key}"] = f"{taint.value}:{taint.effect}"
     if advertises_gpu_resource(pool, extended_resource_bridge):
-        tags[f"{NODE_TEMPLATE}/resources/{GPU_RESOURCE}"] = str(gpus_per_node_resource(pool, shape))
-    if uses_efa(shape):
+        tags[f"{NODE_TEMPLATE}/resources/{GPU_RESOURCE}"] = str(gpus_per_node_resource(pool))
+    if pool.efa_interfaces:
         # The EFA device plugin advertises one vpc.amazonaws.com/efa per interface.
-        tags[f"{NODE_TEMPLATE}/resources/{efa_facts.RESOURCE}"] = str(shape.efa_interfaces)
+        tags[f"{NODE_TEMPLATE}/resources/{efa_facts.RESOURCE}"] = str(pool.efa_interfaces)
     return dict(sorted(tags.items()))
 
 
@@ -459,8 +476,8 @@ def raid0_user_data() -> str:
     return base64.b64encode(mime.encode()).decode()
 
 
-def uses_local_raid(pool: NodePool, shape: InstanceType) -> bool:
-    return shape.nvme_disks > 0 and not eks_amis.is_bottlerocket(gpu_ami_type(pool))
+def uses_local_raid(pool: PoolPlan) -> bool:
+    return pool.shape is not None and pool.shape.nvme_disks > 0 and not eks_amis.is_bottlerocket(pool.ami_type)
 
 
 def utc(moment: datetime) -> str:
@@ -471,10 +488,10 @@ def utc(moment: datetime) -> str:
 CAPACITY_BLOCK_SCALE_DOWN_LEAD = timedelta(hours=1)
 
 
-def capacity_block_schedules(pool: NodePool) -> tuple[ScheduledSize, ...]:
-    start, end = pool.capacity_block_start, pool.capacity_block_end
-    if pool.capacity != "capacity-block" or start is None or end is None:
+def capacity_block_schedules(pool: PoolPlan, window: tuple[datetime, datetime] | None) -> tuple[ScheduledSize, ...]:
+    if pool.capacity != "capacity-block" or window is None:
         return ()
+    start, end = window
     scale_down = max(start, end - CAPACITY_BLOCK_SCALE_DOWN_LEAD)
     return (
         ScheduledSize(f"{pool.name}-block-start", utc(start), desired=pool.max_nodes),
@@ -482,43 +499,26 @@ def capacity_block_schedules(pool: NodePool) -> tuple[ScheduledSize, ...]:
     )
 
 
-def node_pool_plan(
-    cluster_name: str, pool: NodePool, autoscaler_enabled: bool, extended_resource_bridge: bool
-) -> NodePoolPlan:
-    shape = instance_shape(pool)
-    capacity_block = pool.capacity == "capacity-block"
-    autoscaled = autoscaler_enabled and not capacity_block
-    schedules = capacity_block_schedules(pool)
-    tags = autoscaler_tags(cluster_name, pool, shape, extended_resource_bridge)
+def node_group_plan(
+    cluster_name: str,
+    pool: PoolPlan,
+    window: tuple[datetime, datetime] | None = None,
+    extended_resource_bridge: bool = False,
+) -> EksNodeGroupPlan:
+    tags = autoscaler_tags(cluster_name, pool, extended_resource_bridge)
     asg_tags = node_template_tags(tags)
-    if autoscaled:
+    if pool.autoscaled:
         asg_tags.update(discovery_tags(cluster_name))
-    if capacity_block:
-        # Sized by the block: its instances start when the schedule (or the block) begins.
-        min_size, desired = 0, (0 if schedules else pool.max_nodes)
-    else:
-        min_size, desired = pool.min_nodes, pool.initial_nodes
-    return NodePoolPlan(
+    return EksNodeGroupPlan(
         pool=pool,
-        shape=shape,
-        ami_type=gpu_ami_type(pool),
-        capacity_type=capacity_type(pool),
-        labels=eks_pool_labels(pool, shape),
-        autoscaled=autoscaled,
-        min_size=min_size,
-        max_size=pool.max_nodes,
-        desired_size=desired,
+        capacity_type=capacity_type(pool.capacity),
         autoscaler_tags=tags,
         asg_tags=dict(sorted(asg_tags.items())),
-        efa=tuple(efa_interfaces(shape)),
-        user_data=raid0_user_data() if uses_local_raid(pool, shape) else None,
-        schedules=schedules,
+        efa=tuple(efa_interfaces(pool.shape)) if pool.efa_interfaces and pool.shape is not None else (),
+        placement_group=uses_placement_group(pool),
+        user_data=raid0_user_data() if uses_local_raid(pool) else None,
+        schedules=capacity_block_schedules(pool, window),
     )
-
-
-def eks_taint() -> tuple[str, str, str]:
-    key, value, effect = pool_taint()
-    return key, value, TAINT_EFFECTS[effect]
 
 
 # ---------------------------------------------------------------------------------------------- network

@@ -1,4 +1,4 @@
-"""Helm values of the GPU software stack, derived from the StackConfig. Pure: no Pulumi imports.
+"""Helm values of the GPU software stack, derived from the StackConfig and its PoolPlans. Pure: no Pulumi imports.
 
 Three releases: the NVIDIA GPU Operator, the NVIDIA DRA driver, and (kind with gpuDriver: example) the
 dra-example-driver. Every key set here exists in the pinned chart's values.yaml; where a key is not
@@ -13,10 +13,11 @@ completes on DRA nodes; device-plugin pools beside DRA pools bring their own plu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from dra_gpu_platform.config.models import NodePool, StackConfig
+from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import driver_charts, eks_amis, versions
 from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
@@ -26,10 +27,10 @@ from dra_gpu_platform.facts.node_labels import (
     MIG_CONFIG_STATE_LABEL,
     MIG_CONFIG_STATE_SUCCESS,
     NFD_NVIDIA_PCI_LABEL,
-    pool_taint,
 )
 from dra_gpu_platform.plans.driver_ownership import dra_driver_root, operator_installs_driver
 from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
+from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan
 
 GPU_OPERATOR_RELEASE = "gpu-operator"
 GPU_OPERATOR_NAMESPACE = "gpu-operator"
@@ -71,39 +72,41 @@ class ReleasePlan:
 # What the NFD rule of _bottlerocket_opt_outs labels Bottlerocket GPU nodes with.
 BOTTLEROCKET_OPERAND_LABELS = {f"{DEPLOY_LABEL_PREFIX}{operand}": "false" for operand in eks_amis.BOTTLEROCKET_OPERANDS}
 
-# AKS taints every Spot node itself (learn.microsoft.com AKS spot node pools; components/plans/aks.py declares it).
-AKS_SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
+
+@dataclass(frozen=True)
+class SoftwarePlan:
+    """The GPU software releases of a stack and how they are ordered."""
+
+    gpu_operator: ReleasePlan | None
+    dra_driver: ReleasePlan | None  # the NVIDIA DRA driver
+    example_driver: ReleasePlan | None  # the dra-example-driver (kind, gpuDriver: example)
+    dra_driver_waits_for_operator: bool = False
 
 
 def gpu_toleration() -> dict[str, str]:
     """Tolerates the taint every GPU node carries, whatever its value: Exists, not Equal
     (docs/references.md#gpu-operator-daemonset-tolerations)."""
-    key, _, effect = pool_taint()
-    return {"key": key, "operator": "Exists", "effect": effect}
+    return {"key": GPU_TAINT.key, "operator": "Exists", "effect": GPU_TAINT.effect}
 
 
-def gpu_tolerations(config: StackConfig) -> list[dict[str, str]]:
-    """What every GPU DaemonSet needs to reach every GPU node of this stack."""
+def gpu_tolerations(pools: Sequence[PoolPlan]) -> list[dict[str, str]]:
+    """What every GPU DaemonSet needs to reach every GPU node of this stack: the GPU taint, and each other taint a
+    pool carries (AKS Spot pools: kubernetes.azure.com/scalesetpriority, which AKS sets itself) as it is."""
     tolerations = [gpu_toleration()]
-    if config.platform == "aks" and any(p.capacity == "spot" for p in config.node_pools):
-        tolerations.append({**AKS_SPOT_TAINT, "operator": "Equal"})
+    others = dict.fromkeys(t for p in pools for t in p.taints if t.key != GPU_TAINT.key)
+    tolerations += [{**taint.manifest(), "operator": "Equal"} for taint in others]
     return tolerations
-
-
-def ships_device_plugin(pool: NodePool) -> bool:
-    """The Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin (docs/references.md#eks-nvidia-ami-contents)."""
-    return eks_amis.ships_device_plugin(pool.ami_type)
 
 
 # ---------------------------------------------------------------------------------------------------
 # GPU Operator
 
 
-def mig_strategy(config: StackConfig) -> MigStrategy:
+def mig_strategy(pools: Sequence[PoolPlan]) -> MigStrategy:
     """none: no MIG pool. single: every GPU pool is split into the same MIG profile, so nvidia.com/gpu
     means one kind of slice everywhere. mixed: MIG pools beside full-GPU pools or several profiles, where
     the device plugin must name slices nvidia.com/mig-<profile> to keep them apart."""
-    profiles = {pool.mig.profile if pool.mig else None for pool in config.node_pools}
+    profiles = {pool.mig_profile for pool in pools}
     if profiles <= {None}:
         return "none"
     if len(profiles) == 1:
@@ -111,17 +114,18 @@ def mig_strategy(config: StackConfig) -> MigStrategy:
     return "mixed"
 
 
-def operator_device_plugin_enabled(config: StackConfig) -> bool:
-    """The operator's device plugin is needed only for device-plugin pools whose image lacks one."""
-    return bool(config.operator_device_plugin_pools)
+def operator_device_plugin_enabled(pools: Sequence[PoolPlan]) -> bool:
+    """The operator's device plugin is needed only for device-plugin pools whose image lacks one (only Bottlerocket
+    NVIDIA ships one)."""
+    return any(not p.dra and not p.ships_device_plugin for p in pools)
 
 
-def mig_manager_enabled(config: StackConfig) -> bool:
+def mig_manager_enabled(platform: str, pools: Sequence[PoolPlan]) -> bool:
     # kind nodes share the host's GPUs and kernel: MIG is the host's business there (docs/references.md#kind-gpu-operator).
-    return config.platform != "kind" and any(p.mig is not None for p in config.node_pools)
+    return platform != "kind" and any(p.mig_profile is not None for p in pools)
 
 
-def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
+def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[str, Any]:
     operator_driver = operator_installs_driver(config)
     monitoring = config.monitoring.enabled
     values: dict[str, Any] = {
@@ -131,12 +135,12 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         # Host images (EKS NVIDIA AMIs, AKS default pools, kind/existing hosts) own driver and toolkit.
         "driver": {"enabled": operator_driver},
         "toolkit": {"enabled": operator_driver},
-        "devicePlugin": {"enabled": operator_device_plugin_enabled(config)},
-        "mig": {"strategy": mig_strategy(config)},
-        "migManager": {"enabled": mig_manager_enabled(config)},
+        "devicePlugin": {"enabled": operator_device_plugin_enabled(pools)},
+        "mig": {"strategy": mig_strategy(pools)},
+        "migManager": {"enabled": mig_manager_enabled(config.platform, pools)},
         "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
         # Operand DaemonSets tolerate the GPU taint (default in values.yaml, set so it cannot drift).
-        "daemonsets": {"tolerations": gpu_tolerations(config)},
+        "daemonsets": {"tolerations": gpu_tolerations(pools)},
         # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and kind's
         # control plane, which shares the host kernel, is not mistaken for a GPU node;
         # docs/references.md#kind-gpu-operator). Selected on our pool label, present from registration and never
@@ -146,7 +150,7 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
         "node-feature-discovery": {
             "worker": {
                 "affinity": _required_node_affinity([[_exists(GPU_LABEL)]]),
-                "tolerations": gpu_tolerations(config),
+                "tolerations": gpu_tolerations(pools),
             },
         },
     }
@@ -163,7 +167,7 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
     if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
         # Cloud VMs need a reboot to change MIG mode (docs/references.md#gpu-operator-mig-manager-reboot).
         values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
-    if operator_driver and config.dra_pools:
+    if operator_driver and any(p.dra for p in pools):
         # "GPU Operator with DRA" (docs/references.md#gpu-operator-with-dra): the driver manager does not know DRA
         # pods; it evicts GPU pods before a driver reload on nodes carrying this label. Like the documented `--set
         # driver.manager.env[0]...`, this list replaces the chart's default env list.
@@ -173,7 +177,7 @@ def gpu_operator_values(config: StackConfig) -> dict[str, Any]:
     if config.platform == "aks" and not operator_driver:
         # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
         values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
-    if any(ships_device_plugin(p) for p in config.node_pools):
+    if any(p.ships_device_plugin for p in pools):
         _bottlerocket_opt_outs(values)
     return values
 
@@ -204,7 +208,7 @@ def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
     }
 
 
-def gpu_operator_plan(config: StackConfig) -> ReleasePlan | None:
+def gpu_operator_plan(config: StackConfig, pools: Sequence[PoolPlan]) -> ReleasePlan | None:
     if not config.gpu_operator_enabled:
         return None
     timeout = OPERATOR_TIMEOUT_DRIVER_BUILD_S if operator_installs_driver(config) else OPERATOR_TIMEOUT_HOST_DRIVER_S
@@ -214,7 +218,7 @@ def gpu_operator_plan(config: StackConfig) -> ReleasePlan | None:
         version=config.gpu_operator.version,
         repository=versions.GPU_OPERATOR_REPO,
         namespace=GPU_OPERATOR_NAMESPACE,
-        values=gpu_operator_values(config),
+        values=gpu_operator_values(config, pools),
         timeout_s=timeout,
     )
 
@@ -236,7 +240,7 @@ def dra_feature_gates(config: StackConfig) -> dict[str, bool]:
     return dict(sorted(gates.items()))
 
 
-def dra_driver_values(config: StackConfig) -> dict[str, Any]:
+def dra_driver_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[str, Any]:
     release = _dra_release(config)
     values: dict[str, Any] = {
         # Where the driver's files are on the node: / for host drivers, /run/nvidia/driver when the
@@ -250,7 +254,7 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
             # "GPU Operator with DRA" step 3 (docs/references.md#gpu-operator-with-dra): the plugin goes only where
             # the label is.
             "nodeSelector": {DRA_KUBELET_PLUGIN_LABEL: "true"},
-            "tolerations": gpu_tolerations(config),
+            "tolerations": gpu_tolerations(pools),
         },
     }
     if release.resource_api_version_value:
@@ -259,7 +263,7 @@ def dra_driver_values(config: StackConfig) -> dict[str, Any]:
     gates = dra_feature_gates(config)
     if gates and release.feature_gates_value:
         values["featureGates"] = gates
-    if mig_manager_enabled(config):
+    if mig_manager_enabled(config.platform, pools):
         values["kubeletPlugin"]["affinity"] = _kubelet_plugin_after_mig_layout()
     elif not config.gpu_operator_enabled:
         # The chart's default affinity wants NFD's PCI label or the operator's gpu.present
@@ -324,8 +328,8 @@ def dra_driver_chart_ref(version: str) -> tuple[str, str | None]:
     return chart, repository
 
 
-def dra_driver_plan(config: StackConfig) -> ReleasePlan | None:
-    if config.uses_example_driver or not config.dra_driver.enabled:
+def dra_driver_plan(config: StackConfig, pools: Sequence[PoolPlan]) -> ReleasePlan | None:
+    if not installs_nvidia_dra_driver(config):
         return None
     chart, repository = dra_driver_chart_ref(config.dra_driver.version)
     return ReleasePlan(
@@ -334,15 +338,19 @@ def dra_driver_plan(config: StackConfig) -> ReleasePlan | None:
         version=config.dra_driver.version,
         repository=repository,
         namespace=DRA_DRIVER_NAMESPACE,
-        values=dra_driver_values(config),
+        values=dra_driver_values(config, pools),
         timeout_s=DRA_DRIVER_TIMEOUT_S,
     )
+
+
+def installs_nvidia_dra_driver(config: StackConfig) -> bool:
+    return not config.uses_example_driver and config.dra_driver.enabled
 
 
 def dra_driver_waits_for_operator(config: StackConfig) -> bool:
     """Only a driver the operator installs must exist before the DRA plugin starts; otherwise both
     releases install in parallel (the deploy's critical path)."""
-    return config.gpu_operator_enabled and operator_installs_driver(config) and dra_driver_plan(config) is not None
+    return config.gpu_operator_enabled and operator_installs_driver(config) and installs_nvidia_dra_driver(config)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -365,4 +373,13 @@ def example_driver_plan(config: StackConfig) -> ReleasePlan | None:
         namespace=EXAMPLE_DRIVER_NAMESPACE,
         values=example_driver_values(config),
         timeout_s=EXAMPLE_DRIVER_TIMEOUT_S,
+    )
+
+
+def software_plan(config: StackConfig, pools: Sequence[PoolPlan]) -> SoftwarePlan:
+    return SoftwarePlan(
+        gpu_operator=gpu_operator_plan(config, pools),
+        dra_driver=dra_driver_plan(config, pools),
+        example_driver=example_driver_plan(config),
+        dra_driver_waits_for_operator=dra_driver_waits_for_operator(config),
     )

@@ -1,5 +1,5 @@
 """The kind cluster config for a kind stack: DRA feature gates, CDI in containerd, one worker per node of
-every pool with the pool's labels and GPU taint. Pure: no Pulumi imports.
+every pool (PoolPlan.nodes) with the pool's labels and taints. Pure: no Pulumi imports.
 
 Sources: docs/references.md#kind-dra-cluster-config (dra-example-driver and NVIDIA kind configs).
 """
@@ -14,9 +14,8 @@ import yaml
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.yamlio import dump_yaml
 from dra_gpu_platform.facts import driver_charts, versions
-from dra_gpu_platform.facts.node_labels import pool_taint
 from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
-from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import PoolPlan
 
 # containerd 2.x has CDI on by default; the upstream DRA kind configs still set it explicitly.
 CDI_PATCH = '[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n'
@@ -59,32 +58,22 @@ def node_image(config: StackConfig) -> str:
     return settings.node_image or versions.KIND_NODE_IMAGES[config.cluster.kubernetes_version]
 
 
-def worker_names(config: StackConfig) -> dict[str, list[str]]:
-    """kind names workers <cluster>-worker, -worker2, ... in config order; pools are laid out sorted by
-    name so reordering the stack file changes neither the kind config nor any node name."""
-    names: dict[str, list[str]] = {}
-    index = 0
-    for pool in sorted(config.node_pools, key=lambda p: p.name):
-        names[pool.name] = []
-        for _ in range(pool.max_nodes):
-            index += 1
-            suffix = "" if index == 1 else str(index)
-            names[pool.name].append(f"{config.cluster.name}-worker{suffix}")
-    return names
-
-
-def render(config: StackConfig) -> dict[str, Any]:
-    image = node_image(config)
-    key, value, effect = pool_taint()
-    join_patch = yaml.safe_dump(
-        {"kind": "JoinConfiguration", "nodeRegistration": {"taints": [{"key": key, "value": value, "effect": effect}]}},
+def join_patch(pool: PoolPlan) -> str:
+    """The kubeadm JoinConfiguration patch that registers a worker with the pool's taints."""
+    return yaml.safe_dump(
+        {"kind": "JoinConfiguration", "nodeRegistration": {"taints": [t.manifest() for t in pool.taints]}},
         sort_keys=False,
     )
+
+
+def render(config: StackConfig, pools: tuple[PoolPlan, ...]) -> dict[str, Any]:
+    image = node_image(config)
     nodes: list[dict[str, Any]] = [{"role": "control-plane", "image": image}]
-    for pool in sorted(config.node_pools, key=lambda p: p.name):
-        for _ in range(pool.max_nodes):
+    for pool in pools:
+        patch = join_patch(pool)
+        for _ in pool.nodes:
             nodes.append(
-                {"role": "worker", "image": image, "labels": pool_labels(pool), "kubeadmConfigPatches": [join_patch]}
+                {"role": "worker", "image": image, "labels": dict(pool.labels), "kubeadmConfigPatches": [patch]}
             )
     document: dict[str, Any] = {
         "kind": "Cluster",
@@ -100,8 +89,8 @@ def render(config: StackConfig) -> dict[str, Any]:
     return document
 
 
-def render_yaml(config: StackConfig) -> str:
-    return dump_yaml(render(config))
+def render_yaml(config: StackConfig, pools: tuple[PoolPlan, ...]) -> str:
+    return dump_yaml(render(config, pools))
 
 
 @dataclass(frozen=True)
@@ -126,10 +115,10 @@ def image_notes(config: StackConfig) -> tuple[str, ...]:
     )
 
 
-def cluster_plan(config: StackConfig) -> KindClusterPlan:
+def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> KindClusterPlan:
     return KindClusterPlan(
         name=config.cluster.name,
-        config_yaml=render_yaml(config),
+        config_yaml=render_yaml(config, pools),
         protect=config.cluster.protect,
         notes=image_notes(config),
     )

@@ -1,14 +1,16 @@
-"""The stack's simulated DRA inventory: every DRA node pool at maxNodes, as its driver would publish it.
+"""The simulated DRA inventory of a set of node pools: every DRA pool at maxNodes, as its driver would publish it.
+The one implementation `gpuplan fit` (the stack's PoolPlans) and the policy pack's claims-satisfiable (the PoolPlans
+its adapter reads back from recorded resources) share. Pure: no Pulumi imports.
 
-Node names follow each platform (kind's come from its cluster config); devices come from the catalog through
-the same ResourceSlice builders `gpuplan inventory` and the fit simulator use (components/dra/slices.py).
+Node names are the pool's own where the stack knows them (kind's workers), else `<pool>-<i>`; devices come from the
+catalog through the same ResourceSlice builders `gpuplan inventory` uses (components/dra/slices.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from dra_gpu_platform.config.models import NodePool, StackConfig
 from dra_gpu_platform.dra.slices import (
     Inventory,
     catalog_gpus,
@@ -19,54 +21,51 @@ from dra_gpu_platform.dra.slices import (
     resource_slices,
     stable_uuid,
 )
-from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.catalog import EXAMPLE_DEVICE, EXAMPLE_DRIVER, NVIDIA_DRIVER
-from dra_gpu_platform.plans.kind import worker_names
+from dra_gpu_platform.plans.node_pools import PoolPlan
 
 
-def stack_inventory(config: StackConfig) -> Inventory:
-    """Every DRA node pool of the stack at maxNodes, as its driver would publish it."""
-    kind_names = worker_names(config) if config.platform == "kind" else {}
-    naming = nvidia_naming(config.dra_driver.version)
+def simulated_nodes(pool: PoolPlan) -> list[str]:
+    """The nodes of a pool at max scale: kind's workers by their names, else `<pool>-<i>`."""
+    if pool.platform == "kind" and pool.nodes:
+        return list(pool.nodes)
+    return [f"{pool.name}-{i}" for i in range(pool.max_nodes)]
+
+
+def pools_inventory(
+    pools: Iterable[PoolPlan], driver: str | None, driver_version: str | None, source: str
+) -> Inventory:
+    """The devices `driver` (NVIDIA_DRIVER, EXAMPLE_DRIVER, or None: no DRA driver) publishes on every DRA pool at
+    max scale; `driver_version`: the NVIDIA chart's version (device naming), None for the current naming."""
+    naming = nvidia_naming(driver_version) if driver_version else "current"
     slices: list[dict[str, Any]] = []
     node_pools: dict[str, str] = {}
     notes: list[str] = []
-    for pool in config.dra_pools:
-        nodes = kind_names.get(pool.name) or [f"{pool.name}-{i}" for i in range(pool.max_nodes)]
-        count, per_root, note = (0, 1, None) if config.uses_example_driver else _gpus_per_node(config, pool)
-        if note:
-            notes.append(note)
-        for node in nodes:
+    for pool in pools:
+        if not pool.dra:
+            continue  # only nodes running the DRA kubelet plugin publish devices
+        model = pool.model
+        if driver == NVIDIA_DRIVER and model is None:
+            notes.append(f"pool {pool.name}: GPU model unknown ({pool.instance_type}); not simulated")
+        if driver == NVIDIA_DRIVER and model is not None and pool.gpus_per_node is None:
+            notes.append(f"pool {pool.name}: GPUs per node unknown (set gpusPerNode); simulated with 1")
+        for node in simulated_nodes(pool):
             node_pools[node] = pool.name
-            if config.uses_example_driver:
+            if driver == EXAMPLE_DRIVER:
                 devices = [
                     example_device(i, f"gpu-{stable_uuid(node, 'example', i)}")
                     for i in range(EXAMPLE_DEVICE.count_per_node)
                 ]
                 slices += resource_slices(node, EXAMPLE_DRIVER, devices)
-                continue
-            model = catalog.gpu_model(pool.gpu)
-            gpus = catalog_gpus(model, count, node, per_root)
-            mig = pool.mig.profile if pool.mig is not None else None
-            slices += resource_slices(
-                node, NVIDIA_DRIVER, nvidia_node_devices(gpus, node, catalog_mig_shapes(model), mig, naming)
-            )
-    if config.uses_example_driver:
+            elif driver == NVIDIA_DRIVER and model is not None:
+                gpus = catalog_gpus(model, pool.gpus_per_node or 1, node, pool.gpus_per_pcie_root)
+                slices += resource_slices(
+                    node,
+                    NVIDIA_DRIVER,
+                    nvidia_node_devices(gpus, node, catalog_mig_shapes(model), pool.mig_profile, naming),
+                )
+    if driver == EXAMPLE_DRIVER:
         notes.append(
             f"kind with the dra-example-driver: {EXAMPLE_DEVICE.count_per_node} fake GPUs per worker of every DRA pool"
         )
-    return Inventory(f"stack:{config.stack}", tuple(slices), node_pools, tuple(notes))
-
-
-def _gpus_per_node(config: StackConfig, pool: NodePool) -> tuple[int, int, str | None]:
-    """(GPUs per node, GPUs per pcieRoot, note) for a pool."""
-    if config.platform in ("eks", "aks"):
-        shape = catalog.pool_shape(config.platform, pool.gpu, pool.instance_type)
-        if shape is not None:
-            return shape.gpus, shape.gpus_per_pcie_root, None
-    if pool.gpus_per_node is not None:
-        return pool.gpus_per_node, 1, None
-    known = catalog.instance_type_named(pool.instance_type)
-    if known is not None:
-        return known.gpus, known.gpus_per_pcie_root, None
-    return 1, 1, f"pool {pool.name}: GPUs per node unknown (set gpusPerNode); simulated with 1"
+    return Inventory(source, tuple(slices), node_pools, tuple(notes))

@@ -1,24 +1,20 @@
-"""GpuPlatform: the whole GPU platform of one stack. The only component that sees the whole StackConfig: it
-turns it into plans (components/plans/) and hands each child only its plan. The cluster (with its node pools)
-yields an explicit Kubernetes provider; everything Kubernetes-side uses that provider and nothing else."""
+"""GpuPlatform: the whole GPU platform of one stack, from its StackPlan (components/plans/stack.py). It hands each
+child only its part of the plan. The cluster (with its node pools) yields an explicit Kubernetes provider;
+everything Kubernetes-side uses that provider and nothing else."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 
-from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
-from dra_gpu_platform.plans.device_classes import plan_device_classes
-from dra_gpu_platform.plans.gpu_software import (
-    dra_driver_plan,
-    dra_driver_waits_for_operator,
-    example_driver_plan,
-    gpu_operator_plan,
-)
+from dra_gpu_platform.plans import aks, eks, existing, kind
+from dra_gpu_platform.plans.stack import StackPlan, plan_sections
 from dra_gpu_platform.resources.dra.device_classes import DeviceClasses, DeviceClassesArgs
 from dra_gpu_platform.resources.dra.maintenance import Maintenance, MaintenanceArgs
 from dra_gpu_platform.resources.software.dra_driver import DraDriver
@@ -31,90 +27,104 @@ from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace,
 
 @dataclass(frozen=True)
 class GpuPlatformArgs:
-    config: StackConfig
+    plan: StackPlan
     # kubeconfig of an existing cluster (secret config value); unused on other platforms
     kubeconfig: pulumi.Input[str] | None = None
 
+    @classmethod
+    def from_sections(
+        cls,
+        sections: Mapping[str, Any],
+        *,
+        region: str | None = None,
+        kubeconfig: pulumi.Input[str] | None = None,
+    ) -> GpuPlatformArgs:
+        """The arguments of a stack file's `dra-gpu-platform:*` sections (keys without the prefix): validated with
+        the same keys, defaults, rules and messages as a stack file (raising one error that lists every problem),
+        then planned. `region`: the AWS region or Azure location; `kubeconfig`: an existing cluster's kubeconfig."""
+        plan = plan_sections(
+            sections,
+            stack=pulumi.get_stack(),
+            region=region,
+            has_kubeconfig=kubeconfig is not None,
+            # the AKS kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
+            environ=os.environ,
+        )
+        return cls(plan, kubeconfig)
+
 
 def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
-    config = args.config
+    cluster = args.plan.cluster
     opts = pulumi.ResourceOptions(parent=parent)
     # Cloud SDKs are imported only for their platform: importing pulumi_azure_native for a kind stack
     # would cost seconds for nothing.
-    if config.platform == "kind":
-        from dra_gpu_platform.plans import kind
+    if isinstance(cluster, kind.KindClusterPlan):
         from dra_gpu_platform.resources.clusters.kind import KindCluster, KindClusterArgs
 
-        return KindCluster(child(name, "kind"), KindClusterArgs(kind.cluster_plan(config)), opts)
-    if config.platform == "existing":
-        from dra_gpu_platform.plans import node_pools
+        return KindCluster(child(name, "kind"), KindClusterArgs(cluster), opts)
+    if isinstance(cluster, existing.ExistingClusterPlan):
         from dra_gpu_platform.resources.clusters.existing import ExistingCluster, ExistingClusterArgs
 
         if args.kubeconfig is None:
             raise pulumi.RunError("platform existing needs the secret config value `kubeconfig`")
-        context = config.cluster.settings().context
-        existing = ExistingClusterArgs(
-            context,
-            args.kubeconfig,
-            node_pools.existing_node_plans(config),
-            tuple(node_pools.unmapped_pool_warning(p) for p in node_pools.unmapped_pools(config)),
-        )
-        return ExistingCluster(child(name, "existing"), existing, opts)
-    if config.platform == "eks":
-        from dra_gpu_platform.plans import eks
+        return ExistingCluster(child(name, "existing"), ExistingClusterArgs(cluster, args.kubeconfig), opts)
+    if isinstance(cluster, eks.EksClusterPlan):
         from dra_gpu_platform.resources.clusters.eks import EksCluster, EksClusterArgs
 
-        return EksCluster(child(name, "eks"), EksClusterArgs(eks.cluster_plan(config)), opts)
-    if config.platform == "aks":
-        from dra_gpu_platform.plans import aks
+        return EksCluster(child(name, "eks"), EksClusterArgs(cluster), opts)
+    if isinstance(cluster, aks.AksClusterPlan):
         from dra_gpu_platform.resources.clusters.aks import AksCluster, AksClusterArgs
 
-        # the kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
-        return AksCluster(child(name, "aks"), AksClusterArgs(aks.cluster_plan(config, os.environ)), opts)
-    raise pulumi.RunError(f"platform {config.platform} is not available in this version of dra-gpu-platform")
+        return AksCluster(child(name, "aks"), AksClusterArgs(cluster), opts)
+    raise pulumi.RunError(f"platform {args.plan.platform} is not available in this version of dra-gpu-platform")
 
 
 class GpuPlatform(pulumi.ComponentResource):
     def __init__(self, name: str, args: GpuPlatformArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.GPU_PLATFORM, name, None, opts)
-        config = args.config
+        plan = args.plan
         self.cluster = _cluster(name, args, self)
         provider = self.cluster.provider
         parent = pulumi.ResourceOptions(parent=self)
-        protect = config.cluster.protect
+        protect = plan.protect
         # In a protected stack the GPU software's releases and namespaces are protected too (children inherit
         # `protect`): deleting them takes every GPU workload's devices away.
         software = pulumi.ResourceOptions(parent=self, protect=protect)
 
         # GPU software right after the cluster; the DRA driver waits for the operator only when the
         # operator installs the driver (components/plans/gpu_software.py).
+        releases = plan.software
         self.gpu_operator = self.dra_driver = None
-        if (operator := gpu_operator_plan(config)) is not None:
-            self.gpu_operator = GpuOperator(child(name, "gpu-operator"), ReleaseArgs(operator, provider), software)
-        if (example := example_driver_plan(config)) is not None:
-            self.dra_driver = ExampleDraDriver(
-                child(name, "dra-example-driver"), ReleaseArgs(example, provider), software
+        if releases.gpu_operator is not None:
+            self.gpu_operator = GpuOperator(
+                child(name, "gpu-operator"), ReleaseArgs(releases.gpu_operator, provider), software
             )
-        elif (driver := dra_driver_plan(config)) is not None:
-            after = [self.gpu_operator.release] if self.gpu_operator and dra_driver_waits_for_operator(config) else []
-            self.dra_driver = DraDriver(child(name, "dra-driver"), ReleaseArgs(driver, provider, after), software)
+        if releases.example_driver is not None:
+            self.dra_driver = ExampleDraDriver(
+                child(name, "dra-example-driver"), ReleaseArgs(releases.example_driver, provider), software
+            )
+        elif releases.dra_driver is not None:
+            waits = self.gpu_operator is not None and releases.dra_driver_waits_for_operator
+            after = [self.gpu_operator.release] if waits else []
+            self.dra_driver = DraDriver(
+                child(name, "dra-driver"), ReleaseArgs(releases.dra_driver, provider, after), software
+            )
 
         self.device_classes = DeviceClasses(
-            child(name, "device-classes"), DeviceClassesArgs(plan_device_classes(config), provider), parent
+            child(name, "device-classes"), DeviceClassesArgs(plan.device_classes, provider), parent
         )
-        DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(provider), parent)
+        DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(plan.admission_policy, provider), parent)
         self.namespaces = {
             ns.name: TenantNamespace(child(name, "ns", ns.name), TenantNamespaceArgs(ns, provider, protect), parent)
-            for ns in sorted(config.namespaces, key=lambda n: n.name)
+            for ns in plan.namespaces
         }
-        if config.maintenance.device_taints:
-            Maintenance(child(name, "maintenance"), MaintenanceArgs(config.maintenance, provider), parent)
-        if config.monitoring.enabled:
+        if plan.device_taints:
+            Maintenance(child(name, "maintenance"), MaintenanceArgs(plan.device_taints, provider), parent)
+        if plan.monitoring is not None:
             # imported only when used: the Grafana dashboard builder costs half a second to import
-            from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
             from dra_gpu_platform.resources.monitoring import Monitoring, MonitoringArgs
 
-            Monitoring(child(name, "monitoring"), MonitoringArgs(monitoring_plan(config), provider), parent)
+            Monitoring(child(name, "monitoring"), MonitoringArgs(plan.monitoring, provider), parent)
 
         self.kubeconfig = self.cluster.kubeconfig
         self.register_outputs(

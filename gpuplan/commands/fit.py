@@ -45,12 +45,17 @@ def register(app: typer.Typer) -> None:
 
         def body() -> int:
             from dra_gpu_platform.config.loading import load_stack_file
+            from dra_gpu_platform.plans.stack import plan_stack
             from gpuplan.fit.report import document, failing, fit_report
             from gpuplan.fit.text import render_text
 
             name, stack_file = options.resolve_stack(stack, config)
             report = fit_report(
-                load_stack_file(stack_file), name, [*(claims or []), *(more_claims or [])], inventory, feature_gates
+                plan_stack(load_stack_file(stack_file)),
+                name,
+                [*(claims or []), *(more_claims or [])],
+                inventory,
+                feature_gates,
             )
             failed = output.write_and_emit(
                 options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)

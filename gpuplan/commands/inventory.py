@@ -14,7 +14,7 @@ from dra_gpu_platform.config.yamlio import dump_all_yaml
 from dra_gpu_platform.dra.nvml import snapshot_document
 from dra_gpu_platform.dra.slices import ALL_BALANCED, nvidia_naming, nvml_inventory
 from dra_gpu_platform.facts import driver_charts
-from dra_gpu_platform.plans.stack_inventory import stack_inventory
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.cli import atomic_out, options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
@@ -91,7 +91,7 @@ def register(app: typer.Typer) -> None:
                         "a stack's MIG layout comes from its node pools",
                         "set nodePools[].mig in the stack file",
                     )
-                result = stack_inventory(load_stack_file(stack_file))
+                result = plan_stack(load_stack_file(stack_file)).inventory()
             elif gpu is not None:
                 result = from_catalog(gpu, count, instance_type, mig, node or "node-0", naming)
             elif from_nvml is not None:

@@ -50,7 +50,7 @@ def as_json(report) -> dict[str, Any]:
                 "pool": p.pool.name,
                 "gpuStack": p.pool.gpu_stack,
                 "labels": p.labels,
-                "taints": [f"{k}={v}:{e}" for k, v, e in p.pool.taints],
+                "taints": [f"{t.key}={t.value}:{t.effect}" for t in p.pool.taints],
                 "daemonSets": [
                     {"release": d.release, "name": d.name, "role": d.role, "source": d.source} for d in p.landed
                 ]

@@ -26,6 +26,8 @@ from typing import Any
 from dra_gpu_platform.facts import replacements as rules
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.facts.type_tokens import Upstream
+from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.policies import stack_resources as recorded
 from gpuplan.engine.outputs import SIG_KEY, clean
 from gpuplan.engine.runtime import ProgramRun, Registration
 
@@ -357,21 +359,19 @@ class _Verdict:
     how: str
 
 
-def _pool_name(resource: Registration) -> str | None:
-    inputs = clean(resource.inputs)
-    labels = inputs.get("labels") or inputs.get("nodeLabels") or {}
-    return labels.get(POOL_LABEL)
-
-
-def _capacity_reservation(resource: Registration, before: ProgramRun) -> str | None:
-    for sibling in before.resources:
-        if sibling.type == LAUNCH_TEMPLATE and sibling.parent == resource.parent and resource.parent:
-            target = (clean(sibling.inputs).get("capacityReservationSpecification") or {}).get(
-                "capacityReservationTarget"
-            ) or {}
-            if target.get("capacityReservationId"):
-                return target["capacityReservationId"]
-    return clean(resource.inputs).get("capacityReservationGroupID")
+def _gpu_pool(resource: Registration, before: ProgramRun) -> PoolPlan | None:
+    """The GPU pool a node group or agent pool declares, read back by the policy pack's adapter (with the EKS node
+    group's launch template, its sibling)."""
+    template = next(
+        (
+            clean(sibling.inputs)
+            for sibling in before.resources
+            if sibling.type == LAUNCH_TEMPLATE and resource.parent and sibling.parent == resource.parent
+        ),
+        None,
+    )
+    pools = recorded.pools_of(resource.type, resource.name, clean(resource.inputs), template)
+    return pools[0] if pools else None
 
 
 def _claim_templates(before: ProgramRun, namespace: str) -> list[str]:
@@ -390,8 +390,9 @@ def _verdict(resource: Registration, op: str, before: ProgramRun) -> _Verdict | 
     reasons: list[str] = []
     how: list[str] = []
     if resource.type in NODE_POOL_TYPES:
-        pool = _pool_name(resource)
         gpu = any(c in resource.urn for c in GPU_POOL_COMPONENTS)
+        gpu_pool = _gpu_pool(resource, before) if gpu else None
+        pool = gpu_pool.name if gpu_pool else None
         if op == "roll" and not gpu:
             return None
         size = (inputs.get("scalingConfig") or {}).get("maxSize") or inputs.get("maxCount")
@@ -405,7 +406,7 @@ def _verdict(resource: Registration, op: str, before: ProgramRun) -> _Verdict | 
             )
         else:
             reasons.append(f"{verb} {what} terminates every node in it (up to {size}): {pods}")
-        reservation = _capacity_reservation(resource, before) if gpu else None
+        reservation = gpu_pool.capacity_reservation_id if gpu_pool else None
         if reservation:
             reasons.append(
                 f"capacity reservation {reservation} is bound to this pool: new nodes only start on it while the "

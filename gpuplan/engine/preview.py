@@ -9,8 +9,9 @@ from pathlib import Path
 
 import yaml
 
-from dra_gpu_platform.plans import kind as kind_config
+from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
@@ -33,8 +34,9 @@ def render_preview(stack_file: Path, out: Path) -> Preview:
     """Run the program, render every output and validate each manifest as it will be written."""
     run = run_program(stack_file)
     extra = {}
-    if run.config.platform == "kind":
-        extra["kind-config.yaml"] = kind_config.render_yaml(run.config)
+    cluster = plan_stack(run.config).cluster
+    if isinstance(cluster, KindClusterPlan):
+        extra["kind-config.yaml"] = cluster.config_yaml
     files = render_outputs(run, extra)
     manifests = manifest_paths(out, files)
     errors: list[ManifestError] = []

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from dra_gpu_platform.dra import gates as g
 from dra_gpu_platform.dra.cel import compile_selector
@@ -34,8 +33,7 @@ from dra_gpu_platform.dra.scheduler import (
 )
 from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
-from dra_gpu_platform.plans.node_pools import pool_labels
-from dra_gpu_platform.plans.stack_inventory import stack_inventory
+from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.fit.inputs import (
     ClaimEntry,
     FitInputs,
@@ -45,7 +43,7 @@ from gpuplan.fit.inputs import (
     check_admin_namespaces,
     read_documents,
 )
-from gpuplan.fit.stack import chart_classes, cluster_gates, stack_documents
+from gpuplan.fit.stack import chart_classes, stack_documents
 
 CLAIM_KEYS = (
     "source",
@@ -78,11 +76,11 @@ def features(gates: g.FeatureGates) -> Features:
     )
 
 
-def feature_gates(config: StackConfig, flag: str | None) -> g.FeatureGates:
+def feature_gates(plan: StackPlan, flag: str | None) -> g.FeatureGates:
     """The stack's Kubernetes minor, the gates the stack sets on its cluster, then --feature-gates. Raises
     InputError."""
     try:
-        return g.parse(flag, config.cluster.kubernetes_version, base=cluster_gates(config))
+        return g.parse(flag, plan.kubernetes_version, base=dict(plan.feature_gates))
     except g.GateError as error:
         raise InputError(
             [
@@ -91,7 +89,7 @@ def feature_gates(config: StackConfig, flag: str | None) -> g.FeatureGates:
                     "",
                     flag,
                     problem,
-                    f"use gates of Kubernetes {config.cluster.kubernetes_version}, e.g. DRADeviceTaints=true",
+                    f"use gates of Kubernetes {plan.kubernetes_version}, e.g. DRADeviceTaints=true",
                 )
                 for problem in error.problems
             ],
@@ -122,7 +120,7 @@ def _read_dump(path: Path) -> ClusterDump:
     return read_cluster_dump(documents, str(path))
 
 
-def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | None) -> Inventory:
+def build_inventory(plan: StackPlan, inputs: FitInputs, dump: ClusterDump | None) -> Inventory:
     gates = inputs.gates
     selectors = []
     for expression in sorted(inputs.expressions()):
@@ -141,10 +139,10 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
             f"{g.DEVICE_TAINT_RULES if gates.minor >= 35 else g.DEVICE_TAINTS} on"
         )
     if dump is None:
-        simulated = stack_inventory(config)
+        simulated = plan.inventory()
         slices = apply_taint_rules(list(simulated.slices), rules)
         pool_of = dict(simulated.node_pools)
-        labels = {p.name: pool_labels(p) for p in config.node_pools}
+        labels = {p.name: p.labels for p in plan.pools}
         nodes = [NodeInfo(name, labels.get(pool, {})) for name, pool in pool_of.items()]
         source, usage = simulated.source, allocated_devices(())
         notes += list(simulated.notes)
@@ -210,26 +208,26 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
 
 
 def fit_report(
-    config: StackConfig,
+    plan: StackPlan,
     stack: str,
     claim_files: list[Path] | None = None,
     inventory_file: Path | None = None,
     feature_gate_flag: str | None = None,
 ) -> dict[str, Any]:
     """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump. Raises InputError."""
-    gates = feature_gates(config, feature_gate_flag)
+    gates = feature_gates(plan, feature_gate_flag)
     source = f"stack:{stack}"
     dump = _read_dump(inventory_file) if inventory_file is not None else None
-    inputs = FitInputs(gates, plugin_pools=tuple(p.name for p in config.device_plugin_pools))
+    inputs = FitInputs(gates, plugin_pools=tuple(p.name for p in plan.pools if not p.dra))
     add_stack_objects(
-        inputs, stack_documents(config), chart_classes(config), source, cluster_classes=dump.classes if dump else []
+        inputs, stack_documents(plan), chart_classes(plan), source, cluster_classes=dump.classes if dump else []
     )
     cluster_claims = _dump_claims(inputs, dump)  # before the claim files: their pods may use these claims
-    problems = add_claim_files(inputs, list(claim_files or []), config.cluster.kubernetes_version, source)
+    problems = add_claim_files(inputs, list(claim_files or []), plan.kubernetes_version, source)
     if problems:
         raise InputError(problems, "the claim files")
     check_admin_namespaces(inputs)
-    inventory = build_inventory(config, inputs, dump)
+    inventory = build_inventory(plan, inputs, dump)
     selectors = Selectors()
     templates = {(e.namespace, e.name): _claim_object(e) for e in inputs.entries if e.kind == "ResourceClaimTemplate"}
     objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim" and e.origin != "cluster"]

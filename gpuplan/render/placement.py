@@ -16,10 +16,12 @@ the rendered ClusterPolicy. Pure: no helm, no files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dra_gpu_platform.dra.node_selectors import required_node_affinity_matches
+from dra_gpu_platform.dra.tolerations import TaintLike, Toleration, untolerated
 from dra_gpu_platform.facts import gpu_operator as operator_facts
 from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
@@ -43,7 +45,7 @@ class PoolFacts:
     name: str
     gpu_stack: str  # "dra" | "device-plugin"
     labels: dict[str, str]
-    taints: tuple[tuple[str, str, str], ...]  # (key, value, effect)
+    taints: tuple[TaintLike, ...]
     mig_capable: bool  # GFD publishes nvidia.com/mig.capable=true; the operator then adds gpu.deploy.mig-manager
     nfd_rule_labels: dict[str, str] = field(default_factory=dict)  # labels the stack's NFD rules add on this pool
     host_device_plugin: str | None = None  # the image's own device plugin (Bottlerocket NVIDIA), if any
@@ -76,60 +78,22 @@ class PoolPlacement:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Scheduling predicates (Kubernetes: nodeSelector is an AND of equalities; required nodeAffinity ORs its terms
-# and ANDs each term's expressions; a toleration matches a taint by key/operator/value/effect).
+# Where a DaemonSet's pod may run: its nodeSelector and required node affinity match the node's labels, and its
+# tolerations cover the node's NoSchedule/NoExecute taints (PreferNoSchedule does not keep a pod off). The
+# matching itself is components/dra/node_selectors.py and tolerations.py.
 
 
-def expression_matches(expression: dict[str, Any], labels: dict[str, str]) -> bool:
-    key, operator, values = expression.get("key"), expression.get("operator"), expression.get("values") or []
-    present = key in labels
-    if operator == "In":
-        return present and labels[key] in values
-    if operator == "NotIn":
-        return not present or labels[key] not in values
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator in ("Gt", "Lt"):
-        try:
-            node_value, bound = int(labels[key]), int(values[0])
-        except (KeyError, IndexError, ValueError):
-            return False
-        return node_value > bound if operator == "Gt" else node_value < bound
-    return False
-
-
-def affinity_matches(terms: tuple[tuple[dict[str, Any], ...], ...] | None, labels: dict[str, str]) -> bool:
+def affinity_selector(terms: tuple[tuple[dict[str, Any], ...], ...] | None) -> dict[str, Any] | None:
+    """The required node affinity (a NodeSelector) of the terms, None when there is none."""
     if terms is None:
-        return True
-    return any(term and all(expression_matches(e, labels) for e in term) for term in terms)
+        return None
+    return {"nodeSelectorTerms": [{"matchExpressions": list(term)} for term in terms]}
 
 
-def tolerates(tolerations: Iterable[dict[str, Any]], taint: tuple[str, str, str]) -> bool:
-    key, value, effect = taint
-    for toleration in tolerations:
-        if toleration.get("effect") and toleration["effect"] != effect:
-            continue
-        operator = toleration.get("operator", "Equal")
-        if not toleration.get("key"):
-            if operator == "Exists":
-                return True
-            continue
-        if toleration["key"] != key:
-            continue
-        if operator == "Exists" or toleration.get("value", "") == value:
-            return True
-    return False
-
-
-def lands(ds: DaemonSetFacts, labels: dict[str, str], taints: Iterable[tuple[str, str, str]]) -> bool:
-    if any(labels.get(k) != v for k, v in ds.node_selector.items()):
+def lands(ds: DaemonSetFacts, labels: Mapping[str, str], taints: Iterable[TaintLike]) -> bool:
+    if not required_node_affinity_matches(ds.node_selector, affinity_selector(ds.terms), labels):
         return False
-    if not affinity_matches(ds.terms, labels):
-        return False
-    # PreferNoSchedule does not keep a pod off; NoSchedule/NoExecute do.
-    return all(tolerates(ds.tolerations, t) for t in taints if t[2] in ("NoSchedule", "NoExecute"))
+    return not untolerated([Toleration.of(t) for t in ds.tolerations], taints)
 
 
 # ---------------------------------------------------------------------------------------------------

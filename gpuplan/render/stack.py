@@ -10,19 +10,17 @@ from typing import Any
 
 import yaml
 
-from dra_gpu_platform.config.models import NodePool, StackConfig
-from dra_gpu_platform.facts import catalog, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
-from dra_gpu_platform.facts.node_labels import EFA_LABEL, pool_taint
-from dra_gpu_platform.plans import aks as aks_plan
-from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.facts import eks_amis
+from dra_gpu_platform.facts.node_labels import EFA_LABEL
 from dra_gpu_platform.plans.gpu_software import (
     BOTTLEROCKET_OPERAND_LABELS,
     DRA_DRIVER_RELEASE,
     EXAMPLE_DRIVER_RELEASE,
     GPU_OPERATOR_RELEASE,
 )
-from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.plans.stack import StackPlan, plan_stack
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
 from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values
@@ -44,15 +42,12 @@ KUBELET_LABELS = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 
 
-def node_labels(config: StackConfig, pool: NodePool) -> dict[str, str]:
-    """Every label a node of the pool carries when it has joined: the platform's pool labels (the EFA marker on EKS
-    EFA pools), the kubelet's well-known labels and, on clouds, the instance type."""
-    if config.platform == "eks":
-        shape = eks_plan.instance_shape(pool)
-        return {**eks_plan.eks_pool_labels(pool, shape), **KUBELET_LABELS, INSTANCE_TYPE_LABEL: shape.name}
-    if config.platform == "aks":
-        return {**pool_labels(pool), **KUBELET_LABELS, INSTANCE_TYPE_LABEL: aks_plan.vm_shape(pool).name}
-    return {**pool_labels(pool), **KUBELET_LABELS}
+def node_labels(pool: PoolPlan) -> dict[str, str]:
+    """Every label a node of the pool carries when it has joined: the pool's labels (the EFA marker on EKS EFA
+    pools), the kubelet's well-known labels and, on clouds, the instance type."""
+    if pool.platform in ("eks", "aks") and pool.instance_type:
+        return {**pool.labels, **KUBELET_LABELS, INSTANCE_TYPE_LABEL: pool.instance_type}
+    return {**pool.labels, **KUBELET_LABELS}
 
 
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
@@ -74,7 +69,7 @@ class ReleaseResult:
 @dataclass
 class RenderReport:
     stack: str
-    config: StackConfig
+    plan: StackPlan
     releases: list[ReleaseResult]
     placements: list[PoolPlacement]
     preview_errors: list[ManifestError]
@@ -84,34 +79,24 @@ class RenderReport:
     findings: list[str]
 
 
-def pool_facts(config: StackConfig, pool: NodePool) -> PoolFacts:
-    if config.platform == "aks":
-        taints = tuple(tuple(_split_taint(t)) for t in aks_plan.node_taints(pool))
-    else:
-        taints = (pool_taint(),)
-    bottlerocket = eks_amis.ships_device_plugin(pool.ami_type)
+def pool_facts(pool: PoolPlan) -> PoolFacts:
     # An existing cluster's pool whose nodes the stack does not name carries none of its labels until someone runs
     # the kubectl commands preview prints (components/plans/node_pools.unmapped_pool_warning).
-    unlabelled = config.platform == "existing" and not pool.nodes
+    unlabelled = pool.platform == "existing" and not pool.nodes
+    model = pool.model
     return PoolFacts(
         name=pool.name,
         gpu_stack=pool.gpu_stack,
-        labels=dict(KUBELET_LABELS) if unlabelled else node_labels(config, pool),
-        taints=() if unlabelled else taints,
+        labels=dict(KUBELET_LABELS) if unlabelled else node_labels(pool),
+        taints=() if unlabelled else pool.taints,
         unlabelled="its nodes are not listed in nodePools[].nodes: until the kubectl label/taint commands preview prints "
         "are applied, they carry none of the pool's labels"
         if unlabelled
         else None,
-        mig_capable=catalog.gpu_model(pool.gpu).supports_mig and config.platform != "kind",
+        mig_capable=model is not None and model.supports_mig and pool.platform != "kind",
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
-        host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if bottlerocket else None,
+        host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if pool.ships_device_plugin else None,
     )
-
-
-def _split_taint(text: str) -> tuple[str, str, str]:
-    key_value, _, effect = text.rpartition(":")
-    key, _, value = key_value.partition("=")
-    return key, value, effect
 
 
 def chart_daemonsets(release: str, documents: list[dict[str, Any]]) -> list[DaemonSetFacts]:
@@ -137,16 +122,16 @@ def release_specs(run) -> list[helm.ReleaseSpec]:
     ]
 
 
-def api_versions(config: StackConfig) -> list[str]:
-    return [RESOURCE_API] + ([MONITORING_API] if config.monitoring.enabled else [])
+def api_versions(plan: StackPlan) -> list[str]:
+    return [RESOURCE_API] + ([MONITORING_API] if plan.monitoring is not None else [])
 
 
 def render_stack(
     stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None, check_values: bool = False
 ) -> RenderReport:
     run, manifests, checked, preview_errors = preview_stack(stack_file, out)
-    config = run.config
-    kube_version = f"{config.cluster.kubernetes_version}.0"
+    plan = plan_stack(run.config)
+    kube_version = f"{plan.kubernetes_version}.0"
     results: list[ReleaseResult] = []
     findings: list[str] = []
     for spec in release_specs(run):
@@ -155,7 +140,7 @@ def render_stack(
             spec,
             out / "helm-values",
             kube_version=kube_version,
-            api_versions=api_versions(config),
+            api_versions=api_versions(plan),
             charts_dir=charts_dir,
         )
         result = ReleaseResult(rendered)
@@ -168,7 +153,7 @@ def render_stack(
                 rendered,
                 out / "helm-values",
                 kube_version=kube_version,
-                api_versions=api_versions(config),
+                api_versions=api_versions(plan),
                 charts_dir=charts_dir,
             )
             findings += [
@@ -191,13 +176,13 @@ def render_stack(
         kustomization = out / "rendered" / "kustomization.yaml"
         render_errors, unvalidated = _validate(listed, out / "rendered", everything, checked)
         findings += [f"{e.render()}" for e in render_errors]
-    placements = place_pools(config, rendered_docs)
+    placements = place_pools(plan.pools, rendered_docs)
     for placement in placements:
         findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
     findings += efa_findings(placements)
     findings += [e.render() for e in preview_errors]
     return RenderReport(
-        run.stack, config, results, placements, preview_errors, render_errors, unvalidated, kustomization, findings
+        run.stack, plan, results, placements, preview_errors, render_errors, unvalidated, kustomization, findings
     )
 
 
@@ -211,13 +196,13 @@ def efa_findings(placements: list[PoolPlacement]) -> list[str]:
     ]
 
 
-def place_pools(config: StackConfig, rendered_docs: dict[str, list[dict[str, Any]]]) -> list[PoolPlacement]:
+def place_pools(pools: tuple[PoolPlan, ...], rendered_docs: dict[str, list[dict[str, Any]]]) -> list[PoolPlacement]:
     daemonsets = [d for release, docs in sorted(rendered_docs.items()) for d in chart_daemonsets(release, docs)]
     operator = None
     for doc in rendered_docs.get(GPU_OPERATOR_RELEASE, []):
         if doc.get("kind") == "ClusterPolicy":
             operator = (GPU_OPERATOR_RELEASE, doc.get("spec") or {})
-    return [place_pool(pool_facts(config, pool), daemonsets, operator) for pool in config.node_pools]
+    return [place_pool(pool_facts(pool), daemonsets, operator) for pool in pools]
 
 
 def _validate(paths: list[Path], root: Path, everything: list[dict[str, Any]], versions: tuple[str, ...]):

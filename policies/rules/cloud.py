@@ -9,34 +9,29 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
 
-from dra_gpu_platform.facts import eks_amis, node_labels
+from dra_gpu_platform.facts import eks_amis
+from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
 
-TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = node_labels.pool_taint()
+TAINT_KEY, TAINT_VALUE, TAINT_EFFECT = GPU_TAINT.key, GPU_TAINT.value, GPU_TAINT.effect
 OPEN_CIDRS = ("0.0.0.0/0", "::/0")
 
 
-def _describe_taints(pool: recorded.RecordedNodePool) -> str:
-    if not pool.taints:
-        return "none"
-    return ", ".join(f"{k}{'=' + v if v else ''}:{e}" for k, v, e in pool.taints)
+def _describe_taints(pool: PoolPlan) -> str:
+    return ", ".join(t.text for t in pool.taints) if pool.taints else "none"
 
 
 # ---------------------------------------------------------------------------------------------------
 # gpu-node-pool-tainted
 
 
-def _untainted_gpu_pools(resource_type: str, urn: str, name: str, props: Any) -> list[recorded.RecordedNodePool]:
-    return [
-        p
-        for p in recorded.pools_of(resource_type, urn, name, props)
-        if p.gpu and not p.has_taint(TAINT_KEY, TAINT_EFFECT)
-    ]
+def _untainted_gpu_pools(resource_type: str, name: str, props: Any) -> list[PoolPlan]:
+    return [p for p in recorded.pools_of(resource_type, name, props) if not p.has_taint(TAINT_KEY, TAINT_EFFECT)]
 
 
 def _validate_tainted(args: ResourceValidationArgs, report_violation) -> None:
-    for pool in _untainted_gpu_pools(args.resource_type, args.urn, args.name, args.props):
+    for pool in _untainted_gpu_pools(args.resource_type, args.name, args.props):
         report_violation(
             f"GPU node pool {pool.name} ({pool.instance_type or 'GPU nodes'}) lacks the taint "
             f"{TAINT_KEY}:{TAINT_EFFECT} (its taints: {_describe_taints(pool)}); any pod can land on these nodes "
@@ -46,36 +41,40 @@ def _validate_tainted(args: ResourceValidationArgs, report_violation) -> None:
 
 def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
     props = c.plain(args.props)
-    if not _untainted_gpu_pools(args.resource_type, args.urn, args.name, props):
+    if not _untainted_gpu_pools(args.resource_type, args.name, props):
         return None
     if args.resource_type == c.EKS_NODE_GROUP:
         props["taints"] = [
             *list(props.get("taints") or []),
-            {"key": TAINT_KEY, "value": TAINT_VALUE, "effect": "NO_SCHEDULE"},
+            {"key": TAINT_KEY, "value": TAINT_VALUE, "effect": GPU_TAINT.eks_effect},
         ]
         return props
     if c.AKS_AGENT_POOL_RE.match(args.resource_type):
-        props["nodeTaints"] = [*list(props.get("nodeTaints") or []), node_labels.aks_taint_string()]
+        props["nodeTaints"] = [*list(props.get("nodeTaints") or []), GPU_TAINT.text]
         return props
     if c.AKS_CLUSTER_RE.match(args.resource_type):
         for profile in props.get("agentPoolProfiles") or []:
-            pool = recorded.aks_agent_pool(args.urn, str(profile.get("name", "")), profile)
-            if pool.gpu and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
-                profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), node_labels.aks_taint_string()]
+            pool = recorded.aks_agent_pool(str(profile.get("name", "")), profile)
+            if pool is not None and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
+                profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), GPU_TAINT.text]
+        return props
+    if args.resource_type == recorded.NODE_PATCH:
+        spec = props.setdefault("spec", {})
+        spec["taints"] = [*list(spec.get("taints") or []), GPU_TAINT.manifest()]
         return props
     return None  # a kind config is a YAML string; fix it at the source
 
 
 GPU_NODE_POOL_TAINTED = c.resource_policy(
     "gpu-node-pool-tainted",
-    description=f"GPU node pools (EKS node groups, AKS agent pools, kind GPU workers) carry the taint {TAINT_KEY}:{TAINT_EFFECT}.",
+    description=f"GPU node pools (EKS node groups, AKS agent pools, kind GPU workers, patched nodes of existing clusters) carry the taint {TAINT_KEY}:{TAINT_EFFECT}.",
     validate=_validate_tainted,
     remediate=_remediate_tainted,
     severity=Severity.HIGH,
     remediation_steps=(
         f"Add the taint {TAINT_KEY}={TAINT_VALUE}:{TAINT_EFFECT} to the pool: on EKS "
         f'`taints=[NodeGroupTaintArgs(key="{TAINT_KEY}", value="{TAINT_VALUE}", effect="NO_SCHEDULE")]`, on AKS '
-        f'`node_taints=["{node_labels.aks_taint_string()}"]`. dra-gpu-platform pools get it automatically. '
+        f'`node_taints=["{GPU_TAINT.text}"]`. dra-gpu-platform pools get it automatically. '
         "GPU workloads, the GPU Operator and the DRA kubelet plugin tolerate it. At enforcement level "
         "`remediate` the pack adds the taint itself."
     ),
@@ -98,8 +97,8 @@ AMI_SCHEMA = PolicyConfigSchema(
 def _validate_nvidia_ami(args: ResourceValidationArgs, report_violation) -> None:
     if args.resource_type != c.EKS_NODE_GROUP:
         return
-    pool = recorded.eks_node_group_pool(args.urn, args.name, args.props)
-    if not pool.gpu or pool.ami_type in eks_amis.NVIDIA_AMI_TYPES:
+    pool = recorded.eks_node_group_pool(args.name, args.props)
+    if pool is None or pool.ami_type in eks_amis.NVIDIA_AMI_TYPES:
         return
     ami = pool.ami_type
     if ami == "CUSTOM" and c.setting(args, AMI_SCHEMA, "allowCustomAmi"):
@@ -153,7 +152,7 @@ def _validate_protected(args: ResourceValidationArgs, report_violation) -> None:
     if args.resource_type == c.EKS_CLUSTER or c.AKS_CLUSTER_RE.match(args.resource_type):
         what = f"cluster {args.name}"
     elif args.resource_type == c.EKS_NODE_GROUP or c.AKS_AGENT_POOL_RE.match(args.resource_type):
-        gpu_pools = [p for p in recorded.pools_of(args.resource_type, args.urn, args.name, args.props) if p.gpu]
+        gpu_pools = recorded.pools_of(args.resource_type, args.name, args.props)
         if gpu_pools:
             what = f"GPU node pool {gpu_pools[0].name}"
     if what:
@@ -281,15 +280,15 @@ BUDGET_SCHEMA = PolicyConfigSchema(
 
 def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     limit = int(c.setting(args, BUDGET_SCHEMA, "maxGpus"))
-    counted: list[tuple[recorded.RecordedNodePool, int]] = []
-    unknown: list[recorded.RecordedNodePool] = []
-    for pool in recorded.stack_pools(args.resources):
-        if not pool.gpu or pool.platform not in ("eks", "aks"):
+    counted: list[tuple[PoolPlan, int]] = []
+    unknown: list[PoolPlan] = []
+    for _, pool in recorded.stack_pools(args.resources):
+        if pool.platform not in ("eks", "aks"):
             continue  # kind/existing clusters add no cloud GPUs
-        if pool.gpus_per_node is None or pool.max_nodes is None:
+        if pool.max_gpus is None:
             unknown.append(pool)
         else:
-            counted.append((pool, pool.gpus_per_node * pool.max_nodes))
+            counted.append((pool, pool.max_gpus))
     total = sum(n for _, n in counted)
     if total <= limit:
         return

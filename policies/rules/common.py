@@ -1,5 +1,5 @@
-"""What every rule of the pack shares: type tokens, safe property access, config with schema defaults,
-label selectors. No Pulumi resource modules and nothing from gpuplan: the pack runs under the real
+"""What every rule of the pack shares: type tokens, safe property access, config with schema defaults. Label and
+node selectors are matched by components/dra/node_selectors.py. No Pulumi resource modules and nothing from gpuplan: the pack runs under the real
 Pulumi CLI, where props are the engine's (post-Check) inputs wrapped in pulumi_policy's unknown-checking
 proxies. Reading an unknown value raises UnknownValueError, which the analyzer turns into an advisory
 "can't run policy during preview"; the helpers below only read what a rule asks for.
@@ -24,7 +24,7 @@ from pulumi_policy import (
 # Private pulumi-policy API (1.21): the proxies that raise on unknown values. A remediation returns whole props and
 # must copy fields it does not touch even while they are unknown; the proxies' own `["__target"]` escape hatch is
 # the only way to read them raw. tests/test_private_sdk_apis.py fails when pulumi-policy changes it.
-from pulumi_policy.proxy import _DictProxy, _ListProxy
+from pulumi_policy.proxy import UnknownValueError, _DictProxy, _ListProxy
 
 from dra_gpu_platform.facts.type_tokens import Upstream
 
@@ -108,6 +108,15 @@ def as_int(value: Any) -> int | None:
     return None
 
 
+def known(read: Callable[[], Any], default: Any = None) -> Any:
+    """`read()`, or `default` while what it reads is unknown (a preview's computed value): for what a rule can do
+    without, so an unknown detail never turns the whole rule into "can't run during preview"."""
+    try:
+        return read()
+    except UnknownValueError:
+        return default
+
+
 def string_map(value: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in as_dict(value).items() if v is not None}
 
@@ -134,38 +143,6 @@ def metadata_name(props: Any) -> str | None:
 
 def metadata_namespace(props: Any) -> str:
     return dig(props, "metadata", "namespace", default="default")
-
-
-# ---------------------------------------------------------------------------------------------------
-# Label selectors (metav1.LabelSelector semantics)
-
-
-def selector_matches(selector: Any, labels: Mapping[str, str]) -> bool:
-    """An absent or empty selector matches everything, as in Kubernetes admission matchResources."""
-    if not is_mapping(selector):
-        return True
-    for key, value in string_map(dig(selector, "matchLabels")).items():
-        if labels.get(key) != value:
-            return False
-    for expression in as_list(dig(selector, "matchExpressions")):
-        key = dig(expression, "key")
-        operator = dig(expression, "operator")
-        values = [str(v) for v in as_list(dig(expression, "values"))]
-        present = key in labels
-        if operator == "In" and not (present and labels[key] in values):
-            return False
-        if operator == "NotIn" and present and labels[key] in values:
-            return False
-        if operator == "Exists" and not present:
-            return False
-        if operator == "DoesNotExist" and present:
-            return False
-    return True
-
-
-def node_selector_matches(node_selector: Mapping[str, str], labels: Mapping[str, str]) -> bool:
-    """A pod nodeSelector: every pair must be a node label."""
-    return all(labels.get(k) == v for k, v in node_selector.items())
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -10,8 +10,10 @@ from typing import Any
 
 from pulumi_policy import Severity, StackValidationArgs
 
+from dra_gpu_platform.dra.node_selectors import label_selector_matches, labels_match
 from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
 from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
+from dra_gpu_platform.plans.node_pools import PoolPlan
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
 
@@ -82,9 +84,12 @@ def _guard_problem(ns: recorded.NamespaceInfo, guards: dict[str, Any], bindings:
         actions = {str(a) for a in c.as_list(c.dig(binding, "spec", "validationActions"))}
         if "Deny" not in actions:
             continue
-        if c.selector_matches(
-            c.dig(binding, "spec", "matchResources", "namespaceSelector"), ns.labels
-        ) and c.selector_matches(c.dig(guard, "spec", "matchConstraints", "namespaceSelector"), ns.labels):
+        # an absent namespaceSelector is the API's default {}: every namespace
+        if label_selector_matches(
+            c.as_dict(c.dig(binding, "spec", "matchResources", "namespaceSelector")), ns.labels
+        ) and label_selector_matches(
+            c.as_dict(c.dig(guard, "spec", "matchConstraints", "namespaceSelector")), ns.labels
+        ):
             return None
     if not seen_binding:
         return f"no ValidatingAdmissionPolicyBinding binds the guard policy ({', '.join(sorted(guards))})"
@@ -152,26 +157,25 @@ def _minor(version: str) -> int:
     return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
 
 
-def plugin_capable_pools(
-    pools: list[recorded.RecordedNodePool], releases: list[recorded.HelmRelease]
-) -> list[recorded.RecordedNodePool]:
+def plugin_capable_pools(pools: list[PoolPlan], releases: list[recorded.HelmRelease]) -> list[PoolPlan]:
     """GPU pools where the device plugin can run: the AMI ships it, or nothing keeps it off (the per-node
     operand label, or a GPU Operator with devicePlugin.enabled=false)."""
     operators = _operators(releases)
     operator_plugin_off = bool(operators) and all(
         r.value("devicePlugin", "enabled", default=True) is False for r in operators
     )
-    return [
-        p
-        for p in pools
-        if p.gpu and (p.ships_device_plugin or (not p.device_plugin_label_off and not operator_plugin_off))
-    ]
+    return [p for p in pools if p.ships_device_plugin or (not _device_plugin_label_off(p) and not operator_plugin_off)]
+
+
+def _device_plugin_label_off(pool: PoolPlan) -> bool:
+    return pool.labels.get(DEVICE_PLUGIN_DEPLOY_LABEL) == "false"
 
 
 def _validate_retirement(args: StackValidationArgs, report_violation) -> None:
     namespaces = recorded.stack_namespaces(args.resources)
     legacy = [ns for ns in namespaces.values() if ns.gpu_mode in ("legacy", "dual")]
-    pools = [p for p in recorded.stack_pools(args.resources) if p.gpu]
+    # An existing cluster's program names only some of its nodes: it cannot say that no node runs the plugin.
+    pools = [p for _, p in recorded.stack_pools(args.resources) if p.platform != "existing"]
     if not legacy or not pools:
         return  # no GPU nodes declared here (e.g. an existing cluster): nothing to judge
     releases = recorded.stack_releases(args.resources)
@@ -222,20 +226,16 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
     # With a GPU Operator, every GPU node gets NFD's PCI label and the operator's gpu.present at run time
     # (docs/references.md#gpu-operator-node-labelling): a selector on either reaches the pool.
     runtime = {GPU_PRESENT_LABEL: "true", NFD_NVIDIA_PCI_LABEL: "true"} if _operators(releases) else {}
-    for pool in recorded.stack_pools(args.resources):
-        if not pool.gpu:
-            continue
+    for urn, pool in recorded.stack_pools(args.resources):
         dra_here = [
-            r
-            for r in dra_releases
-            if c.node_selector_matches(c.string_map(r.value("kubeletPlugin", "nodeSelector")), pool.labels)
+            r for r in dra_releases if labels_match(c.string_map(r.value("kubeletPlugin", "nodeSelector")), pool.labels)
         ]
         if not dra_here:
             continue
         reasons = []
         if pool.ships_device_plugin:
             reasons.append(f"its AMI {pool.ami_type} ships the device plugin")
-        if not pool.device_plugin_label_off:
+        if not _device_plugin_label_off(pool):
             reasons += [
                 f"GPU Operator release {r.name} runs the device plugin on GPU nodes without "
                 f"{DEVICE_PLUGIN_DEPLOY_LABEL}=false (the pool has {pool.labels.get(DEVICE_PLUGIN_DEPLOY_LABEL, 'no such label')})"
@@ -244,7 +244,7 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         reasons += [
             f"device plugin release {r.name} selects it (nodeSelector {_describe(c.string_map(r.value('nodeSelector')))})"
             for r in standalone
-            if c.node_selector_matches(c.string_map(r.value("nodeSelector")), {**runtime, **pool.labels})
+            if labels_match(c.string_map(r.value("nodeSelector")), {**runtime, **pool.labels})
         ]
         if reasons:
             dra = ", ".join(
@@ -254,7 +254,7 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
             report_violation(
                 f"node pool {pool.name}: the NVIDIA DRA kubelet plugin of {dra} runs there and {'; '.join(reasons)}. "
                 f"The two cannot share a node: both would hand out the same GPUs.",
-                pool.urn,
+                urn,
             )
 
 

@@ -30,7 +30,7 @@ from dra_gpu_platform.dra.slices import (
 )
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.quantity import parse_quantity
-from dra_gpu_platform.plans.stack_inventory import stack_inventory
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.checks.kube_validate import validate_document
 from tests.conftest import H200_NVML, KIND_BASE, ROOT, qualify, shared_path
 
@@ -197,6 +197,10 @@ def nvidia_kind(**pool) -> dict:
 
 def config_of(raw: dict, stack: str = "inv"):
     return parse_config_map(qualify(raw), stack=stack, source=f"Pulumi.{stack}.yaml")
+
+
+def stack_inventory(config):
+    return plan_stack(config).inventory()
 
 
 def test_mig_pool_publishes_only_mig_devices_of_its_profile():

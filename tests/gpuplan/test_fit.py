@@ -10,6 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.cli.app import app
 from gpuplan.fit.report import CLAIM_KEYS as RESULT_KEYS
 from gpuplan.fit.report import fit_report as _fit_report
@@ -50,7 +51,7 @@ def run_file(path):
 
 
 def fit_report(run, claim_files=None, inventory_file=None, feature_gates=None):
-    return _fit_report(run.config, run.stack, claim_files, inventory_file, feature_gates)
+    return _fit_report(plan_stack(run.config), run.stack, claim_files, inventory_file, feature_gates)
 
 
 def by_name(report) -> dict[str, dict]:

@@ -10,6 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.cli.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, UPSTREAM_SPECS, shared_path
@@ -20,7 +21,7 @@ EX = "gpu.example.com"
 
 @pytest.fixture(scope="module")
 def dev():
-    return load_stack_file(DEV)
+    return plan_stack(load_stack_file(DEV))
 
 
 def write(tmp_path, name, *documents):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine.outputs import is_kubernetes_object, manifest
 from gpuplan.fit.stack import stack_documents
 from tests.conftest import COMMITTED_STACKS, ROOT, run_file
@@ -38,7 +39,7 @@ def test_stack_objects_from_the_plans_equal_the_program_run(stack):
         if d["kind"] in KINDS
     }
     config = load_stack_file(path)
-    planned = {_key(d): d for d in stack_documents(config)}
+    planned = {_key(d): d for d in stack_documents(plan_stack(config))}
     # The program also creates the software's own namespaces; fit reads the tenants' (their labels).
     tenants = {ns.name for ns in config.namespaces}
     recorded = {k: d for k, d in recorded.items() if k[0] != "Namespace" or k[2] in tenants}

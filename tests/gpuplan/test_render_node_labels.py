@@ -6,6 +6,7 @@ from __future__ import annotations
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts.node_labels import EFA_LABEL
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.render.placement import daemonset_facts
 from gpuplan.render.stack import INSTANCE_TYPE_LABEL, efa_findings, node_labels, place_pools, pool_facts
 from tests.conftest import ROOT
@@ -40,20 +41,19 @@ EFA_DAEMONSET = {
 
 
 def _prod():
-    return load_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml")
+    return plan_stack(load_stack_file(ROOT / "stacks" / "Pulumi.prod.yaml"))
 
 
 def test_eks_nodes_carry_the_instance_type_and_the_efa_marker_where_efa_is_attached():
-    config = _prod()
-    labels = {pool.name: node_labels(config, pool) for pool in config.node_pools}
+    plan = _prod()
+    labels = {pool.name: node_labels(pool) for pool in plan.pools}
     assert labels["h100-train"][INSTANCE_TYPE_LABEL] == "p5.48xlarge" and labels["h100-train"][EFA_LABEL] == "true"
     assert EFA_LABEL not in labels["t4-legacy"]
-    assert pool_facts(config, config.pool("h100-train")).labels == labels["h100-train"]
+    assert pool_facts(plan.pool("h100-train")).labels == labels["h100-train"]
 
 
 def test_a_daemonset_selecting_efa_pools_lands_only_on_them():
-    config = _prod()
-    placements = {p.pool.name: p for p in place_pools(config, {"efa": [EFA_DAEMONSET]})}
+    placements = {p.pool.name: p for p in place_pools(_prod().pools, {"efa": [EFA_DAEMONSET]})}
     landed = {name: [d.name for d in p.landed] for name, p in placements.items()}
     assert landed["h100-train"] == ["efa-probe"]
     assert landed["h100-infer"] == [] and landed["t4-legacy"] == []
@@ -61,9 +61,9 @@ def test_a_daemonset_selecting_efa_pools_lands_only_on_them():
 
 
 def test_an_efa_pool_the_efa_plugin_does_not_reach_is_a_finding():
-    config = _prod()
-    reached = place_pools(config, {efa_facts.RELEASE: [EFA_DAEMONSET]})
+    pools = _prod().pools
+    reached = place_pools(pools, {efa_facts.RELEASE: [EFA_DAEMONSET]})
     assert efa_findings(reached) == []
-    unreached = place_pools(config, {"other": [EFA_DAEMONSET]})
+    unreached = place_pools(pools, {"other": [EFA_DAEMONSET]})
     [finding] = efa_findings(unreached)
     assert finding.startswith("pool h100-train: its EFA interfaces stay unusable")

@@ -15,6 +15,8 @@ from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.plans import aks as aks_plan
+from dra_gpu_platform.plans.node_pools import plan_pool
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine.mock_outputs import fake_aks_kubeconfig
 from tests.conftest import STACKS_DIR, qualify
 
@@ -101,13 +103,20 @@ def test_gpu_driver_is_none_only_when_the_operator_installs_it():
 
 
 def test_spot_pools_declare_the_taint_aks_sets():
-    regular = NodePool.model_validate({"name": "a", "gpu": "T4", "maxNodes": 1})
-    spot = NodePool.model_validate({"name": "a", "gpu": "T4", "maxNodes": 1, "capacity": "spot"})
-    assert aks_plan.node_taints(regular) == ["nvidia.com/gpu=present:NoSchedule"]
-    assert aks_plan.node_taints(spot) == [
+    regular = plan_pool(NodePool.model_validate({"name": "a", "gpu": "T4", "maxNodes": 1}), "aks")
+    spot = plan_pool(NodePool.model_validate({"name": "a", "gpu": "T4", "maxNodes": 1, "capacity": "spot"}), "aks")
+    assert aks_plan.agent_pool_plan(regular, "Install").node_taints == ("nvidia.com/gpu=present:NoSchedule",)
+    spot_plan = aks_plan.agent_pool_plan(spot, "Install")
+    assert spot_plan.spot and spot_plan.node_taints == (
         "nvidia.com/gpu=present:NoSchedule",
         "kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
-    ]
+    )
+    # the same taints in the Kubernetes spelling, which the GPU software's tolerations read
+    assert [(t.key, t.value, t.effect) for t in spot.taints][1] == (
+        "kubernetes.azure.com/scalesetpriority",
+        "spot",
+        "NoSchedule",
+    )
 
 
 def test_resource_group_defaults_to_the_cluster_name():
@@ -146,16 +155,17 @@ def test_docs_give_each_staging_pool_its_vm_size_and_gpus_at_max_scale():
     config = load_stack_file(STACKS_DIR / "Pulumi.staging.yaml")
     rows = docs_rows("staging")
     assert set(rows) == {p.name for p in config.node_pools} | {"system"}
-    for p in config.node_pools:
-        shape = aks_plan.vm_shape(p)
+    plan = plan_stack(config)
+    for p in plan.pools:
+        assert p.shape is not None
         assert rows[p.name][1:6] == [
-            shape.name,
-            f"{shape.gpus} × {p.gpu}",
+            p.instance_type,
+            f"{p.gpus_per_node} × {p.gpu}",
             str(p.max_nodes),
-            str(shape.gpus * p.max_nodes),
-            str(shape.vcpus * p.max_nodes),
+            str(p.max_gpus),
+            str(p.shape.vcpus * p.max_nodes),
         ], p.name
-    assert rows["system"][1] == config.cluster.settings().system_nodes.vm_size
+    assert rows["system"][1] == plan.cluster.system_vm_size
 
 
 # ---------------------------------------------------------------------------------------------- issue 15: kubelogin
@@ -233,6 +243,6 @@ def test_kubeconfig_args_per_login_mode_carry_no_secret_and_not_the_public_clien
 
 def test_role_assignment_principal_type_follows_the_login():
     config = load_stack_file(STACKS_DIR / "Pulumi.staging.yaml")
-    assert aks_plan.cluster_plan(config, {}).deployer_principal_type == "User"
-    ci = aks_plan.cluster_plan(config, {"ARM_CLIENT_ID": "id", "ARM_CLIENT_SECRET": "s"})
+    assert plan_stack(config, environ={}).cluster.deployer_principal_type == "User"
+    ci = plan_stack(config, environ={"ARM_CLIENT_ID": "id", "ARM_CLIENT_SECRET": "s"}).cluster
     assert (ci.kubelogin.mode, ci.deployer_principal_type) == ("spn", "ServicePrincipal")

@@ -14,12 +14,22 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.facts import catalog, eks_amis
 from dra_gpu_platform.plans import eks as eks_plan
-from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pool, pool_labels
+from dra_gpu_platform.plans.stack import plan_stack
 from tests.conftest import ROOT, STACKS_DIR
 
 
-def pool(**fields) -> NodePool:
+def config_pool(**fields) -> NodePool:
     return NodePool.model_validate({"name": "p", "gpu": "H100", "maxNodes": 2, **fields})
+
+
+def pool(**fields) -> PoolPlan:
+    """One stack pool as EKS plans it, with the cluster autoscaler on."""
+    return plan_pool(config_pool(**fields), "eks", autoscaler=True)
+
+
+def node_group(window=None, bridge: bool = False, **fields) -> eks_plan.EksNodeGroupPlan:
+    return eks_plan.node_group_plan("c", pool(**fields), window, bridge)
 
 
 def shape(name: str):
@@ -27,8 +37,8 @@ def shape(name: str):
 
 
 def test_gpu_pools_default_to_al2023_nvidia_and_bottlerocket_only_when_asked():
-    assert eks_plan.gpu_ami_type(pool()) == "AL2023_x86_64_NVIDIA"
-    assert eks_plan.gpu_ami_type(pool(amiType="BOTTLEROCKET_x86_64_NVIDIA")) == "BOTTLEROCKET_x86_64_NVIDIA"
+    assert pool().ami_type == "AL2023_x86_64_NVIDIA"
+    assert pool(amiType="BOTTLEROCKET_x86_64_NVIDIA").ami_type == "BOTTLEROCKET_x86_64_NVIDIA"
     assert not any(ami.startswith("AL2_") for ami in eks_amis.GPU_POOL_AMI_TYPES)
     assert eks_amis.root_device_name("BOTTLEROCKET_x86_64_NVIDIA") == "/dev/xvdb"
     assert eks_amis.root_device_name("AL2023_x86_64_NVIDIA") == "/dev/xvda"
@@ -38,7 +48,9 @@ def test_gpu_pools_default_to_al2023_nvidia_and_bottlerocket_only_when_asked():
     "capacity, expected", [("on-demand", "ON_DEMAND"), ("spot", "SPOT"), ("capacity-block", "CAPACITY_BLOCK")]
 )
 def test_capacity_types_use_the_eks_api_enum(capacity, expected):
-    assert eks_plan.capacity_type(pool(capacity=capacity)) == expected
+    assert eks_plan.capacity_type(capacity) == expected
+    extra = {"capacityReservationId": "cr-0123456789abcdef0"} if capacity == "capacity-block" else {}
+    assert node_group(capacity=capacity, **extra).capacity_type == expected
 
 
 def test_p5_48xlarge_gets_one_efa_interface_per_network_card():
@@ -65,36 +77,45 @@ def test_efa_only_on_the_p4d_p5_families(name, count):
 
 
 def test_reserved_capacity_gets_no_placement_group():
-    p5 = shape("p5.48xlarge")
-    assert eks_plan.uses_placement_group(pool(), p5)
+    p5 = {"instanceType": "p5.48xlarge"}
+    assert eks_plan.uses_placement_group(pool(**p5)) and node_group(**p5).placement_group
     assert not eks_plan.uses_placement_group(
-        pool(capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a"), p5
+        pool(
+            capacity="capacity-block", capacityReservationId="cr-0123456789abcdef0", availabilityZone="us-east-1a", **p5
+        )
     )
-    assert not eks_plan.uses_placement_group(pool(capacityReservationId="cr-0123456789abcdef0"), p5)  # targeted ODCR
-    assert not eks_plan.uses_placement_group(pool(), shape("p5.4xlarge"))
+    assert not eks_plan.uses_placement_group(pool(capacityReservationId="cr-0123456789abcdef0", **p5))  # targeted ODCR
+    assert not eks_plan.uses_placement_group(pool(instanceType="p5.4xlarge"))
 
 
 def test_autoscaler_tags_describe_labels_taint_and_gpus_of_a_device_plugin_pool():
-    t4 = pool(name="t4", gpu="T4", gpuStack="device-plugin", labels={"team": "ml"})
-    tags = eks_plan.autoscaler_tags("gpu-prod", t4, shape("g4dn.12xlarge"), extended_resource_bridge=False)
+    t4 = {
+        "name": "t4",
+        "gpu": "T4",
+        "gpuStack": "device-plugin",
+        "labels": {"team": "ml"},
+        "instanceType": "g4dn.12xlarge",
+    }
+    tags = eks_plan.autoscaler_tags("gpu-prod", pool(**t4), extended_resource_bridge=False)
     template = "k8s.io/cluster-autoscaler/node-template"
     assert tags["k8s.io/cluster-autoscaler/enabled"] == "true" and tags["k8s.io/cluster-autoscaler/gpu-prod"] == "owned"
-    assert {k.removeprefix(f"{template}/label/"): v for k, v in tags.items() if "/label/" in k} == pool_labels(t4)
+    labels = {k.removeprefix(f"{template}/label/"): v for k, v in tags.items() if "/label/" in k}
+    assert labels == pool_labels(config_pool(**t4)) == pool(**t4).labels
     assert tags[f"{template}/taint/nvidia.com/gpu"] == "present:NoSchedule"
     assert tags[f"{template}/resources/nvidia.com/gpu"] == "4"
     assert set(eks_plan.node_template_tags(tags)) == {k for k in tags if k.startswith(f"{template}/")}
 
 
 def test_dra_pools_do_not_offer_nvidia_com_gpu_to_the_autoscaler_unless_bridged():
-    dra = pool(name="h100")
+    dra = pool(name="h100", instanceType="p5.48xlarge")
     key = "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"
-    assert key not in eks_plan.autoscaler_tags("c", dra, shape("p5.48xlarge"), extended_resource_bridge=False)
-    assert eks_plan.autoscaler_tags("c", dra, shape("p5.48xlarge"), extended_resource_bridge=True)[key] == "8"
+    assert key not in eks_plan.autoscaler_tags("c", dra, extended_resource_bridge=False)
+    assert eks_plan.autoscaler_tags("c", dra, extended_resource_bridge=True)[key] == "8"
 
 
 def test_mig_device_plugin_pool_offers_slices():
-    mig = pool(gpu="A100-80GB", gpuStack="device-plugin", mig={"profile": "3g.40gb"})
-    assert eks_plan.gpus_per_node_resource(mig, shape("p4de.24xlarge")) == 16  # 8 GPUs x two 3g.40gb
+    mig = pool(gpu="A100-80GB", gpuStack="device-plugin", mig={"profile": "3g.40gb"}, instanceType="p4de.24xlarge")
+    assert eks_plan.gpus_per_node_resource(mig) == 16  # 8 GPUs x two 3g.40gb
 
 
 def test_vpc_zones_include_pinned_zones_then_fill_in_region_order():
@@ -179,16 +200,17 @@ def test_docs_give_each_prod_pool_its_instance_type_and_gpus_at_max_scale():
     config = load_stack_file(STACKS_DIR / "Pulumi.prod.yaml")
     rows = docs_rows("prod")
     assert set(rows) == {p.name for p in config.node_pools} | {"system"}
-    for p in config.node_pools:
-        shape = eks_plan.instance_shape(p)
+    plan = plan_stack(config)
+    for p in plan.pools:
+        assert p.shape is not None
         assert rows[p.name][1:6] == [
-            shape.name,
-            f"{shape.gpus} × {p.gpu}",
+            p.instance_type,
+            f"{p.gpus_per_node} × {p.gpu}",
             str(p.max_nodes),
-            str(shape.gpus * p.max_nodes),
-            str(shape.vcpus * p.max_nodes),
+            str(p.max_gpus),
+            str(p.shape.vcpus * p.max_nodes),
         ], p.name
-    assert rows["system"][1] == config.cluster.settings().system_nodes.instance_type
+    assert rows["system"][1] == plan.cluster.system_nodes.instance_type
 
 
 # ---------------------------------------------------------------------------------------------- issue 15
@@ -228,27 +250,26 @@ def test_raid0_user_data_is_a_mime_part_with_a_nodeadm_node_config():
     ],
 )
 def test_instance_store_raid0_on_al2023_nvme_instances(fields, raid):
-    plan = eks_plan.node_pool_plan("c", pool(**fields), autoscaler_enabled=True, extended_resource_bridge=False)
-    assert (plan.user_data is not None) == raid
+    assert (node_group(**fields).user_data is not None) == raid
 
 
 def test_an_autoscaled_pool_carries_the_discovery_tags_on_its_group_and_a_capacity_block_does_not():
-    scaled = eks_plan.node_pool_plan("c", pool(minNodes=1), autoscaler_enabled=True, extended_resource_bridge=False)
-    assert scaled.autoscaled and scaled.asg_tags.items() >= eks_plan.discovery_tags("c").items()
-    assert (scaled.min_size, scaled.max_size, scaled.desired_size) == (1, 2, 1)
-    block = pool(
+    scaled = node_group(minNodes=1)
+    assert scaled.pool.autoscaled and scaled.asg_tags.items() >= eks_plan.discovery_tags("c").items()
+    assert (scaled.pool.min_nodes, scaled.pool.max_nodes, scaled.pool.desired_nodes) == (1, 2, 1)
+    plan = node_group(
         capacity="capacity-block",
         capacityReservationId="cr-0123456789abcdef0",
         availabilityZone="us-east-1a",
         maxNodes=4,
     )
-    plan = eks_plan.node_pool_plan("c", block, autoscaler_enabled=True, extended_resource_bridge=False)
-    assert not plan.autoscaled and not set(plan.asg_tags) & set(eks_plan.discovery_tags("c"))
-    assert (plan.min_size, plan.max_size, plan.desired_size, plan.schedules) == (0, 4, 4, ())  # sized by the block
+    block = plan.pool
+    assert not block.autoscaled and not set(plan.asg_tags) & set(eks_plan.discovery_tags("c"))
+    assert (block.min_nodes, block.max_nodes, block.desired_nodes, plan.schedules) == (0, 4, 4, ())  # sized by it
 
 
 def test_a_capacity_block_window_schedules_the_pool_up_at_the_start_and_to_zero_before_the_end():
-    block = pool(
+    block = config_pool(
         capacity="capacity-block",
         capacityReservationId="cr-0123456789abcdef0",
         availabilityZone="us-east-1a",
@@ -256,20 +277,21 @@ def test_a_capacity_block_window_schedules_the_pool_up_at_the_start_and_to_zero_
         capacityBlockStart="2031-01-05T11:30:00+00:00",
         capacityBlockEnd="2031-01-19T13:30:00+02:00",
     )
-    plan = eks_plan.node_pool_plan("c", block, autoscaler_enabled=True, extended_resource_bridge=False)
-    assert plan.desired_size == 0
+    window = (block.capacity_block_start, block.capacity_block_end)
+    plan = eks_plan.node_group_plan("c", plan_pool(block, "eks", autoscaler=True), window)
+    assert plan.pool.desired_nodes == 0
     start, end = plan.schedules
     assert (start.start_time, start.desired, start.min_size, start.max_size) == ("2031-01-05T11:30:00Z", 4, -1, -1)
     assert (end.start_time, end.desired) == ("2031-01-19T10:30:00Z", 0)  # 11:30Z end, an hour of lead
 
 
 def test_efa_pools_advertise_efa_to_the_autoscaler_and_carry_the_plugin_label():
-    tags = eks_plan.autoscaler_tags("c", pool(instanceType="p5.48xlarge"), shape("p5.48xlarge"), False)
+    tags = eks_plan.autoscaler_tags("c", pool(instanceType="p5.48xlarge"), False)
     assert tags[f"{eks_plan.NODE_TEMPLATE}/resources/vpc.amazonaws.com/efa"] == "32"
     assert tags[f"{eks_plan.NODE_TEMPLATE}/label/dra-gpu-platform.io/efa"] == "true"
-    assert "dra-gpu-platform.io/efa" not in eks_plan.eks_pool_labels(
-        pool(instanceType="p5.4xlarge"), shape("p5.4xlarge")
-    )
+    assert "dra-gpu-platform.io/efa" not in pool(instanceType="p5.4xlarge").labels
+    # the EFA marker is an EKS label: the same pool on kind has none
+    assert "dra-gpu-platform.io/efa" not in plan_pool(config_pool(instanceType="p5.48xlarge"), "kind").labels
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.plans import gpu_software as gsv
+from dra_gpu_platform.plans.stack import plan_stack
 from tests.conftest import qualify
 
 ABSENT = object()  # the key must not be set (the chart default applies)
@@ -337,7 +338,7 @@ def lookup(values: dict, path: str) -> Any:
 def test_decision_table(case, spec, operator, dra):
     spec = dict(spec)
     config = stack(spec.pop("platform"), spec.pop("pools"), **spec)
-    operator_plan, dra_plan = gsv.gpu_operator_plan(config), gsv.dra_driver_plan(config)
+    operator_plan, dra_plan = plan_stack(config).software.gpu_operator, plan_stack(config).software.dra_driver
     assert (operator_plan is None) == (operator is None)
     assert (dra_plan is None) == (dra is None)
     for path, expected in (operator or {}).items():
@@ -351,7 +352,7 @@ def test_every_operator_row_keeps_nothing_on_cpu_nodes_and_tolerates_the_gpu_tai
         if operator is None:
             continue
         spec = dict(spec)
-        values = gsv.gpu_operator_values(stack(spec.pop("platform"), spec.pop("pools"), **spec))
+        values = plan_stack(stack(spec.pop("platform"), spec.pop("pools"), **spec)).software.gpu_operator.values
         assert values["daemonsets"]["tolerations"][0] == GPU_TOLERATION, case
         worker = values["node-feature-discovery"]["worker"]
         # on our pool label, never on nvidia.com/gpu.present, which the operator resets before NFD has run
@@ -371,7 +372,7 @@ def test_every_operator_row_keeps_nothing_on_cpu_nodes_and_tolerates_the_gpu_tai
 
 def test_release_plans_pin_charts_repositories_namespaces_and_timeouts():
     eks = stack("eks", [H100_DRA])
-    operator, dra = gsv.gpu_operator_plan(eks), gsv.dra_driver_plan(eks)
+    operator, dra = plan_stack(eks).software.gpu_operator, plan_stack(eks).software.dra_driver
     assert (
         operator.release,
         operator.chart,
@@ -389,13 +390,13 @@ def test_release_plans_pin_charts_repositories_namespaces_and_timeouts():
         "dra-driver-nvidia-gpu",
         600,
     )
-    calver = gsv.dra_driver_plan(stack("eks", [H100_DRA], draDriver={"version": "25.12.0"}))
+    calver = plan_stack(stack("eks", [H100_DRA], draDriver={"version": "25.12.0"})).software.dra_driver
     assert (calver.chart, calver.repository, calver.namespace) == (
         "nvidia-dra-driver-gpu",
         "https://helm.ngc.nvidia.com/nvidia",
         "dra-driver-nvidia-gpu",
     )
-    building = gsv.gpu_operator_plan(stack("aks", [AKS_A100], gpuOperator={"driver": "operator"}))
+    building = plan_stack(stack("aks", [AKS_A100], gpuOperator={"driver": "operator"})).software.gpu_operator
     assert building.timeout_s == 1800  # the driver container compiles the kernel module
 
 
@@ -453,7 +454,7 @@ def test_chart_value_availability_by_driver_version(version, gates, api):
     assert release.feature_gates_value is gates
     assert release.resource_api_version_value is api
     # existing: 25.3.x (v1beta1 DeviceClasses) is refused on EKS/AKS
-    values = gsv.dra_driver_values(
+    values = plan_stack(
         stack("existing", [H100_DRA], draDriver={"version": version}, deviceClasses=[MPS_CLASS])
-    )
+    ).software.dra_driver.values
     assert ("featureGates" in values) is gates and ("resourceApiVersion" in values) is api

@@ -13,6 +13,7 @@ from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.plans.node_pools import pool_labels
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
+from tests.resources.alone import cluster_alone
 
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -180,14 +181,10 @@ def test_protect_and_timeouts(run, staging):
         assert pool.options["customTimeouts"] == {"create": "60m", "update": "60m", "delete": "60m"}
 
 
-def test_protect_covers_a_created_resource_group(tmp_path):
+def test_protect_covers_a_created_resource_group():
     config = copy.deepcopy(load_committed("staging"))
     config["cluster"]["protect"] = True
-    protected = {
-        r.name
-        for r in run_config(tmp_path, config, stack="staging").resources
-        if r.protect and r.name.startswith("gpu-staging-aks")
-    }
+    protected = {r.name for r in cluster_alone(config, "staging") if r.protect}
     assert protected == {
         "gpu-staging-aks-resource-group",
         "gpu-staging-aks-aks",
@@ -234,12 +231,12 @@ ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
 
 
 @pytest.fixture(scope="module")
-def locked(tmp_path_factory):
-    """Private API server, no autoscaler, the stack names the kubelogin mode."""
+def locked():
+    """Private API server, no autoscaler, the stack names the kubelogin mode: the cluster component alone."""
     config = copy.deepcopy(STACK)
     config["cluster"]["aks"].update(privateCluster=True, kubeloginMode="workloadidentity")
     config["autoscaler"] = {"enabled": False}
-    return run_config(tmp_path_factory.mktemp("locked"), config, stack="lab")
+    return cluster_alone(config, "lab")
 
 
 def test_the_identity_running_pulumi_administers_the_clusters_kubernetes_objects(staging):

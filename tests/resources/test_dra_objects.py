@@ -1,13 +1,18 @@
-"""DRA objects as the program registers them (Pulumi mocks): exact DeviceClass CEL, claim template shapes,
-quota keys, the dra-only admission policy (evaluated with a real CEL engine), and no invented fields."""
+"""DRA objects as their components register them (Pulumi mocks) from the stack's plan, without the whole
+program: exact DeviceClass CEL, claim template shapes, quota keys, the dra-only admission policy (evaluated with a
+real CEL engine), and no invented fields in them or in the GPU software's values."""
 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import clean_inputs, run_config
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.plans.stack import StackPlan, plan_stack
+from tests.conftest import clean_inputs, qualify
+from tests.resources.alone import provider, register
 
 NVIDIA_STACK = {
     "cluster": {"platform": "existing", "name": "gpu-lab", "kubernetesVersion": "1.35", "existing": {"context": "lab"}},
@@ -69,9 +74,30 @@ NVIDIA_STACK = {
 }
 
 
+def kubernetes_side(plan: StackPlan):
+    """The stack's Kubernetes objects, each component from its part of the plan, on one provider."""
+    from dra_gpu_platform.resources.dra.device_classes import DeviceClasses, DeviceClassesArgs
+    from dra_gpu_platform.resources.software.dra_driver import DraDriver
+    from dra_gpu_platform.resources.software.helm_release import ReleaseArgs
+    from dra_gpu_platform.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
+    from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
+
+    def build():
+        k8s = provider()
+        DeviceClasses("lab-device-classes", DeviceClassesArgs(plan.device_classes, k8s))
+        DraOnlyGuard("lab-dra-only-guard", DraOnlyGuardArgs(plan.admission_policy, k8s))
+        for namespace in plan.namespaces:
+            TenantNamespace(f"lab-ns-{namespace.name}", TenantNamespaceArgs(namespace, k8s))
+        assert plan.software.gpu_operator is None and plan.software.dra_driver is not None
+        DraDriver("lab-dra-driver", ReleaseArgs(plan.software.dra_driver, k8s))
+
+    return register(build)
+
+
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return run_config(tmp_path_factory.mktemp("nvidia"), NVIDIA_STACK, stack="lab")
+def run():
+    config = parse_config_map(qualify(NVIDIA_STACK), stack="lab", source="Pulumi.lab.yaml")
+    return SimpleNamespace(resources=kubernetes_side(plan_stack(config)))
 
 
 def objects(run, kind: str) -> dict[str, dict]:

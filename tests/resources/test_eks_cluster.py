@@ -11,10 +11,11 @@ import yaml
 
 from dra_gpu_platform.config.models import NodePool
 from dra_gpu_platform.plans import eks as eks_plan
-from dra_gpu_platform.plans.node_pools import pool_labels
+from dra_gpu_platform.plans.node_pools import pool_labels, pool_shape
 from gpuplan.engine.mock_outputs import FAKE_ACCOUNT
 from gpuplan.engine.outputs import clean
 from tests.conftest import clean_inputs, load_committed, run_config
+from tests.resources.alone import cluster_alone
 
 CLUSTER = "aws:eks/cluster:Cluster"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -126,7 +127,7 @@ def test_gpu_pools_carry_the_gpu_taint_and_the_pool_labels(run, pool):
     group = pool_resource(run, NODE_GROUP, pool)
     assert group["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}]
     model = pool_model(pool)
-    efa = {"dra-gpu-platform.io/efa": "true"} if eks_plan.uses_efa(eks_plan.instance_shape(model)) else {}
+    efa = {"dra-gpu-platform.io/efa": "true"} if eks_plan.uses_efa(pool_shape("eks", model)) else {}
     assert group["labels"] == {**pool_labels(model), **efa}
     assert group["version"] == "1.35" and group["clusterName"] == "gpu-lab"
 
@@ -351,13 +352,13 @@ def test_protect_covers_the_cluster_and_every_node_group(run):
     assert all(r.protect for r in run.of_type(NODE_GROUP)) and len(run.of_type(NODE_GROUP)) == 5
 
 
-def test_without_protect_nothing_is_protected(tmp_path):
+def test_without_protect_nothing_is_protected():
     config = copy.deepcopy(STACK)
     config["cluster"]["protect"] = False
     config["nodePools"] = [config["nodePools"][2]]
     config["deviceClasses"] = []
     config["namespaces"] = []
-    unprotected = run_config(tmp_path, config, stack="lab")
+    unprotected = cluster_alone(config, "lab")
     assert not any(r.protect for r in unprotected.resources)
     assert by_name(unprotected, CLUSTER)["gpu-lab-eks-eks"]["deletionProtection"] is False
 

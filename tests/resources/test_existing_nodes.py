@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.plans.node_pools import label_commands, pool_labels
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.cli.app import app
 from tests.conftest import clean_inputs, qualify, run_config, write_stack
 
@@ -60,7 +61,7 @@ def test_a_pool_without_nodes_gets_the_kubectl_commands(run):
     (warning,) = [message for severity, message in run.logs if severity == "warning"]
     assert warning.startswith("pool h100: no nodes listed")
     assert "will not run on any node until you run" in warning
-    for command in label_commands(run.config.pool("h100")):
+    for command in label_commands(plan_stack(run.config).pool("h100")):
         assert command in warning
     assert "kubectl taint node NODE --overwrite nvidia.com/gpu=present:NoSchedule" in warning
 

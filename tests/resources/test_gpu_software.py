@@ -10,6 +10,7 @@ import copy
 import pytest
 
 from dra_gpu_platform.plans import gpu_software as gsv
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine.outputs import HELM_RELEASE, helm_values
 from tests.conftest import STACKS_DIR, clean_inputs, run_config, run_file
 
@@ -143,7 +144,11 @@ def test_dra_driver_waits_for_the_operator_only_when_it_installs_the_driver(runs
 @pytest.mark.parametrize("name", [*sorted(CONFIGS), "dev"])
 def test_recorded_values_are_the_pure_plan(runs, name):
     run = runs[name]
-    plans = [gsv.gpu_operator_plan(run.config), gsv.dra_driver_plan(run.config), gsv.example_driver_plan(run.config)]
+    plans = [
+        plan_stack(run.config).software.gpu_operator,
+        plan_stack(run.config).software.dra_driver,
+        gsv.example_driver_plan(run.config),
+    ]
     expected = {p.release: p.values for p in plans if p is not None}
     assert {release: body["values"] for release, body in helm_values(run).items()} == expected
 

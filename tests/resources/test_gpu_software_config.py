@@ -230,11 +230,11 @@ def phase(name: str, **changes) -> dict:
     ],
 )
 def test_runbook_phases_are_valid_and_switch_the_plugins(name, device_plugin, dra_driver):
-    from dra_gpu_platform.plans import gpu_software as gsv
+    from dra_gpu_platform.plans.stack import plan_stack
 
     config = parse_config_map(qualify(phase(name)), stack="test", source="Pulumi.test.yaml")
-    assert gsv.gpu_operator_values(config)["devicePlugin"]["enabled"] is device_plugin
-    assert (gsv.dra_driver_plan(config) is not None) is dra_driver
+    assert plan_stack(config).software.gpu_operator.values["devicePlugin"]["enabled"] is device_plugin
+    assert (plan_stack(config).software.dra_driver is not None) is dra_driver
 
 
 def test_runbook_phase_1_needs_device_plugin_pools_with_their_own_plugin():

@@ -6,6 +6,7 @@ table. tests/gpuplan/test_render.py runs that engine on charts rendered by a rea
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL
 from dra_gpu_platform.plans import gpu_software as gsv
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.render import placement
 from gpuplan.render.placement import DRA_PLUGIN, NFD_WORKER, DaemonSetFacts
 from gpuplan.render.stack import pool_facts
@@ -37,7 +39,7 @@ def modelled_daemonsets(config: StackConfig) -> tuple[list[DaemonSetFacts], tupl
     """What the three charts render, from our values: the kubelet plugins, the NFD worker, the ClusterPolicy spec."""
     found: list[DaemonSetFacts] = []
     operator = None
-    if (plan := gsv.gpu_operator_plan(config)) is not None:
+    if (plan := plan_stack(config).software.gpu_operator) is not None:
         worker = plan.values["node-feature-discovery"]["worker"]
         found.append(
             DaemonSetFacts(
@@ -53,7 +55,7 @@ def modelled_daemonsets(config: StackConfig) -> tuple[list[DaemonSetFacts], tupl
         # the ClusterPolicy copies these switches (templates/clusterpolicy.yaml); migManager.config.default is the chart's
         spec = {**plan.values, "migManager": {**plan.values["migManager"], "config": {"default": "all-disabled"}}}
         operator = (plan.release, spec)
-    if (plan := gsv.dra_driver_plan(config)) is not None:
+    if (plan := plan_stack(config).software.dra_driver) is not None:
         kubelet = plan.values["kubeletPlugin"]
         terms = _terms(kubelet.get("affinity")) or CHART_DEFAULT_TERMS
         found.append(
@@ -88,9 +90,7 @@ def placements(config: StackConfig, daemonsets=None, operator=None, pools=None):
     daemonsets = modelled if daemonsets is None else daemonsets
     operator = modelled_operator if operator is None else operator
     # an existing cluster's pools as if their nodes were named (and so labelled): the table rows name none
-    pools = pools or [
-        pool_facts(config, p.model_copy(update={"nodes": p.nodes or ["node-1"]})) for p in config.node_pools
-    ]
+    pools = pools or [pool_facts(replace(p, nodes=p.nodes or ("node-1",))) for p in plan_stack(config).pools]
     return {p.name: placement.place_pool(p, daemonsets, operator) for p in pools}
 
 
@@ -169,7 +169,7 @@ def test_untolerated_spot_taints_keep_the_kubelet_plugin_off():
 def test_dra_nodes_without_the_device_plugin_opt_out_get_the_operators_plugin():
     config = _row("eks-bottlerocket-plugin-pool-only")
     daemonsets, (release, spec) = modelled_daemonsets(config)
-    pool = pool_facts(config, config.pool("h100"))
+    pool = pool_facts(plan_stack(config).pool("h100"))
     bare = placement.PoolFacts(
         pool.name,
         pool.gpu_stack,
@@ -191,7 +191,7 @@ def test_a_static_gpu_present_label_and_nfd_pinned_to_it_deadlock_a_new_node():
         else d
         for d in daemonsets
     ]
-    pool = pool_facts(config, config.pool("h100"))
+    pool = pool_facts(plan_stack(config).pool("h100"))
     static = placement.PoolFacts(
         pool.name, pool.gpu_stack, {**pool.labels, GPU_PRESENT_LABEL: "true"}, pool.taints, pool.mig_capable
     )

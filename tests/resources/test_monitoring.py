@@ -1,6 +1,6 @@
-"""The Monitoring component inside the real program (offline): what it registers with and without
-`monitoring.install`, the namespace created or required, the dcgm-exporter RBAC, with the cluster's provider, and
-that the recorded PrometheusRule passes promtool."""
+"""The Monitoring component, inside the real program (offline) and alone from its plan: what it registers with and
+without `monitoring.install`, the namespace created or required, the dcgm-exporter RBAC, with the cluster's
+provider, and that the recorded PrometheusRule passes promtool."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ import json
 import pytest
 import yaml
 
+from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring import values as monitoring_values
 from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine.outputs import clean
 from gpuplan.engine.preview import preview_stack
-from tests.conftest import KIND_BASE, run_config, with_gpu_operator_on_dra, write_stack
+from tests.conftest import KIND_BASE, qualify, run_config, with_gpu_operator_on_dra, write_stack
 from tests.monitoring_support import promtool, write_rules
+from tests.resources.alone import provider, register
 
 MONITORING = "dra-gpu-platform:monitoring:Monitoring"
 RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
@@ -41,10 +44,28 @@ def byo(tmp_path_factory):
     return preview_stack(stack, directory / "out")
 
 
+def _parsed(config):
+    return parse_config_map(qualify(config), stack="test", source="Pulumi.test.yaml")
+
+
+class Alone:
+    """The Monitoring component registered alone from the stack's monitoring plan (no cluster, no platform)."""
+
+    def __init__(self, config):
+        from dra_gpu_platform.resources.monitoring import Monitoring, MonitoringArgs
+
+        self.config = _parsed(config)
+        plan = plan_stack(self.config).monitoring
+        self.resources = register(lambda: Monitoring("gpu-test-monitoring", MonitoringArgs(plan, provider())))
+        self.reads = self.resources.reads
+
+    def of_type(self, *types):
+        return [r for r in self.resources if r.type in types]
+
+
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    config = _config({"enabled": True, "install": True, "dashboard": False, "claimPendingMinutes": 20})
-    return run_config(tmp_path_factory.mktemp("installed"), config, "installed")
+def installed():
+    return Alone(_config({"enabled": True, "install": True, "dashboard": False, "claimPendingMinutes": 20}))
 
 
 def _in_monitoring(run):
@@ -110,8 +131,8 @@ def test_without_install_the_namespace_must_exist_and_is_read_not_created(byo):
     ]
 
 
-def test_a_namespace_the_stack_is_told_to_create_is_created_in_the_configured_name(tmp_path):
-    run = run_config(tmp_path, _config({**BYO, "namespace": "observability", "createNamespace": True}), "ns")
+def test_a_namespace_the_stack_is_told_to_create_is_created_in_the_configured_name():
+    run = Alone(_config({**BYO, "namespace": "observability", "createNamespace": True}))
     _, children = _in_monitoring(run)
     (namespace,) = [r for r in children if r.type == NAMESPACE]
     assert clean(namespace.inputs)["metadata"]["name"] == "observability"
@@ -170,6 +191,6 @@ def test_with_install_the_rule_waits_for_the_chart_and_thresholds_follow_the_sta
     assert [r for r in children if r.type == CONFIGMAP] == []
 
 
-def test_monitoring_off_registers_nothing(tmp_path):
-    run = run_config(tmp_path, KIND_BASE)
-    assert run.of_type(MONITORING) == [] and run.of_type(RULE) == []
+def test_monitoring_off_plans_nothing():
+    # GpuPlatform creates Monitoring only from a monitoring plan (components/resources/platform.py)
+    assert plan_stack(_parsed(KIND_BASE)).monitoring is None

@@ -46,16 +46,37 @@ DRA_NODE_LABEL = prometheus_label(DRA_KUBELET_PLUGIN_LABEL)
 
 
 @dataclass(frozen=True)
+class AlertSettings:
+    """The stack's `monitoring` thresholds and runbook location, as plain data."""
+
+    runbook_base_url: str
+    claim_pending_minutes: int
+    gpu_temperature_celsius: int
+    idle_gpu_utilization_percent: int
+    idle_gpu_minutes: int
+
+    @classmethod
+    def of(cls, monitoring: MonitoringConfig) -> AlertSettings:
+        return cls(
+            monitoring.runbook_base_url,
+            monitoring.claim_pending_minutes,
+            monitoring.gpu_temperature_celsius,
+            monitoring.idle_gpu_utilization_percent,
+            monitoring.idle_gpu_minutes,
+        )
+
+
+@dataclass(frozen=True)
 class RuleInputs:
     """What the rules depend on, as plain data (components/plans/monitoring/plan.py builds it from the stack)."""
 
-    monitoring: MonitoringConfig
+    settings: AlertSettings
     sources: tuple[Source, ...]
     dra_namespaces: tuple[str, ...] = ()  # namespaces with migration dual or dra-only
 
     @property
     def runbook_base_url(self) -> str:
-        return self.monitoring.runbook_base_url
+        return self.settings.runbook_base_url
 
     @property
     def dcgm_dra_labels(self) -> bool:
@@ -113,7 +134,7 @@ def _regex_alternatives(names: tuple[str, ...]) -> str:
 
 
 def dra_alerts(inputs: RuleInputs) -> list[Alert]:
-    m = inputs.monitoring
+    m = inputs.settings
     found = [
         Alert(
             "DraPodsUnschedulable",
@@ -204,7 +225,7 @@ def dra_alerts(inputs: RuleInputs) -> list[Alert]:
 
 
 def gpu_alerts(inputs: RuleInputs) -> list[Alert]:
-    m = inputs.monitoring
+    m = inputs.settings
     coverage = (
         "dcgm-exporter labels GPUs with the pod that uses them, through a DRA claim (its DRA pod mapping is on) "
         "or the device plugin."

@@ -53,14 +53,14 @@ def idle_dra_gpus(inputs: RuleInputs) -> str:
     return (
         "count by (dra_claim_namespace, dra_claim_name) (\n"
         f'max_over_time(DCGM_FI_DEV_GPU_UTIL{{dra_claim_name!=""}}[{IDLE_SAMPLE_WINDOW}]) '
-        f"< {inputs.monitoring.idle_gpu_utilization_percent}\n)"
+        f"< {inputs.settings.idle_gpu_utilization_percent}\n)"
     )
 
 
 def all_panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str, str]]]]:
     """key -> (panel title, [(PromQL, legend)]) for every panel this package can draw. Keys are stable ids
     (tests record each query under `dashboard:<key>` and evaluate it with promtool)."""
-    m = inputs.monitoring
+    m = inputs.settings
     alert_exprs = {a.name: a.expr for a in dra_alerts(inputs)}
     queries: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     if "DraPodUnschedulable" in alert_exprs:
@@ -240,7 +240,7 @@ def _stat(title: str, entries, unit: str = "short", red_from: float = 1, descrip
 def _layout(inputs: RuleInputs) -> tuple[tuple[str, tuple[tuple[str, str, int, str], ...]], ...]:
     """(row title, [(panel key, "stat" | unit of a time series, width, description)]); a panel whose key the
     stack's sources cannot feed is left out, and so is a row left empty."""
-    temperature = f"GpuTemperatureHigh fires above {inputs.monitoring.gpu_temperature_celsius} C."
+    temperature = f"GpuTemperatureHigh fires above {inputs.settings.gpu_temperature_celsius} C."
     return (
         (
             "DRA allocation",

@@ -57,7 +57,9 @@ def dra_namespaces(config: StackConfig) -> tuple[str, ...]:
 
 
 def rule_inputs(config: StackConfig) -> alert_rules.RuleInputs:
-    return alert_rules.RuleInputs(config.monitoring, sources.sources(config), dra_namespaces(config))
+    return alert_rules.RuleInputs(
+        alert_rules.AlertSettings.of(config.monitoring), sources.sources(config), dra_namespaces(config)
+    )
 
 
 def monitoring_plan(config: StackConfig) -> MonitoringPlan | None:

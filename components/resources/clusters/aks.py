@@ -37,14 +37,13 @@ class AksCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.AKS_CLUSTER, name, None, opts)
         plan = args.plan
-        settings = plan.settings
         cluster_name = plan.name
         version = plan.kubernetes_version
         protect = plan.protect
         tags = {CLUSTER_TAG: cluster_name}
 
         group_name: pulumi.Input[str] = plan.resource_group
-        if not settings.existing_resource_group:
+        if plan.create_resource_group:
             group = resources.ResourceGroup(
                 child(name, "resource-group"),
                 resource_group_name=group_name,
@@ -55,7 +54,6 @@ class AksCluster(pulumi.ComponentResource):
             )
             group_name = group.name
 
-        system = settings.system_nodes
         self.cluster = containerservice.ManagedCluster(
             child(name, "aks"),
             resource_name_=cluster_name,
@@ -70,7 +68,7 @@ class AksCluster(pulumi.ComponentResource):
             aad_profile=containerservice.ManagedClusterAADProfileArgs(
                 managed=True,
                 enable_azure_rbac=True,
-                admin_group_object_ids=list(settings.admin_group_object_ids) or None,
+                admin_group_object_ids=list(plan.admin_group_object_ids) or None,
             ),
             # No static admin credentials: every kubeconfig authenticates through Entra ID.
             disable_local_accounts=True,
@@ -83,10 +81,10 @@ class AksCluster(pulumi.ComponentResource):
                 network_plugin_mode=containerservice.NetworkPluginMode.OVERLAY,
             ),
             api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
-                authorized_ip_ranges=list(settings.authorized_ip_ranges) or None,
-                enable_private_cluster=True if settings.private_cluster else None,
+                authorized_ip_ranges=list(plan.authorized_ip_ranges) or None,
+                enable_private_cluster=True if plan.private_cluster else None,
             )
-            if settings.authorized_ip_ranges or settings.private_cluster
+            if plan.authorized_ip_ranges or plan.private_cluster
             else None,
             # The managed cluster autoscaler sizes every pool with enableAutoScaling between its min and max.
             auto_scaler_profile=containerservice.ManagedClusterPropertiesAutoScalerProfileArgs(
@@ -99,8 +97,8 @@ class AksCluster(pulumi.ComponentResource):
                     name=aks_facts.SYSTEM_POOL_NAME,
                     mode=containerservice.AgentPoolMode.SYSTEM,
                     type=containerservice.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
-                    vm_size=system.vm_size,
-                    count=system.count,
+                    vm_size=plan.system_vm_size,
+                    count=plan.system_count,
                     os_type=containerservice.OSType.LINUX,
                     os_sku=aks_facts.OS_SKU,
                     orchestrator_version=version,
@@ -129,19 +127,15 @@ class AksCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
 
-        driver = plan.gpu_driver
         self.pools = {}
-        for pool in plan.pools:
-            self.pools[pool.name] = AksGpuNodePool(
-                child(name, "pool", pool.name),
+        for agent_pool in plan.agent_pools:
+            self.pools[agent_pool.pool.name] = AksGpuNodePool(
+                child(name, "pool", agent_pool.pool.name),
                 AksGpuNodePoolArgs(
-                    pool=pool,
-                    shape=aks_plan.vm_shape(pool),
+                    plan=agent_pool,
                     cluster_name=self.cluster.name,
                     resource_group_name=group_name,
                     kubernetes_version=version,
-                    gpu_driver=driver,
-                    autoscaled=plan.autoscaled,
                     protect=protect,
                 ),
                 pulumi.ResourceOptions(parent=self),

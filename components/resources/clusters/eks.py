@@ -48,7 +48,7 @@ class EksCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EKS_CLUSTER, name, None, opts)
         plan = args.plan
-        settings = plan.settings
+        access = plan.access
         region = plan.region
         cluster_name = plan.name
         protect = plan.protect
@@ -87,8 +87,8 @@ class EksCluster(pulumi.ComponentResource):
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=subnet_ids,
                 endpoint_private_access=True,
-                endpoint_public_access=settings.endpoint_public_access,
-                public_access_cidrs=settings.public_access_cidrs if settings.endpoint_public_access else None,
+                endpoint_public_access=access.endpoint_public_access,
+                public_access_cidrs=list(access.public_access_cidrs) if access.endpoint_public_access else None,
             ),
             access_config=aws.eks.ClusterAccessConfigArgs(
                 authentication_mode=eks_plan.AUTHENTICATION_MODE,
@@ -132,7 +132,7 @@ class EksCluster(pulumi.ComponentResource):
                 tags=tags,
                 opts=parent,
             )
-            for cidr in settings.private_access_cidrs
+            for cidr in access.private_access_cidrs
         ]
 
         # The CNI, its credentials and kube-proxy exist before any node: nodes become Ready only with a CNI.
@@ -142,8 +142,8 @@ class EksCluster(pulumi.ComponentResource):
             parent,
         )
 
-        access = []
-        for arn in settings.admin_role_arns:
+        admins = []
+        for arn in access.admin_role_arns:
             role = eks_plan.role_name_of(arn)
             entry = aws.eks.AccessEntry(
                 child(name, "access", role),
@@ -153,7 +153,7 @@ class EksCluster(pulumi.ComponentResource):
                 tags=tags,
                 opts=parent,
             )
-            access.append(
+            admins.append(
                 aws.eks.AccessPolicyAssociation(
                     child(name, "access", role, "admin"),
                     cluster_name=self.cluster.name,
@@ -182,11 +182,11 @@ class EksCluster(pulumi.ComponentResource):
             version=plan.kubernetes_version,
             ami_type=eks_plan.SYSTEM_AMI_TYPE,
             capacity_type="ON_DEMAND",
-            instance_types=[settings.system_nodes.instance_type],
+            instance_types=[plan.system_nodes.instance_type],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=settings.system_nodes.count,
-                max_size=settings.system_nodes.count,
-                desired_size=settings.system_nodes.count,
+                min_size=plan.system_nodes.count,
+                max_size=plan.system_nodes.count,
+                desired_size=plan.system_nodes.count,
             ),
             labels={SYSTEM_ROLE_LABEL: "system"},
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
@@ -204,16 +204,16 @@ class EksCluster(pulumi.ComponentResource):
         )
 
         self.pools = {}
-        for pool_plan in plan.node_pools:
-            pool, shape = pool_plan.pool, pool_plan.shape
+        for group in plan.node_groups:
+            pool = group.pool
             self.pools[pool.name] = EksGpuNodePool(
                 child(name, "pool", pool.name),
                 EksGpuNodePoolArgs(
-                    plan=pool_plan,
+                    plan=group,
                     cluster_name=self.cluster.name,
                     kubernetes_version=plan.kubernetes_version,
                     node_role_arn=node_role.arn,
-                    subnet_ids=self._pool_subnets(pool, shape, subnet_ids, subnets_in_zone, single_zone),
+                    subnet_ids=self._pool_subnets(group, subnet_ids, subnets_in_zone, single_zone),
                     cluster_security_group_id=self.cluster.vpc_config.cluster_security_group_id,
                     protect=protect,
                     tags=tags,
@@ -249,7 +249,7 @@ class EksCluster(pulumi.ComponentResource):
             # for a private endpoint, the deployer's way in.
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=[system_nodes, *workload_addons.addons.values(), *access, *api_ingress],
+                depends_on=[system_nodes, *workload_addons.addons.values(), *admins, *api_ingress],
             ),
         )
 
@@ -305,13 +305,14 @@ class EksCluster(pulumi.ComponentResource):
         ]
         return _Role(iam_role.arn, attachments)
 
-    def _pool_subnets(self, pool, shape, subnet_ids, subnets_in_zone, single_zone):
-        if pool.availability_zone:
-            return subnets_in_zone(pool.availability_zone)
-        if eks_plan.uses_placement_group(pool, shape):
+    def _pool_subnets(self, group: eks_plan.EksNodeGroupPlan, subnet_ids, subnets_in_zone, single_zone):
+        pool = group.pool
+        if pool.zone:
+            return subnets_in_zone(pool.zone)
+        if group.placement_group:
             subnets, where = single_zone
             pulumi.log.info(
-                f"pool {pool.name}: {shape.name} nodes share a cluster placement group, which lives in one zone; "
+                f"pool {pool.name}: {pool.instance_type} nodes share a cluster placement group, which lives in one zone; "
                 f"the pool uses {where} only (set nodePools[].availabilityZone to choose the zone)",
                 resource=self,
             )
@@ -320,10 +321,10 @@ class EksCluster(pulumi.ComponentResource):
 
     def _subnets(self, name: str, plan: eks_plan.EksClusterPlan, tags: dict[str, str]):
         """(all private subnet ids, zone → the subnet ids in that zone, (one zone's subnets, its description))."""
-        settings = plan.settings
-        pinned = sorted({p.availability_zone for p in plan.pools if p.availability_zone})
-        if settings.subnet_ids:
-            ids = list(settings.subnet_ids)
+        network = plan.network
+        pinned = list(network.pinned_zones)
+        if network.subnet_ids:
+            ids = list(network.subnet_ids)
             zones = {
                 sid: aws.ec2.get_subnet_output(id=sid, opts=pulumi.InvokeOutputOptions(parent=self)).availability_zone
                 for sid in (ids if pinned else [])
@@ -338,15 +339,15 @@ class EksCluster(pulumi.ComponentResource):
 
         available = aws.get_availability_zones(state="available", opts=pulumi.InvokeOptions(parent=self)).names
         try:
-            zones = eks_plan.vpc_zones(available, settings.availability_zones, pinned)
+            zones = eks_plan.vpc_zones(available, network.zone_count, pinned)
         except ValueError as error:
             raise pulumi.RunError(f"nodePools[].availabilityZone: {error}") from None
-        network = EksNetwork(
+        vpc = EksNetwork(
             child(name, "network"),
-            EksNetworkArgs(cluster_name=plan.name, vpc_cidr=settings.vpc_cidr, zones=zones, tags=tags),
+            EksNetworkArgs(cluster_name=plan.name, vpc_cidr=network.vpc_cidr, zones=zones, tags=tags),
             pulumi.ResourceOptions(parent=self),
         )
-        private = network.private_subnet_ids
+        private = vpc.private_subnet_ids
         return list(private.values()), lambda zone: [private[zone]], ([private[zones[0]]], zones[0])
 
 

@@ -22,7 +22,7 @@ GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60
 
 @dataclass(frozen=True)
 class EksGpuNodePoolArgs:
-    plan: eks_plan.NodePoolPlan
+    plan: eks_plan.EksNodeGroupPlan
     cluster_name: pulumi.Input[str]
     kubernetes_version: str
     node_role_arn: pulumi.Input[str]
@@ -47,7 +47,7 @@ def node_repair() -> aws.eks.NodeGroupNodeRepairConfigArgs:
     return aws.eks.NodeGroupNodeRepairConfigArgs(enabled=True)
 
 
-def root_volume(ami_type: str, size_gb: int) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
+def root_volume(ami_type: str | None, size_gb: int) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs:
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
         device_name=eks_amis.root_device_name(ami_type),
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
@@ -66,14 +66,14 @@ class EksGpuNodePool(pulumi.ComponentResource):
     def __init__(self, name: str, args: EksGpuNodePoolArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EKS_GPU_NODE_POOL, name, None, opts)
         plan = args.plan
-        pool, shape = plan.pool, plan.shape
+        pool = plan.pool
         parent = pulumi.ResourceOptions(parent=self)
-        ami_type = plan.ami_type
-        capacity_block = pool.capacity == "capacity-block"
+        ami_type = pool.ami_type
+        capacity_block = plan.capacity_block
         instance_tags = {**args.tags, "Name": name, "dra-gpu-platform.io/pool": pool.name}
 
         placement = None
-        if eks_plan.uses_placement_group(pool, shape):
+        if plan.placement_group:
             # EFA traffic wants the lowest latency between nodes: one cluster placement group per pool.
             group = aws.ec2.PlacementGroup(
                 child(name, "placement"), strategy="cluster", tags=instance_tags, opts=parent
@@ -92,11 +92,11 @@ class EksGpuNodePool(pulumi.ComponentResource):
 
         self.launch_template = aws.ec2.LaunchTemplate(
             child(name, "launch-template"),
-            description=f"GPU pool {pool.name}: {shape.gpus}x {pool.gpu} on {shape.name}",
+            description=f"GPU pool {pool.name}: {pool.gpus_per_node}x {pool.gpu} on {pool.instance_type}",
             metadata_options=imds_v2(),
             block_device_mappings=[root_volume(ami_type, pool.disk_size_gb)],
             # Capacity Blocks need the instance type on the template, not on the node group.
-            instance_type=shape.name if capacity_block else None,
+            instance_type=pool.instance_type if capacity_block else None,
             instance_market_options=market,
             capacity_reservation_specification=reservation,
             placement=placement,
@@ -122,7 +122,6 @@ class EksGpuNodePool(pulumi.ComponentResource):
             opts=parent,
         )
 
-        taint_key, taint_value, taint_effect = eks_plan.eks_taint()
         self.node_group = aws.eks.NodeGroup(
             child(name, "nodes"),
             cluster_name=args.cluster_name,
@@ -131,16 +130,16 @@ class EksGpuNodePool(pulumi.ComponentResource):
             version=args.kubernetes_version,
             ami_type=ami_type,
             capacity_type=plan.capacity_type,
-            instance_types=None if capacity_block else [shape.name],
+            instance_types=None if capacity_block else [pool.instance_type],
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=plan.min_size,
-                max_size=plan.max_size,
-                desired_size=plan.desired_size,
+                min_size=pool.min_nodes,
+                max_size=pool.max_nodes,
+                desired_size=pool.desired_nodes,
             ),
             update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
             node_repair_config=node_repair(),
-            labels=plan.labels,
-            taints=[aws.eks.NodeGroupTaintArgs(key=taint_key, value=taint_value, effect=taint_effect)],
+            labels=pool.labels,
+            taints=[aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=t.eks_effect) for t in pool.taints],
             launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
                 id=self.launch_template.id,
                 version=self.launch_template.latest_version.apply(str),
@@ -182,9 +181,9 @@ class EksGpuNodePool(pulumi.ComponentResource):
         self.register_outputs(
             {
                 "nodeGroupArn": self.node_group.arn,
-                "instanceType": shape.name,
-                "gpusPerNode": shape.gpus,
-                "maxGpus": shape.gpus * pool.max_nodes,
-                "autoscaled": plan.autoscaled,
+                "instanceType": pool.instance_type,
+                "gpusPerNode": pool.gpus_per_node,
+                "maxGpus": pool.max_gpus,
+                "autoscaled": pool.autoscaled,
             }
         )

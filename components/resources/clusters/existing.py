@@ -10,16 +10,13 @@ import pulumi_kubernetes as k8s
 
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
-from dra_gpu_platform.plans.node_pools import NodePatchPlan
+from dra_gpu_platform.plans.existing import ExistingClusterPlan
 
 
 @dataclass(frozen=True)
 class ExistingClusterArgs:
-    context: str | None  # kubeconfig context (cluster.existing.context); None: the file's current context
+    plan: ExistingClusterPlan  # context, node patches, warnings for pools that name no nodes
     kubeconfig: pulumi.Input[str]
-    nodes: tuple[NodePatchPlan, ...] = ()  # components/plans/node_pools.existing_node_plans
-    # Warnings for pools that name no nodes: the kubectl commands someone must run (node_pools.label_commands)
-    unmapped: tuple[str, ...] = ()
 
 
 class ExistingCluster(pulumi.ComponentResource):
@@ -28,11 +25,12 @@ class ExistingCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: ExistingClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.EXISTING_CLUSTER, name, None, opts)
+        plan = args.plan
         self.kubeconfig = pulumi.Output.secret(args.kubeconfig)
         self.provider = k8s.Provider(
             child(name, "k8s"),
             kubeconfig=self.kubeconfig,
-            context=args.context,
+            context=plan.context,
             enable_server_side_apply=True,
             opts=pulumi.ResourceOptions(parent=self),
         )
@@ -40,19 +38,16 @@ class ExistingCluster(pulumi.ComponentResource):
         # (docs/references.md#pulumi-node-patch). Its taints are one atomic list, so a node whose taints another
         # manager owns reports a conflict instead of losing them (docs/references.md#kubernetes-node-taints-atomic).
         self.node_patches = {
-            plan.node: k8s.core.v1.NodePatch(
-                child(name, "node", plan.node),
-                metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=plan.node, labels=plan.labels),
+            patch.node: k8s.core.v1.NodePatch(
+                child(name, "node", patch.node),
+                metadata=k8s.meta.v1.ObjectMetaPatchArgs(name=patch.node, labels=patch.labels),
                 spec=k8s.core.v1.NodeSpecPatchArgs(
-                    taints=[
-                        k8s.core.v1.TaintPatchArgs(key=key, value=value, effect=effect)
-                        for key, value, effect in plan.taints
-                    ]
+                    taints=[k8s.core.v1.TaintPatchArgs(key=t.key, value=t.value, effect=t.effect) for t in patch.taints]
                 ),
                 opts=pulumi.ResourceOptions(parent=self, provider=self.provider),
             )
-            for plan in args.nodes
+            for patch in plan.node_patches
         }
-        for warning in args.unmapped:
+        for warning in plan.unmapped:
             pulumi.log.warn(warning, resource=self)
-        self.register_outputs({"context": args.context, "nodes": sorted(self.node_patches)})
+        self.register_outputs({"context": plan.context, "nodes": sorted(self.node_patches)})

@@ -9,21 +9,21 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.resource import v1alpha3 as resource_v1alpha3
 
-from dra_gpu_platform.config.models import MaintenanceConfig
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans.maintenance import DeviceTaintRulePlan
 
 
 @dataclass(frozen=True)
 class MaintenanceArgs:
-    maintenance: MaintenanceConfig
+    taints: tuple[DeviceTaintRulePlan, ...]  # components/plans/maintenance.py plan_device_taints
     provider: k8s.Provider
 
 
 class Maintenance(pulumi.ComponentResource):
     def __init__(self, name: str, args: MaintenanceArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.MAINTENANCE, name, None, opts)
-        for taint in sorted(args.maintenance.device_taints, key=lambda t: t.name):
+        for taint in args.taints:
             resource_v1alpha3.DeviceTaintRule(
                 child(name, taint.name),
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=taint.name, labels=labels()),
@@ -35,4 +35,4 @@ class Maintenance(pulumi.ComponentResource):
                 ),
                 opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
             )
-        self.register_outputs({"taints": sorted(t.name for t in args.maintenance.device_taints)})
+        self.register_outputs({"taints": sorted(t.name for t in args.taints)})

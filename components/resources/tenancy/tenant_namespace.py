@@ -10,27 +10,31 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.resource import v1 as resource_v1
 
-from dra_gpu_platform.config.models import NamespaceConfig
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
-from dra_gpu_platform.plans.claim_templates import ClaimPlan, plan_claim
-from dra_gpu_platform.plans.migration import namespace_labels
-from dra_gpu_platform.plans.quota import quota_hard
-
-QUOTA_NAME = "gpu-quota"
+from dra_gpu_platform.plans.claim_templates import ClaimPlan
+from dra_gpu_platform.plans.namespaces import QUOTA_NAME, NamespacePlan
 
 
 @dataclass(frozen=True)
 class TenantNamespaceArgs:
-    namespace: NamespaceConfig
+    plan: NamespacePlan
     provider: k8s.Provider
     protect: bool = False  # cluster.protect
 
 
-def _request(plan: ClaimPlan) -> resource_v1.DeviceRequestArgs:
+def _selectors(expressions: tuple[str, ...]) -> list[resource_v1.DeviceSelectorArgs] | None:
+    if not expressions:
+        return None
+    return [resource_v1.DeviceSelectorArgs(cel=resource_v1.CELDeviceSelectorArgs(expression=e)) for e in expressions]
+
+
+def device_claim(plan: ClaimPlan) -> resource_v1.DeviceClaimArgs:
+    """The template's DeviceClaim in the SDK's typed arguments, field for field the plan's body
+    (components/plans/claim_templates.py devices_manifest; tests/gpuplan/test_fit_stack.py checks they agree)."""
     if plan.exactly is not None:
         exact = plan.exactly
-        return resource_v1.DeviceRequestArgs(
+        request = resource_v1.DeviceRequestArgs(
             name=plan.request,
             exactly=resource_v1.ExactDeviceRequestArgs(
                 device_class_name=exact.device_class,
@@ -40,25 +44,24 @@ def _request(plan: ClaimPlan) -> resource_v1.DeviceRequestArgs:
                 admin_access=True if exact.admin_access else None,
             ),
         )
-    return resource_v1.DeviceRequestArgs(
-        name=plan.request,
-        first_available=[
-            resource_v1.DeviceSubRequestArgs(
-                name=sub.name,
-                device_class_name=sub.device_class,
-                allocation_mode=sub.allocation_mode,
-                count=sub.count,
-                selectors=_selectors(sub.selectors),
-            )
-            for sub in plan.first_available
-        ],
-    )
-
-
-def _selectors(expressions: tuple[str, ...]) -> list[resource_v1.DeviceSelectorArgs] | None:
-    if not expressions:
-        return None
-    return [resource_v1.DeviceSelectorArgs(cel=resource_v1.CELDeviceSelectorArgs(expression=e)) for e in expressions]
+    else:
+        request = resource_v1.DeviceRequestArgs(
+            name=plan.request,
+            first_available=[
+                resource_v1.DeviceSubRequestArgs(
+                    name=sub.name,
+                    device_class_name=sub.device_class,
+                    allocation_mode=sub.allocation_mode,
+                    count=sub.count,
+                    selectors=_selectors(sub.selectors),
+                )
+                for sub in plan.first_available
+            ],
+        )
+    constraints = None
+    if plan.match_attribute:
+        constraints = [resource_v1.DeviceConstraintArgs(requests=[plan.request], match_attribute=plan.match_attribute)]
+    return resource_v1.DeviceClaimArgs(requests=[request], constraints=constraints)
 
 
 class TenantNamespace(pulumi.ComponentResource):
@@ -67,41 +70,31 @@ class TenantNamespace(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: TenantNamespaceArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.TENANT_NAMESPACE, name, None, opts)
-        ns = args.namespace
+        ns = args.plan
         child_opts = pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect)
         self.namespace = k8s.core.v1.Namespace(
             child(name, "namespace"),
-            metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=ns.name, labels=labels(**namespace_labels(ns.migration, ns.admin_access, ns.labels))
-            ),
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=ns.name, labels=labels(**ns.labels)),
             opts=pulumi.ResourceOptions.merge(
                 child_opts, pulumi.ResourceOptions(retain_on_delete=args.protect or None)
             ),
         )
         # Namespaced objects take the namespace from the Namespace's output, so they wait for it.
         namespace_name = self.namespace.metadata.name
-        if ns.quota is not None and quota_hard(ns.quota):
+        if ns.quota:
             k8s.core.v1.ResourceQuota(
                 child(name, "quota"),
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=QUOTA_NAME, namespace=namespace_name, labels=labels()),
-                spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=quota_hard(ns.quota)),
+                spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=dict(ns.quota)),
                 opts=child_opts,
             )
         self.templates = {}
-        for template in sorted(ns.claim_templates, key=lambda t: t.name):
-            plan = plan_claim(template)
-            constraints = None
-            if plan.match_attribute:
-                constraints = [
-                    resource_v1.DeviceConstraintArgs(requests=[plan.request], match_attribute=plan.match_attribute)
-                ]
+        for template in ns.claim_templates:
             self.templates[template.name] = resource_v1.ResourceClaimTemplate(
                 child(name, "template", template.name),
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=template.name, namespace=namespace_name, labels=labels()),
                 spec=resource_v1.ResourceClaimTemplateSpecArgs(
-                    spec=resource_v1.ResourceClaimSpecArgs(
-                        devices=resource_v1.DeviceClaimArgs(requests=[_request(plan)], constraints=constraints)
-                    )
+                    spec=resource_v1.ResourceClaimSpecArgs(devices=device_claim(template.claim))
                 ),
                 opts=child_opts,
             )

@@ -64,18 +64,18 @@ def test_with_every_source_every_alert_is_rendered():
 def test_an_alert_whose_series_no_source_produces_is_left_out_with_the_missing_series():
     control_plane = (metrics.SCHEDULER, metrics.CONTROLLER_MANAGER)
     sources = tuple(s for s in every_source() if s.exporter not in control_plane)
-    no_control_plane = RuleInputs(DEFAULTS.monitoring, sources, DEFAULTS.dra_namespaces)
+    no_control_plane = RuleInputs(DEFAULTS.settings, sources, DEFAULTS.dra_namespaces)
     assert left_out(no_control_plane) == {
         "DraPodsUnschedulable": ["scheduler_unschedulable_pods"],
         "DraClaimControllerBacklog": ["workqueue_depth"],
     }
     assert [a.name for a in alerts(no_control_plane)] == [n for n in ALL if n not in left_out(no_control_plane)]
-    nothing = RuleInputs(DEFAULTS.monitoring, (), DEFAULTS.dra_namespaces)
+    nothing = RuleInputs(DEFAULTS.settings, (), DEFAULTS.dra_namespaces)
     assert alerts(nothing) == [] and rule_groups(nothing) == [] and set(left_out(nothing)) == set(ALL)
 
 
 def test_without_dra_namespaces_there_is_no_namespace_alert():
-    inputs = RuleInputs(DEFAULTS.monitoring, every_source(), ())
+    inputs = RuleInputs(DEFAULTS.settings, every_source(), ())
     assert "DraPodUnschedulable" not in [a.name for a in candidates(inputs)]
 
 

@@ -74,7 +74,7 @@ def test_panels_cover_what_the_issue_asks_for(document):
 
 def test_panels_whose_series_no_source_produces_are_left_out():
     dcgm_only = RuleInputs(
-        DEFAULTS.monitoring, tuple(s for s in every_source(dra_labels=False) if s.exporter == "dcgm-exporter")
+        DEFAULTS.settings, tuple(s for s in every_source(dra_labels=False) if s.exporter == "dcgm-exporter")
     )
     keys = set(dashboard.panel_queries(dcgm_only))
     assert keys == {

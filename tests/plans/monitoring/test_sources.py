@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.plans import kind
-from dra_gpu_platform.plans.gpu_software import gpu_operator_values
 from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring import metrics as m
 from dra_gpu_platform.plans.monitoring.alerts import alerts, candidates
 from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
 from dra_gpu_platform.plans.monitoring.promql import metric_names, selectors
 from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping, produced, sources
+from dra_gpu_platform.plans.stack import plan_stack
 from tests.config.test_loading import EKS_BASE
 from tests.conftest import KIND_BASE, ROOT, load_committed, qualify, with_gpu_operator_on_dra
 
@@ -163,7 +163,9 @@ def test_kind_with_the_operator_turns_dcgm_dra_mapping_on_and_makes_v1beta1_serv
     parsed = _parse(config)
     assert dcgm_dra_pod_mapping(parsed)
     assert kind.runtime_config(parsed)["resource.k8s.io/v1beta1"] == "true"
-    assert gpu_operator_values(parsed)["dcgmExporter"]["env"] == [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
+    assert plan_stack(parsed).software.gpu_operator.values["dcgmExporter"]["env"] == [
+        {"name": "KUBERNETES_ENABLE_DRA", "value": "true"}
+    ]
     plan = monitoring_plan(parsed)
     assert plan.dcgm_rbac is not None and plan.dcgm_rbac.service_account == "nvidia-dcgm-exporter"
     assert plan.dcgm_rbac.rules == (
@@ -175,7 +177,7 @@ def test_kind_with_the_operator_turns_dcgm_dra_mapping_on_and_makes_v1beta1_serv
     assert check_stack(parsed) == []
     config["monitoring"]["dcgmDraPodMapping"] = False
     off = _parse(config)
-    assert not dcgm_dra_pod_mapping(off) and "env" not in gpu_operator_values(off)["dcgmExporter"]
+    assert not dcgm_dra_pod_mapping(off) and "env" not in plan_stack(off).software.gpu_operator.values["dcgmExporter"]
     assert "resource.k8s.io/v1beta1" not in kind.runtime_config(off)
     assert monitoring_plan(off).dcgm_rbac is None
 
@@ -183,7 +185,7 @@ def test_kind_with_the_operator_turns_dcgm_dra_mapping_on_and_makes_v1beta1_serv
 def test_no_dcgm_dra_mapping_on_managed_clusters():
     config = _parse(load_committed("staging"))
     assert not dcgm_dra_pod_mapping(config)
-    assert "env" not in gpu_operator_values(config)["dcgmExporter"]
+    assert "env" not in plan_stack(config).software.gpu_operator.values["dcgmExporter"]
     with pytest.raises(InputError) as caught:
         staging = load_committed("staging")
         staging["monitoring"] = {**staging["monitoring"], "dcgmDraPodMapping": True}

@@ -77,7 +77,7 @@ def test_eks_scrape_jobs_keep_only_the_api_server_endpoint():
 
 def _gpu_operator_values(monitoring: dict):
     from dra_gpu_platform.config.loading import parse_config_map
-    from dra_gpu_platform.plans.gpu_software import gpu_operator_values
+    from dra_gpu_platform.plans.stack import plan_stack
     from tests.conftest import qualify
 
     config = {
@@ -86,7 +86,7 @@ def _gpu_operator_values(monitoring: dict):
         "nodePools": [{"name": "h100", "gpu": "H100", "maxNodes": 2}],
         "monitoring": monitoring,
     }
-    return gpu_operator_values(parse_config_map(qualify(config), stack="t", source="Pulumi.t.yaml"))
+    return plan_stack(parse_config_map(qualify(config), stack="t", source="Pulumi.t.yaml")).software.gpu_operator.values
 
 
 def test_gpu_operator_ships_the_dcgm_exporter_service_monitor_when_monitoring_is_on():

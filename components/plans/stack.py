@@ -1,0 +1,130 @@
+"""StackConfig -> StackPlan: the one derivation of everything a stack declares. Pure: no Pulumi imports.
+
+`plan_stack` derives every part once, in plain frozen data (no config models inside): the cluster plan of the
+platform, one PoolPlan per pool, the GPU software releases, DeviceClasses, tenant namespaces, the admission policy,
+maintenance and monitoring. Everything downstream reads the plan and only the plan: the resources (GpuPlatform and
+its children, each taking its part), `gpuplan fit`, `render` and the offline tools, and (through the adapter from
+recorded resources to the same PoolPlan) the policy pack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.models import PROJECT, StackConfig
+from dra_gpu_platform.dra.slices import Inventory
+from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER, NVIDIA_DRIVER
+from dra_gpu_platform.plans import aks, eks, existing, kind
+from dra_gpu_platform.plans.admission_policy import DRA_ONLY_POLICY, AdmissionPolicyPlan
+from dra_gpu_platform.plans.device_classes import DeviceClassPlan, plan_device_classes
+from dra_gpu_platform.plans.gpu_software import SoftwarePlan, software_plan
+from dra_gpu_platform.plans.maintenance import DeviceTaintRulePlan, plan_device_taints
+from dra_gpu_platform.plans.monitoring.plan import MonitoringPlan, monitoring_plan
+from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
+from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
+from dra_gpu_platform.plans.stack_inventory import pools_inventory
+
+ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
+
+# Where a library caller's `region` goes: the provider config key of the cluster's cloud.
+_REGION_KEYS = {"aks": "azure-native:location"}
+_DEFAULT_REGION_KEY = "aws:region"
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    stack: str
+    name: str  # the cluster's name: GpuPlatform's name and the root of every logical name
+    platform: str  # eks | aks | kind | existing
+    kubernetes_version: str
+    protect: bool
+    cluster: ClusterPlan
+    pools: tuple[PoolPlan, ...]  # sorted by name
+    software: SoftwarePlan
+    device_classes: tuple[DeviceClassPlan, ...]  # sorted by name
+    namespaces: tuple[NamespacePlan, ...]  # sorted by name
+    admission_policy: AdmissionPolicyPlan  # keeps nvidia.com/gpu out of dra-only namespaces
+    device_taints: tuple[DeviceTaintRulePlan, ...]  # maintenance
+    monitoring: MonitoringPlan | None
+    # What publishes devices and which classes its chart brings (for the simulated inventory and `gpuplan fit`).
+    dra_driver: str  # NVIDIA_DRIVER, or EXAMPLE_DRIVER on kind with gpuDriver: example
+    dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
+    driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
+    feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+
+    @property
+    def minor(self) -> int:
+        return int(self.kubernetes_version.split(".")[1])
+
+    def pool(self, name: str) -> PoolPlan | None:
+        return next((p for p in self.pools if p.name == name), None)
+
+    def inventory(self) -> Inventory:
+        """The stack's simulated DRA inventory: every DRA pool at maxNodes, as its driver would publish it."""
+        return pools_inventory(self.pools, self.dra_driver, self.dra_driver_version, f"stack:{self.stack}")
+
+
+def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapping[str, str]) -> ClusterPlan:
+    if config.platform == "eks":
+        return eks.cluster_plan(config, pools)
+    if config.platform == "aks":
+        return aks.cluster_plan(config, pools, environ)
+    if config.platform == "kind":
+        return kind.cluster_plan(config, pools)
+    return existing.cluster_plan(config, pools)
+
+
+def feature_gates(config: StackConfig) -> dict[str, bool]:
+    if config.platform == "kind":
+        return kind.feature_gates(config)
+    return {"DRAExtendedResource": True} if config.dra_driver.extended_resource_bridge else {}
+
+
+def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None) -> StackPlan:
+    """The StackPlan of a valid stack. `environ`: the environment `pulumi up` runs in (only the AKS kubeconfig's
+    login mode reads it; components/plans/aks.py kubelogin_plan)."""
+    pools = plan_pools(config)
+    return StackPlan(
+        stack=config.stack,
+        name=config.cluster.name,
+        platform=config.platform,
+        kubernetes_version=config.cluster.kubernetes_version,
+        protect=config.cluster.protect,
+        cluster=cluster_plan(config, pools, environ or {}),
+        pools=pools,
+        software=software_plan(config, pools),
+        device_classes=plan_device_classes(config),
+        namespaces=plan_namespaces(config.namespaces),
+        admission_policy=DRA_ONLY_POLICY,
+        device_taints=plan_device_taints(config.maintenance),
+        monitoring=monitoring_plan(config),
+        dra_driver=EXAMPLE_DRIVER if config.uses_example_driver else NVIDIA_DRIVER,
+        dra_driver_version=None if config.uses_example_driver else config.dra_driver.version,
+        driver_device_classes=tuple(config.driver_device_classes()),
+        feature_gates=feature_gates(config),
+    )
+
+
+def plan_sections(
+    sections: Mapping[str, Any],
+    *,
+    stack: str,
+    region: str | None = None,
+    has_kubeconfig: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> StackPlan:
+    """A stack file's `dra-gpu-platform:*` sections (keys without the prefix), validated by the config layer with
+    the same keys, defaults, rules and messages as a stack file, then planned. `region`: the AWS region or Azure
+    location; `has_kubeconfig`: an existing cluster's kubeconfig is given. Raises the config layer's InputError."""
+    values: dict[str, Any] = {f"{PROJECT}:{key}": value for key, value in sections.items()}
+    if region is not None:
+        cluster = sections.get("cluster")
+        platform = cluster.get("platform") if isinstance(cluster, Mapping) else None
+        values[_REGION_KEYS.get(str(platform), _DEFAULT_REGION_KEY)] = region
+    if has_kubeconfig:
+        values[f"{PROJECT}:kubeconfig"] = "(given to the library call)"
+    config = parse_config_map(values, stack=stack, source=f"{stack} (sections)")
+    return plan_stack(config, environ=environ)
