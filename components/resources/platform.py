@@ -5,11 +5,14 @@ yields an explicit Kubernetes provider; everything Kubernetes-side uses that pro
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.models import PROJECT, StackConfig
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans.device_classes import plan_device_classes
@@ -34,6 +37,28 @@ class GpuPlatformArgs:
     config: StackConfig
     # kubeconfig of an existing cluster (secret config value); unused on other platforms
     kubeconfig: pulumi.Input[str] | None = None
+
+    @classmethod
+    def from_sections(
+        cls,
+        sections: Mapping[str, Any],
+        *,
+        region: str | None = None,
+        kubeconfig: pulumi.Input[str] | None = None,
+    ) -> GpuPlatformArgs:
+        """A library program's args from a stack file's sections (keys without the `dra-gpu-platform:` prefix),
+        validated by the stack file's own loader: same keys, defaults, rules and messages. `region` is the AWS
+        region (EKS) or Azure location (AKS). Raises InputError listing every problem."""
+        values: dict[str, Any] = {f"{PROJECT}:{key}": value for key, value in sections.items()}
+        platform = (
+            (sections.get("cluster") or {}).get("platform") if isinstance(sections.get("cluster"), dict) else None
+        )
+        if region is not None:
+            values["azure-native:location" if platform == "aks" else "aws:region"] = region
+        if kubeconfig is not None:
+            values[f"{PROJECT}:kubeconfig"] = "(given to GpuPlatformArgs)"  # only its presence is checked
+        config = parse_config_map(values, stack=pulumi.get_stack(), source="GpuPlatformArgs.from_sections")
+        return cls(config=config, kubeconfig=kubeconfig)
 
 
 def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
