@@ -6,7 +6,9 @@ TOOLS := .tools
 UV := $(TOOLS)/bin/uv
 VENV := .venv
 STAMP := $(VENV)/.synced-$(UV_VERSION)
+# Every stack file in stacks/: the reference stacks and any you add (each gets the same offline checks).
 STACKS := $(sort $(wildcard stacks/Pulumi.*.yaml))
+GPUPLAN := $(VENV)/bin/gpuplan
 
 .PHONY: setup preview policy test bench clean
 
@@ -23,13 +25,13 @@ setup: $(STAMP)
 preview: setup
 	@set -e; for stack in $(STACKS); do \
 		echo "== gpuplan preview --config $$stack"; \
-		$(VENV)/bin/python -m gpuplan preview --config $$stack; \
+		$(GPUPLAN) preview --config $$stack; \
 	done
 
 policy: setup
 	@set -e; for stack in $(STACKS); do \
 		echo "== gpuplan policy --config $$stack"; \
-		$(VENV)/bin/python -m gpuplan policy --config $$stack; \
+		$(GPUPLAN) policy --config $$stack; \
 	done
 
 test: setup

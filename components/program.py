@@ -15,7 +15,7 @@ from pulumi.runtime import config as runtime_config
 from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
 from dra_gpu_platform.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
 from dra_gpu_platform.config.problems import InputError
-from dra_gpu_platform.plans.stack import plan_stack
+from dra_gpu_platform.plans.stack import StackPlan, plan_stack
 from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
 
@@ -38,12 +38,14 @@ def kubeconfig_secret() -> pulumi.Output[str] | None:
     return pulumi.Config(PROJECT).get_secret("kubeconfig")
 
 
-def run(config: StackConfig | None = None) -> GpuPlatform:
-    """The whole stack: GpuPlatform named after the cluster, and the stack outputs."""
+def run(config: StackConfig | None = None, plan: StackPlan | None = None) -> GpuPlatform:
+    """The whole stack: GpuPlatform named after the cluster, and the stack outputs. gpuplan passes the config it
+    validated and the plan it derived from it (planned once); `pulumi up` passes neither."""
     if config is None:
         config = load_stack_config()
-    # the AKS kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
-    plan = plan_stack(config, environ=os.environ)
+    if plan is None:
+        # the AKS kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
+        plan = plan_stack(config, environ=os.environ)
     platform = GpuPlatform(plan.name, GpuPlatformArgs(plan, kubeconfig=kubeconfig_secret()))
     pulumi.export("platform", plan.platform)
     pulumi.export("clusterName", plan.name)

@@ -1,3 +1,3 @@
-from gpuplan.cli.app import main
+from gpuplan.cli.main import main
 
 main()

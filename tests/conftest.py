@@ -65,7 +65,12 @@ def module_name(path: Path) -> str:
     raise ValueError(f"{path} is not in a package of this repository")
 
 
-COMMITTED_STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+# The reference stacks: the environments this repository ships, documents (README) and pins (golden URN and Helm
+# values files, policies/config/<stack>.json, the CI matrix). Listed here, never globbed: a stack file someone adds
+# to stacks/ is theirs, and gets the generic checks of every stack (tests/acceptance/test_every_stack.py) only.
+REFERENCE_STACKS = ("dev", "staging", "prod")
+# Every stack file in stacks/, the reference stacks and whatever else is there.
+ALL_STACKS = tuple(sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")))
 
 KIND_BASE: dict[str, Any] = {
     "cluster": {"platform": "kind", "name": "gpu-test", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "example"}},

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.models import PROJECT, StackConfig
+from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.problems import ConfigError, Problem
 from dra_gpu_platform.dra.slices import Inventory
 from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.plans import aks, eks, existing, kind
@@ -28,10 +28,6 @@ from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
-
-# Where a library caller's `region` goes: the provider config key of the cluster's cloud.
-_REGION_KEYS = {"aks": "azure-native:location"}
-_DEFAULT_REGION_KEY = "aws:region"
 
 
 @dataclass(frozen=True)
@@ -118,13 +114,11 @@ def plan_sections(
 ) -> StackPlan:
     """A stack file's `dra-gpu-platform:*` sections (keys without the prefix), validated by the config layer with
     the same keys, defaults, rules and messages as a stack file, then planned. `region`: the AWS region or Azure
-    location; `has_kubeconfig`: an existing cluster's kubeconfig is given. Raises the config layer's InputError."""
-    values: dict[str, Any] = {f"{PROJECT}:{key}": value for key, value in sections.items()}
-    if region is not None:
-        cluster = sections.get("cluster")
-        platform = cluster.get("platform") if isinstance(cluster, Mapping) else None
-        values[_REGION_KEYS.get(str(platform), _DEFAULT_REGION_KEY)] = region
-    if has_kubeconfig:
-        values[f"{PROJECT}:kubeconfig"] = "(given to the library call)"
-    config = parse_config_map(values, stack=stack, source=f"{stack} (sections)")
+    location; `has_kubeconfig`: an existing cluster's kubeconfig is given. Raises ConfigError listing every problem."""
+    if not isinstance(sections, Mapping):
+        rule = "the sections are a mapping of stack-file keys (cluster, nodePools, ...) to their values"
+        raise ConfigError([Problem(None, "", sections, rule, "pass a dict such as {'cluster': {...}}")])
+    config = StackConfig.model_validate(
+        {**sections, "region": region, "hasKubeconfig": has_kubeconfig, "stack": stack, "source": None}
+    )
     return plan_stack(config, environ=environ)

@@ -22,6 +22,7 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +42,12 @@ from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from dra_gpu_platform.config.strict_yaml import DOCUMENTS, read_text
 from dra_gpu_platform.policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
 from gpuplan.engine.outputs import clean
-from gpuplan.engine.runtime import ProgramRun, Registration, run_program
+from gpuplan.engine.runtime import ProgramRun, Registration
+from gpuplan.engine.sources import ProgramSource
 
 PACK_VERSION = "0.1.0"  # policies/PulumiPolicy.yaml
-POLICY_CONFIG_DIR = Path(__file__).resolve().parents[2] / "policies" / "config"
+# Where a project keeps its policy configs (this repository's policies/config/ is also the package's data).
+PROJECT_POLICY_CONFIG_DIR = Path("policies", "config")
 LEVELS = {level.value: level for level in EnforcementLevel}
 _LEVEL_NAMES = {
     proto.ADVISORY: "advisory",
@@ -106,9 +109,21 @@ class PolicySettings:
     properties: dict[str, Any]
 
 
-def default_config_path(stack: str) -> Path | None:
-    path = POLICY_CONFIG_DIR / f"{stack}.json"
-    return path if path.exists() else None
+def package_config_dir() -> Path | None:
+    """The policy configs installed with the package (dra_gpu_platform.policies/config/)."""
+    folder = resources.files("dra_gpu_platform.policies") / "config"
+    return folder if isinstance(folder, Path) and folder.is_dir() else None
+
+
+def default_config_path(stack: str, project_root: Path | None) -> Path | None:
+    """`policies/config/<stack>.json` of the project the stack belongs to, else the package's own config of that
+    name, else None (each policy's default level)."""
+    folders = [project_root / PROJECT_POLICY_CONFIG_DIR] if project_root is not None else []
+    folders.append(package_config_dir())
+    for folder in folders:
+        if folder is not None and (folder / f"{stack}.json").is_file():
+            return folder / f"{stack}.json"
+    return None
 
 
 POLICY_CONFIG_LIMITS = replace(DOCUMENTS, what="policy config file", max_bytes=1024 * 1024)
@@ -426,11 +441,12 @@ def _collect(response, report: PolicyReport, resource_urn: str | None) -> None:
 # The whole command: stack file + policy config → report
 
 
-def run_policies(stack_file: Path | str, policy_config: Path | str | None, stack: str) -> PolicyReport:
-    """Validate the policy config first (cheap), then run the program and the pack."""
-    source = policy_config if policy_config is not None else default_config_path(stack)
+def run_policies(program: ProgramSource, policy_config: Path | str | None) -> PolicyReport:
+    """Validate the policy config first (cheap), then run the program and the pack. The pack needs only the
+    recorded resources (their props, options, parents and providers), so a user's program is checked the same way."""
+    source = policy_config if policy_config is not None else default_config_path(program.stack, program.project_root())
     config = reconcile(read_policy_config(source), str(source)) if source is not None else reconcile({}, "(defaults)")
-    run = run_program(stack_file)
+    run = program.run()
     return evaluate(run, config, config_source=_display(source) if source else None)
 
 

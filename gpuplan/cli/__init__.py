@@ -7,6 +7,7 @@ __all__ = [
     "app",
     "atomic_out",
     "exit_codes",
+    "main",
     "options",
     "output",
     "runner",

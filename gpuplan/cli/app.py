@@ -1,31 +1,28 @@
-"""`gpuplan`: the offline CLI. Each command lives in gpuplan/commands/<name>.py and registers itself."""
+"""`gpuplan`: the Typer app, its commands (one module each in gpuplan/commands/) and the options of the group.
+
+Importing this module only defines things; `gpuplan/cli/main.py` is the entry point that installs the signal
+handlers first and then loads it.
+"""
 
 from __future__ import annotations
 
-import gc
-import importlib
-import pkgutil
 import signal
 import sys
 from collections.abc import Sequence
-from typing import Any
+from importlib import metadata
+from typing import Annotated, Any
 
-from gpuplan.cli import signals
+import typer
+from typer.core import TyperGroup
 
-# Loading typer, pydantic and the commands takes a second: a Ctrl-C or SIGTERM then is one line, not a traceback.
-signals.install_handlers()
-try:
-    import typer
-    from typer.core import TyperGroup
+from dra_gpu_platform.config.problems import MISSING, Problem
+from gpuplan.cli import runner, signals
+from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.cli.options import OutputFormat
+from gpuplan.cli.output import emit_json
+from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render
 
-    from dra_gpu_platform.config.problems import MISSING, Problem
-    from gpuplan import commands
-    from gpuplan.cli import runner
-    from gpuplan.cli.exit_codes import ExitCode
-    from gpuplan.cli.options import OutputFormat
-    from gpuplan.cli.output import emit_json
-except KeyboardInterrupt as stopped:
-    signals.exit_while_starting(stopped)
+DISTRIBUTION = "dra-gpu-platform"  # the distribution that installs gpuplan (pyproject.toml [project].name)
 
 
 def json_requested(args: Sequence[str]) -> bool:
@@ -87,6 +84,25 @@ def _usage_error(error: typer.TyperException, fmt: OutputFormat) -> int:
     return ExitCode.INVALID_INPUT
 
 
+def version_text() -> str:
+    """`gpuplan <version>`: the installed distribution's version (its metadata, never a copy in the code)."""
+    try:
+        return f"gpuplan {metadata.version(DISTRIBUTION)}"
+    except metadata.PackageNotFoundError:
+        return f"gpuplan (version unknown: the {DISTRIBUTION} distribution is not installed)"
+
+
+def _print_version(requested: bool) -> None:
+    if requested:
+        typer.echo(version_text())
+        raise typer.Exit(ExitCode.OK)
+
+
+ShowVersion = Annotated[
+    bool,
+    typer.Option("--version", callback=_print_version, is_eager=True, help="Print gpuplan's version and exit."),
+]
+
 app = typer.Typer(
     name="gpuplan",
     cls=GpuplanGroup,
@@ -98,25 +114,18 @@ app = typer.Typer(
 
 
 @app.callback()
-def _group() -> None:
-    """Every command takes --stack NAME or --config FILE, --out DIR and --format text|json.
+def _group(version: ShowVersion = False) -> None:
+    """Every command takes --stack NAME or --config FILE, --out DIR and --format text|json; preview and policy also
+    run your own Pulumi program with --project DIR --stack NAME.
     Exit codes: 0 ok, 1 findings, 2 invalid input or environment, 3 internal error (a bug; the traceback goes to
     a file), 130/143 stopped by SIGINT/SIGTERM (earlier outputs kept whole)."""
 
 
-try:
-    for module_info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        importlib.import_module(f"gpuplan.commands.{module_info.name}").register(app)
-except KeyboardInterrupt as stopped:
-    signals.exit_while_starting(stopped)
-
-
-def main() -> None:
-    # A short-lived process holding every loaded SDK class: the fewer, larger garbage collections of
-    # engine.GC_THRESHOLDS (not imported: it would load pulumi for --help) for the work after the run too.
-    gc.set_threshold(10_000, 50, 100)
-    app()
-
-
-if __name__ == "__main__":
-    main()
+# In `gpuplan --help` order (the README and docs/gpuplan/index.md list them so).
+app.command()(diff.diff)
+app.command()(fit.fit)
+app.command()(inventory.inventory)
+app.command()(policy.policy)
+app.command()(preflight.preflight)
+app.command()(preview.preview)
+app.command()(render.render)

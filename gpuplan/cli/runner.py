@@ -20,6 +20,7 @@ from gpuplan.cli.options import OutputFormat
 from gpuplan.cli.output import dumps, emit_json, error_console, report_input_error
 from gpuplan.cli.signals import signal_number
 from gpuplan.engine.runtime import ProgramError
+from gpuplan.engine.user_program import UserProgramFailed
 
 # OSErrors that are the machine's state, never gpuplan's logic: reported with the path (exit 2), not as bugs.
 _ENVIRONMENT_ERRNOS = frozenset(
@@ -43,6 +44,8 @@ def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
             fmt,
         )
         return ExitCode.INVALID_INPUT
+    except UserProgramFailed as error:
+        return report_program_failure(error, fmt)
     except KeyboardInterrupt as error:
         return report_interrupted(signal_number(error), fmt)
     except BrokenPipeError:
@@ -128,6 +131,19 @@ def report_internal_error(error: BaseException, fmt: OutputFormat) -> int:
         emit_json({"errors": [{"kind": "internal", "message": summary, "traceback": where}]})
     error_console().print(
         f"internal error (a bug in gpuplan, not in your input): {summary}; traceback written to {where}",
+        markup=False,
+    )
+    return ExitCode.INTERNAL_ERROR
+
+
+def report_program_failure(error: UserProgramFailed, fmt: OutputFormat) -> int:
+    """A user's program (--project) raised: its bug, not gpuplan's; exit 3 with its traceback in a file."""
+    where = write_traceback(error)
+    summary = short_text(str(error), 300)
+    if fmt == OutputFormat.json:
+        emit_json({"errors": [{"kind": "program", "message": summary, "traceback": where}]})
+    error_console().print(
+        f"your program failed (a bug in the program, not in gpuplan): {summary}; traceback written to {where}",
         markup=False,
     )
     return ExitCode.INTERNAL_ERROR

@@ -6,7 +6,7 @@ import json
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -17,19 +17,23 @@ from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.diff.revisions import read_revision, run_labelled
 
-AgainstOption = typer.Option(
-    None,
-    "--against",
-    help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main.",
-)
-AgainstConfigOption = typer.Option(
-    None, "--against-config", help="Another stack file to compare with (what is deployed)."
-)
-AllowReplaceOption = typer.Option(
-    None,
-    "--allow-replace",
-    help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable.",
-)
+AgainstRevision = Annotated[
+    str | None,
+    typer.Option(
+        "--against",
+        help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main.",
+    ),
+]
+AgainstStackFile = Annotated[
+    Path | None, typer.Option("--against-config", help="Another stack file to compare with (what is deployed).")
+]
+AllowedReplacements = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-replace",
+        help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable.",
+    ),
+]
 
 _SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
 _COLOUR = {"create": "green", "update": "yellow", "replace": "magenta", "delete": "red"}
@@ -108,82 +112,80 @@ def render_text(report, console) -> None:
         console.print("\n[cyan]refused changes accepted on purpose with --allow-replace[/]")
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def diff(
-        stack: str | None = options.StackOption,
-        config: Path | None = options.ConfigOption,
-        against: str | None = AgainstOption,
-        against_config: Path | None = AgainstConfigOption,
-        allow_replace: list[str] | None = AllowReplaceOption,
-        out: Path | None = options.OutOption,
-        format: options.OutputFormat = options.FormatOption,
-    ) -> None:
-        """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
-        delete per resource. Exit 1 when a change would replace or delete a node pool, cluster, protected resource
-        or a namespace with claim templates (unless --allow-replace names it)."""
+def diff(
+    stack: options.StackName = None,
+    config: options.StackFile = None,
+    against: AgainstRevision = None,
+    against_config: AgainstStackFile = None,
+    allow_replace: AllowedReplacements = None,
+    out: options.OutDir = None,
+    format: options.Format = options.OutputFormat.text,
+) -> None:
+    """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
+    delete per resource. Exit 1 when a change would replace or delete a node pool, cluster, protected resource
+    or a namespace with claim templates (unless --allow-replace names it)."""
 
-        def body() -> int:
-            from gpuplan.diff.compare import allow, diff_runs
+    def body() -> int:
+        from gpuplan.diff.compare import allow, diff_runs
 
-            name, stack_file = options.resolve_stack(stack, config)
-            if (against is None) == (against_config is None):
-                raise InputError(
-                    [
-                        Problem(
-                            "(command line)",
-                            "--against/--against-config",
-                            against or against_config or MISSING,
-                            "give exactly one thing to compare with",
-                            "pass --against REV (git) or --against-config FILE",
-                        )
-                    ]
-                )
-            read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")  # a readable stack file first
-            if against is not None:
-                text, label = read_revision(stack_file, name, against)
-            else:
-                try:
-                    text = read_text(
-                        against_config,
-                        replace(STACK_FILE, what="stack file to compare with"),
-                        missing_fix="check the path given to --against-config",
+        name, stack_file = options.resolve_stack(stack, config)
+        if (against is None) == (against_config is None):
+            raise InputError(
+                [
+                    Problem(
+                        "(command line)",
+                        "--against/--against-config",
+                        against or against_config or MISSING,
+                        "give exactly one thing to compare with",
+                        "pass --against REV (git) or --against-config FILE",
                     )
-                except InputError as error:
-                    raise InputError(
-                        [replace(p, path="--against-config") for p in error.problems], "--against-config"
-                    ) from None
-                label = str(against_config)
-            with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
-                signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
-                # Same file name as the stack file: same stack name, so the URNs of both runs match.
-                before_path = Path(tmp) / stack_file.name
-                before_path.write_text(text, encoding="utf-8")
-                before = run_labelled(before_path, label)
-                signals.forget(Path(tmp))
-            after = run_labelled(stack_file, str(stack_file))
-            report = diff_runs(before, after, against=label)
-            unmatched = allow(report, allow_replace or [])
-            if unmatched:
-                raise InputError(
-                    [
-                        Problem(
-                            "(command line)",
-                            "--allow-replace",
-                            value,
-                            "names no change in this diff (or more than one)",
-                            "pass the URN of a refused change as printed by gpuplan diff",
-                        )
-                        for value in unmatched
-                    ]
-                )
-            failed = output.write_and_emit(
-                options.out_dir(out, name),
-                "diff.json",
-                report.as_json(),
-                format,
-                lambda: render_text(report, output.console()),
+                ]
             )
-            return failed or (ExitCode.FINDINGS if report.refused else ExitCode.OK)
+        read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")  # a readable stack file first
+        if against is not None:
+            text, label = read_revision(stack_file, name, against)
+        else:
+            try:
+                text = read_text(
+                    against_config,
+                    replace(STACK_FILE, what="stack file to compare with"),
+                    missing_fix="check the path given to --against-config",
+                )
+            except InputError as error:
+                raise InputError(
+                    [replace(p, path="--against-config") for p in error.problems], "--against-config"
+                ) from None
+            label = str(against_config)
+        with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
+            signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
+            # Same file name as the stack file: same stack name, so the URNs of both runs match.
+            before_path = Path(tmp) / stack_file.name
+            before_path.write_text(text, encoding="utf-8")
+            before = run_labelled(before_path, label)
+            signals.forget(Path(tmp))
+        after = run_labelled(stack_file, str(stack_file))
+        report = diff_runs(before, after, against=label)
+        unmatched = allow(report, allow_replace or [])
+        if unmatched:
+            raise InputError(
+                [
+                    Problem(
+                        "(command line)",
+                        "--allow-replace",
+                        value,
+                        "names no change in this diff (or more than one)",
+                        "pass the URN of a refused change as printed by gpuplan diff",
+                    )
+                    for value in unmatched
+                ]
+            )
+        failed = output.write_and_emit(
+            options.out_dir(out, name),
+            "diff.json",
+            report.as_json(),
+            format,
+            lambda: render_text(report, output.console()),
+        )
+        return failed or (ExitCode.FINDINGS if report.refused else ExitCode.OK)
 
-        raise typer.Exit(run_command(format, body))
+    raise typer.Exit(run_command(format, body))

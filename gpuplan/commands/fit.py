@@ -5,6 +5,7 @@ plugin of the stack's Kubernetes minor judges them (gpuplan/fit/, components/dra
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -12,54 +13,64 @@ from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 
+ClaimFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--claims",
+        help="ResourceClaim/ResourceClaimTemplate/DeviceClass/Pod/workload manifests to evaluate too (repeatable).",
+    ),
+]
+ClusterDump = Annotated[
+    Path | None,
+    typer.Option(
+        "--inventory",
+        help="A cluster dump instead of the simulation: "
+        "kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json (existing allocations count).",
+    ),
+]
+FeatureGates = Annotated[
+    str | None,
+    typer.Option(
+        "--feature-gates",
+        help="Kubernetes feature gates, e.g. DRADeviceTaints=true,DRAPrioritizedList=false "
+        "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
+    ),
+]
+MoreClaimFiles = Annotated[
+    list[Path] | None,
+    typer.Argument(metavar="[FILE]...", help="More claim files: `--claims a.yaml b.yaml` reads both."),
+]
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def fit(
-        stack: str | None = options.StackOption,
-        config: Path | None = options.ConfigOption,
-        out: Path | None = options.OutOption,
-        format: options.OutputFormat = options.FormatOption,
-        claims: list[Path] | None = typer.Option(
-            None,
-            "--claims",
-            help="ResourceClaim/ResourceClaimTemplate/DeviceClass/Pod/workload manifests to evaluate too (repeatable).",
-        ),
-        inventory: Path | None = typer.Option(
-            None,
-            "--inventory",
-            help="A cluster dump instead of the simulation: "
-            "kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json (existing allocations count).",
-        ),
-        feature_gates: str | None = typer.Option(
-            None,
-            "--feature-gates",
-            help="Kubernetes feature gates, e.g. DRADeviceTaints=true,DRAPrioritizedList=false "
-            "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
-        ),
-        more_claims: list[Path] | None = typer.Argument(
-            None, metavar="[FILE]...", help="More claim files: `--claims a.yaml b.yaml` reads both."
-        ),
-    ) -> None:
-        """Will every claim and pod schedule? Per claim: fits or not, where, how many at once, quota vs capacity; per pod: node and devices."""
 
-        def body() -> int:
-            from dra_gpu_platform.config.loading import load_stack_file
-            from dra_gpu_platform.plans.stack import plan_stack
-            from gpuplan.fit.report import document, failing, fit_report
-            from gpuplan.fit.text import render_text
+def fit(
+    stack: options.StackName = None,
+    config: options.StackFile = None,
+    out: options.OutDir = None,
+    format: options.Format = options.OutputFormat.text,
+    claims: ClaimFiles = None,
+    inventory: ClusterDump = None,
+    feature_gates: FeatureGates = None,
+    more_claims: MoreClaimFiles = None,
+) -> None:
+    """Will every claim and pod schedule? Per claim: fits or not, where, how many at once, quota vs capacity; per pod: node and devices."""
 
-            name, stack_file = options.resolve_stack(stack, config)
-            report = fit_report(
-                plan_stack(load_stack_file(stack_file)),
-                name,
-                [*(claims or []), *(more_claims or [])],
-                inventory,
-                feature_gates,
-            )
-            failed = output.write_and_emit(
-                options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)
-            )
-            return failed or (ExitCode.FINDINGS if failing(report) else ExitCode.OK)
+    def body() -> int:
+        from dra_gpu_platform.config.loading import load_stack_file
+        from dra_gpu_platform.plans.stack import plan_stack
+        from gpuplan.fit.report import document, failing, fit_report
+        from gpuplan.fit.text import render_text
 
-        raise typer.Exit(run_command(format, body))
+        name, stack_file = options.resolve_stack(stack, config)
+        report = fit_report(
+            plan_stack(load_stack_file(stack_file)),
+            name,
+            [*(claims or []), *(more_claims or [])],
+            inventory,
+            feature_gates,
+        )
+        failed = output.write_and_emit(
+            options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)
+        )
+        return failed or (ExitCode.FINDINGS if failing(report) else ExitCode.OK)
+
+    raise typer.Exit(run_command(format, body))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -10,11 +11,14 @@ from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 
-PolicyConfigOption = typer.Option(
-    None,
-    "--policy-config",
-    help="Policy pack config (JSON); default policies/config/<stack>.json, else each policy's default level.",
-)
+PolicyConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--policy-config",
+        help="Policy pack config (JSON); default policies/config/<stack>.json of the stack's project, else the "
+        "package's config of that name, else each policy's default level.",
+    ),
+]
 
 
 def render_text(report, console) -> None:
@@ -47,29 +51,29 @@ def render_text(report, console) -> None:
         console.print("\n[green]✓[/] no policy violations")
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def policy(
-        stack: str | None = options.StackOption,
-        config: Path | None = options.ConfigOption,
-        policy_config: Path | None = PolicyConfigOption,
-        out: Path | None = options.OutOption,
-        format: options.OutputFormat = options.FormatOption,
-    ) -> None:
-        """Check the stack against the CrossGuard policy pack (policies/), offline. Exit 1 on a mandatory violation."""
+def policy(
+    stack: options.StackName = None,
+    config: options.StackFile = None,
+    project: options.ProjectDir = None,
+    policy_config: PolicyConfigFile = None,
+    out: options.OutDir = None,
+    format: options.Format = options.OutputFormat.text,
+) -> None:
+    """Check the stack (or your own program with --project) against the CrossGuard policy pack, offline. Exit 1 on
+    a mandatory violation."""
 
-        def body() -> int:
-            from gpuplan.checks.policy_runner import run_policies
+    def body() -> int:
+        from gpuplan.checks.policy_runner import run_policies
 
-            name, stack_file = options.resolve_stack(stack, config)
-            report = run_policies(stack_file, policy_config, name)
-            failed = output.write_and_emit(
-                options.out_dir(out, name),
-                "policy.json",
-                report.as_json(),
-                format,
-                lambda: render_text(report, output.console()),
-            )
-            return failed or (ExitCode.FINDINGS if report.mandatory else ExitCode.OK)
+        source = options.resolve_source(stack, config, project)
+        report = run_policies(source, policy_config)
+        failed = output.write_and_emit(
+            options.out_dir(out, source.stack),
+            "policy.json",
+            report.as_json(),
+            format,
+            lambda: render_text(report, output.console()),
+        )
+        return failed or (ExitCode.FINDINGS if report.mandatory else ExitCode.OK)
 
-        raise typer.Exit(run_command(format, body))
+    raise typer.Exit(run_command(format, body))

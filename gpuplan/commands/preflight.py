@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 from rich.table import Table
 from rich.text import Text
@@ -16,46 +14,44 @@ from gpuplan.cli.runner import run_command
 from gpuplan.preflight import checks
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def preflight(
-        stack: str | None = options.StackOption,
-        config: Path | None = options.ConfigOption,
-        out: Path | None = options.OutOption,
-        format: options.OutputFormat = options.FormatOption,
-    ) -> None:
-        """EKS stacks: GPU instance types offered in the pools' zones, GPUs per instance, EC2 vCPU quotas,
-        capacity reservations. Calls AWS (read-only) with the standard credential chain."""
+def preflight(
+    stack: options.StackName = None,
+    config: options.StackFile = None,
+    out: options.OutDir = None,
+    format: options.Format = options.OutputFormat.text,
+) -> None:
+    """EKS stacks: GPU instance types offered in the pools' zones, GPUs per instance, EC2 vCPU quotas,
+    capacity reservations. Calls AWS (read-only) with the standard credential chain."""
 
-        def body() -> int:
-            name, stack_file = options.resolve_stack(stack, config)
-            stack_config = load_stack_file(stack_file)
-            if stack_config.platform != "eks":
-                return _not_covered(name, stack_config.platform, format)
-            try:
-                ec2, quotas = checks.aws_clients(stack_config.region)
-                report = checks.run_preflight(stack_config, ec2, quotas)
-            except checks.AwsAccessError as error:
-                where = f"AWS account access (region {stack_config.region})"
-                raise InputError(
-                    [Problem(where, error.action or "credentials", error.code or MISSING, error.reason, error.fix)],
-                    "the AWS access preflight needs",
-                ) from None
-            document = report.as_json()
-            target = options.out_dir(out, name)
-            failed = output.publish(
-                target,
-                {"preflight.json": output.dumps(document)},
-                document,
-                format,
-                lambda: _render(report),
-                after_write=lambda: output.console().print(
-                    f"Wrote {target / 'preflight.json'}", markup=False, soft_wrap=True
-                ),
-            )
-            return failed or (ExitCode.OK if report.ok else ExitCode.FINDINGS)
+    def body() -> int:
+        name, stack_file = options.resolve_stack(stack, config)
+        stack_config = load_stack_file(stack_file)
+        if stack_config.platform != "eks":
+            return _not_covered(name, stack_config.platform, format)
+        try:
+            ec2, quotas = checks.aws_clients(stack_config.region)
+            report = checks.run_preflight(stack_config, ec2, quotas)
+        except checks.AwsAccessError as error:
+            where = f"AWS account access (region {stack_config.region})"
+            raise InputError(
+                [Problem(where, error.action or "credentials", error.code or MISSING, error.reason, error.fix)],
+                "the AWS access preflight needs",
+            ) from None
+        document = report.as_json()
+        target = options.out_dir(out, name)
+        failed = output.publish(
+            target,
+            {"preflight.json": output.dumps(document)},
+            document,
+            format,
+            lambda: _render(report),
+            after_write=lambda: output.console().print(
+                f"Wrote {target / 'preflight.json'}", markup=False, soft_wrap=True
+            ),
+        )
+        return failed or (ExitCode.OK if report.ok else ExitCode.FINDINGS)
 
-        raise typer.Exit(run_command(format, body))
+    raise typer.Exit(run_command(format, body))
 
 
 def _not_covered(stack: str, platform: str, format: options.OutputFormat) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 from rich.markup import escape
 
@@ -14,63 +12,64 @@ from gpuplan.engine.outputs import PREVIEW_ENTRIES
 from gpuplan.engine.preview import render_preview
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def preview(
-        stack: str | None = options.StackOption,
-        config: Path | None = options.ConfigOption,
-        out: Path | None = options.OutOption,
-        format: options.OutputFormat = options.FormatOption,
-    ) -> None:
-        """Run the stack's program offline: resource tree, plan.json, manifests, schema validation."""
+def preview(
+    stack: options.StackName = None,
+    config: options.StackFile = None,
+    project: options.ProjectDir = None,
+    out: options.OutDir = None,
+    format: options.Format = options.OutputFormat.text,
+) -> None:
+    """Run the stack's program offline (or your own with --project): resource tree, plan.json, manifests, schema
+    validation."""
 
-        def body() -> int:
-            name, stack_file = options.resolve_stack(stack, config)
-            target = options.out_dir(out, name)
-            preview = render_preview(stack_file, target)
-            run, manifests, checked, errors = preview.run, preview.manifests, preview.checked, preview.errors
-            notes = [message for severity, message in run.logs]
-            from gpuplan.timing import critical_path
+    def body() -> int:
+        source = options.resolve_source(stack, config, project)
+        name = source.stack
+        target = options.out_dir(out, name)
+        preview = render_preview(source, target)
+        run, manifests, checked, errors = preview.run, preview.manifests, preview.checked, preview.errors
+        notes = [message for severity, message in run.logs]
+        from gpuplan.timing import critical_path
 
-            deploy = critical_path.model_run(run)
-            document = {
-                "stack": name,
-                "resources": len(run.resources),
-                "plan": str(target / "plan.json"),
-                "manifests": [str(p) for p in manifests],
-                "validation": {"kubernetesVersions": list(checked), "errors": [e.__dict__ for e in errors]},
-                "notes": notes,
-                "criticalPath": critical_path.as_json(deploy),
-            }
-            console = output.console()
+        deploy = critical_path.model_run(run)
+        document = {
+            "stack": name,
+            "resources": len(run.resources),
+            "plan": str(target / "plan.json"),
+            "manifests": [str(p) for p in manifests],
+            "validation": {"kubernetesVersions": list(checked), "errors": [e.__dict__ for e in errors]},
+            "notes": notes,
+            "criticalPath": critical_path.as_json(deploy),
+        }
+        console = output.console()
 
-            def render_text() -> None:
-                from gpuplan.engine.tree import render_tree
+        def render_text() -> None:
+            from gpuplan.engine.tree import render_tree
 
-                render_tree(run, console)
-                for note in notes:
-                    console.print(f"[yellow]note:[/] {escape(note)}")
-                if errors:
-                    console.print(f"[bold red]{len(errors)} manifest validation error(s)[/]:")
-                    for error in errors:
-                        console.print("  " + error.render(), markup=False)
-                else:
-                    console.print(
-                        f"[green]✓[/] all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})"
-                    )
-                for line in critical_path.text_lines(deploy):
-                    console.print(line, markup=False, soft_wrap=True)
-
-            def wrote() -> None:
+            render_tree(run, console)
+            for note in notes:
+                console.print(f"[yellow]note:[/] {escape(note)}")
+            if errors:
+                console.print(f"[bold red]{len(errors)} manifest validation error(s)[/]:")
+                for error in errors:
+                    console.print("  " + error.render(), markup=False)
+            else:
                 console.print(
-                    f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}",
-                    markup=False,
-                    soft_wrap=True,
+                    f"[green]✓[/] all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})"
                 )
+            for line in critical_path.text_lines(deploy):
+                console.print(line, markup=False, soft_wrap=True)
 
-            failed = output.publish(
-                target, preview.files, document, format, render_text, owned=PREVIEW_ENTRIES, after_write=wrote
+        def wrote() -> None:
+            console.print(
+                f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}",
+                markup=False,
+                soft_wrap=True,
             )
-            return failed or (ExitCode.FINDINGS if errors else ExitCode.OK)
 
-        raise typer.Exit(run_command(format, body))
+        failed = output.publish(
+            target, preview.files, document, format, render_text, owned=PREVIEW_ENTRIES, after_write=wrote
+        )
+        return failed or (ExitCode.FINDINGS if errors else ExitCode.OK)
+
+    raise typer.Exit(run_command(format, body))

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -12,17 +12,20 @@ from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 
-HelmOption = typer.Option(None, "--helm", help="helm binary (default: helm on the PATH).")
-CheckValuesOption = typer.Option(
-    False,
-    "--check-values",
-    help="Also render once per values key with that key changed: report keys no template reads.",
-)
-ChartsOption = typer.Option(
-    None,
-    "--charts",
-    help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories.",
-)
+HelmBinary = Annotated[str | None, typer.Option("--helm", help="helm binary (default: helm on the PATH).")]
+CheckValues = Annotated[
+    bool,
+    typer.Option(
+        "--check-values", help="Also render once per values key with that key changed: report keys no template reads."
+    ),
+]
+ChartsFolder = Annotated[
+    Path | None,
+    typer.Option(
+        "--charts",
+        help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories.",
+    ),
+]
 
 
 def as_json(report) -> dict[str, Any]:
@@ -112,46 +115,44 @@ def render_text(report, console) -> None:
         console.print(f"[bold red]{len(report.findings)} finding(s)[/]")
 
 
-def register(app: typer.Typer) -> None:
-    @app.command()
-    def render(
-        stack: str | None = options.StackOption,
-        config: Path | None = options.ConfigOption,
-        out: Path | None = options.OutOption,
-        format: options.OutputFormat = options.FormatOption,
-        helm: str | None = HelmOption,
-        charts: Path | None = ChartsOption,
-        check_values: bool = CheckValuesOption,
-    ) -> None:
-        """Render every Helm release with a real helm, write <out>/rendered/ (+ kustomization.yaml), validate it, and
-        show which DaemonSets land on which pool. Exit 1 on a failed render, an invalid object or a placement finding."""
+def render(
+    stack: options.StackName = None,
+    config: options.StackFile = None,
+    out: options.OutDir = None,
+    format: options.Format = options.OutputFormat.text,
+    helm: HelmBinary = None,
+    charts: ChartsFolder = None,
+    check_values: CheckValues = False,
+) -> None:
+    """Render every Helm release with a real helm, write <out>/rendered/ (+ kustomization.yaml), validate it, and
+    show which DaemonSets land on which pool. Exit 1 on a failed render, an invalid object or a placement finding."""
 
-        def body() -> int:
-            from gpuplan.render import helm as helm_runner
-            from gpuplan.render.stack import render_stack
+    def body() -> int:
+        from gpuplan.render import helm as helm_runner
+        from gpuplan.render.stack import render_stack
 
-            name, stack_file = options.resolve_stack(stack, config)
-            binary = helm_runner.find_helm(helm)
-            if charts is not None and not Path(charts).is_dir():
-                from dra_gpu_platform.config.problems import InputError, Problem
+        name, stack_file = options.resolve_stack(stack, config)
+        binary = helm_runner.find_helm(helm)
+        if charts is not None and not Path(charts).is_dir():
+            from dra_gpu_platform.config.problems import InputError, Problem
 
-                raise InputError(
-                    [
-                        Problem(
-                            "(command line)",
-                            "--charts",
-                            str(charts),
-                            "not a folder",
-                            "pass the folder that holds the unpacked charts",
-                        )
-                    ],
-                    "the command line",
-                )
-            target = options.out_dir(out, name)
-            report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
-            output.write_and_emit(
-                target, "render.json", as_json(report), format, lambda: render_text(report, output.console())
+            raise InputError(
+                [
+                    Problem(
+                        "(command line)",
+                        "--charts",
+                        str(charts),
+                        "not a folder",
+                        "pass the folder that holds the unpacked charts",
+                    )
+                ],
+                "the command line",
             )
-            return ExitCode.FINDINGS if report.findings else ExitCode.OK
+        target = options.out_dir(out, name)
+        report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
+        output.write_and_emit(
+            target, "render.json", as_json(report), format, lambda: render_text(report, output.console())
+        )
+        return ExitCode.FINDINGS if report.findings else ExitCode.OK
 
-        raise typer.Exit(run_command(format, body))
+    raise typer.Exit(run_command(format, body))

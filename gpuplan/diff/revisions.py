@@ -6,40 +6,42 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from dra_gpu_platform.config.loading import stack_file_path
 from dra_gpu_platform.config.problems import InputError, Problem
-from gpuplan.cli.options import PROJECT_ROOT
+from gpuplan.cli.options import stack_file_of_working_project
 from gpuplan.engine.runtime import ProgramError, run_program
 
 
-def git(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(PROJECT_ROOT), *args], capture_output=True, text=True, check=False)
+def git(directory: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True, check=False)
 
 
 def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
     """(text of the stack file at a git revision, a label `REV:path`). A stack file outside the checkout
-    (--config /tmp/Pulumi.prod.yaml) is compared with the committed stacks/Pulumi.<stack>.yaml. Raises InputError."""
+    (--config /tmp/Pulumi.prod.yaml) is compared with the same stack's file in the project you are in (stacks/ here).
+    Raises InputError."""
 
     def problem(rule: str, fix: str) -> InputError:
         return InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")
 
     try:
-        top = git("rev-parse", "--show-toplevel")
+        # The checkout the stack file is in; a stack file outside any (--config /tmp/Pulumi.prod.yaml) is compared
+        # with the same stack's file in the project you are in.
+        tracked = stack_file.resolve()
+        top = git(tracked.parent, "rev-parse", "--show-toplevel")
+        if top.returncode != 0:
+            tracked = stack_file_of_working_project(stack).resolve()
+            top = git(tracked.parent, "rev-parse", "--show-toplevel")
     except FileNotFoundError:
         raise problem("git is not installed", "install git, or compare with --against-config FILE") from None
     if top.returncode != 0:
         raise problem("the project is not in a git checkout", "compare with --against-config FILE instead")
-    root = Path(top.stdout.strip())
-    try:
-        relative = stack_file.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        committed = stack_file_path(stack, PROJECT_ROOT).resolve()
-        relative = committed.relative_to(root.resolve()).as_posix()
-    if git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
+    root = Path(top.stdout.strip()).resolve()
+    relative = tracked.relative_to(root).as_posix()
+    if git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
         raise problem(
             "not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)"
         )
-    shown = git("show", f"{revision}:{relative}")
+    shown = git(root, "show", f"{revision}:{relative}")
     if shown.returncode != 0:
         raise problem(
             f"{relative} does not exist at {revision}",

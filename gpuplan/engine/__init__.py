@@ -3,4 +3,13 @@
 Who may import: gpuplan commands and library folders.
 """
 
-__all__ = ["mock_outputs", "outputs", "preview", "runtime", "tree"]  # the public modules of this package
+__all__ = [
+    "mock_outputs",
+    "outputs",
+    "preview",
+    "project",
+    "runtime",
+    "sources",
+    "tree",
+    "user_program",
+]  # the public modules of this package

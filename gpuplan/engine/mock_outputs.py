@@ -7,12 +7,15 @@ import base64
 import hashlib
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts.type_tokens import Upstream
+from dra_gpu_platform.plans.aks import AksClusterPlan
+from dra_gpu_platform.plans.eks import EksClusterPlan
+from dra_gpu_platform.plans.stack import StackPlan
 
 FAKE_KUBECONFIG = """apiVersion: v1
 kind: Config
@@ -28,12 +31,32 @@ users:
   user: {token: offline}
 """
 
-ResourceOutputs = Callable[[str, dict[str, Any], StackConfig], dict[str, Any]]
-InvokeResult = Callable[[dict[str, Any], StackConfig], dict[str, Any]]
+
+@dataclass(frozen=True)
+class CloudScope:
+    """What the fake cloud's answers depend on: the region (AWS region or Azure location), the cluster's name and,
+    for an EKS cluster in existing subnets, their order (the n-th subnet lies in the n-th zone)."""
+
+    region: str | None = None
+    cluster_name: str = ""
+    subnet_ids: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, plan: StackPlan) -> CloudScope:
+        cluster = plan.cluster
+        if isinstance(cluster, EksClusterPlan):
+            return cls(cluster.region or None, plan.name, cluster.network.subnet_ids)
+        if isinstance(cluster, AksClusterPlan):
+            return cls(cluster.location or None, plan.name)
+        return cls(None, plan.name)
+
+
+ResourceOutputs = Callable[[str, dict[str, Any], CloudScope], dict[str, Any]]
+InvokeResult = Callable[[dict[str, Any], CloudScope], dict[str, Any]]
 
 # type token -> extra outputs; extended by the cloud components' needs
 RESOURCE_OUTPUTS: dict[str, ResourceOutputs] = {
-    Upstream.COMMAND: lambda name, inputs, config: {"stdout": FAKE_KUBECONFIG, "stderr": ""},
+    Upstream.COMMAND: lambda name, inputs, scope: {"stdout": FAKE_KUBECONFIG, "stderr": ""},
 }
 
 INVOKES: dict[str, InvokeResult] = {}
@@ -49,12 +72,12 @@ def _hex(seed: str, length: int) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()[:length]
 
 
-def _aws_region(config: StackConfig) -> str:
-    return config.region or "us-east-1"
+def _aws_region(scope: CloudScope) -> str:
+    return scope.region or "us-east-1"
 
 
-def _eks_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
-    region, cluster = _aws_region(config), inputs.get("name") or name
+def _eks_cluster(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    region, cluster = _aws_region(scope), inputs.get("name") or name
     return {
         "arn": f"arn:aws:eks:{region}:{FAKE_ACCOUNT}:cluster/{cluster}",
         "endpoint": f"https://{_hex(cluster, 32).upper()}.gr7.{region}.eks.amazonaws.com",
@@ -68,48 +91,48 @@ def _eks_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> dict
     }
 
 
-def _iam_role(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _iam_role(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     role = inputs.get("name") or f"{name}-{_hex(name, 7)}"
     return {"name": role, "arn": f"arn:aws:iam::{FAKE_ACCOUNT}:role/{role}"}
 
 
-def _kms_key(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _kms_key(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     key = str(uuid.uuid5(uuid.NAMESPACE_URL, name))
-    return {"keyId": key, "arn": f"arn:aws:kms:{_aws_region(config)}:{FAKE_ACCOUNT}:key/{key}"}
+    return {"keyId": key, "arn": f"arn:aws:kms:{_aws_region(scope)}:{FAKE_ACCOUNT}:key/{key}"}
 
 
-def _launch_template(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _launch_template(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     template = f"lt-{_hex(name, 17)}"
     return {
         "latestVersion": 1,
         "defaultVersion": 1,
-        "arn": f"arn:aws:ec2:{_aws_region(config)}:{FAKE_ACCOUNT}:launch-template/{template}",
+        "arn": f"arn:aws:ec2:{_aws_region(scope)}:{FAKE_ACCOUNT}:launch-template/{template}",
     }
 
 
-def _placement_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _placement_group(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     group = inputs.get("name") or f"{name}-{_hex(name, 7)}"
-    return {"name": group, "arn": f"arn:aws:ec2:{_aws_region(config)}:{FAKE_ACCOUNT}:placement-group/{group}"}
+    return {"name": group, "arn": f"arn:aws:ec2:{_aws_region(scope)}:{FAKE_ACCOUNT}:placement-group/{group}"}
 
 
-def _node_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _node_group(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     group = inputs.get("nodeGroupName") or f"{name}-{_hex(name, 7)}"
-    cluster = inputs.get("clusterName") or config.cluster.name
+    cluster = inputs.get("clusterName") or scope.cluster_name
     return {
         "nodeGroupName": group,
-        "arn": f"arn:aws:eks:{_aws_region(config)}:{FAKE_ACCOUNT}:nodegroup/{cluster}/{group}/{uuid.uuid5(uuid.NAMESPACE_URL, name)}",
+        "arn": f"arn:aws:eks:{_aws_region(scope)}:{FAKE_ACCOUNT}:nodegroup/{cluster}/{group}/{uuid.uuid5(uuid.NAMESPACE_URL, name)}",
         "status": "ACTIVE",
         "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{uuid.uuid5(uuid.NAMESPACE_URL, name)}"}]}],
     }
 
 
-def _resource_group(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _resource_group(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     return {"name": inputs.get("resourceGroupName") or name}
 
 
-def _managed_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _managed_cluster(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     cluster = inputs.get("resourceName") or name
-    location = inputs.get("location") or config.region or "eastus"
+    location = inputs.get("location") or scope.region or "eastus"
     return {
         "name": cluster,
         "fqdn": f"{inputs.get('dnsPrefix') or cluster}-{_hex(cluster, 8)}.hcp.{location}.azmk8s.io",
@@ -117,12 +140,12 @@ def _managed_cluster(name: str, inputs: dict[str, Any], config: StackConfig) -> 
     }
 
 
-def _agent_pool(name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _agent_pool(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     return {"name": inputs.get("agentPoolName") or name, "provisioningState": "Succeeded"}
 
 
-def _availability_zones(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
-    region = args.get("region") or _aws_region(config)
+def _availability_zones(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    region = args.get("region") or _aws_region(scope)
     return {
         "id": region,
         "names": [f"{region}{letter}" for letter in _ZONE_LETTERS],
@@ -130,20 +153,19 @@ def _availability_zones(args: dict[str, Any], config: StackConfig) -> dict[str, 
     }
 
 
-def _subnet(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _subnet(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     """An existing subnet's zone: the n-th subnet of cluster.eks.subnetIds lies in the n-th zone."""
     subnet = args.get("id", "")
-    settings = config.cluster.eks
-    ids = list(settings.subnet_ids or []) if settings else []
+    ids = list(scope.subnet_ids)
     position = ids.index(subnet) if subnet in ids else 0
-    return {"id": subnet, "availabilityZone": f"{_aws_region(config)}{_ZONE_LETTERS[position % len(_ZONE_LETTERS)]}"}
+    return {"id": subnet, "availabilityZone": f"{_aws_region(scope)}{_ZONE_LETTERS[position % len(_ZONE_LETTERS)]}"}
 
 
 FAKE_SUBSCRIPTION = "00000000-0000-0000-0000-000000005ab5"
 FAKE_TENANT = "00000000-0000-0000-0000-0000000070e7"
 
 
-def _azure_client_config(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def _azure_client_config(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     """Who runs Pulumi (azure-native authorization.getClientConfig): a fixed fake identity."""
     return {
         "clientId": "00000000-0000-0000-0000-00000000c1e7",
@@ -195,9 +217,9 @@ def fake_aks_kubeconfig(cluster: str, location: str) -> str:
     )
 
 
-def _aks_credentials(args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
-    cluster = args.get("resourceName") or config.cluster.name
-    text = fake_aks_kubeconfig(cluster, config.region or "eastus")
+def _aks_credentials(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    cluster = args.get("resourceName") or scope.cluster_name
+    text = fake_aks_kubeconfig(cluster, scope.region or "eastus")
     return {"kubeconfigs": [{"name": "clusterUser", "value": base64.b64encode(text.encode()).decode()}]}
 
 
@@ -224,11 +246,11 @@ INVOKES.update(
 )
 
 
-def outputs_for(type_: str, name: str, inputs: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def outputs_for(type_: str, name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     handler = RESOURCE_OUTPUTS.get(type_)
-    return handler(name, inputs, config) if handler else {}
+    return handler(name, inputs, scope) if handler else {}
 
 
-def invoke(token: str, args: dict[str, Any], config: StackConfig) -> dict[str, Any]:
+def invoke(token: str, args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     handler = INVOKES.get(token)
-    return handler(args, config) if handler else {}
+    return handler(args, scope) if handler else {}

@@ -9,13 +9,15 @@ from pathlib import Path
 
 import yaml
 
+from dra_gpu_platform.config.loading import stack_name_from_path
 from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
-from dra_gpu_platform.plans.stack import plan_stack
-from gpuplan.checks.kube_validate import ManifestError, validate_document, versions_for
+from gpuplan.checks.kube_validate import BASELINE_VERSIONS, ManifestError, validate_document, versions_for
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
-from gpuplan.engine.runtime import ProgramRun, run_program
+from gpuplan.engine.runtime import ProgramRun
+from gpuplan.engine.sources import ProgramSource, StackFileSource
+from gpuplan.engine.user_program import KUBERNETES_UNKNOWN_NOTE
 
 # libyaml's parser when present: the pure-Python one was the largest cost of a 2,000-object preview.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -30,17 +32,20 @@ class Preview:
     errors: list[ManifestError]
 
 
-def render_preview(stack_file: Path, out: Path) -> Preview:
+def render_preview(source: ProgramSource, out: Path) -> Preview:
     """Run the program, render every output and validate each manifest as it will be written."""
-    run = run_program(stack_file)
+    run = source.run()
     extra = {}
-    cluster = plan_stack(run.config).cluster
-    if isinstance(cluster, KindClusterPlan):
-        extra["kind-config.yaml"] = cluster.config_yaml
+    if run.plan is not None and isinstance(run.plan.cluster, KindClusterPlan):
+        extra["kind-config.yaml"] = run.plan.cluster.config_yaml
     files = render_outputs(run, extra)
     manifests = manifest_paths(out, files)
     errors: list[ManifestError] = []
-    checked = tuple(versions_for(run.config.cluster.kubernetes_version))
+    if run.plan is not None:
+        checked = tuple(versions_for(run.plan.kubernetes_version))
+    else:  # a user's program without a GpuPlatform: the Kubernetes versions the package supports
+        checked = BASELINE_VERSIONS
+        run.logs.append(("info", KUBERNETES_UNKNOWN_NOTE.format(versions=", ".join(checked))))
     for path in manifests:
         # The text as it will be written, read back: what `kubectl apply -f` will see.
         doc = yaml.load(files[path.relative_to(out).as_posix()], Loader=_LOADER)
@@ -61,6 +66,6 @@ def write_preview(preview: Preview, out: Path) -> None:
 
 def preview_stack(stack_file: Path, out: Path):
     """Render, validate and write (for callers that need the files on disk). Returns (run, manifests, checked, errors)."""
-    preview = render_preview(stack_file, out)
+    preview = render_preview(StackFileSource(stack_name_from_path(stack_file), Path(stack_file)), out)
     write_preview(preview, out)
     return preview.run, preview.manifests, preview.checked, preview.errors

@@ -1,4 +1,6 @@
-"""Runs the real `__main__.py` offline under Pulumi's mock runtime and records every registration.
+"""Runs a Pulumi program offline under Pulumi's mock runtime and records every registration: the package's stack
+program (`dra_gpu_platform.program.run`) on a stack file validated once here, or a user's own program
+(gpuplan/engine/user_program.py).
 
 The recording monitor keeps what `pulumi preview` would know about each resource: type, name, parent,
 provider, dependencies (explicit and through outputs), protect and the other resource options, and the
@@ -12,24 +14,28 @@ import gc
 import json
 import logging
 import os
-import runpy
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
+from pulumi.runtime import config as runtime_config
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 
-from dra_gpu_platform.config.loading import parse_config_map, read_stack_file, stack_name_from_path
+from dra_gpu_platform.config.loading import (
+    parse_config_map,
+    plaintext_secret_warnings,
+    read_stack_file,
+    stack_name_from_path,
+)
 from dra_gpu_platform.config.models import PROJECT, StackConfig
-from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.facts.type_tokens import Upstream
+from dra_gpu_platform.plans.stack import StackPlan, plan_stack
 from gpuplan.engine import mock_outputs
+from gpuplan.engine.mock_outputs import CloudScope
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECRET = "[secret]"
 # Garbage-collector thresholds while a program runs (defaults 700/10/10); see run_program.
 GC_THRESHOLDS = (10_000, 50, 100)
@@ -66,12 +72,16 @@ class Read:
 class ProgramRun:
     stack: str
     project: str
-    config: StackConfig
-    source: str
+    # The stack's validated config: the stack file's, or what a user's program built its GpuPlatform from (None
+    # when it built none: only the recorded resources are known).
+    config: StackConfig | None
+    source: str  # the stack file, or the user's program
     resources: list[Registration]
     outputs: dict[str, Any]
     logs: list[tuple[str, str]]  # (severity, message)
     reads: list[Read] = field(default_factory=list)
+    # The StackPlan the program's GpuPlatform was built from (None when it built none).
+    plan: StackPlan | None = None
 
     def by_urn(self) -> dict[str, Registration]:
         return {r.urn: r for r in self.resources}
@@ -85,16 +95,19 @@ class ProgramError(Exception):
 
 
 class _Mocks(pulumi_mocks.Mocks):
-    def __init__(self, config: StackConfig):
-        self.config = config
+    """Answers as the cloud would, for the scope known when the answer is asked for (a user's program names its
+    region and cluster when it builds its GpuPlatform, after the run has started)."""
+
+    def __init__(self, scope: Callable[[], CloudScope]):
+        self.scope = scope
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         state = dict(args.inputs)
-        state.update(mock_outputs.outputs_for(args.typ, args.name, args.inputs, self.config))
+        state.update(mock_outputs.outputs_for(args.typ, args.name, args.inputs, self.scope()))
         return f"{args.name}-id", state
 
     def call(self, args: pulumi_mocks.MockCallArgs):
-        return mock_outputs.invoke(args.token, args.args, self.config)
+        return mock_outputs.invoke(args.token, args.args, self.scope())
 
 
 class RecordingMonitor(pulumi_mocks.MockMonitor):
@@ -202,13 +215,14 @@ class _LogCollector(logging.Handler):
         self.records.append((record.levelname.lower(), record.getMessage()))
 
 
-def runtime_config_from_file(values: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """Stack-file config → what the Pulumi CLI hands the program: qualified keys, JSON-encoded
-    non-strings. Encrypted secrets cannot be read offline and get a placeholder (marked secret)."""
+def runtime_config_from_file(values: Mapping[str, Any], project: str = PROJECT) -> tuple[dict[str, str], list[str]]:
+    """Stack-file config → what the Pulumi CLI hands the program: qualified keys (a bare key belongs to the
+    project), JSON-encoded non-strings. Encrypted secrets cannot be read offline and get a placeholder (marked
+    secret)."""
     runtime: dict[str, str] = {}
     secret_keys: list[str] = []
     for key, value in values.items():
-        qualified = key if ":" in key else f"{PROJECT}:{key}"
+        qualified = key if ":" in key else f"{project}:{key}"
         if isinstance(value, dict) and set(value) == {"secure"}:
             runtime[qualified] = f"offline-placeholder-for-{qualified}"
             secret_keys.append(qualified)
@@ -217,21 +231,29 @@ def runtime_config_from_file(values: dict[str, Any]) -> tuple[dict[str, str], li
     return runtime, secret_keys
 
 
-def run_program(
-    config_file: Path | str,
+@dataclass
+class Recording:
+    """What one program run under the mocks left: its registrations, reads, stack outputs and logs."""
+
+    resources: list[Registration]
+    reads: list[Read]
+    outputs: dict[str, Any]
+    logs: list[tuple[str, str]]
+
+
+def record_run(
+    program: Callable[[], None],
     *,
-    program: Path | None = None,
-    before_run: Callable[[], None] | None = None,
-) -> ProgramRun:
-    """Validate the stack file, then run the program under mocks. Raises InputError (invalid stack file)
-    or ProgramError (the program refused the config)."""
-    stack = stack_name_from_path(config_file)
-    # Parsed once (what load_stack_file does, keeping the map): a stack file with thousands of objects takes
-    # PyYAML's pure-Python loader about half a second.
-    values = read_stack_file(config_file)
-    config = parse_config_map(values, stack=stack, source=str(config_file))
-    runtime, secret_keys = runtime_config_from_file(values)
-    mocks = _Mocks(config)
+    project: str,
+    stack: str,
+    runtime: dict[str, str],
+    secret_keys: list[str],
+    scope: Callable[[], CloudScope],
+) -> Recording:
+    """Run `program` under the mock runtime with the stack's runtime config (so `pulumi.Config` reads work as
+    under `pulumi up`) and record everything it registers. A pulumi.RunError becomes ProgramError; InputError and
+    every other exception pass through."""
+    mocks = _Mocks(scope)
     monitor = RecordingMonitor(mocks)
     collector = _LogCollector()
     logger = logging.getLogger(f"gpuplan.engine.runtime.{stack}")
@@ -240,17 +262,12 @@ def run_program(
     logger.setLevel(logging.INFO)
 
     settings.ROOT.set(None)  # a fresh root Stack per run: runs in one process never share state
-    pulumi_mocks.set_mocks(mocks, project=PROJECT, stack=stack, preview=True, monitor=monitor, logger=logger)
+    pulumi_mocks.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
     pulumi.runtime.set_all_config(runtime, secret_keys)
-    main = program or PROJECT_ROOT / "__main__.py"
-    if str(PROJECT_ROOT) not in sys.path:
-        sys.path.insert(0, str(PROJECT_ROOT))
 
     @pulumi.runtime.test
     def _run():
-        if before_run:
-            before_run()
-        runpy.run_path(str(main), run_name="__main__")
+        program()
         # set_mocks finished the root Stack before the program exported anything; register the
         # exports now so they reach the monitor like a real run's stack outputs. Private SDK API (Stack._finish,
         # Stack._outputs_registered, pulumi 3.272): no public call registers stack outputs after set_mocks has
@@ -259,8 +276,6 @@ def run_program(
         root._outputs_registered = False
         root._finish()
 
-    previous = os.getcwd()
-    os.chdir(PROJECT_ROOT)
     # The mock runtime allocates hundreds of thousands of short-lived asyncio and Output objects; with the
     # default thresholds the collector runs thousands of times and its full passes walk every loaded SDK class
     # (a third of a 2,000-object preview, bench/RESULTS.md). Fewer collections; the memory peak is unchanged.
@@ -270,21 +285,53 @@ def run_program(
         _run()
     except pulumi.RunError as error:
         raise ProgramError(str(error)) from None
-    except InputError:
-        raise
     finally:
         gc.set_threshold(*thresholds)
-        os.chdir(previous)
         logger.handlers = []
+    return Recording(
+        sorted(monitor.registrations, key=lambda r: r.urn),
+        sorted(monitor.reads, key=lambda r: (r.type, r.name)),
+        monitor.stack_outputs,
+        collector.records,
+    )
 
-    resources = sorted(monitor.registrations, key=lambda r: r.urn)
+
+def run_program(config_file: Path | str) -> ProgramRun:
+    """Validate the stack file once, then run the package's stack program (`dra_gpu_platform.program.run`) on that
+    StackConfig under mocks. The stack file's config is also the runtime config, so what the program reads with
+    `pulumi.Config` (the kubeconfig secret) is there. Raises InputError (invalid stack file) or ProgramError (the
+    program refused the config). Nothing here depends on where the stack file or the repository is."""
+    stack = stack_name_from_path(config_file)
+    # Parsed once (what load_stack_file does, keeping the map): a stack file with thousands of objects takes
+    # PyYAML's pure-Python loader about half a second.
+    values = read_stack_file(config_file)
+    config = parse_config_map(values, stack=stack, source=str(config_file))
+    runtime, secret_keys = runtime_config_from_file(values)
+
+    def program() -> None:
+        # Loaded here: the program imports the resource SDKs, which `gpuplan --help` never needs.
+        from dra_gpu_platform.program import run
+
+        # The warnings the program logs when it reads the config itself (load_stack_config).
+        for warning in plaintext_secret_warnings(
+            values, runtime_config.is_config_secret, stack=stack, source=str(config_file)
+        ):
+            pulumi.log.warn(warning)
+        run(config, plan)
+
+    plan = plan_stack(config, environ=os.environ)
+    scope = CloudScope.of(plan)
+    recording = record_run(
+        program, project=PROJECT, stack=stack, runtime=runtime, secret_keys=secret_keys, scope=lambda: scope
+    )
     return ProgramRun(
         stack,
         PROJECT,
         config,
         str(config_file),
-        resources,
-        monitor.stack_outputs,
-        collector.records,
-        sorted(monitor.reads, key=lambda r: (r.type, r.name)),
+        recording.resources,
+        recording.outputs,
+        recording.logs,
+        recording.reads,
+        plan,
     )

@@ -20,7 +20,7 @@ from dra_gpu_platform.plans.gpu_software import (
     GPU_OPERATOR_RELEASE,
 )
 from dra_gpu_platform.plans.node_pools import PoolPlan
-from dra_gpu_platform.plans.stack import StackPlan, plan_stack
+from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
 from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values
@@ -130,7 +130,8 @@ def render_stack(
     stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None, check_values: bool = False
 ) -> RenderReport:
     run, manifests, checked, preview_errors = preview_stack(stack_file, out)
-    plan = plan_stack(run.config)
+    plan = run.plan
+    assert plan is not None  # a stack file's run always has its plan
     kube_version = f"{plan.kubernetes_version}.0"
     results: list[ReleaseResult] = []
     findings: list[str] = []

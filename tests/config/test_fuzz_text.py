@@ -10,6 +10,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -97,6 +98,7 @@ def _write(directory: str, text: bytes, name: str = "Pulumi.fuzz.yaml") -> Path:
     return path
 
 
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_text(SEEDS))
 def test_the_stack_loader_returns_a_config_or_input_problems(text):
@@ -112,6 +114,7 @@ def test_the_stack_loader_returns_a_config_or_input_problems(text):
                 json.dumps(problem.as_json())
 
 
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_text(SEEDS))
 def test_the_cli_answers_any_stack_text_with_exit_0_or_2_and_one_json_document(text):

@@ -9,7 +9,7 @@ import pytest
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import InputError
-from tests.conftest import COMMITTED_STACKS, KIND_BASE, STACKS_DIR, qualify
+from tests.conftest import KIND_BASE, REFERENCE_STACKS, STACKS_DIR, qualify
 
 EKS_BASE = {
     "aws:region": "us-east-1",
@@ -64,7 +64,8 @@ def mutate(base: dict, path: str, value) -> dict:
 DELETE = object()
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_committed_stacks_are_valid(stack):
     config = load_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml")
     assert config.stack == stack

@@ -11,7 +11,7 @@ from dra_gpu_platform.config.loading import load_stack_file, read_stack_file
 from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.program import load_stack_config
 from gpuplan.engine.runtime import runtime_config_from_file
-from tests.conftest import COMMITTED_STACKS, STACKS_DIR, write_stack
+from tests.conftest import REFERENCE_STACKS, STACKS_DIR, write_stack
 
 
 class _NoMocks(mocks.Mocks):
@@ -29,7 +29,8 @@ def _from_runtime(stack: str, path):
     return load_stack_config()
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_program_and_gpuplan_read_the_same_config(stack):
     path = STACKS_DIR / f"Pulumi.{stack}.yaml"
     from_file = load_stack_file(path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gpuplan.cli.app import app
-from tests.conftest import COMMITTED_STACKS, ROOT
+from tests.conftest import REFERENCE_STACKS, ROOT
 from tests.docs.markdown import DOCS, README, links, section
 
 MAX_LINES = 300
@@ -45,7 +45,7 @@ def test_readme_says_what_lands_in_build():
 
 def test_readme_describes_every_committed_stack():
     text = README.read_text(encoding="utf-8")
-    for stack in COMMITTED_STACKS:
+    for stack in REFERENCE_STACKS:
         assert f"`{stack}` (`stacks/Pulumi.{stack}.yaml`)" in text, stack
 
 

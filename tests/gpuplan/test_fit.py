@@ -15,7 +15,7 @@ from gpuplan.cli.app import app
 from gpuplan.fit.report import CLAIM_KEYS as RESULT_KEYS
 from gpuplan.fit.report import fit_report as _fit_report
 from gpuplan.fit.text import binds
-from tests.conftest import COMMITTED_STACKS, ROOT, UPSTREAM_SPECS, shared_path, write_stack
+from tests.conftest import REFERENCE_STACKS, ROOT, UPSTREAM_SPECS, shared_path, write_stack
 
 DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
 
@@ -298,7 +298,8 @@ def test_dump_replaces_the_simulation(dev_run):
 # --- every committed stack -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_committed_stack_templates_are_satisfiable(stack):
     run = run_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml")
     report = fit_report(run)

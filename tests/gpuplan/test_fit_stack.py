@@ -9,7 +9,7 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine.outputs import is_kubernetes_object, manifest
 from gpuplan.fit.stack import stack_documents
-from tests.conftest import COMMITTED_STACKS, ROOT, run_file
+from tests.conftest import REFERENCE_STACKS, ROOT, run_file
 
 KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceQuota", "Namespace", "DeviceTaintRule")
 
@@ -30,7 +30,8 @@ def _comparable(document):
     }
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_stack_objects_from_the_plans_equal_the_program_run(stack):
     path = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
     recorded = {

@@ -147,7 +147,7 @@ def test_preview_into_an_unwritable_out_still_prints_the_tree(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_sigterm_during_the_program_run_stops_cleanly_and_keeps_the_previous_outputs(tmp_path, monkeypatch, fmt):
-    from gpuplan.engine import preview
+    from gpuplan.engine import runtime
 
     out = tmp_path / "out"
     out.mkdir()
@@ -158,7 +158,7 @@ def test_sigterm_during_the_program_run_stops_cleanly_and_keeps_the_previous_out
         time.sleep(5)
         raise AssertionError("the signal did not interrupt the run")
 
-    monkeypatch.setattr(preview, "run_program", terminated)
+    monkeypatch.setattr(runtime, "run_program", terminated)
     result = invoke("preview", "--config", str(write_stack(tmp_path, KIND_BASE)), "--out", str(out), "--format", fmt)
     assert result.exit_code == 143
     assert (out / "plan.json").read_text() == '{"previous": true}\n' and not list(tmp_path.glob(".out.gpuplan-tmp-*"))

@@ -23,7 +23,7 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import catalog
 from gpuplan.cli.app import app
 from gpuplan.preflight import checks as preflight
-from tests.conftest import COMMITTED_STACKS, STACKS_DIR, load_committed, write_stack
+from tests.conftest import REFERENCE_STACKS, STACKS_DIR, load_committed, write_stack
 
 REGION = "us-east-1"
 P_OD, G_OD, P_SPOT, G_SPOT = "L-417A185B", "L-DB2E81BA", "L-7212CCBC", "L-3819A6DF"
@@ -566,7 +566,7 @@ def test_cli_non_eks_stack_is_not_covered(tmp_path, kind_base):
 # committed EKS stacks (prod once it lands)
 
 
-EKS_STACKS = [s for s in COMMITTED_STACKS if load_committed(s).get("cluster", {}).get("platform") == "eks"]
+EKS_STACKS = [s for s in REFERENCE_STACKS if load_committed(s).get("cluster", {}).get("platform") == "eks"]
 
 
 @pytest.mark.parametrize("stack", EKS_STACKS)

@@ -98,7 +98,7 @@ def test_preview_stopped_in_the_middle_of_its_program_run(tmp_path):
             os.kill(os.getpid(), signal.SIGTERM)
             return original(*args)
         mock_outputs.outputs_for = outputs_for
-        from gpuplan.cli.app import main
+        from gpuplan.cli.main import main
         sys.argv = ["gpuplan", "preview", "--config", sys.argv[1], "--out", sys.argv[2], "--format", "json"]
         main()
     """,

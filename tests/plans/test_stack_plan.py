@@ -15,7 +15,7 @@ from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolTaint
 from dra_gpu_platform.plans.stack import StackPlan, plan_sections, plan_stack
 from tests.acceptance.test_urns import _reverse_lists
-from tests.conftest import COMMITTED_STACKS, STACKS_DIR, load_committed, qualify
+from tests.conftest import REFERENCE_STACKS, STACKS_DIR, load_committed, qualify
 
 
 def _plan(stack: str) -> StackPlan:
@@ -35,7 +35,7 @@ def _walk(node: Any, path: str = "plan"):
             yield from _walk(value, f"{path}[{i}]")
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_the_plan_is_frozen_plain_data_without_config_models(stack):
     parts = list(_walk(_plan(stack)))
     assert [path for path, node in parts if isinstance(node, BaseModel)] == []
@@ -46,7 +46,7 @@ def test_the_plan_is_frozen_plain_data_without_config_models(stack):
     }
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_the_order_of_the_stack_files_lists_changes_no_part_of_the_plan(stack):
     from tests.acceptance.test_urns import ORDER_MATTERS
 
@@ -56,7 +56,7 @@ def test_the_order_of_the_stack_files_lists_changes_no_part_of_the_plan(stack):
     assert plan == _plan(stack)
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_the_library_sections_plan_like_the_stack_file(stack):
     config = load_committed(stack)
     region = config.get("aws:region") or config.get("azure-native:location")

@@ -9,7 +9,7 @@ import yaml
 from pulumi_policy import StackValidationPolicy
 
 from dra_gpu_platform.policies.pack import POLICIES
-from tests.conftest import COMMITTED_STACKS, ROOT
+from tests.conftest import REFERENCE_STACKS, ROOT
 
 DOC = (ROOT / "docs" / "policies.md").read_text(encoding="utf-8")
 CONFIGS = {p.stem: json.loads(p.read_text()) for p in (ROOT / "policies" / "config").glob("*.json")}
@@ -45,10 +45,10 @@ def test_ci_workflow_runs_tests_gpuplan_policy_per_stack_and_preview_with_the_pa
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
     jobs = workflow["jobs"]
     assert any(step.get("run", "").startswith("make test") for step in jobs["test"]["steps"])
-    assert set(jobs["policy"]["strategy"]["matrix"]["stack"]) >= set(COMMITTED_STACKS)
+    assert set(jobs["policy"]["strategy"]["matrix"]["stack"]) >= set(REFERENCE_STACKS)
     assert any("gpuplan policy --stack ${{ matrix.stack }}" in step.get("run", "") for step in jobs["policy"]["steps"])
     [preview] = [s for s in jobs["preview"]["steps"] if s.get("uses", "").startswith("pulumi/actions@")]
     assert preview["with"]["command"] == "preview"
     assert preview["with"]["policyPacks"].strip().splitlines() == ["policies"]
     assert preview["with"]["policyPackConfigs"].strip().splitlines() == ["policies/config/${{ matrix.stack }}.json"]
-    assert set(jobs["preview"]["strategy"]["matrix"]["stack"]) >= set(COMMITTED_STACKS)
+    assert set(jobs["preview"]["strategy"]["matrix"]["stack"]) >= set(REFERENCE_STACKS)

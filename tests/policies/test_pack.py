@@ -19,7 +19,7 @@ from pulumi_policy import EnforcementLevel
 
 from dra_gpu_platform.policies.pack import POLICIES
 from gpuplan.checks.policy_runner import PACK_VERSION, reconcile
-from tests.conftest import COMMITTED_STACKS, ROOT, module_source
+from tests.conftest import REFERENCE_STACKS, ROOT, module_source
 
 POLICY_DIR = ROOT / "policies"
 NAMES = [
@@ -76,7 +76,7 @@ def test_production_marker_only_in_prod():
         for p in (POLICY_DIR / "config").glob("*.json")
     }
     assert production == {"dev": False, "staging": False, "prod": True}
-    assert set(COMMITTED_STACKS) <= set(production)
+    assert set(REFERENCE_STACKS) <= set(production)
 
 
 def test_main_holds_only_the_policy_pack():

@@ -13,7 +13,7 @@ from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.plans.stack import plan_stack
 from dra_gpu_platform.policies import stack_resources as recorded
 from gpuplan.engine.outputs import clean
-from tests.conftest import COMMITTED_STACKS, load_committed, qualify
+from tests.conftest import REFERENCE_STACKS, load_committed, qualify
 from tests.resources.alone import cluster_alone
 from tests.resources.test_existing_nodes import STACK as EXISTING
 
@@ -39,7 +39,7 @@ def _read_back(config: dict, stack: str):
     }
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_the_adapter_reads_back_the_stacks_own_pool_plans(stack):
     config = load_committed(stack)
     planned = plan_stack(parse_config_map(qualify(config), stack=stack, source=f"Pulumi.{stack}.yaml")).pools

@@ -19,6 +19,7 @@ from pulumi.runtime import settings
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan, PoolTaint
+from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine import mock_outputs
 from gpuplan.engine.outputs import clean
 from gpuplan.engine.runtime import Read, RecordingMonitor, Registration
@@ -35,12 +36,12 @@ class _Mocks(pulumi_mocks.Mocks):
     (gpuplan/engine/mock_outputs.py, which reads only the region from it)."""
 
     def __init__(self, config: StackConfig | None = None):
-        self.config = config
+        self.scope = mock_outputs.CloudScope.of(plan_stack(config)) if config is not None else None
 
     def new_resource(self, args: pulumi_mocks.MockResourceArgs):
         state = dict(args.inputs)
-        if self.config is not None:
-            state.update(mock_outputs.outputs_for(args.typ, args.name, args.inputs, self.config))
+        if self.scope is not None:
+            state.update(mock_outputs.outputs_for(args.typ, args.name, args.inputs, self.scope))
         elif args.typ == NODE_GROUP:
             state["resources"] = [{"autoscalingGroups": [{"name": f"eks-{args.name}-asg"}]}]
             state["arn"] = f"arn:aws:eks:us-east-1:123456789012:nodegroup/{args.name}"
@@ -49,7 +50,7 @@ class _Mocks(pulumi_mocks.Mocks):
         return f"{args.name}-id", state
 
     def call(self, args: pulumi_mocks.MockCallArgs):
-        return mock_outputs.invoke(args.token, args.args, self.config) if self.config is not None else {}
+        return mock_outputs.invoke(args.token, args.args, self.scope) if self.scope is not None else {}
 
 
 class _Logs(logging.Handler):

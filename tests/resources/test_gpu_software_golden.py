@@ -9,12 +9,13 @@ import shutil
 import pytest
 
 from gpuplan.engine.outputs import write_outputs
-from tests.conftest import COMMITTED_STACKS, ROOT, STACKS_DIR, run_file
+from tests.conftest import REFERENCE_STACKS, ROOT, STACKS_DIR, run_file
 
 GOLDEN = ROOT / "tests" / "golden" / "helm"
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_helm_values_match_the_golden_files(stack, tmp_path):
     write_outputs(run_file(STACKS_DIR / f"Pulumi.{stack}.yaml"), tmp_path)
     written = {

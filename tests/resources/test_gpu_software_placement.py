@@ -20,7 +20,7 @@ from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.render import placement
 from gpuplan.render.placement import DRA_PLUGIN, NFD_WORKER, DaemonSetFacts
 from gpuplan.render.stack import pool_facts
-from tests.conftest import COMMITTED_STACKS, STACKS_DIR
+from tests.conftest import REFERENCE_STACKS, STACKS_DIR
 from tests.plans.test_gpu_software import TABLE, stack
 
 CHART_DEFAULT_TERMS = tuple(
@@ -125,7 +125,8 @@ def test_one_gpu_stack_per_pool_in_the_decision_table(spec):
     check_stack(table_config(spec))
 
 
-@pytest.mark.parametrize("name", COMMITTED_STACKS)
+@pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
+@pytest.mark.parametrize("name", REFERENCE_STACKS)
 def test_one_gpu_stack_per_pool_in_committed_stacks(name):
     config = load_stack_file(STACKS_DIR / f"Pulumi.{name}.yaml")
     check_stack(config)

@@ -9,7 +9,7 @@ import pytest
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.models import PROJECT
 from dra_gpu_platform.config.problems import InputError
-from tests.conftest import COMMITTED_STACKS, ROOT, load_committed, qualify
+from tests.conftest import REFERENCE_STACKS, ROOT, load_committed, qualify
 from tests.resources.alone import register
 
 REGION_KEYS = ("aws:region", "azure-native:location")
@@ -21,7 +21,7 @@ def _sections(stack: str) -> tuple[dict, str | None]:
     return {k: v for k, v in config.items() if ":" not in k and k != "kubeconfig"}, region
 
 
-@pytest.mark.parametrize("stack", COMMITTED_STACKS)
+@pytest.mark.parametrize("stack", REFERENCE_STACKS)
 def test_gpu_platform_from_sections_registers_the_programs_urns(stack):
     from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
