@@ -5,11 +5,14 @@ yields an explicit Kubernetes provider; everything Kubernetes-side uses that pro
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.models import PROJECT, StackConfig
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans.device_classes import plan_device_classes
@@ -28,12 +31,35 @@ from dra_gpu_platform.resources.software.helm_release import ReleaseArgs
 from dra_gpu_platform.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
 from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
 
+# The stack-file key that carries `region` on each platform that has one.
+REGION_KEYS = {"eks": "aws:region", "aks": "azure-native:location"}
+# What a problem found in sections given to from_sections names as its file.
+SECTIONS_SOURCE = "GpuPlatformArgs.from_sections"
+
 
 @dataclass(frozen=True)
 class GpuPlatformArgs:
     config: StackConfig
     # kubeconfig of an existing cluster (secret config value); unused on other platforms
     kubeconfig: pulumi.Input[str] | None = None
+
+    @classmethod
+    def from_sections(
+        cls, sections: Mapping[str, Any], *, region: str | None = None, kubeconfig: pulumi.Input[str] | None = None
+    ) -> GpuPlatformArgs:
+        """A stack file's `dra-gpu-platform:*` sections (keys without the prefix), validated the way the stack file
+        is (the one loader: same keys, defaults, rules and messages). `region` is the AWS region (eks) or the Azure
+        location (aks); `kubeconfig` the secret kubeconfig of an `existing` cluster. Raises the loader's error,
+        which lists every problem."""
+        values: dict[str, Any] = {f"{PROJECT}:{key}": value for key, value in sections.items()}
+        cluster = sections.get("cluster")
+        platform = cluster.get("platform") if isinstance(cluster, Mapping) else None
+        if region is not None and platform in REGION_KEYS:
+            values[REGION_KEYS[platform]] = region
+        if kubeconfig is not None:
+            values[f"{PROJECT}:kubeconfig"] = kubeconfig
+        config = parse_config_map(values, stack=pulumi.get_stack(), source=SECTIONS_SOURCE)
+        return cls(config=config, kubeconfig=kubeconfig)
 
 
 def _cluster(name: str, args: GpuPlatformArgs, parent: pulumi.Resource):
