@@ -1,0 +1,498 @@
+"""Input types of the `dra-gpu-platform` component package, generated from the config models by
+`python -m provider.generate`: do not edit. Pulumi's analyzer reads these annotations and the docstring after each
+key to infer provider/schema.json."""
+
+import enum
+from typing import Any, NotRequired, TypedDict
+
+import pulumi
+
+
+class Platform(enum.Enum):
+    """`cluster.platform`: Where the cluster runs."""
+
+    Eks = "eks"
+    Aks = "aks"
+    Kind = "kind"
+    Existing = "existing"
+
+
+class SystemNodesEks(TypedDict):
+    """`cluster.eks.systemNodes`: System node group."""
+
+    instance_type: NotRequired[str]
+    """EC2 type of the system (CPU) node group. Default: `"m7i.large"`."""
+    count: NotRequired[int]
+    """Nodes in the system node group. Default: `2`."""
+
+
+class EksSettings(TypedDict):
+    """`cluster.eks`: EKS settings; only with platform: eks."""
+
+    subnet_ids: NotRequired[list[str]]
+    """Existing private subnets for the cluster and node groups; omit to create a VPC."""
+    endpoint_public_access: NotRequired[bool]
+    """Expose the API endpoint publicly (private by default). Default: `false`."""
+    public_access_cidrs: NotRequired[list[str]]
+    """CIDRs allowed to reach a public endpoint; required when it is public."""
+    private_access_cidrs: NotRequired[list[str]]
+    """CIDRs allowed to reach the private endpoint (443 ingress on the cluster security group), e.g. the VPN or bastion network you deploy from."""
+    system_nodes: NotRequired[SystemNodesEks]
+    """System node group."""
+    vpc_cidr: NotRequired[str]
+    """CIDR of the VPC created when subnetIds is omitted. Default: `"10.0.0.0/16"`."""
+    availability_zones: NotRequired[int]
+    """Zones of the VPC created when subnetIds is omitted. Default: `3`."""
+    admin_role_arns: NotRequired[list[str]]
+    """IAM roles given cluster-admin through EKS access entries (besides the creator)."""
+
+
+class SystemNodesAks(TypedDict):
+    """`cluster.aks.systemNodes`: System agent pool."""
+
+    vm_size: NotRequired[str]
+    """Azure VM size of the system pool. Default: `"Standard_D4s_v5"`."""
+    count: NotRequired[int]
+    """Nodes in the system pool. Default: `2`."""
+
+
+class KubeloginMode(enum.Enum):
+    """`cluster.aks.kubeloginMode`: How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` (AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or _CERTIFICATE_PATH: spn, else azurecli)."""
+
+    Azurecli = "azurecli"
+    Spn = "spn"
+    Workloadidentity = "workloadidentity"
+    Msi = "msi"
+
+
+class DeployerPrincipalType(enum.Enum):
+    """`cluster.aks.deployerPrincipalType`: Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity and msi."""
+
+    User = "User"
+    ServicePrincipal = "ServicePrincipal"
+
+
+class AksSettings(TypedDict):
+    """`cluster.aks`: AKS settings; only with platform: aks."""
+
+    resource_group: NotRequired[str]
+    """Resource group; created unless existingResourceGroup."""
+    existing_resource_group: NotRequired[bool]
+    """Use resourceGroup as it is instead of creating it. Default: `false`."""
+    system_nodes: NotRequired[SystemNodesAks]
+    """System agent pool."""
+    admin_group_object_ids: NotRequired[list[str]]
+    """Entra ID groups that become cluster admins (Azure AD RBAC)."""
+    authorized_ip_ranges: NotRequired[list[str]]
+    """CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."""
+    private_cluster: NotRequired[bool]
+    """Private API server (reachable only from the cluster's network). Default: `false`."""
+    kubelogin_mode: NotRequired[KubeloginMode]
+    """How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` (AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or _CERTIFICATE_PATH: spn, else azurecli)."""
+    deployer_principal_type: NotRequired[DeployerPrincipalType]
+    """Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity and msi."""
+
+
+class GpuDriver(enum.Enum):
+    """`cluster.kind.gpuDriver`: example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style)."""
+
+    Example = "example"
+    Nvidia = "nvidia"
+
+
+class KindSettings(TypedDict):
+    """`cluster.kind`: kind settings; only with platform: kind."""
+
+    node_image: NotRequired[str]
+    """kindest/node image; default follows kubernetesVersion."""
+    gpu_driver: NotRequired[GpuDriver]
+    """example: dra-example-driver with fake GPUs; nvidia: real GPUs on the host (nvkind style). Default: `"example"`."""
+    example_driver_version: NotRequired[str]
+    """dra-example-driver chart version. Default: `"0.2.1"`."""
+    allow_unlisted: NotRequired[bool]
+    """Accept an exampleDriverVersion that is not a listed release (pinned on purpose; values unchecked). Default: `false`."""
+
+
+class ExistingSettings(TypedDict):
+    """`cluster.existing`: Existing-cluster settings; only with platform: existing."""
+
+    context: NotRequired[str]
+    """kubeconfig context; the secret config value `kubeconfig` holds the file."""
+
+
+class Cluster(TypedDict):
+    """`cluster`: The stack file's `dra-gpu-platform:cluster` section (docs/configuration.md)."""
+
+    platform: Platform
+    """Where the cluster runs."""
+    name: str
+    """Cluster name; also the name of the top-level component."""
+    kubernetes_version: Any
+    """Kubernetes minor version, "1.34" or newer (DRA v1). (any value the stack file accepts here)"""
+    protect: NotRequired[bool]
+    """Protect the cluster and GPU node pools from deletion. Default: `false`."""
+    eks: NotRequired[EksSettings]
+    """EKS settings; only with platform: eks."""
+    aks: NotRequired[AksSettings]
+    """AKS settings; only with platform: aks."""
+    kind: NotRequired[KindSettings]
+    """kind settings; only with platform: kind."""
+    existing: NotRequired[ExistingSettings]
+    """Existing-cluster settings; only with platform: existing."""
+
+
+class Gpu(enum.Enum):
+    """`nodePools[].gpu`: GPU model of the pool."""
+
+    H100 = "H100"
+    H200 = "H200"
+    A100_40GB = "A100-40GB"
+    A100_80GB = "A100-80GB"
+    T4 = "T4"
+    L4 = "L4"
+    L40S = "L40S"
+
+
+class Capacity(enum.Enum):
+    """`nodePools[].capacity`: Purchase option."""
+
+    OnDemand = "on-demand"
+    Spot = "spot"
+    CapacityBlock = "capacity-block"
+
+
+class GpuStack(enum.Enum):
+    """`nodePools[].gpuStack`: Which NVIDIA stack runs on these nodes: the DRA kubelet plugin or the device plugin."""
+
+    Dra = "dra"
+    DevicePlugin = "device-plugin"
+
+
+class MigSettings(TypedDict):
+    """`nodePools[].mig`: MIG partitioning of every GPU in the pool."""
+
+    profile: str
+    """MIG profile every GPU of the pool is split into, e.g. 3g.40gb."""
+
+
+class AmiType(enum.Enum):
+    """`nodePools[].amiType`: EKS only: NVIDIA AMI family (AL2023 by default)."""
+
+    AL2023_x86_64_NVIDIA = "AL2023_x86_64_NVIDIA"
+    BOTTLEROCKET_x86_64_NVIDIA = "BOTTLEROCKET_x86_64_NVIDIA"
+
+
+class NodePool(TypedDict):
+    """`nodePools[]` in a stack file (docs/configuration.md)."""
+
+    name: str
+    """Stable pool name; identity of the pool's resources."""
+    gpu: Gpu
+    """GPU model of the pool."""
+    instance_type: NotRequired[str]
+    """EC2 type / Azure VM size; default from the catalog."""
+    min_nodes: NotRequired[int]
+    """Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs. Default: `0`."""
+    max_nodes: int
+    """Autoscaling maximum."""
+    desired_nodes: NotRequired[int]
+    """Initial size; defaults to minNodes."""
+    capacity: NotRequired[Capacity]
+    """Purchase option. Default: `"on-demand"`."""
+    capacity_reservation_id: NotRequired[str]
+    """EC2 capacity reservation (cr-...); required with capacity-block."""
+    availability_zone: NotRequired[str]
+    """Zone the pool is limited to (a capacity block's zone)."""
+    capacity_block_start: NotRequired[str]
+    """capacity-block pools: the block's start (UTC, e.g. 2026-10-01T11:30:00Z); scales the pool up then."""
+    capacity_block_end: NotRequired[str]
+    """capacity-block pools: the block's end; the pool scales to zero before it."""
+    gpu_stack: NotRequired[GpuStack]
+    """Which NVIDIA stack runs on these nodes: the DRA kubelet plugin or the device plugin. Default: `"dra"`."""
+    mig: NotRequired[MigSettings]
+    """MIG partitioning of every GPU in the pool."""
+    labels: NotRequired[dict[str, str]]
+    """Extra node labels."""
+    ami_type: NotRequired[AmiType]
+    """EKS only: NVIDIA AMI family (AL2023 by default)."""
+    disk_size_gb: NotRequired[int]
+    """Root volume size per node. Default: `200`."""
+    gpus_per_node: NotRequired[int]
+    """GPUs per node on kind/existing clusters (clouds: from the instance type)."""
+    nodes: NotRequired[list[str]]
+    """platform existing: the pool's existing nodes; the program applies the pool's labels and taint to them (server-side apply). Empty: preview prints the kubectl commands."""
+
+
+class Driver(enum.Enum):
+    """`gpuOperator.driver`: Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator."""
+
+    Auto = "auto"
+    Host = "host"
+    Operator = "operator"
+
+
+class GpuOperator(TypedDict):
+    """`gpuOperator`: The stack file's `dra-gpu-platform:gpuOperator` section (docs/configuration.md)."""
+
+    enabled: NotRequired[bool]
+    """Install the NVIDIA GPU Operator (default: on, off on kind)."""
+    version: NotRequired[str]
+    """Pinned gpu-operator chart version. Default: `"v25.10.1"`."""
+    allow_unlisted: NotRequired[bool]
+    """Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked). Default: `false`."""
+    driver: NotRequired[Driver]
+    """Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator. Default: `"auto"`."""
+
+
+class DraDriver(TypedDict):
+    """`draDriver`: The stack file's `dra-gpu-platform:draDriver` section (docs/configuration.md)."""
+
+    enabled: NotRequired[bool]
+    """Install the NVIDIA DRA driver. Default: `true`."""
+    version: NotRequired[str]
+    """Pinned DRA driver chart version. Default: `"0.4.1"`."""
+    allow_unlisted: NotRequired[bool]
+    """Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked). Default: `false`."""
+    feature_gates: NotRequired[dict[str, bool]]
+    """Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."""
+    compute_domains: NotRequired[bool]
+    """Enable ComputeDomains (multi-node NVLink / IMEX). Default: `false`."""
+    extended_resource_bridge: NotRequired[bool]
+    """Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: `false`."""
+
+
+class Strategy(enum.Enum):
+    """`deviceClasses[].sharing.strategy`: GPU sharing strategy of the NVIDIA driver."""
+
+    TimeSlicing = "TimeSlicing"
+    MPS = "MPS"
+
+
+class Interval(enum.Enum):
+    """`deviceClasses[].sharing.interval`: TimeSlicing interval."""
+
+    Default = "Default"
+    Short = "Short"
+    Medium = "Medium"
+    Long = "Long"
+
+
+class Sharing(TypedDict):
+    """`deviceClasses[].sharing`: Opaque sharing config passed to the driver."""
+
+    strategy: Strategy
+    """GPU sharing strategy of the NVIDIA driver."""
+    interval: NotRequired[Interval]
+    """TimeSlicing interval."""
+    default_active_thread_percentage: NotRequired[int]
+    """MPS thread share."""
+    default_pinned_device_memory_limit: NotRequired[str]
+    """MPS pinned memory limit."""
+
+
+class DeviceClass(TypedDict):
+    """`deviceClasses[]` in a stack file (docs/configuration.md)."""
+
+    name: str
+    """DeviceClass name, used by claim templates and quotas."""
+    gpu: NotRequired[Gpu]
+    """Match this GPU model (NVML productName)."""
+    min_memory: NotRequired[str]
+    """Minimum `memory` capacity, e.g. 79Gi."""
+    mig_profile: NotRequired[str]
+    """Match MIG devices of this profile."""
+    min_compute_capability: NotRequired[str]
+    """Minimum compute capability, "8.0"."""
+    sharing: NotRequired[Sharing]
+    """Opaque sharing config passed to the driver."""
+    selectors: NotRequired[list[str]]
+    """Raw CEL selectors."""
+
+
+class Migration(enum.Enum):
+    """`namespaces[].migration`: Device plugin → DRA state."""
+
+    Legacy = "legacy"
+    Dual = "dual"
+    DraOnly = "dra-only"
+
+
+class Quota(TypedDict):
+    """`namespaces[].quota`: ResourceQuota of the namespace."""
+
+    claims: NotRequired[int]
+    """count/resourceclaims.resource.k8s.io"""
+    devices: NotRequired[dict[str, int]]
+    """<class>.deviceclass.resource.k8s.io/devices per device class."""
+    legacy_gpus: NotRequired[int]
+    """requests.nvidia.com/gpu (device plugin GPUs)."""
+
+
+class AllocationMode(enum.Enum):
+    """`namespaces[].claimTemplates[].allocationMode`: ExactCount (default) or All."""
+
+    ExactCount = "ExactCount"
+    All = "All"
+
+
+class SubRequest(TypedDict):
+    """`namespaces[].claimTemplates[].firstAvailable[]` in a stack file (docs/configuration.md)."""
+
+    name: NotRequired[str]
+    """Subrequest name; defaults to the device class name."""
+    device_class: str
+    """DeviceClass of this alternative."""
+    count: NotRequired[int]
+    """Devices (ExactCount)."""
+    allocation_mode: NotRequired[AllocationMode]
+    """ExactCount (default) or All."""
+    selectors: NotRequired[list[str]]
+    """Extra CEL selectors."""
+
+
+class ClaimTemplate(TypedDict):
+    """`namespaces[].claimTemplates[]` in a stack file (docs/configuration.md)."""
+
+    name: str
+    """ResourceClaimTemplate name."""
+    request_name: NotRequired[str]
+    """Name of the request containers refer to. Default: `"gpu"`."""
+    device_class: NotRequired[str]
+    """DeviceClass of an exact request."""
+    count: NotRequired[int]
+    """Devices (ExactCount, default 1)."""
+    allocation_mode: NotRequired[AllocationMode]
+    """ExactCount (default) or All."""
+    selectors: NotRequired[list[str]]
+    """Extra CEL selectors of the request."""
+    admin_access: NotRequired[bool]
+    """Monitoring access to devices in use (namespace needs adminAccess). Default: `false`."""
+    same_attribute: NotRequired[str]
+    """constraints[].matchAttribute."""
+    first_available: NotRequired[list[SubRequest]]
+    """Ordered alternatives; the first that fits wins."""
+
+
+class Namespace(TypedDict):
+    """`namespaces[]` in a stack file (docs/configuration.md)."""
+
+    name: str
+    """Namespace name."""
+    migration: NotRequired[Migration]
+    """Device plugin → DRA state. Default: `"dra-only"`."""
+    admin_access: NotRequired[bool]
+    """Label resource.kubernetes.io/admin-access=true. Default: `false`."""
+    labels: NotRequired[dict[str, str]]
+    """Extra namespace labels."""
+    quota: NotRequired[Quota]
+    """ResourceQuota of the namespace."""
+    claim_templates: NotRequired[list[ClaimTemplate]]
+    """ResourceClaimTemplates (not in legacy namespaces)."""
+
+
+class Effect(enum.Enum):
+    """`maintenance.deviceTaints[].effect`: None needs Kubernetes 1.35."""
+
+    NoSchedule = "NoSchedule"
+    NoExecute = "NoExecute"
+    None_ = "None"
+
+
+class DeviceTaint(TypedDict):
+    """`maintenance.deviceTaints[]` in a stack file (docs/configuration.md)."""
+
+    name: str
+    """DeviceTaintRule name."""
+    driver: str
+    """Driver of the tainted device, e.g. gpu.nvidia.com."""
+    pool: str
+    """ResourceSlice pool (the node name for node-local drivers)."""
+    device: str
+    """Device name in the pool, e.g. gpu-3."""
+    key: str
+    """Taint key."""
+    value: NotRequired[str]
+    """Taint value."""
+    effect: NotRequired[Effect]
+    """None needs Kubernetes 1.35. Default: `"NoSchedule"`."""
+
+
+class Maintenance(TypedDict):
+    """`maintenance`: The stack file's `dra-gpu-platform:maintenance` section (docs/configuration.md)."""
+
+    device_taints: NotRequired[list[DeviceTaint]]
+    """DeviceTaintRules (alpha; kind only)."""
+
+
+class Autoscaler(TypedDict):
+    """`autoscaler`: The stack file's `dra-gpu-platform:autoscaler` section (docs/configuration.md)."""
+
+    enabled: NotRequired[bool]
+    """Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."""
+    version: NotRequired[str]
+    """EKS: the cluster-autoscaler image version (same minor as the cluster); default: the newest of the cluster's minor."""
+
+
+class ExternalSources(enum.Enum):
+    """`monitoring.externalSources[]` in a stack file (docs/configuration.md)."""
+
+    KubeStateMetrics = "kube-state-metrics"
+    Kubelet = "kubelet"
+    KubeScheduler = "kube-scheduler"
+    KubeControllerManager = "kube-controller-manager"
+
+
+class Monitoring(TypedDict):
+    """`monitoring`: The stack file's `dra-gpu-platform:monitoring` section (docs/configuration.md)."""
+
+    enabled: NotRequired[bool]
+    """ServiceMonitor, alert rules and dashboard. Default: `false`."""
+    install: NotRequired[bool]
+    """Also install a pinned kube-prometheus-stack. Default: `false`."""
+    namespace: NotRequired[str]
+    """Namespace of the alert rules, the dashboard and (with install) the chart. Default: `"monitoring"`."""
+    create_namespace: NotRequired[bool]
+    """true: this stack creates the namespace; false: it must exist (the stack reads it and fails if it is missing). Default: true with install, false without."""
+    runbook_base_url: NotRequired[str]
+    """Absolute URL under which <Alert>.md runbook pages live; each alert's runbook_url is <runbookBaseUrl>/<Alert>.md. Default: docs/monitoring/runbooks of this repository as GitHub renders it. Default: `"https://github.com/dra-gpu-platform/dra-gpu-platform/blob/main/docs/monitoring/runbooks"`."""
+    external_sources: NotRequired[list[ExternalSources]]
+    """Exporters your own Prometheus already scrapes, for alerts that need them: with install: false kube-state-metrics and kubelet; on kind/existing clusters also kube-scheduler and kube-controller-manager."""
+    dcgm_dra_pod_mapping: NotRequired[bool]
+    """dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere."""
+    claim_pending_minutes: NotRequired[int]
+    """Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer. Default: `5`."""
+    dashboard: NotRequired[bool]
+    """Ship the Grafana dashboard ConfigMap. Default: `true`."""
+    gpu_temperature_celsius: NotRequired[int]
+    """GPU temperature alert threshold. Default: `85`."""
+    idle_gpu_utilization_percent: NotRequired[int]
+    """Below this an allocated GPU is idle. Default: `5`."""
+    idle_gpu_minutes: NotRequired[int]
+    """How long an allocated GPU may idle. Default: `60`."""
+
+
+class GpuPlatformInputs(TypedDict):
+    """The inputs of GpuPlatform: the stack file's sections, the region and the kubeconfig."""
+
+    cluster: Cluster
+    """The stack file's `dra-gpu-platform:cluster` section (docs/configuration.md)."""
+    node_pools: NotRequired[list[NodePool]]
+    """The stack file's `dra-gpu-platform:nodePools` section (docs/configuration.md)."""
+    gpu_operator: NotRequired[GpuOperator]
+    """The stack file's `dra-gpu-platform:gpuOperator` section (docs/configuration.md)."""
+    dra_driver: NotRequired[DraDriver]
+    """The stack file's `dra-gpu-platform:draDriver` section (docs/configuration.md)."""
+    device_classes: NotRequired[list[DeviceClass]]
+    """The stack file's `dra-gpu-platform:deviceClasses` section (docs/configuration.md)."""
+    namespaces: NotRequired[list[Namespace]]
+    """The stack file's `dra-gpu-platform:namespaces` section (docs/configuration.md)."""
+    maintenance: NotRequired[Maintenance]
+    """The stack file's `dra-gpu-platform:maintenance` section (docs/configuration.md)."""
+    autoscaler: NotRequired[Autoscaler]
+    """The stack file's `dra-gpu-platform:autoscaler` section (docs/configuration.md)."""
+    monitoring: NotRequired[Monitoring]
+    """The stack file's `dra-gpu-platform:monitoring` section (docs/configuration.md)."""
+    region: NotRequired[str]
+    """Where an eks or aks cluster runs: the AWS region (the stack file's `aws:region`) or the Azure location (`azure-native:location`). Unused on other platforms."""
+    kubeconfig: NotRequired[pulumi.Input[str]]
+    """The kubeconfig of an `existing` cluster (the stack file's secret `dra-gpu-platform:kubeconfig`); a secret."""

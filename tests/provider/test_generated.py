@@ -1,0 +1,85 @@
+"""provider/inputs.py and provider/schema.json are what the generator makes of the config models today, and the
+schema is valid against Pulumi's metaschema."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import tomllib
+
+import pytest
+from jsonschema import Draft202012Validator, validators
+from jsonschema._keywords import pattern as json_schema_pattern
+
+from dra_gpu_platform.config.loading import SECRET_KEYS, SECTIONS
+from provider.generate import INPUTS, SCHEMA, render_inputs, render_schema
+from provider.package import PACKAGE, VERSION
+from tests.conftest import ROOT, UPSTREAM_SPECS
+
+METASCHEMA = UPSTREAM_SPECS / "pulumi-metaschema.json"
+TOKEN = f"{PACKAGE}:index:GpuPlatform"
+
+
+def _schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+def test_the_input_types_are_current():
+    assert INPUTS.read_text(encoding="utf-8") == render_inputs(), "run `python -m provider.generate`"
+
+
+def test_the_schema_is_current():
+    assert SCHEMA.read_text(encoding="utf-8") == render_schema(), "run `python -m provider.generate`"
+
+
+def _ecma_pattern(validator, pattern, instance, schema):
+    # The metaschema's patterns are ECMA-262 regular expressions (JSON Schema's dialect); Python's `re` spells a
+    # named group (?P<name>...).
+    yield from json_schema_pattern(validator, re.sub(r"\(\?<(?=[A-Za-z])", "(?P<", pattern), instance, schema)
+
+
+def _metaschema_errors(schema: dict) -> list[str]:
+    if not METASCHEMA.exists():
+        pytest.skip(f"{METASCHEMA} is absent: Pulumi's metaschema is read from ../shared next to the checkout")
+    validator = validators.extend(Draft202012Validator, {"pattern": _ecma_pattern})
+    metaschema = json.loads(METASCHEMA.read_text(encoding="utf-8"))
+    return [f"{e.json_path}: {e.message}" for e in validator(metaschema).iter_errors(schema)]
+
+
+def test_the_schema_is_valid_against_pulumis_metaschema():
+    assert _metaschema_errors(_schema()) == []
+
+
+def test_the_metaschema_check_refuses_a_broken_schema():
+    broken = copy.deepcopy(_schema())
+    broken["resources"][TOKEN]["inputProperties"]["region"]["type"] = "text"
+    broken["version"] = "one"
+    errors = "\n".join(_metaschema_errors(broken))
+    assert "$.version" in errors and ".region" in errors
+
+
+def test_gpu_platform_takes_the_stack_files_sections_the_region_and_a_secret_kubeconfig():
+    resource = _schema()["resources"][TOKEN]
+    inputs = resource["inputProperties"]
+    assert list(inputs) == [*SECTIONS, "region", *SECRET_KEYS]
+    assert resource["requiredInputs"] == ["cluster"]
+    assert all(inputs[key].get("secret") is True for key in SECRET_KEYS)
+    assert all(inputs[key].get("plain") is True for key in [*SECTIONS, "region"]), "known when the program runs"
+    assert set(resource["properties"]) == {"kubeconfig", "deviceClassNames", "namespaceNames"}
+
+
+def test_the_cluster_is_one_object_with_the_platform_enum_and_a_block_per_platform():
+    types = _schema()["types"]
+    cluster = types[f"{PACKAGE}:index:Cluster"]
+    assert {"platform", "name", "kubernetesVersion"} <= set(cluster["required"])
+    platform = types[cluster["properties"]["platform"]["$ref"].removeprefix("#/types/")]
+    assert [v["value"] for v in platform["enum"]] == ["eks", "aks", "kind", "existing"]
+    for block in ("eks", "aks", "kind", "existing"):
+        assert block in cluster["properties"] and block not in cluster["required"]
+
+
+def test_the_version_is_the_distributions():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert _schema()["version"] == VERSION == pyproject["project"]["version"]
+    assert _schema()["name"] == PACKAGE == pyproject["project"]["name"]
