@@ -13,6 +13,7 @@ from pulumi.runtime import config as runtime_config
 from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
 from dra_gpu_platform.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
 from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.facts import kubernetes
 from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
 
@@ -39,6 +40,8 @@ def run(config: StackConfig | None = None) -> GpuPlatform:
     """The whole stack: GpuPlatform named after the cluster, and the stack outputs."""
     if config is None:
         config = load_stack_config()
+    for note in kubernetes.lifecycle_notes(config.platform, config.cluster.kubernetes_version, kubernetes.today()):
+        pulumi.log.info(note)
     platform = GpuPlatform(config.cluster.name, GpuPlatformArgs(config=config, kubeconfig=kubeconfig_secret()))
     pulumi.export("platform", config.platform)
     pulumi.export("clusterName", config.cluster.name)
