@@ -37,6 +37,11 @@ def register(app: typer.Typer) -> None:
             help="Kubernetes feature gates, e.g. DRADeviceTaints=true,DRAPrioritizedList=false "
             "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
         ),
+        kubernetes_version: str | None = typer.Option(
+            None,
+            "--kubernetes-version",
+            help="Judge as the cluster would at this Kubernetes minor, e.g. 1.36 (default: the stack's kubernetesVersion).",
+        ),
         more_claims: list[Path] | None = typer.Argument(
             None, metavar="[FILE]...", help="More claim files: `--claims a.yaml b.yaml` reads both."
         ),
@@ -50,7 +55,12 @@ def register(app: typer.Typer) -> None:
 
             name, stack_file = options.resolve_stack(stack, config)
             report = fit_report(
-                load_stack_file(stack_file), name, [*(claims or []), *(more_claims or [])], inventory, feature_gates
+                load_stack_file(stack_file),
+                name,
+                [*(claims or []), *(more_claims or [])],
+                inventory,
+                feature_gates,
+                kubernetes_version,
             )
             failed = output.write_and_emit(
                 options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)

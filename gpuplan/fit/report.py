@@ -33,6 +33,7 @@ from dra_gpu_platform.dra.scheduler import (
     Scheduler,
 )
 from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
+from dra_gpu_platform.facts import versions
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.plans.node_pools import pool_labels
 from dra_gpu_platform.plans.stack_inventory import stack_inventory
@@ -67,15 +68,29 @@ _POOL_LABELS = (POOL_LABEL, "eks.amazonaws.com/nodegroup", "kubernetes.azure.com
 
 def features(gates: g.FeatureGates) -> Features:
     """dynamicresources.go AllocatorFeatures."""
-    return Features(
-        admin_access=gates.admin_access,
-        prioritized_list=gates.prioritized_list,
-        partitionable_devices=gates.partitionable_devices,
-        device_taints=gates.device_taints,
-        binding_and_status=gates.binding_conditions,
-        consumable_capacity=gates.consumable_capacity,
-        minor=gates.minor,
-    )
+    return Features.of(gates)
+
+
+def at_kubernetes_version(config: StackConfig, version: str | None) -> StackConfig:
+    """`--kubernetes-version`: the stack as its cluster would be at another minor (gates, allocator, API server,
+    claim-file schemas). Raises InputError for a minor this package does not know."""
+    if version is None or version == config.cluster.kubernetes_version:
+        return config
+    if version not in versions.SUPPORTED_KUBERNETES:
+        raise InputError(
+            [
+                Problem(
+                    "--kubernetes-version",
+                    "",
+                    version,
+                    f"fit models Kubernetes {', '.join(versions.SUPPORTED_KUBERNETES)}",
+                    f"use one of {', '.join(versions.SUPPORTED_KUBERNETES)}, e.g. --kubernetes-version 1.36",
+                )
+            ],
+            "--kubernetes-version",
+        )
+    cluster = config.cluster.model_copy(update={"kubernetes_version": version})
+    return config.model_copy(update={"cluster": cluster})
 
 
 def feature_gates(config: StackConfig, flag: str | None) -> g.FeatureGates:
@@ -192,8 +207,16 @@ def build_inventory(config: StackConfig, inputs: FitInputs, dump: ClusterDump | 
             )
     if problems:
         raise InputError(problems, source)
+    allocator = features(gates)
     cluster = Cluster(
-        nodes, records, usage, minor=gates.minor, partitionable_devices=gates.partitionable_devices, pool_labels=pool_of
+        nodes,
+        records,
+        usage,
+        minor=gates.minor,
+        partitionable_devices=gates.partitionable_devices,
+        pool_labels=pool_of,
+        sorted_pools=allocator.sorted_pools,
+        binding_last=allocator.experimental,
     )
     if dump is not None:
         # Nodes without a node-pool label are grouped by what the scheduler sees: identical nodes form one
@@ -215,8 +238,11 @@ def fit_report(
     claim_files: list[Path] | None = None,
     inventory_file: Path | None = None,
     feature_gate_flag: str | None = None,
+    kubernetes_version: str | None = None,
 ) -> dict[str, Any]:
-    """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump. Raises InputError."""
+    """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump, at the stack's
+    Kubernetes minor or `kubernetes_version`. Raises InputError."""
+    config = at_kubernetes_version(config, kubernetes_version)
     gates = feature_gates(config, feature_gate_flag)
     source = f"stack:{stack}"
     dump = _read_dump(inventory_file) if inventory_file is not None else None
