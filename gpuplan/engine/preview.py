@@ -38,7 +38,7 @@ def render_preview(stack_file: Path, out: Path) -> Preview:
     files = render_outputs(run, extra)
     manifests = manifest_paths(out, files)
     errors: list[ManifestError] = []
-    checked = tuple(versions_for(run.config.cluster.kubernetes_version))
+    checked = versions_for(run.config.cluster.kubernetes_version, run.config.platform)
     for path in manifests:
         # The text as it will be written, read back: what `kubectl apply -f` will see.
         doc = yaml.load(files[path.relative_to(out).as_posix()], Loader=_LOADER)
