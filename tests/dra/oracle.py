@@ -47,6 +47,11 @@ COUNTER_SET = "gpu-memory"
 ZONE_A = {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}
 
 
+def rare(draw, n: int) -> bool:
+    """True once in n+1 draws; false for the simplest draw, so the first and the shrunk examples are plain ones."""
+    return draw(st.integers(0, n)) == n
+
+
 def binary(minor: int) -> Path:
     return ORACLE_DIR / "bin" / BINARIES[minor]
 
@@ -130,9 +135,9 @@ def device_class(name: str) -> dict[str, Any]:
 @st.composite
 def a_device(draw, name: str, *, features: dict[str, bool], counters: bool, node: str | None) -> dict[str, Any]:
     attributes: dict[str, Any] = {"model": {"string": draw(st.sampled_from("ab"))}}
-    if draw(st.integers(0, 4)):
+    if not rare(draw, 4):
         attributes["numa"] = {"int": draw(st.integers(0, 1))}
-    if draw(st.integers(0, 2)) == 0:
+    if rare(draw, 2):
         attributes[ROOT] = {"string": draw(st.sampled_from(["pci0", "pci1"]))}
     attributes["ver"] = {"version": draw(st.sampled_from(["1.0.0", "2.0.0"]))}
     device: dict[str, Any] = {
@@ -140,7 +145,7 @@ def a_device(draw, name: str, *, features: dict[str, bool], counters: bool, node
         "attributes": attributes,
         "capacity": {"memory": {"value": draw(st.sampled_from(["8Gi", "16Gi", "40Gi"]))}},
     }
-    if draw(st.integers(0, 4)) == 0:
+    if rare(draw, 4):
         device["taints"] = [
             {
                 "key": draw(st.sampled_from(["k1", "k2"])),
@@ -148,11 +153,11 @@ def a_device(draw, name: str, *, features: dict[str, bool], counters: bool, node
                 "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"])),
             }
         ]
-    if counters and draw(st.integers(0, 2)):
+    if counters and not rare(draw, 2):
         device["consumesCounters"] = [
             {"counterSet": COUNTER_SET, "counters": {"mem": {"value": draw(st.sampled_from(["16Gi", "24Gi", "40Gi"]))}}}
         ]
-    if draw(st.integers(0, 6)) == 0:
+    if rare(draw, 6):
         device["allowMultipleAllocations"] = True
         policy = draw(
             st.sampled_from(
@@ -165,7 +170,7 @@ def a_device(draw, name: str, *, features: dict[str, bool], counters: bool, node
         )
         if policy is not None:
             device["capacity"]["memory"]["requestPolicy"] = policy
-    if draw(st.integers(0, 7)) == 0:
+    if rare(draw, 7):
         device["bindingConditions"] = ["ready"]
         device["bindingFailureConditions"] = ["failed"]
         if draw(st.booleans()):
@@ -189,19 +194,19 @@ def slices_of(draw, minor: int, nodes: list[dict[str, Any]], features: dict[str,
     docs = []
     for node in nodes:
         name = node["name"]
-        partitioned = draw(st.integers(0, 3)) == 0
-        slice_count = 1 + (draw(st.integers(0, 3)) == 0)
+        partitioned = rare(draw, 3)
+        slice_count = 1 + rare(draw, 3)
         devices = []
         for s in range(slice_count):
             part = [
                 draw(a_device(f"dev-{s}-{i}", features=features, counters=partitioned, node=name))
-                for i in range(draw(st.integers(0 if s else 1, 4)))
+                for i in range(draw(st.integers(1, 5)) if s == 0 else draw(st.integers(0, 3)))
             ]
             devices.append(part)
-        if draw(st.integers(0, 9)) == 0 and devices[0]:  # a duplicate device name: the pool is invalid
+        if rare(draw, 9) and devices[0]:  # a duplicate device name: the pool is invalid
             devices[-1] = [*devices[-1], dict(devices[0][0])]
         declared = slice_count + partitioned
-        if draw(st.integers(0, 9)) == 0:  # fewer slices than declared: incomplete
+        if rare(draw, 9):  # fewer slices than declared: incomplete
             declared += 1
         # slice names out of list order: sorted by name from 1.36 (buildPool)
         names = [f"{name}-s{chr(ord('z') - s)}" for s in range(slice_count)]
@@ -218,16 +223,16 @@ def slices_of(draw, minor: int, nodes: list[dict[str, Any]], features: dict[str,
                 sharedCounters=[{"name": COUNTER_SET, "counters": {"mem": {"value": "40Gi"}}}],
             )
             docs.append(counter_slice)
-        if draw(st.integers(0, 9)) == 0:  # an older generation of the pool, ignored
+        if rare(draw, 9):  # an older generation of the pool, ignored
             docs.append(slice_doc(f"{name}-old", D, f"pool-{name}", devices[0][:1], generation=0, nodeName=name))
         # 1.35 walks a node's pools in Go map order: one pool per node keeps its result deterministic.
-        if minor >= 36 and draw(st.integers(0, 3)) == 0:
+        if minor >= 36 and rare(draw, 3):
             extra = [
                 draw(a_device(f"x-{i}", features=features, counters=False, node=name))
                 for i in range(draw(st.integers(1, 2)))
             ]
             docs.append(slice_doc(f"{name}-other", draw(st.sampled_from([D, D2])), f"a-{name}", extra, nodeName=name))
-    if minor >= 36 and features.get("PartitionableDevices") and draw(st.integers(0, 4)) == 0:
+    if minor >= 36 and features.get("PartitionableDevices") and rare(draw, 4):
         # per-device node selection: each device names where it is available
         chosen = []
         for i in range(draw(st.integers(1, 3))):
@@ -245,7 +250,7 @@ def slices_of(draw, minor: int, nodes: list[dict[str, Any]], features: dict[str,
             )
             chosen.append(device)
         docs.append(slice_doc("per-device", D, "per-device", chosen, perDeviceNodeSelection=True))
-    if minor >= 36 and draw(st.integers(0, 3)) == 0:
+    if minor >= 36 and rare(draw, 3):
         shared = [
             draw(a_device(f"net-{i}", features=features, counters=False, node=None))
             for i in range(draw(st.integers(1, 3)))
@@ -276,13 +281,13 @@ def slices_of(draw, minor: int, nodes: list[dict[str, Any]], features: dict[str,
 def a_request_body(draw, *, exact: bool) -> dict[str, Any]:
     # mostly classes that select cleanly; now and then one whose selector fails on a device, or none at all
     body: dict[str, Any] = {"deviceClassName": draw(st.sampled_from(CLASS_WEIGHTS))}
-    if draw(st.integers(0, 5)) == 0:
+    if rare(draw, 5):
         body["allocationMode"] = "All"
     else:
-        body["count"] = draw(st.sampled_from([1, 1, 1, 2, 3]))
-    if draw(st.integers(0, 3)) == 0:
+        body["count"] = draw(st.sampled_from([1, 1, 1, 2, 3]))  # 1 is the simplest draw
+    if rare(draw, 3):
         body["selectors"] = [{"cel": {"expression": draw(st.sampled_from(REQUEST_SELECTORS))}}]
-    if draw(st.integers(0, 3)) == 0:
+    if rare(draw, 3):
         toleration: dict[str, Any] = {"key": draw(st.sampled_from(["k1", "k2", ""]))}
         if draw(st.booleans()) or not toleration["key"]:
             toleration["operator"] = "Exists"
@@ -291,9 +296,9 @@ def a_request_body(draw, *, exact: bool) -> dict[str, Any]:
         if draw(st.booleans()):
             toleration["effect"] = draw(st.sampled_from(["NoSchedule", "NoExecute"]))
         body["tolerations"] = [toleration]
-    if exact and draw(st.integers(0, 7)) == 0:
+    if exact and rare(draw, 7):
         body["adminAccess"] = True
-    if draw(st.integers(0, 6)) == 0:
+    if rare(draw, 6):
         body["capacity"] = {"requests": {"memory": draw(st.sampled_from(["4Gi", "8Gi", "10Gi"]))}}
     return body
 
@@ -301,18 +306,18 @@ def a_request_body(draw, *, exact: bool) -> dict[str, Any]:
 @st.composite
 def a_claim(draw, index: int) -> dict[str, Any]:
     requests = []
-    for r in range(draw(st.integers(1, 3))):
-        if draw(st.integers(0, 3)):
+    for r in range(1 + rare(draw, 2) + rare(draw, 4)):
+        if not rare(draw, 3):
             requests.append({"name": f"r{r}", "exactly": draw(a_request_body(exact=True))})
         else:
             subs = [{"name": f"s{i}", **draw(a_request_body(exact=False))} for i in range(draw(st.integers(2, 3)))]
             requests.append({"name": f"r{r}", "firstAvailable": subs})
     devices: dict[str, Any] = {"requests": requests}
-    if draw(st.integers(0, 2)) == 0:
+    if rare(draw, 2):
         names = [r["name"] for r in requests]
         subs = [f"{r['name']}/{x['name']}" for r in requests for x in r.get("firstAvailable") or ()]
         named = draw(st.sampled_from([[], names, names[:1], *([[names[0], subs[0]], subs[:1]] if subs else [])]))
-        kind = "distinctAttribute" if draw(st.integers(0, 3)) == 0 else "matchAttribute"
+        kind = "distinctAttribute" if rare(draw, 3) else "matchAttribute"
         devices["constraints"] = [{"requests": named, kind: draw(st.sampled_from(CONSTRAINT_ATTRIBUTES[:3]))}]
     return {
         "apiVersion": "resource.k8s.io/v1",
@@ -331,7 +336,7 @@ def cases(draw, minor: int) -> Case:
     ]
     slices = draw(slices_of(minor, nodes, features))
     classes = [device_class(name) for name in CLASS_NAMES]
-    claims = [draw(a_claim(i)) for i in range(draw(st.integers(1, 2)))]
+    claims = [draw(a_claim(i)) for i in range(1 + rare(draw, 3))]
     ids = [
         f"{s['spec']['driver']}/{s['spec']['pool']['name']}/{d['name']}"
         for s in slices
