@@ -10,7 +10,7 @@ STAMP := $(VENV)/.synced-$(UV_VERSION)
 STACKS := $(sort $(wildcard stacks/Pulumi.*.yaml))
 GPUPLAN := $(VENV)/bin/gpuplan
 
-.PHONY: setup preview policy test bench clean
+.PHONY: setup preview policy test bench oracle clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -42,6 +42,10 @@ test: setup
 
 bench: setup
 	$(VENV)/bin/python -m bench
+
+# The differential tests against the real allocator (the dra-oracle commands; tests/dra/oracle.py) with many cases per minor.
+oracle: setup
+	ORACLE_EXAMPLES=$${ORACLE_EXAMPLES:-2000} $(VENV)/bin/python -m pytest -q -n 2 tests/dra/test_oracle_differential.py
 
 clean:
 	rm -rf build .pytest_cache .hypothesis

@@ -15,6 +15,7 @@ from pulumi.runtime import config as runtime_config
 from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
 from dra_gpu_platform.config.models import PROJECT, STACK_CONFIG_DIR, StackConfig
 from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.facts import kubernetes
 from dra_gpu_platform.plans.stack import StackPlan, plan_stack
 from dra_gpu_platform.resources.platform import GpuPlatform, GpuPlatformArgs
 
@@ -43,6 +44,8 @@ def run(config: StackConfig | None = None, plan: StackPlan | None = None) -> Gpu
     validated and the plan it derived from it (planned once); `pulumi up` passes neither."""
     if config is None:
         config = load_stack_config()
+    for note in kubernetes.lifecycle_notes(config.platform, config.cluster.kubernetes_version, kubernetes.today()):
+        pulumi.log.info(note)
     if plan is None:
         # the AKS kubeconfig's kubelogin signs in the way the environment running `pulumi up` is signed in
         plan = plan_stack(config, environ=os.environ)

@@ -93,7 +93,8 @@ def check_kubernetes_version(value: Any) -> str:
         )
     if text not in versions.SUPPORTED_KUBERNETES:
         raise rule_error(
-            f"this package renders and validates for Kubernetes {', '.join(versions.SUPPORTED_KUBERNETES)}",
+            f"this package renders and validates for Kubernetes {', '.join(versions.SUPPORTED_KUBERNETES)} (which of "
+            "them EKS and AKS offer is checked per platform: components/config/rules/kubernetes_version.py)",
             f"use one of {', '.join(versions.SUPPORTED_KUBERNETES)}",
         )
     return text

@@ -141,6 +141,7 @@ class _RequestData:
     parent: str | None  # request name when this is a subrequest
     device_class: DeviceClassSpec
     count: int
+    slot: tuple[int, int]  # (request, subrequest) index: requestIndices, the key of isSelectable's cache
     all_devices: list[int] | None = None  # positions, for allocationMode All
     selected: int = 0  # selectedSubRequestIndex (on the entry with sub index 0)
 
@@ -225,7 +226,7 @@ class Allocation:
         self.allocating_capacity: dict[int, dict[str, Fraction]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}  # pool -> set -> counter
         self._available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
-        self._matches: dict[tuple[int, int, int, int], bool] = {}
+        self._matches: dict[tuple[int, tuple[int, int], int, int], bool] = {}
         # class engine
         self._class_of: list[int] = []
         self._class_members: list[list[int]] = []
@@ -240,6 +241,10 @@ class Allocation:
 
     def _choose_engine(self) -> str:
         for claim in self.claims:
+            # distinctAttribute compares a device with the last one of each request: with v0.36's combinations
+            # the order of picks decides, so devices of one class are not interchangeable.
+            if self.features.combinations and any(c.distinct for c in claim.spec.constraints):
+                return "exact"
             # All takes its devices in scan order: with a constraint, which device of a class an earlier pick
             # took decides between "in use" (no solution) and a constraint error, so classes are not symmetric.
             if claim.spec.constraints and any(s.mode == "All" for r in claim.spec.requests for s in r.alternatives):
@@ -282,7 +287,12 @@ class Allocation:
                             )
                 least = None
                 for si, sub in enumerate(request.alternatives):
-                    data = self._validate(ci, claim, sub, request.name if request.first_available else None)
+                    # Up to v0.35 Allocate sets requestKey.subRequestIndex after validateDeviceRequest, so
+                    # subrequest i is validated (and an All request's devices selected) under the key of i-1
+                    # and that key's cache entries; v0.36 sets it first.
+                    key = (ri, si if self.features.minor >= 36 else max(si - 1, 0))
+                    data = self._validate(ci, claim, sub, request.name if request.first_available else None, key)
+                    data.slot = (ri, si)
                     self.request_data[(ci, ri, si)] = data
                     least = data.count if least is None else min(least, data.count)
                 minimum += least or 0
@@ -300,10 +310,11 @@ class Allocation:
                     _DistinctAttribute(constraint) if constraint.distinct else _MatchAttribute(constraint)
                 )
             min_total += minimum
+        self._matches = {}  # Allocate starts the search with a new deviceMatchesRequest cache
         if self.engine == "classes":
             self._build_classes()
         try:
-            done, _ = self._allocate_one(0, 0, 0, 0, False)
+            done, _ = self._allocate_one(0, 0, 0, 0, False, 0)
         except _Stop:
             raise FailedOnNode(
                 f"timed out trying to allocate devices (the simulation stopped after {self.budget} "
@@ -315,8 +326,10 @@ class Allocation:
             return None
         return self._results()
 
-    def _validate(self, ci: int, claim: PodClaim, sub: SubRequest, parent: str | None) -> _RequestData:
-        """validateDeviceRequest."""
+    def _validate(
+        self, ci: int, claim: PodClaim, sub: SubRequest, parent: str | None, key: tuple[int, int]
+    ) -> _RequestData:
+        """validateDeviceRequest (under `key`, see run)."""
         name = sub.name if parent else sub.request
         if sub.admin_access_set and not self.features.admin_access:
             raise AllocationError(
@@ -332,7 +345,7 @@ class Allocation:
                 f"claim {claim.ref}, request {name}: could not retrieve device class {sub.device_class}: "
                 f'deviceclass.resource.k8s.io "{sub.device_class}" not found'
             )
-        data = _RequestData(sub, parent, device_class, sub.count)
+        data = _RequestData(sub, parent, device_class, sub.count, key)
         if sub.mode == "All":
             data.all_devices = []
             for p, pool in enumerate(self.pools):
@@ -358,7 +371,10 @@ class Allocation:
         return data
 
     # -- allocateOne ---------------------------------------------------------------------------------
-    def _allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> tuple[bool, _MaxSize | None]:
+    def _allocate_one(
+        self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int = 0
+    ) -> tuple[bool, _MaxSize | None]:
+        """allocateOne; `start` is v0.36's startLocation as a device position (0: every device)."""
         self.steps += 1
         self.selectors.stats.steps += 1
         if self.steps > self.budget:
@@ -385,14 +401,16 @@ class Allocation:
             )
             if key in self._failed:
                 return False, self._failed_err.get(key)
-        ok, err = self._allocate_one_uncached(ci, ri, si, di, in_sub)
+        ok, err = self._allocate_one_uncached(ci, ri, si, di, in_sub, start)
         if key is not None and not ok:
             self._failed.add(key)
             if err is not None:
                 self._failed_err[key] = err
         return ok, err
 
-    def _allocate_one_uncached(self, ci: int, ri: int, si: int, di: int, in_sub: bool) -> tuple[bool, _MaxSize | None]:
+    def _allocate_one_uncached(
+        self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int
+    ) -> tuple[bool, _MaxSize | None]:
         data = self.request_data[(ci, ri, si)]
         if not in_sub and data.parent is not None:
             all_exceeded = True
@@ -420,16 +438,19 @@ class Allocation:
             ok, undo = self._allocate_device(ci, data, position, must=True)
             if not ok:
                 return False, None
-            done, err = self._allocate_one(ci, ri, si, di + 1, in_sub)
+            # Up to v0.35 the next step drops subRequestIndex (deviceIndices without it), so an All
+            # subrequest other than the first continues with the first subrequest's data; v0.36 keeps it.
+            done, err = self._allocate_one(ci, ri, si if self.features.minor >= 36 else 0, di + 1, in_sub)
             if err is not None or not done:
                 undo()
                 return False, err
             return True, None
-        for position in self._candidates(ci, data):
+        for position in self._candidates(ci, data, start):
             ok, undo = self._allocate_device(ci, data, position, must=False)
             if not ok:
                 continue
-            done, err = self._allocate_one(ci, ri, si, di + 1, in_sub)
+            after = position + 1 if self.features.combinations else 0
+            done, err = self._allocate_one(ci, ri, si, di + 1, in_sub, after)
             if err is None and done:
                 return True, None
             undo()
@@ -437,12 +458,12 @@ class Allocation:
                 return False, err
         return False, None
 
-    def _candidates(self, ci: int, data: _RequestData):
+    def _candidates(self, ci: int, data: _RequestData, start: int = 0):
         """Devices to try for the next pick: every device of a usable pool in scan order, after the cheap in-use
         check and the selectors (the device loop of allocateOne); or one device per class."""
         admin = data.sub.admin_access
         if self.engine == "exact":
-            for position in range(len(self.positions)):
+            for position in range(start, len(self.positions)):
                 entry = self.positions[position]
                 if self.features.minor <= 34 and self.pools[entry.pool].invalid is not None:
                     pool = self.pools[entry.pool]  # v0.34 allocateOne: an invalid pool fails the search
@@ -484,7 +505,8 @@ class Allocation:
         shape = entry.shape
         if not self.features.binding_and_status and shape.binding_conditions:
             return False
-        key = (ci, id(data), shape.id, -1 if entry.node_match is None else int(entry.node_match))
+        # deviceMatchesRequest: cached per claim, request and subrequest index (data.slot)
+        key = (ci, data.slot, shape.id, -1 if entry.node_match is None else int(entry.node_match))
         found = self._matches.get(key)
         if found is not None:
             return found
@@ -597,7 +619,11 @@ class Allocation:
             found = {name: dict(counters) for name, counters in pool.counter_sets.items()}
             for slice_ in (*pool.slices, *pool.other_slices):
                 for device in slice_.devices:
-                    if (pool.driver, pool.pool, device.name) not in self.usage.allocated:
+                    device_id = (pool.driver, pool.pool, device.name)
+                    # v0.36 IsDeviceAllocated: a shareable device with capacity given out counts as allocated
+                    if device_id not in self.usage.allocated and not (
+                        self.features.minor >= 36 and device_id in self.usage.consumed
+                    ):
                         continue
                     for counter_set, counters in device.shape.consumes:
                         available = found.get(counter_set)

@@ -7,7 +7,10 @@ dynamic-resource-allocation v0.35.6 `resourceslice/resourceslicecontroller_test.
 `pkg/registry/resource/deviceclass/strategy.go` (extendedResourceName). Fields already stored in an existing
 object are kept on update ("in use in the old object"), so this applies to objects that are created: claim
 files, the stack's own objects, simulated slices, never to a cluster dump. Validation of what is left
-(`pkg/apis/resource/validation`) is the claim parser's (components/dra/claims.py).
+(`pkg/apis/resource/validation`) is the claim parser's (components/dra/claims.py). 1.36 adds two gated slice
+fields, both alpha in 1.36 and 1.37 (kubernetes/api v0.36.2 and v0.37.0-beta.0 `resource/v1/types.go`
++featureGate markers; docs/references.md#apiserver-drop-disabled-fields); the other fields' gates are on at the
+1.36 and 1.37 defaults, so nothing else is dropped there unless --feature-gates turns a gate off.
 """
 
 from __future__ import annotations
@@ -125,6 +128,22 @@ def drop_slice_fields(
                 g.CONSUMABLE_CAPACITY,
                 dropped,
             )
+    # Fields new in 1.36, alpha there and in 1.37 (kubernetes/api v0.36.2 resource/v1/types.go +featureGate).
+    if gates.minor >= 36 and not gates.enabled(g.NODE_ALLOCATABLE_RESOURCES):
+        for i, device in enumerate(devices):
+            _drop(
+                device,
+                "nodeAllocatableResourceMappings",
+                f"spec.devices[{i}].nodeAllocatableResourceMappings",
+                g.NODE_ALLOCATABLE_RESOURCES,
+                dropped,
+            )
+    if gates.minor >= 36 and not gates.enabled(g.LIST_TYPE_ATTRIBUTES):
+        for i, device in enumerate(devices):
+            attributes = device.get("attributes") if isinstance(device, dict) else None
+            for name, value in (attributes or {}).items():
+                for key in ("ints", "bools", "strings", "versions"):
+                    _drop(value, key, f"spec.devices[{i}].attributes.{name}.{key}", g.LIST_TYPE_ATTRIBUTES, dropped)
     return document, dropped
 
 

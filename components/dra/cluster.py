@@ -168,9 +168,10 @@ class Shapes:
                 sort_keys=True,
                 default=str,
             )
-            if self.consumable_capacity and device.get("allowMultipleAllocations"):
-                extras += json.dumps(capacity, sort_keys=True, default=str)
-        key = (driver, view_key, compared_key, extras)
+        # With consumable capacity every device's capacities (and request policies) decide whether a request fits
+        # (CmpRequestOverCapacity runs for shareable and exclusive devices alike).
+        capacity_key = json.dumps(capacity, sort_keys=True, default=str) if self.consumable_capacity else None
+        key = (driver, view_key, compared_key, extras, capacity_key)
         found_shape = self._by_key.get(key)
         if found_shape is None:
             found_shape = self._by_key[key] = self._build(len(self._by_key), driver, device, attributes, capacity)
@@ -232,7 +233,7 @@ class Shapes:
             binding,
             bool(device.get("bindsToNode")),
             multiple,
-            _capacities(capacity) if self.consumable_capacity and multiple else {},
+            _capacities(capacity) if self.consumable_capacity else {},
         )
 
 
@@ -362,12 +363,18 @@ class Cluster:
         minor: int = 35,
         partitionable_devices: bool = False,
         pool_labels: Mapping[str, str] | None = None,
+        sorted_pools: bool = False,
+        binding_last: bool = False,
     ):
         self.nodes = list(nodes)
         self.slices = list(slices)
         self.usage = usage
         self.minor = minor
         self.partitionable = partitionable_devices
+        # v0.36+ incubating: pools by driver and pool name, a pool's slices by name (Features.sorted_pools)
+        self.sorted_pools = sorted_pools
+        # the lineage that knows binding conditions puts pools with such devices last (Features.experimental)
+        self.binding_last = binding_last
         self.pool_labels = dict(pool_labels or {})  # node -> node pool shown in the report
         self._by_node: dict[str, list[SliceRecord]] = {}
         self._selected: list[SliceRecord] = []  # allNodes / nodeSelector / per-device / counters
@@ -405,7 +412,8 @@ class Cluster:
         for record in candidates:
             if not self.partitionable and (record.per_device is not None or record.shared_counters):
                 continue
-            if record.shared_counters and self.partitionable:
+            if record.shared_counters and self.partitionable and self.minor <= 36:
+                # up to v0.36 counter slices join every node's view; v0.37 applies their node selection
                 relevant.append(record)
             elif _selection_set(record.selection):
                 if node_selection_matches(record.selection, node):
@@ -426,7 +434,12 @@ class Cluster:
             elif record.generation == kept[0].generation:
                 kept.append(record)
         result = []
-        for key, kept in pools.items():  # upstream: Go map order (random); here: first appearance
+        for key, kept in pools.items():  # up to v0.35: Go map order (random); here: first appearance
+            if self.sorted_pools:
+                kept.sort(key=lambda r: r.name)  # buildPool sortSlicesByName
+            elif self.binding_last:
+                # v0.35 experimental GatherPools adds the slices with binding conditions after the others
+                kept.sort(key=lambda r: any(d.shape.binding_conditions for d in r.devices))
             if self.minor <= 34:
                 result.append(self._build(key, kept, None, incomplete=len(kept) != kept[0].count))
                 continue
@@ -440,6 +453,10 @@ class Cluster:
                 result.append(PoolView(key[0], key[1], incomplete=True))
                 continue
             result.append(self._build(key, kept, everything))
+        if self.sorted_pools:
+            result.sort(key=lambda p: (p.driver, p.pool))  # sortPoolsByID
+        if self.binding_last:
+            result.sort(key=lambda p: p.has_binding_conditions)  # resultWithBindingConditions come last
         return tuple(result)
 
     def _check_slices_in_pool(self, key: tuple[str, str], generation: int) -> tuple[bool, list[SliceRecord]]:
@@ -658,6 +675,8 @@ def build_cluster(
     minor: int = 35,
     partitionable_devices: bool = False,
     consumable_capacity: bool = False,
+    sorted_pools: bool = False,
+    binding_last: bool = False,
 ) -> Cluster:
     """A Cluster from v1 ResourceSlice documents; devices are projected onto what `expressions` (every CEL
     selector that will run) and `constraint_attributes` read. Without `nodes`, the nodes are the slices'
@@ -682,6 +701,8 @@ def build_cluster(
         minor=minor,
         partitionable_devices=partitionable_devices,
         pool_labels=node_pools,
+        sorted_pools=sorted_pools,
+        binding_last=binding_last,
     )
     cluster.shapes = shapes
     return cluster

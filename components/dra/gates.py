@@ -1,11 +1,11 @@
 """Kubernetes feature gates that change DRA scheduling, per Kubernetes minor, and `--feature-gates` parsing.
 Pure: no Pulumi imports, no I/O.
 
-Defaults and stages: kubernetes `pkg/features/kube_features.go` `defaultVersionedKubernetesFeatureGates` (1.35
-table; the 1.36 rows from the later table, which keeps history). Dependencies: the same file's
-`defaultKubernetesFeatureGateDependencies` (1.35). Flag syntax and errors: kubernetes/component-base
-`featuregate/feature_gate.go` `(*featureGate).Set` and `unsafeSetFromMap` (v0.35.6); 1.34's component-base has no
-dependency check (v0.34.10).
+The gate table (stage, default, lock per minor; dependencies) is a fact of components/facts/kubernetes.py
+(docs/references.md#kubernetes-dra-gates-per-minor). Flag syntax and errors: kubernetes/component-base
+`featuregate/feature_gate.go` `(*featureGate).Set` and `unsafeSetFromMap` (v0.35.6); 1.34's component-base has
+no dependency check (v0.34.10). Which allocator a scheduler picks: dynamic-resource-allocation
+`structured/allocator.go` `NewAllocator` at the tag of each minor (docs/references.md#allocator-variants).
 """
 
 from __future__ import annotations
@@ -13,75 +13,66 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-DYNAMIC_RESOURCE_ALLOCATION = "DynamicResourceAllocation"
-ADMIN_ACCESS = "DRAAdminAccess"
-PRIORITIZED_LIST = "DRAPrioritizedList"
-DEVICE_STATUS = "DRAResourceClaimDeviceStatus"
-FILTER_TIMEOUT = "DRASchedulerFilterTimeout"
-DEVICE_TAINTS = "DRADeviceTaints"
-DEVICE_TAINT_RULES = "DRADeviceTaintRules"
-PARTITIONABLE_DEVICES = "DRAPartitionableDevices"
-CONSUMABLE_CAPACITY = "DRAConsumableCapacity"
-BINDING_CONDITIONS = "DRADeviceBindingConditions"
-EXTENDED_RESOURCE = "DRAExtendedResource"
-LIST_TYPE_ATTRIBUTES = "DRAListTypeAttributes"
-NODE_ALLOCATABLE_RESOURCES = "DRANodeAllocatableResources"
-WORKLOAD_RESOURCE_CLAIMS = "DRAWorkloadResourceClaims"
+from dra_gpu_platform.facts import kubernetes as k8s
+
+DYNAMIC_RESOURCE_ALLOCATION = k8s.DYNAMIC_RESOURCE_ALLOCATION
+ADMIN_ACCESS = k8s.DRA_ADMIN_ACCESS
+PRIORITIZED_LIST = k8s.DRA_PRIORITIZED_LIST
+DEVICE_STATUS = k8s.DRA_DEVICE_STATUS
+FILTER_TIMEOUT = k8s.DRA_FILTER_TIMEOUT
+DEVICE_TAINTS = k8s.DRA_DEVICE_TAINTS
+DEVICE_TAINT_RULES = k8s.DRA_DEVICE_TAINT_RULES
+PARTITIONABLE_DEVICES = k8s.DRA_PARTITIONABLE_DEVICES
+CONSUMABLE_CAPACITY = k8s.DRA_CONSUMABLE_CAPACITY
+BINDING_CONDITIONS = k8s.DRA_BINDING_CONDITIONS
+EXTENDED_RESOURCE = k8s.DRA_EXTENDED_RESOURCE
+LIST_TYPE_ATTRIBUTES = k8s.DRA_LIST_TYPE_ATTRIBUTES
+NODE_ALLOCATABLE_RESOURCES = k8s.DRA_NODE_ALLOCATABLE_RESOURCES
+WORKLOAD_RESOURCE_CLAIMS = k8s.DRA_WORKLOAD_RESOURCE_CLAIMS
 ALL_ALPHA = "AllAlpha"
 ALL_BETA = "AllBeta"
 
-
-@dataclass(frozen=True)
-class Stage:
-    since: int  # Kubernetes minor (1.<since>)
-    default: bool
-    prerelease: str  # Alpha | Beta | GA
-    locked: bool = False
-
-
-# gate -> stages in version order (kube_features.go VersionedSpecs).
-SPECS: dict[str, tuple[Stage, ...]] = {
-    DYNAMIC_RESOURCE_ALLOCATION: (
-        Stage(26, False, "Alpha"),
-        Stage(32, False, "Beta"),
-        Stage(34, True, "GA"),
-        Stage(35, True, "GA", locked=True),
-    ),
-    ADMIN_ACCESS: (Stage(32, False, "Alpha"), Stage(34, True, "Beta"), Stage(36, True, "GA", locked=True)),
-    PRIORITIZED_LIST: (Stage(33, False, "Alpha"), Stage(34, True, "Beta"), Stage(36, True, "GA")),
-    DEVICE_STATUS: (Stage(32, False, "Alpha"), Stage(33, True, "Beta")),
-    FILTER_TIMEOUT: (Stage(34, True, "Beta"),),
-    DEVICE_TAINTS: (Stage(33, False, "Alpha"), Stage(36, True, "Beta")),
-    DEVICE_TAINT_RULES: (Stage(35, False, "Alpha"), Stage(36, False, "Beta")),
-    PARTITIONABLE_DEVICES: (Stage(33, False, "Alpha"), Stage(36, True, "Beta")),
-    CONSUMABLE_CAPACITY: (Stage(34, False, "Alpha"), Stage(36, True, "Beta")),
-    BINDING_CONDITIONS: (Stage(34, False, "Alpha"), Stage(36, True, "Beta")),
-    EXTENDED_RESOURCE: (Stage(34, False, "Alpha"), Stage(36, True, "Beta")),
-    LIST_TYPE_ATTRIBUTES: (Stage(36, False, "Alpha"),),
-    NODE_ALLOCATABLE_RESOURCES: (Stage(36, False, "Alpha"),),
-    WORKLOAD_RESOURCE_CLAIMS: (Stage(36, False, "Alpha"),),
-}
-
-# defaultKubernetesFeatureGateDependencies (1.35): a gate may only be on when these are on.
-DEPENDENCIES: dict[str, tuple[str, ...]] = {
-    ADMIN_ACCESS: (DYNAMIC_RESOURCE_ALLOCATION,),
-    CONSUMABLE_CAPACITY: (DYNAMIC_RESOURCE_ALLOCATION,),
-    BINDING_CONDITIONS: (DYNAMIC_RESOURCE_ALLOCATION, DEVICE_STATUS),
-    DEVICE_TAINT_RULES: (DEVICE_TAINTS,),
-    DEVICE_TAINTS: (DYNAMIC_RESOURCE_ALLOCATION,),
-    EXTENDED_RESOURCE: (DYNAMIC_RESOURCE_ALLOCATION,),
-    PARTITIONABLE_DEVICES: (DYNAMIC_RESOURCE_ALLOCATION,),
-    PRIORITIZED_LIST: (DYNAMIC_RESOURCE_ALLOCATION,),
-    FILTER_TIMEOUT: (DYNAMIC_RESOURCE_ALLOCATION,),
-}
-_DEPENDENCY_CHECK_SINCE = 35  # component-base v0.35 added AddDependencies
+Stage = k8s.GateStage
+# gate -> stages in version order (the versioned gate table).
+SPECS: Mapping[str, tuple[Stage, ...]] = {name: gate.stages for name, gate in k8s.GATES.items()}
+DEPENDENCIES = k8s.DEPENDENCIES
+_DEPENDENCY_CHECK_SINCE = k8s.DEPENDENCY_CHECK_SINCE
 
 # strconv.ParseBool
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
-# Gates the allocator in this package follows (1.35 semantics); newer ones are accepted and reported as not modelled.
-MODELLED = frozenset(SPECS) - {LIST_TYPE_ATTRIBUTES, NODE_ALLOCATABLE_RESOURCES, WORKLOAD_RESOURCE_CLAIMS}
+# Gates whose effect on scheduling and on the API server this package models; the others are accepted and
+# reported as not modelled when on.
+MODELLED = frozenset(
+    {
+        DYNAMIC_RESOURCE_ALLOCATION,
+        ADMIN_ACCESS,
+        PRIORITIZED_LIST,
+        DEVICE_STATUS,
+        FILTER_TIMEOUT,
+        DEVICE_TAINTS,
+        DEVICE_TAINT_RULES,
+        PARTITIONABLE_DEVICES,
+        CONSUMABLE_CAPACITY,
+        BINDING_CONDITIONS,
+        EXTENDED_RESOURCE,
+        k8s.DRA_GRANULAR_STATUS_AUTHORIZATION,  # RBAC of drivers and schedulers only: nothing to model in fit
+        k8s.RESOURCE_HEALTH_STATUS,  # kubelet pod status only
+    }
+)
+
+# The allocator features each variant supports, per the minor's dynamic-resource-allocation
+# (structured/internal/*/allocator_*.go SupportedFeatures): up to v0.35 `stable` supports none and `incubating`
+# the four older ones; from v0.36 `stable` took over incubating's set and `incubating` experimental's.
+_OLDER = frozenset({"AdminAccess", "PrioritizedList", "PartitionableDevices", "DeviceTaints"})
+_NEWER = _OLDER | {"DeviceBindingAndStatus", "ConsumableCapacity"}
+VARIANTS: Mapping[int, tuple[tuple[str, frozenset[str]], ...]] = {
+    34: (("stable", frozenset()), ("incubating", _OLDER), ("experimental", _NEWER)),
+    35: (("stable", frozenset()), ("incubating", _OLDER), ("experimental", _NEWER)),
+    36: (("stable", _OLDER), ("incubating", _NEWER), ("experimental", _NEWER | {"ListTypeAttributes"})),
+    37: (("stable", _OLDER), ("incubating", _NEWER), ("experimental", _NEWER | {"ListTypeAttributes"})),
+}
 
 
 class GateError(ValueError):
@@ -94,11 +85,7 @@ class GateError(ValueError):
 
 def stage_at(gate: str, minor: int) -> Stage | None:
     """The stage in effect at 1.<minor> (featureSpecAtEmulationAndMinCompatVersion), None before it existed."""
-    found = None
-    for stage in SPECS[gate]:
-        if stage.since <= minor:
-            found = stage
-    return found
+    return k8s.GATES[gate].stage(minor)
 
 
 def _minor(kubernetes_version: str) -> int:
@@ -171,14 +158,29 @@ class FeatureGates:
     def extended_resource(self) -> bool:
         return self.enabled(EXTENDED_RESOURCE)
 
+    def allocator_features(self) -> frozenset[str]:
+        """dynamicresources.go AllocatorFeatures (structured.Features), by field name. The stored plugin maps
+        these six; ListTypeAttributes (alpha) reaches the CEL cache, not this struct
+        (docs/references.md#allocator-variants)."""
+        flags = {
+            "AdminAccess": self.admin_access,
+            "PrioritizedList": self.prioritized_list,
+            "PartitionableDevices": self.partitionable_devices,
+            "DeviceTaints": self.device_taints,
+            "DeviceBindingAndStatus": self.binding_conditions,
+            "ConsumableCapacity": self.consumable_capacity,
+        }
+        return frozenset(name for name, on in flags.items() if on)
+
     def allocator_variant(self) -> str:
         """structured/allocator.go NewAllocator: the first of stable, incubating, experimental whose supported
-        features cover the enabled ones."""
-        if self.consumable_capacity or self.binding_conditions:
-            return "experimental"
-        if self.admin_access or self.prioritized_list or self.partitionable_devices or self.device_taints:
-            return "incubating"
-        return "stable"
+        features cover the enabled ones, at this minor's dynamic-resource-allocation."""
+        enabled = self.allocator_features()
+        variants = VARIANTS[min(max(self.minor, 34), 37)]
+        for name, supported in variants:
+            if enabled <= supported:
+                return name
+        return variants[-1][0]
 
 
 def defaults(kubernetes_version: str) -> FeatureGates:

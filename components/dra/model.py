@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dra_gpu_platform.dra import gates as g
 from dra_gpu_platform.dra.cel import CelCompileError, CelEvaluationError, Device, DeviceSelector, compile_selector
 from dra_gpu_platform.dra.claims import ClaimSpec, SubRequest
 from dra_gpu_platform.dra.node_selectors import node_selector_matches
@@ -42,9 +43,36 @@ class Features:
     consumable_capacity: bool = False
     minor: int = 35
 
+    @classmethod
+    def of(cls, gates: g.FeatureGates) -> Features:
+        """dynamicresources.go AllocatorFeatures of the gates in effect, at their minor."""
+        return cls(
+            admin_access=gates.admin_access,
+            prioritized_list=gates.prioritized_list,
+            partitionable_devices=gates.partitionable_devices,
+            device_taints=gates.device_taints,
+            binding_and_status=gates.binding_conditions,
+            consumable_capacity=gates.consumable_capacity,
+            minor=gates.minor,
+        )
+
     @property
     def experimental(self) -> bool:
+        """The allocator code that knows consumable capacity and binding conditions runs: `experimental` up to
+        v0.35, `incubating` from v0.36 (the same lineage; docs/references.md#allocator-variants)."""
         return self.consumable_capacity or self.binding_and_status
+
+    @property
+    def combinations(self) -> bool:
+        """v0.36 incubating allocateOne: the next device of a request is searched after the previous one
+        (deviceLocation startLocation), so a request tries combinations, not permutations."""
+        return self.minor >= 36 and self.experimental
+
+    @property
+    def sorted_pools(self) -> bool:
+        """v0.36 incubating GatherPools/buildPool: pools sorted by driver and pool name, a pool's slices by
+        name (before: Go map order, slices in list order)."""
+        return self.minor >= 36 and self.experimental
 
 
 @dataclass(frozen=True)

@@ -618,9 +618,15 @@ class Scheduler:
                         break
                     count += 1
                     taken = {d.device for d in result[0].devices if not d.admin_access and not d.shared}
-                    if single or not taken:
+                    # what shareable devices give out counts for the next copy (allocatedSharedDevices)
+                    shares = [d for d in result[0].devices if d.shared and any(amount for _, amount in d.consumed)]
+                    if single or not (taken or shares):
                         break
                     usage.allocated |= taken
+                    for share in shares:
+                        bucket = usage.consumed.setdefault(share.device, {})
+                        for name, amount in share.consumed:
+                            bucket[name] = bucket.get(name, 0) + amount
                 total += count * len(group)
                 if single and total:
                     return 1

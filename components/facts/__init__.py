@@ -13,6 +13,7 @@ __all__ = [
     "eks_addons",
     "eks_amis",
     "gpu_operator",
+    "kubernetes",
     "naming",
     "node_labels",
     "project",

@@ -7,20 +7,25 @@ names, what each creates) are in components/facts/driver_charts.py.
 
 from __future__ import annotations
 
+from dra_gpu_platform.facts import kubernetes
+
 GPU_OPERATOR_DEFAULT = "v25.10.1"
 # v25.10.0 is the first GPU Operator with CDI on by default, which the DRA driver needs.
 GPU_OPERATOR_MIN_FOR_DRA = "25.10.0"
 GPU_OPERATOR_REPO = "https://helm.ngc.nvidia.com/nvidia"
 
-# kindest/node images per Kubernetes minor, pinned by digest: the default image of the kind release that
-# built it (kubernetes-sigs/kind pkg/apis/config/defaults/image.go at v0.30.0, v0.31.0, v0.32.0). kind never
-# released a kindest/node:v1.36.0 (only a staging image), so 1.36 is v1.36.1. Users may pin their own.
+# kindest/node images per Kubernetes minor, pinned by digest: the images kind v0.33.0 was released with (its
+# default, v1.37.0, and the pre-built ones its release notes list; docs/references.md#kind-node-images). kind
+# images are built per kind release, so all four come from the same one. Users may pin their own.
+KIND_RELEASE = "v0.33.0"
 KIND_NODE_IMAGES = {
-    "1.34": "kindest/node:v1.34.0@sha256:7416a61b42b1662ca6ca89f02028ac133a309a2a30ba309614e8ec94d976dc5a",
-    "1.35": "kindest/node:v1.35.0@sha256:452d707d4862f52530247495d180205e029056831160e22870e37e3f6c1ac31f",
-    "1.36": "kindest/node:v1.36.1@sha256:3489c7674813ba5d8b1a9977baea8a6e553784dab7b84759d1014dbd78f7ebd5",
+    "1.34": "kindest/node:v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d",
+    "1.35": "kindest/node:v1.35.8@sha256:07b2536e30b803ed61d1677a79df6115f798ce64c80f9e22f6ed45afd09323c0",
+    "1.36": "kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed",
+    "1.37": "kindest/node:v1.37.0@sha256:a1ed56cfb0e7b93589bdf97c8cd566405a265939e3620fc4f5de89adff580ae5",
 }
 
-# Kubernetes minors this package renders for: DRA resource.k8s.io/v1 is GA from 1.34.
-SUPPORTED_KUBERNETES = ("1.34", "1.35", "1.36")
+# Kubernetes minors this package renders for (components/facts/kubernetes.py MINORS): DRA resource.k8s.io/v1 is
+# GA from 1.34.
+SUPPORTED_KUBERNETES = tuple(kubernetes.MINORS)
 MIN_KUBERNETES = (1, 34)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import Any
 
@@ -16,9 +17,7 @@ import jsonschema
 from kubernetes_validate import utils as kv
 from referencing import Registry, Resource
 
-# Every manifest is checked against the oldest and newest Kubernetes this package supports, plus the
-# stack's own version.
-BASELINE_VERSIONS = ("1.34.0", "1.35.0")
+from dra_gpu_platform.facts import kubernetes, versions
 
 
 @dataclass(frozen=True)
@@ -69,6 +68,22 @@ def validate_document(doc: dict[str, Any], version: str, file: str = "") -> list
     ]
 
 
-def versions_for(kubernetes_version: str) -> tuple[str, ...]:
-    stack = f"{kubernetes_version}.0"
-    return tuple(sorted(set(BASELINE_VERSIONS) | {stack}, key=lambda v: tuple(map(int, v.split(".")))))
+def supported_versions() -> tuple[str, ...]:
+    """Every minor this package supports, as x.y.0, where kubernetes-validate ships schemas (for manifests whose
+    stack minor is unknown: a user's program that builds no GpuPlatform)."""
+    newest = kv.major_minor(kv.latest_version())
+    return tuple(f"{m}.0" for m in versions.SUPPORTED_KUBERNETES if kv.major_minor(f"{m}.0") <= newest)
+
+
+def versions_for(kubernetes_version: str, platform: str = "existing", on: date | None = None) -> tuple[str, ...]:
+    """The Kubernetes versions a stack's manifests are checked against: its own minor and the minor it can move
+    to next (EKS and AKS upgrade one minor at a time, to a minor the service offers that day; kind and existing
+    clusters to the next minor this package knows: components/facts/kubernetes.py next_minor), as x.y.0 and
+    only where kubernetes-validate ships schemas (its newest minor at most)."""
+    day = on or kubernetes.today()
+    minors = [kubernetes_version]
+    following = kubernetes.next_minor(platform, kubernetes_version, day)
+    if following is not None:
+        minors.append(following)
+    newest = kv.major_minor(kv.latest_version())
+    return tuple(f"{m}.0" for m in minors if kv.major_minor(f"{m}.0") <= newest)

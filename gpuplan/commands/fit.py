@@ -36,6 +36,13 @@ FeatureGates = Annotated[
         "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
     ),
 ]
+KubernetesVersion = Annotated[
+    str | None,
+    typer.Option(
+        "--kubernetes-version",
+        help="Judge as the cluster would at this Kubernetes minor, e.g. 1.36 (default: the stack's kubernetesVersion).",
+    ),
+]
 MoreClaimFiles = Annotated[
     list[Path] | None,
     typer.Argument(metavar="[FILE]...", help="More claim files: `--claims a.yaml b.yaml` reads both."),
@@ -50,6 +57,7 @@ def fit(
     claims: ClaimFiles = None,
     inventory: ClusterDump = None,
     feature_gates: FeatureGates = None,
+    kubernetes_version: KubernetesVersion = None,
     more_claims: MoreClaimFiles = None,
 ) -> None:
     """Will every claim and pod schedule? Per claim: fits or not, where, how many at once, quota vs capacity; per pod: node and devices."""
@@ -67,6 +75,7 @@ def fit(
             [*(claims or []), *(more_claims or [])],
             inventory,
             feature_gates,
+            kubernetes_version,
         )
         failed = output.write_and_emit(
             options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)

@@ -12,7 +12,7 @@ import yaml
 from dra_gpu_platform.config.loading import stack_name_from_path
 from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
-from gpuplan.checks.kube_validate import BASELINE_VERSIONS, ManifestError, validate_document, versions_for
+from gpuplan.checks.kube_validate import ManifestError, supported_versions, validate_document, versions_for
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
 from gpuplan.engine.runtime import ProgramRun
@@ -42,9 +42,9 @@ def render_preview(source: ProgramSource, out: Path) -> Preview:
     manifests = manifest_paths(out, files)
     errors: list[ManifestError] = []
     if run.plan is not None:
-        checked = tuple(versions_for(run.plan.kubernetes_version))
+        checked = versions_for(run.plan.kubernetes_version, run.plan.platform)
     else:  # a user's program without a GpuPlatform: the Kubernetes versions the package supports
-        checked = BASELINE_VERSIONS
+        checked = supported_versions()
         run.logs.append(("info", KUBERNETES_UNKNOWN_NOTE.format(versions=", ".join(checked))))
     for path in manifests:
         # The text as it will be written, read back: what `kubectl apply -f` will see.

@@ -10,6 +10,7 @@ other, each taking its devices for the pods that follow. A claim used by a pod t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from dra_gpu_platform.dra.scheduler import (
     Scheduler,
 )
 from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
+from dra_gpu_platform.facts import versions
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.fit.inputs import (
@@ -65,15 +67,28 @@ _POOL_LABELS = (POOL_LABEL, "eks.amazonaws.com/nodegroup", "kubernetes.azure.com
 
 def features(gates: g.FeatureGates) -> Features:
     """dynamicresources.go AllocatorFeatures."""
-    return Features(
-        admin_access=gates.admin_access,
-        prioritized_list=gates.prioritized_list,
-        partitionable_devices=gates.partitionable_devices,
-        device_taints=gates.device_taints,
-        binding_and_status=gates.binding_conditions,
-        consumable_capacity=gates.consumable_capacity,
-        minor=gates.minor,
-    )
+    return Features.of(gates)
+
+
+def at_kubernetes_version(plan: StackPlan, version: str | None) -> StackPlan:
+    """`--kubernetes-version`: the stack as its cluster would be at another minor (gates, allocator, API server,
+    claim-file schemas). Raises InputError for a minor this package does not know."""
+    if version is None or version == plan.kubernetes_version:
+        return plan
+    if version not in versions.SUPPORTED_KUBERNETES:
+        raise InputError(
+            [
+                Problem(
+                    "--kubernetes-version",
+                    "",
+                    version,
+                    f"fit models Kubernetes {', '.join(versions.SUPPORTED_KUBERNETES)}",
+                    f"use one of {', '.join(versions.SUPPORTED_KUBERNETES)}, e.g. --kubernetes-version 1.36",
+                )
+            ],
+            "--kubernetes-version",
+        )
+    return dataclasses.replace(plan, kubernetes_version=version)
 
 
 def feature_gates(plan: StackPlan, flag: str | None) -> g.FeatureGates:
@@ -190,8 +205,16 @@ def build_inventory(plan: StackPlan, inputs: FitInputs, dump: ClusterDump | None
             )
     if problems:
         raise InputError(problems, source)
+    allocator = features(gates)
     cluster = Cluster(
-        nodes, records, usage, minor=gates.minor, partitionable_devices=gates.partitionable_devices, pool_labels=pool_of
+        nodes,
+        records,
+        usage,
+        minor=gates.minor,
+        partitionable_devices=gates.partitionable_devices,
+        pool_labels=pool_of,
+        sorted_pools=allocator.sorted_pools,
+        binding_last=allocator.experimental,
     )
     if dump is not None:
         # Nodes without a node-pool label are grouped by what the scheduler sees: identical nodes form one
@@ -213,8 +236,11 @@ def fit_report(
     claim_files: list[Path] | None = None,
     inventory_file: Path | None = None,
     feature_gate_flag: str | None = None,
+    kubernetes_version: str | None = None,
 ) -> dict[str, Any]:
-    """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump. Raises InputError."""
+    """Evaluate the stack (and claim files) on its simulated inventory or a cluster dump, at the stack's
+    Kubernetes minor or `kubernetes_version`. Raises InputError."""
+    plan = at_kubernetes_version(plan, kubernetes_version)
     gates = feature_gates(plan, feature_gate_flag)
     source = f"stack:{stack}"
     dump = _read_dump(inventory_file) if inventory_file is not None else None

@@ -106,6 +106,8 @@ def cluster(
         minor=features.minor,
         partitionable_devices=features.partitionable_devices,
         consumable_capacity=features.consumable_capacity,
+        sorted_pools=features.sorted_pools,
+        binding_last=features.experimental,
     )
 
 

@@ -91,7 +91,12 @@ def claim_spec(draw):
 
 
 def features(draw) -> Features:
-    return Features(device_taints=draw(st.booleans()), consumable_capacity=draw(st.booleans()))
+    # minor 36 with consumable capacity: v0.36's combinations (startLocation) in the exact engine
+    return Features(
+        device_taints=draw(st.booleans()),
+        consumable_capacity=draw(st.booleans()),
+        minor=draw(st.sampled_from([35, 36])),
+    )
 
 
 @st.composite

@@ -23,12 +23,35 @@ def test_defaults_of_1_34_and_1_35_pick_the_incubating_allocator():
     assert g.stage_at(g.DEVICE_TAINT_RULES, 34) is None and g.stage_at(g.DYNAMIC_RESOURCE_ALLOCATION, 35).locked
 
 
-def test_1_36_turns_the_beta_gates_on_and_runs_the_experimental_allocator():
+def test_1_36_turns_the_beta_gates_on_and_runs_the_incubating_allocator_of_v0_36():
+    """structured/allocator.go NewAllocator at v0.36.2: incubating took over experimental's features (consumable
+    capacity, binding conditions), so the 1.36 defaults pick incubating; at v0.35.6 the same features pick
+    experimental."""
     gates = g.defaults("1.36")
     assert (
         gates.consumable_capacity and gates.binding_conditions and gates.device_taints and gates.partitionable_devices
     )
-    assert not gates.device_taint_rules and gates.allocator_variant() == "experimental"
+    assert not gates.device_taint_rules and gates.allocator_variant() == "incubating"
+    assert g.parse("DRAConsumableCapacity=true", "1.35").allocator_variant() == "experimental"
+
+
+def test_1_37_defaults_make_device_taint_rules_ga_and_the_extended_resource_locked():
+    """kube-scheduler pkg/features/kube_features.go, the 1.37 rows."""
+    gates = g.defaults("1.37")
+    assert gates.device_taint_rules and gates.extended_resource and gates.allocator_variant() == "incubating"
+    assert g.stage_at(g.EXTENDED_RESOURCE, 37).locked and not g.stage_at(g.DEVICE_TAINTS, 37).locked
+    with pytest.raises(g.GateError, match="locked to true"):
+        g.parse("DRAPrioritizedList=false", "1.37")
+    assert not g.parse("DRAPrioritizedList=false", "1.36").prioritized_list  # GA but not locked in 1.36
+
+
+def test_the_older_features_alone_run_the_stable_allocator_from_v0_36():
+    """v0.36.2 stable SupportedFeatures = AdminAccess, PrioritizedList, PartitionableDevices, DeviceTaints."""
+    gates = g.parse("DRAConsumableCapacity=false,DRADeviceBindingConditions=false", "1.36")
+    assert gates.allocator_variant() == "stable"
+    assert g.parse("DRAConsumableCapacity=false,DRADeviceBindingConditions=false", "1.35").allocator_variant() == (
+        "incubating"
+    )
 
 
 def test_all_beta_gates_off_is_the_stable_allocator():

@@ -72,7 +72,7 @@ def test_manifests_are_applied_namespaces_first(dev_outputs):
 def test_manifests_pass_the_kubernetes_validate_cli(dev_outputs):
     first, _, _ = dev_outputs
     files = sorted(str(p) for p in (first / "manifests").glob("*.yaml"))
-    for version in ("1.34.0", "1.35.0"):
+    for version in ("1.35.0", "1.36.0"):
         result = subprocess.run(
             [sys.executable, "-m", "kubernetes_validate", "--strict", "--quiet", "-k", version, *files],
             capture_output=True,
@@ -98,7 +98,8 @@ def test_json_format_reports_validation(tmp_path):
     assert result.exit_code == 0, result.output
     document = json.loads(result.output)
     assert document["stack"] == "test" and document["validation"]["errors"] == []
-    assert document["validation"]["kubernetesVersions"] == ["1.34.0", "1.35.0"]
+    # the stack's minor and the one a kind cluster moves to next (gpuplan/checks/kube_validate.py versions_for)
+    assert document["validation"]["kubernetesVersions"] == ["1.35.0", "1.36.0"]
 
 
 BROKEN = """\

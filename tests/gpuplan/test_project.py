@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.models import PROJECT
-from gpuplan.checks.kube_validate import BASELINE_VERSIONS
+from gpuplan.checks.kube_validate import supported_versions
 from gpuplan.checks.policy_runner import default_config_path, package_config_dir
 from gpuplan.cli.app import app
 from gpuplan.engine.project import read_project
@@ -92,7 +92,7 @@ def test_a_users_program_registers_what_the_stack_file_registers(previews):
     assert comparable(plan) == comparable(expected) and len(plan["resources"]) > 10
     for path in sorted(reference.rglob("*.yaml")):  # the manifests and kind-config.yaml, byte for byte
         assert (out / path.relative_to(reference)).read_text() == path.read_text(), path.name
-    assert document["validation"]["kubernetesVersions"] == ["1.34.0", "1.35.0"]
+    assert document["validation"]["kubernetesVersions"] == ["1.35.0", "1.36.0"]  # the stack's minor and the next
 
 
 def test_policy_runs_a_users_program_like_the_stack_file_and_finds_the_projects_policy_config(tmp_path):
@@ -172,8 +172,8 @@ def test_a_program_without_gpuplatform_is_checked_for_every_supported_kubernetes
     )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert document["validation"]["kubernetesVersions"] == list(BASELINE_VERSIONS)
-    assert KUBERNETES_UNKNOWN_NOTE.format(versions=", ".join(BASELINE_VERSIONS)) in document["notes"]
+    assert document["validation"]["kubernetesVersions"] == list(supported_versions())
+    assert KUBERNETES_UNKNOWN_NOTE.format(versions=", ".join(supported_versions())) in document["notes"]
     assert [Path(p).name for p in document["manifests"]] == ["00-namespace-team-a.yaml"]
     assert not (tmp_path / "o" / "kind-config.yaml").exists()
 

@@ -63,7 +63,7 @@ def _run(stack: str, version: str) -> ProgramRun:
 
 @pytest.mark.parametrize("stack, allowable", [("prod", True), ("staging", False)])
 def test_a_downgrade_refuses_the_cluster_update(stack, allowable):
-    report = diff_runs(_run(stack, "1.35"), _run(stack, "1.34"))
+    report = diff_runs(_run(stack, "1.36"), _run(stack, "1.35"))  # minors both EKS and AKS offer
     [change] = report.refused
     assert change.op == "update" and change.allowable is allowable and "downgrade" in change.why
     assert change.as_json()["allowable"] is allowable

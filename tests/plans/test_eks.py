@@ -331,9 +331,9 @@ def test_the_autoscaler_may_scale_only_this_clusters_groups():
 
 
 def test_every_supported_minor_has_an_entry_for_every_addon_and_credentials_go_through_pod_identity():
-    from dra_gpu_platform.facts import eks_addons, versions
+    from dra_gpu_platform.facts import eks_addons, kubernetes
 
-    for minor in versions.SUPPORTED_KUBERNETES:
+    for minor in kubernetes.offered_minors("eks", kubernetes.CHECKED):  # 1.37 is not offered by EKS
         plans = {a.name: a for a in eks_plan.addon_plans(minor, "us-east-1")}
         assert set(plans) == {"vpc-cni", "kube-proxy", "coredns", "eks-pod-identity-agent", "aws-ebs-csi-driver"}
         assert all(minor in a.versions for a in eks_addons.ADDONS)

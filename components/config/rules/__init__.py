@@ -13,6 +13,7 @@ from dra_gpu_platform.config.rules import (
     autoscaler,
     cluster,
     device_classes,
+    kubernetes_version,
     maintenance,
     monitoring,
     namespaces,
@@ -29,6 +30,7 @@ def consistency_problems(config: StackSections, declared: dict[str, set[str]] | 
     context = RuleContext(config, declared or {})
     for check in (
         cluster.check,
+        kubernetes_version.check,
         node_pools.check,
         node_pools.check_cloud,
         software.check,
