@@ -19,7 +19,9 @@ from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 PROJECT = "dra-gpu-platform"  # the Pulumi project: stack file keys are `dra-gpu-platform:<section>`
 STACK_CONFIG_DIR = "stacks"
 
-GpuKey = Literal["H100", "H200", "A100-40GB", "A100-80GB", "T4", "L4", "L40S"]
+GpuKey = Literal[
+    "H100", "H100-NVL", "H200", "A100-40GB", "A100-80GB", "B200", "GB200", "A10G", "A10", "T4", "L4", "L40S"
+]
 assert set(GpuKey.__args__) == set(GPU_MODELS)  # the stack contract and the catalog list the same GPUs
 
 

@@ -28,7 +28,6 @@ knows (memory, multiprocessors, memory slices); NVML snapshots carry every engin
 
 from __future__ import annotations
 
-import math
 import re
 import uuid as uuidlib
 from collections.abc import Iterable, Mapping
@@ -94,21 +93,20 @@ class MigShape:
 
 
 def catalog_mig_shapes(model: GpuModel) -> list[MigShape]:
-    total = model.memory.as_integer()
+    """The catalog's MIG profiles as the driver would publish them. A capacity the catalog has no NVML figure for
+    (memory, multiprocessors of the newer GPUs) is left out rather than guessed."""
     shapes = []
     for profile in model.mig_profiles:
-        memory = parse_quantity(profile.memory).as_integer()
-        size = max(1, math.ceil(memory * MEMORY_SLICES / total - 1e-9))
         me = profile.name.endswith("+me")
-        profile_id = _PROFILE_IDS.get((profile.slices, size, me), -1)
+        profile_id = _PROFILE_IDS.get((profile.slices, profile.memory_slices, me), -1)
+        capacity = []
+        if profile.memory is not None:
+            capacity.append(("memory", parse_quantity(profile.memory).as_integer()))
+        if profile.multiprocessors is not None:
+            capacity.append(("multiprocessors", profile.multiprocessors))
         shapes.append(
             MigShape(
-                profile.name,
-                profile_id,
-                profile.slices,
-                size,
-                profile.max_count,
-                (("memory", memory), ("multiprocessors", profile.multiprocessors)),
+                profile.name, profile_id, profile.slices, profile.memory_slices, profile.max_count, tuple(capacity)
             )
         )
     return shapes

@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterable
 
 from dra_gpu_platform.facts import catalog
-from dra_gpu_platform.facts.quantity import parse_quantity
 
 SYSTEM_POOL_NAME = "system"
 MAX_POOL_NAME = 12  # Linux agent pools: 1-12 lower-case letters and digits, starting with a letter
@@ -71,13 +70,14 @@ def colliding_pool_names(pool_names: Iterable[str]) -> dict[str, list[str]]:
 
 def gpu_instance_profile(gpu: str, profile: str) -> str | None:
     """AKS partitions MIG pools by slice count only (MIG1g … MIG7g) and then uses that GPU's smallest
-    profile of that size; return the AKS value, or None when AKS cannot express `profile`."""
+    profile of that size; return the AKS value, or None when AKS cannot express `profile`. "Smallest" is the
+    fewest memory slices, which every catalog profile records (published memory is unknown for some)."""
     model = catalog.gpu_model(gpu)
     wanted = model.mig_profile(profile)
     if wanted is None or wanted.slices not in AKS_MIG_SLICES or "+" in wanted.name:
         return None
     plain = [p for p in model.mig_profiles if p.slices == wanted.slices and "+" not in p.name]
-    smallest = min(plain, key=lambda p: parse_quantity(p.memory))
+    smallest = min(plain, key=lambda p: (p.memory_slices, p.nominal_gb))
     return f"MIG{wanted.slices}g" if smallest.name == wanted.name else None
 
 

@@ -47,14 +47,17 @@ def _shape(t: catalog.InstanceType | None) -> str:
 def gpu_defaults() -> str:
     """One row per GPU of the catalog: what a pool that names only `gpu` gets on each cloud."""
     lines = [
-        "| `gpu` | NVML `productName` | published `memory` (nominal) | EKS default instance type | AKS default VM size | MIG profiles (max per GPU) |",
-        "|---|---|---|---|---|---|",
+        "| `gpu` | NVML `productName` | architecture, compute capability | published `memory` (nominal) "
+        "| EKS default instance type | AKS default VM size | MIG profiles (max per GPU) | multi-node NVLink |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for key, model in catalog.GPU_MODELS.items():
         mig = ", ".join(f"`{p.name}` ×{p.max_count}" for p in model.mig_profiles) or "no MIG"
         lines.append(
-            f"| `{key}` | {model.product_name} | `{model.published_memory}` ({model.nominal_memory_gb} GB) "
-            f"| {_shape(catalog.default_instance_type('eks', key))} | {_shape(catalog.default_instance_type('aks', key))} | {mig} |"
+            f"| `{key}` | {model.product_name} | {model.architecture}, {model.compute_capability} "
+            f"| `{model.published_memory}` ({model.nominal_memory_gb} GB) "
+            f"| {_shape(catalog.default_instance_type('eks', key))} | {_shape(catalog.default_instance_type('aks', key))} | {mig} "
+            f"| {'yes (ComputeDomains)' if model.multi_node_nvlink else 'no'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -62,13 +65,20 @@ def gpu_defaults() -> str:
 def instance_types() -> str:
     """Every instance type and VM size of the catalog, in the catalog's order."""
     lines = [
-        "| platform | instance type / VM size | GPUs per node | vCPUs | EFA interfaces | vCPU quota family | default for its GPU |",
-        "|---|---|---|---|---|---|---|",
+        "| platform | instance type / VM size | GPUs per node | vCPUs | memory | EFA interfaces (attached / max) "
+        "| InfiniBand NICs | NVMe disks | CPU | vCPU quota family | default for its GPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for t in catalog.INSTANCE_TYPES.values():
+        efa = (
+            "–"
+            if t.platform == "aks"
+            else f"{t.efa_interfaces} / {'?' if t.max_efa_interfaces is None else t.max_efa_interfaces}"
+        )
         lines.append(
-            f"| {t.platform} | `{t.name}` | {t.gpus} × {t.gpu} | {t.vcpus} | {t.efa_interfaces or '–'} "
-            f"| {t.quota_family} | {'yes' if t.default else ''} |"
+            f"| {t.platform} | `{t.name}` | {t.gpus} × {t.gpu} | {t.vcpus} | {t.memory_gib} GiB | {efa} "
+            f"| {t.infiniband_nics or '–'} | {t.nvme_disks or '–'} | {t.cpu_architecture} "
+            f"| {t.quota_family} | {'yes' if t.default else ''}{' (Capacity Blocks only)' if t.capacity_blocks_only else ''} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -83,7 +93,8 @@ def mig_profiles() -> str:
         for p in model.mig_profiles:
             on_aks = aks.gpu_instance_profile(key, p.name)
             lines.append(
-                f"| `{key}` | `{p.name}` | {p.max_count} | `{p.memory}` | {p.multiprocessors} "
+                f"| `{key}` | `{p.name}` | {p.max_count} | {f'`{p.memory}`' if p.memory else 'not sourced'} "
+                f"| {p.multiprocessors if p.multiprocessors is not None else 'not sourced'} "
                 f"| {f'`{on_aks}`' if on_aks else 'not on AKS'} |"
             )
     return "\n".join(lines) + "\n"

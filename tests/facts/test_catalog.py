@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
+from packaging.version import Version
 
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
@@ -70,33 +72,102 @@ def test_published_memory_is_below_the_marketing_size_where_nvml_says_so():
 @pytest.mark.parametrize("key", sorted(catalog.GPU_MODELS))
 def test_every_gpu_model_is_complete(key):
     model = catalog.gpu_model(key)
-    assert re.match(model.product_name_regex, model.product_name)
+    assert model.product_name.strip() and re.match(model.product_name_regex, model.product_name)
     assert model.architecture in NVML_ARCHITECTURES.values()
     assert re.match(r"^\d+\.\d+\.\d+$", model.compute_capability)
+    # NVML's total is the marketing size in neither GB nor GiB exactly, but always within a few percent of it:
+    # a figure outside that band is a transcription error (MB for MiB, a dropped digit)
+    ratio = model.memory.as_integer() / (model.nominal_memory_gb * 10**9)
+    assert 0.97 < ratio < 1.08, (key, float(ratio))
     for profile in model.mig_profiles:
         assert profile.name.startswith(f"{profile.slices}g.")
-        assert parse_quantity(profile.memory) <= model.memory
         assert 1 <= profile.max_count <= 7
+        assert profile.memory_slices in (1, 2, 4, 8)
+        assert profile.nominal_gb <= model.nominal_memory_gb
+        if profile.memory is not None:
+            assert parse_quantity(profile.memory) <= model.memory
 
 
-def test_mig_only_on_datacenter_gpus():
-    assert {k for k, m in catalog.GPU_MODELS.items() if m.supports_mig} == {"H100", "H200", "A100-40GB", "A100-80GB"}
+def test_nvml_product_names_are_unique():
+    names = [m.product_name for m in catalog.GPU_MODELS.values()]
+    assert len(names) == len(set(names))
+
+
+def test_mig_profiles_belong_to_mig_capable_models():
+    # MIG starts with compute capability 8.0 and skips the A10/A10G class (NVIDIA MIG user guide, "Supported GPUs")
+    assert {k for k, m in catalog.GPU_MODELS.items() if m.supports_mig} == {
+        "H100",
+        "H100-NVL",
+        "H200",
+        "A100-40GB",
+        "A100-80GB",
+        "B200",
+        "GB200",
+    }
+    for model in catalog.GPU_MODELS.values():
+        if model.supports_mig:
+            assert Version(model.compute_capability) >= Version("8.0")
+            # every 7-slice GPU offers each slice count once as its smallest profile (what AKS can choose)
+            assert sorted({p.slices for p in model.mig_profiles}) == [1, 2, 3, 4, 7]
+
+
+def test_memory_slices_agree_with_published_memory_where_nvml_says_it():
+    checked = 0
+    for model in catalog.GPU_MODELS.values():
+        for profile in model.mig_profiles:
+            if profile.memory is not None:
+                share = parse_quantity(profile.memory).as_integer() * 8 / model.memory.as_integer()
+                assert math.ceil(share - 1e-9) == profile.memory_slices, (model.key, profile.name)
+                checked += 1
+    assert checked == 28  # A100 40GB/80GB, H100, H200
+
+
+def test_newer_gpus_leave_unsourced_mig_figures_empty_rather_than_guessed():
+    for key in ("B200", "GB200", "H100-NVL"):
+        assert all(p.memory is None and p.multiprocessors is None for p in catalog.gpu_model(key).mig_profiles)
+    assert [p.name for p in catalog.gpu_model("GB200").mig_profiles][-1] == "7g.186gb"
+    assert catalog.gpu_model("B200").mig_profile("1g.45gb").memory_slices == 2
+
+
+def test_only_gb200_reaches_other_nodes_over_nvlink():
+    assert {k for k, m in catalog.GPU_MODELS.items() if m.multi_node_nvlink} == {"GB200"}
 
 
 def test_product_name_patterns_do_not_overlap():
-    # an L4 selector must not match an L40S, an A100 40GB one not an A100 80GB
+    # an L4 selector must not match an L40S, an A100 40GB one not an A100 80GB, an A10 not an A10G
     for key, model in catalog.GPU_MODELS.items():
         for other in catalog.GPU_MODELS.values():
             if other.key != key:
                 assert not re.match(model.product_name_regex, other.product_name), (key, other.key)
 
 
+def test_every_instance_type_carries_a_catalog_gpu():
+    assert {t.gpu for t in catalog.INSTANCE_TYPES.values()} <= set(catalog.GPU_MODELS)
+
+
 @pytest.mark.parametrize("platform", ["eks", "aks"])
 def test_instance_types_have_one_default_per_gpu(platform):
-    for gpu in {t.gpu for t in catalog.INSTANCE_TYPES.values() if t.platform == platform}:
+    offered = catalog.gpus_offered(platform)
+    for gpu in offered:
         defaults = [t for t in catalog.instance_types_for(platform, gpu) if t.default]
         assert len(defaults) == 1, (platform, gpu, defaults)
         assert catalog.default_instance_type(platform, gpu) == defaults[0]
+    for gpu in set(catalog.GPU_MODELS) - set(offered):
+        assert catalog.default_instance_type(platform, gpu) is None
+
+
+def test_pools_on_each_platform_take_only_what_it_offers():
+    assert catalog.gpus_offered("eks") == sorted(
+        ["A10G", "A100-40GB", "A100-80GB", "B200", "GB200", "H100", "H200", "L4", "L40S", "T4"]
+    )
+    assert catalog.gpus_offered("aks") == sorted(
+        ["A10", "A100-40GB", "A100-80GB", "GB200", "H100", "H100-NVL", "H200", "T4"]
+    )
+    assert catalog.default_instance_type("aks", "A10G") is None  # A10G is AWS's part; Azure's is the A10
+    assert catalog.default_instance_type("eks", "A10") is None
+    assert catalog.instance_type("eks", "Standard_NV36ads_A10_v5") is None
+    assert catalog.default_instance_type("eks", "GB200").name == "p6e-gb200.36xlarge"
+    assert catalog.default_instance_type("aks", "GB200").name == "Standard_ND128isr_NDR_GB200_v6"
 
 
 def test_instance_type_facts_from_clouds_reference():
@@ -105,8 +176,37 @@ def test_instance_type_facts_from_clouds_reference():
     assert catalog.instance_type("eks", "p5en.48xlarge").efa_interfaces == 16
     assert catalog.instance_type("eks", "g4dn.xlarge").quota_family == "G"
     nd = catalog.instance_type("aks", "Standard_ND96amsr_A100_v4")
-    assert (nd.gpu, nd.gpus, nd.vcpus) == ("A100-80GB", 8, 96)
+    assert (nd.gpu, nd.gpus, nd.vcpus, nd.infiniband_nics) == ("A100-80GB", 8, 96, 8)
     assert catalog.default_instance_type("aks", "L4") is None  # no Azure size carries L4
+
+
+def test_efa_is_attached_on_the_multi_card_sizes_of_the_efa_families_only():
+    attached = {t.name: t.efa_interfaces for t in catalog.INSTANCE_TYPES.values() if t.efa_interfaces}
+    assert attached == {
+        "p6-b200.48xlarge": 8,
+        "p5.48xlarge": 32,
+        "p5e.48xlarge": 32,
+        "p5en.48xlarge": 16,
+        "p4d.24xlarge": 4,
+        "p4de.24xlarge": 4,
+    }
+    # p5.4xlarge supports one EFA on its single card but gets none (and so no placement group)
+    assert catalog.instance_type("eks", "p5.4xlarge").max_efa_interfaces == 1
+
+
+def test_p6e_gb200_is_an_arm64_ultraserver_node_sold_through_capacity_blocks():
+    node = catalog.instance_type("eks", "p6e-gb200.36xlarge")
+    assert (node.gpu, node.gpus, node.vcpus, node.memory_gib, node.nvme_disks) == ("GB200", 4, 144, 960, 3)
+    assert (node.cpu_architecture, node.capacity_blocks_only, node.network_cards) == ("arm64", True, 17)
+    assert node.max_efa_interfaces is None and node.efa_interfaces == 0  # EFA per NCI group: not modelled
+    azure = catalog.instance_type("aks", "Standard_ND128isr_NDR_GB200_v6")
+    assert (azure.gpus, azure.vcpus, azure.memory_gib, azure.infiniband_nics, azure.cpu_architecture) == (
+        4,
+        128,
+        900,
+        4,
+        "arm64",
+    )
 
 
 def test_gpu_memory_per_instance_is_gpus_times_nominal():
@@ -117,6 +217,8 @@ def test_gpu_memory_per_instance_is_gpus_times_nominal():
 
 # ---------------------------------------------------------------------------------------------- EC2 facts against
 # moto 5.2.5's instance-type data (EC2 DescribeInstanceTypes), and one spelling of Azure quota families
+
+NOT_IN_MOTO = {"p6e-gb200.36xlarge"}  # docs/references.md#ec2-p6e-gb200
 
 
 @pytest.fixture(scope="module")
@@ -130,33 +232,51 @@ def ec2_instance_types():
     return json.loads(gzip.decompress(data.read_bytes()))
 
 
-def test_ec2_gpu_counts_nvme_disks_and_efa_cards_match_describe_instance_types(ec2_instance_types):
-    for (platform, name), shape in catalog.INSTANCE_TYPES.items():
-        if platform != "eks":
-            continue
-        described = ec2_instance_types[name]
-        assert described["GpuInfo"]["Gpus"][0]["Count"] == shape.gpus, name
-        assert described["VCpuInfo"]["DefaultVCpus"] == shape.vcpus, name
-        storage = described.get("InstanceStorageInfo") or {}
-        nvme = (
-            sum(d["Count"] for d in storage.get("Disks", []))
-            if storage.get("NvmeSupport") in ("required", "supported")
-            else 0
-        )
-        assert shape.nvme_disks == nvme, name
-        if shape.efa_interfaces:
-            assert described["NetworkInfo"]["EfaInfo"]["MaximumEfaInterfaces"] == shape.efa_interfaces, name
-            assert described["NetworkInfo"]["MaximumNetworkCards"] == shape.efa_interfaces, name  # one EFA per card
+EC2_TYPES = sorted(t.name for t in catalog.INSTANCE_TYPES.values() if t.platform == "eks")
+
+
+def test_moto_lacks_only_the_types_the_aws_docs_source(ec2_instance_types):
+    assert {name for name in EC2_TYPES if name not in ec2_instance_types} == NOT_IN_MOTO
+
+
+@pytest.mark.parametrize("name", sorted(set(EC2_TYPES) - NOT_IN_MOTO))
+def test_ec2_facts_match_describe_instance_types(ec2_instance_types, name):
+    shape = catalog.instance_type("eks", name)
+    described = ec2_instance_types[name]
+    [gpus] = described["GpuInfo"]["Gpus"]
+    assert (gpus["Manufacturer"], gpus["Name"], gpus["Count"]) == ("NVIDIA", shape.gpu.split("-")[0], shape.gpus)
+    # EC2 gives GPU memory in MiB of its own rounding: between the nominal GB and the nominal GiB
+    assert (
+        math.floor(catalog.gpu_model(shape.gpu).nominal_memory_gb * 10**9 / 2**20)
+        <= gpus["MemoryInfo"]["SizeInMiB"]
+        <= catalog.gpu_model(shape.gpu).nominal_memory_gb * 1024
+    )
+    assert described["VCpuInfo"]["DefaultVCpus"] == shape.vcpus
+    assert described["MemoryInfo"]["SizeInMiB"] == shape.memory_gib * 1024
+    assert described["ProcessorInfo"]["SupportedArchitectures"] == [shape.cpu_architecture]
+    storage = described.get("InstanceStorageInfo") or {}
+    nvme = (
+        sum(d["Count"] for d in storage.get("Disks", []))
+        if storage.get("NvmeSupport") in ("required", "supported")
+        else 0
+    )
+    assert shape.nvme_disks == nvme
+    network = described["NetworkInfo"]
+    assert shape.max_efa_interfaces == (network.get("EfaInfo") or {}).get("MaximumEfaInterfaces", 0)
+    assert shape.network_cards == network["MaximumNetworkCards"]
 
 
 def test_azure_quota_families_use_the_usage_api_spelling():
     families = {t.quota_family for t in catalog.INSTANCE_TYPES.values() if t.platform == "aks"}
     assert families == {
+        "standardNDISRGB200V6NDRFamily",
         "standardNDSH100v5Family",
+        "StandardNCadsH100v5Family",
         "standardNDISRH200V5Family",
         "standardNDASv4_A100Family",
         "standardNDAMSv4_A100Family",
         "StandardNCADSA100v4Family",
+        "StandardNVADSA10v5Family",
         "standardNCASv3_T4Family",
     }
     assert all(" " not in f and f.lower().startswith("standard") and f.endswith("Family") for f in families)

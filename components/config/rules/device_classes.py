@@ -48,7 +48,7 @@ def check(r: RuleContext) -> None:
                     "not a MIG profile of any catalog GPU",
                     f"use one of {', '.join(sorted(catalog.all_mig_profile_names()))}",
                 )
-        if dc.min_memory is not None and model is not None:
+        if dc.min_memory is not None and model is not None and (mig is None or mig.memory is not None):
             from dra_gpu_platform.facts.quantity import parse_quantity
 
             available = parse_quantity(mig.memory) if mig else model.memory
