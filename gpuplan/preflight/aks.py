@@ -12,6 +12,7 @@ with recorded responses; only `azure_compute_client` touches the credential chai
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -183,13 +184,42 @@ def azure_compute_client(environ: Mapping[str, str] | None = None) -> tuple[Any,
     from azure.mgmt.compute import ComputeManagementClient
 
     subscription = subscription_id(os.environ if environ is None else environ)
-    credential = DefaultAzureCredential()
+    try:
+        credential = DefaultAzureCredential()
+    except ValueError as error:  # an environment setting it refuses, such as a misspelt AZURE_TOKEN_CREDENTIALS
+        raise AzureAccessError(f"the Azure credential settings are invalid: {error}", credentials_fix()) from None
+    identity_log = logging.getLogger("azure.identity")
+    level = identity_log.level
+    identity_log.setLevel(logging.ERROR)  # its warning repeats, unasked, what the problem below says
     try:
         credential.get_token(ARM_SCOPE)
     except AzureError as error:  # ClientAuthenticationError: nothing signed in, or a sign-in was refused
-        first = (getattr(error, "message", None) or str(error)).strip().splitlines()[0]
-        raise AzureAccessError(f"no Azure credential could sign in: {first}", credentials_fix()) from None
+        raise AzureAccessError(
+            sign_in_failure(str(getattr(error, "message", None) or error)), credentials_fix()
+        ) from None
+    finally:
+        identity_log.setLevel(level)
     return ComputeManagementClient(credential, subscription), subscription
+
+
+# What DefaultAzureCredential says of a credential that had nothing to sign in with (not a refusal).
+_NOT_SET_UP = ("unavailable", "not installed", "not found", "could not be found", "requires")
+
+
+def sign_in_failure(message: str) -> str:
+    """DefaultAzureCredential's message, short: the credentials it tried and what refused, if anything did."""
+    tried, refused = [], []
+    for line in message.splitlines():
+        name, colon, text = line.strip().partition(": ")
+        if line.startswith("\t") and colon and name.endswith("Credential"):
+            tried.append(name)
+            if not any(marker in text for marker in _NOT_SET_UP):
+                refused.append(f"{name}: {text.strip()}")
+    if refused:
+        return f"the Azure sign-in failed: {'; '.join(refused)}"
+    if tried:
+        return f"no Azure credential is signed in (DefaultAzureCredential tried {', '.join(tried)})"
+    return f"no Azure credential could sign in: {message.strip().splitlines()[0] if message.strip() else 'no detail'}"
 
 
 def _listed(client: Any, operation: str, *args: Any, **kwargs: Any) -> list[Any]:

@@ -24,6 +24,8 @@ from dra_gpu_platform.plans.node_pools import PoolPlan
 # Azure Retail Prices pages through NextPageLink; one VM size in one location is a handful of items, so a longer
 # chain means the filter matched far more than it should.
 MAX_RETAIL_PAGES = 10
+# A price read waits this long for the Retail Prices API (azure-core's defaults are 300 s each).
+CONNECT_SECONDS, READ_SECONDS = 10, 60
 AWS_HOURLY_UNIT = "Hrs"
 AZURE_HOURLY_UNIT = "1 Hour"
 
@@ -190,7 +192,7 @@ def azure_price(client: Any, name: str, region: str, read_at: str) -> LivePrice:
     items: list[dict[str, Any]] = []
     try:
         for _ in range(MAX_RETAIL_PAGES):
-            response = client.send_request(request)
+            response = client.send_request(request, connection_timeout=CONNECT_SECONDS, read_timeout=READ_SECONDS)
             response.raise_for_status()
             page = response.json()
             items += page.get("Items") or []

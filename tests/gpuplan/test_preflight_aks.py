@@ -357,14 +357,14 @@ AZURE_SIGN_IN_VARIABLES = (
 )
 
 
-@pytest.mark.parametrize("subscription", [True, False])
-def test_cli_without_credentials_or_subscription_exits_2(tmp_path, monkeypatch, subscription):
+@pytest.mark.parametrize("case", ["no credentials", "no subscription", "bad setting"])
+def test_cli_without_credentials_or_subscription_exits_2(tmp_path, monkeypatch, case):
     for key in (*AZURE_SIGN_IN_VARIABLES, *aks.SUBSCRIPTION_VARIABLES):
         monkeypatch.delenv(key, raising=False)
-    if subscription:
+    if case != "no subscription":
         monkeypatch.setenv("AZURE_SUBSCRIPTION_ID", recorded.SUBSCRIPTION)
     # DefaultAzureCredential limited to its environment credential: no CLI, no managed-identity probe, no network
-    monkeypatch.setenv("AZURE_TOKEN_CREDENTIALS", "EnvironmentCredential")
+    monkeypatch.setenv("AZURE_TOKEN_CREDENTIALS", "EnvironmentCredential" if case != "bad setting" else "EnvCred")
 
     result = CliRunner().invoke(
         app,
@@ -375,14 +375,50 @@ def test_cli_without_credentials_or_subscription_exits_2(tmp_path, monkeypatch, 
     assert result.exit_code == 2, result.output
     [error] = json.loads(result.stdout)["errors"]
     assert error["path"] == "credentials"
-    if subscription:
-        assert error["rule"].startswith("no Azure credential could sign in")
+    if case == "no credentials":
+        assert error["rule"] == "no Azure credential is signed in (DefaultAzureCredential tried EnvironmentCredential)"
         assert "`az login`" in error["fix"] and "AZURE_CLIENT_SECRET" in error["fix"]
         assert "managed identity" in error["fix"] and "Microsoft.Compute/skus/read" in error["fix"]
-    else:
+    elif case == "no subscription":
         assert error["rule"].startswith("no Azure subscription chosen")
         assert "AZURE_SUBSCRIPTION_ID" in error["fix"]
+    else:
+        assert error["rule"].startswith("the Azure credential settings are invalid: Invalid value for AZURE_TOKEN")
     assert not (tmp_path / "out").exists()
+
+
+# DefaultAzureCredential's messages as azure-identity 1.27 words them (abridged to three credentials)
+NOTHING_SIGNED_IN = """DefaultAzureCredential failed to retrieve a token from the included credentials.
+Attempted credentials:
+\tEnvironmentCredential: EnvironmentCredential authentication unavailable. Environment variables are not fully configured.
+Visit https://aka.ms/azsdk/python/identity/environmentcredential/troubleshoot to troubleshoot this issue.
+\tManagedIdentityCredential: ManagedIdentityCredential authentication unavailable.
+\tAzureCliCredential: Azure CLI not found on path
+To mitigate this issue, please refer to the troubleshooting guidelines here at https://aka.ms/azsdk/python/identity/defaultazurecredential/troubleshoot."""
+REFUSED = """DefaultAzureCredential failed to retrieve a token from the included credentials.
+Attempted credentials:
+\tEnvironmentCredential: Authentication failed: AADSTS7000215: Invalid client secret provided.
+To mitigate this issue, please refer to the troubleshooting guidelines here at https://aka.ms/azsdk/python/identity/defaultazurecredential/troubleshoot."""
+
+
+@pytest.mark.parametrize(
+    "message, rule",
+    [
+        (
+            NOTHING_SIGNED_IN,
+            "no Azure credential is signed in (DefaultAzureCredential tried EnvironmentCredential, "
+            "ManagedIdentityCredential, AzureCliCredential)",
+        ),
+        (
+            REFUSED,
+            "the Azure sign-in failed: EnvironmentCredential: Authentication failed: AADSTS7000215: Invalid client "
+            "secret provided.",
+        ),
+        ("Unexpected answer from the token endpoint", "no Azure credential could sign in: Unexpected answer from the"),
+    ],
+)
+def test_sign_in_failure_says_what_was_tried_and_what_refused(message, rule):
+    assert aks.sign_in_failure(message).startswith(rule)
 
 
 # ---------------------------------------------------------------------------------------------------
