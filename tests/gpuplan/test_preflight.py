@@ -560,7 +560,9 @@ def test_cli_without_credentials_exits_2(tmp_path, monkeypatch, base_config):
 def test_cli_non_eks_stack_is_not_covered(tmp_path, kind_base):
     result = CliRunner().invoke(app, ["preflight", "--config", str(write_stack(tmp_path, kind_base, "dev"))])
     assert result.exit_code == 0
-    assert "preflight covers EKS stacks only; stack dev runs on kind, so there is nothing to check" in result.stdout
+    assert (
+        "preflight covers EKS and AKS stacks; stack dev runs on kind, where no cloud account is asked" in result.stdout
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -609,3 +611,47 @@ def test_committed_eks_stack(stack, subnets):
             assert "(cluster.eks.subnetIds) does not exist in" in checked.check("zones").message
         else:
             assert checked.check("zones").ok, checked.check("zones").message
+
+
+# ---------------------------------------------------------------------------------------------------
+# --prices
+
+
+def test_cli_prices_json_and_text(tmp_path, cli, monkeypatch, ec2, sq, base_config):
+    from gpuplan.preflight import live_prices
+    from tests.gpuplan.aws_price_list import answer, ec2_offer
+
+    pricing = boto3.client("pricing", region_name="us-east-1")
+    stub = Stubber(pricing)
+    # the capacity-block pool is never priced on demand: one read, for the T4 pool's g4dn.xlarge (test figure)
+    answer(stub, "g4dn.xlarge", [ec2_offer("g4dn.xlarge", 0.526)])
+    stub.activate()
+    monkeypatch.setattr(live_prices, "aws_pricing_client", lambda: pricing)
+    stack = str(write_stack(tmp_path, base_config, "priced"))
+
+    serve_reservations(ec2, reservation())
+    stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
+    result = cli("--config", stack, "--out", str(tmp_path / "out"), "--format", "json", "--prices")
+
+    assert result.exit_code == 0, result.output
+    stub.assert_no_pending_responses()
+    prices = json.loads(result.stdout)["prices"]
+    pools = {p["pool"]: p for p in prices["pools"]}
+    assert pools["t4-legacy"]["price"]["perNodeHour"] == 0.526
+    assert pools["t4-legacy"]["price"]["asOf"] == "2026-09-01"
+    assert pools["t4-legacy"]["maxPerHour"] == 2.104  # 4 nodes
+    assert pools["h100-block"]["price"] is None
+    assert prices["totals"]["unpriced"] == ["h100-block"]
+    assert json.loads((tmp_path / "out" / "preflight.json").read_text())["prices"] == prices
+
+    sq2 = boto3.client("service-quotas", REGION)
+    stub_quotas(sq2, {P_OD: 384.0, G_OD: 16.0})
+    monkeypatch.setattr(preflight, "aws_clients", lambda region: (ec2, sq2))
+    answer(stub, "g4dn.xlarge", [ec2_offer("g4dn.xlarge", 0.526)])
+    text = cli("--config", stack, "--out", str(tmp_path / "out2"), "--prices")
+
+    assert text.exit_code == 0, text.output
+    assert "On-demand prices in us-east-1" in text.stdout
+    assert "$0.5260" in text.stdout and "$2.1040" in text.stdout
+    assert "capacity-block pool: the block is paid up front" in text.stdout
+    assert "unpriced: h100-block" in text.stdout
