@@ -16,23 +16,14 @@ from pathlib import Path
 
 from pulumi.provider.experimental.util import camel_case
 
-from dra_gpu_platform.config.loading import SECRET_KEYS
 from dra_gpu_platform.config.models import PROJECT
 from provider import shapes
+from provider.arguments import HOSTED, Argument, Hosted
 from provider.shapes import FieldShape, Shape
 
 HERE = Path(__file__).resolve().parent
 INPUTS = HERE / "inputs.py"
 SCHEMA = HERE / "schema.json"
-INPUTS_CLASS = "GpuPlatformInputs"
-REGION = "region"
-REGION_DOC = (
-    "Where an eks or aks cluster runs: the AWS region (the stack file's `aws:region`) or the Azure location "
-    "(`azure-native:location`). Unused on other platforms."
-)
-SECRET_DOCS = {
-    "kubeconfig": f"The kubeconfig of an `existing` cluster (the stack file's secret `{PROJECT}:kubeconfig`); a secret.",
-}
 HEADER = f'''"""Input types of the `{PROJECT}` component package, generated from the config models by
 `python -m provider.generate`: do not edit. Pulumi's analyzer reads these annotations and the docstring after each
 key to infer provider/schema.json."""
@@ -51,7 +42,7 @@ class _Renderer:
         self.blocks: list[str] = []
         self.objects: dict[str, Shape] = {}
         self.enums: dict[tuple[str, ...], str] = {}  # values -> class name
-        self.taken: set[str] = {INPUTS_CLASS}
+        self.taken: set[str] = {hosted.inputs_class for hosted in HOSTED}
 
     def annotation(self, shape: Shape, path: str, owner: str, key: str) -> str:
         if shape.kind == "enum":
@@ -102,14 +93,32 @@ class _Renderer:
 
 
 def render_inputs() -> str:
-    """The source of provider/inputs.py."""
+    """The source of provider/inputs.py: one TypedDict of inputs per hosted component (provider/arguments.py)."""
     renderer = _Renderer()
-    body = [renderer.key(field, field.alias, "") for field in shapes.sections()]
-    body.append(_key(REGION, "str", False, REGION_DOC))
-    body += [_key(key, "pulumi.Input[str]", False, SECRET_DOCS[key]) for key in SECRET_KEYS]
-    doc = "The inputs of GpuPlatform: the stack file's sections, the region and the kubeconfig."
-    blocks = [HEADER, *renderer.blocks, _class(INPUTS_CLASS, doc, body)]
+    classes = [_inputs_class(renderer, hosted) for hosted in HOSTED]
+    blocks = [HEADER, *renderer.blocks, *classes]
     return "\n\n\n".join(block.rstrip("\n") for block in blocks) + "\n"
+
+
+def _inputs_class(renderer: _Renderer, hosted: Hosted) -> str:
+    body = [renderer.key(field, field.alias, "") for field in shapes.sections() if field.alias in hosted.sections]
+    body += [_argument(renderer, argument) for argument in hosted.arguments]
+    if hosted.component == "GpuPlatform":
+        doc = "The inputs of GpuPlatform: the stack file's sections, the region and the kubeconfig."
+    else:
+        names = ", ".join(camel_case(argument.name) for argument in hosted.arguments)
+        doc = (
+            f"The inputs of {hosted.component}: the stack file's sections but `cluster` (the component is composed "
+            f"on a cluster that exists), and {names}."
+        )
+    return _class(hosted.inputs_class, doc, body)
+
+
+def _argument(renderer: _Renderer, argument: Argument) -> str:
+    annotation = argument.annotation
+    if isinstance(annotation, Shape):  # an enum: the cluster's platform ("Platform" names cluster.platform's)
+        annotation = renderer.annotation(annotation, argument.name, "Cluster", argument.name)
+    return _key(argument.name, annotation, argument.required, argument.doc)
 
 
 def render_schema() -> str:

@@ -1,4 +1,5 @@
-"""The `dra-gpu-platform` component package: the provider that hosts GpuPlatform for every Pulumi language.
+"""The `dra-gpu-platform` component package: the provider that hosts GpuPlatform and the finer components
+(EksGpuNodePool, AksGpuNodePool, DeviceClasses, TenantNamespace, GpuOperator, DraDriver) for every Pulumi language.
 
 `component_provider_host` (pulumi/provider/experimental/host.py:28-61) is `main(ComponentProvider(...), args)`;
 this module calls the same `main` with a ComponentProvider subclass, because these behaviours of the SDK's
@@ -17,39 +18,92 @@ and the config model reports every problem at once (provider/sections.py).
 The schema it serves is the analyzer's (`generate_schema`), with `secret: true` on the secret inputs, which the
 analyzer has no annotation for, and without the `"description": null` that `remove_none` leaves in enum value lists
 (schema.py:328 does not descend into lists; the metaschema wants a string there).
+
+Each hosted component is the library's class itself, so it registers the library's type token and children. Two
+more SDK limits are worked around for that (docs/references.md#pulumi-component-provider-modules):
+- the analyzer reads a component's outputs from the annotations of every class in its MRO (analyzer.py:406-414), and
+  the library's classes annotate their child resources as strings (`from __future__ import annotations`), which it
+  cannot read; it analyses a facade with the hosted class's own `__init__`, annotations and source instead, and
+  Construct builds the hosted class;
+- the SDK names every component `<package>:index:<Class>` and constructs only those (component.py:350-367), while the
+  library's finer components are `dra-gpu-platform:cluster:EksGpuNodePool` and so on (their URNs in every stack): the
+  schema names each by its own token, and Construct maps that token back to the class.
 """
 
 import dataclasses
+import inspect
 import json
 from importlib import metadata
 from typing import Any
 
-from pulumi import InputPropertiesError, InputPropertyError, Output, ResourceOptions
+from pulumi import ComponentResource, InputPropertiesError, InputPropertyError, Output, ResourceOptions
 from pulumi.provider import main
 from pulumi.provider.experimental.analyzer import PropertyDefinition, PropertyType
 from pulumi.provider.experimental.component import ComponentProvider
+from pulumi.provider.experimental.util import camel_case
 from pulumi.provider.provider import ConstructResult
 from pulumi.provider.server import ComponentInitError
 
-from dra_gpu_platform.config.loading import SECRET_KEYS
 from dra_gpu_platform.config.models import PROJECT
+from dra_gpu_platform.facts.type_tokens import Component
+from provider.aks_gpu_node_pool import AksGpuNodePool
+from provider.arguments import BY_COMPONENT
+from provider.device_classes import DeviceClasses
+from provider.dra_driver import DraDriver
+from provider.eks_gpu_node_pool import EksGpuNodePool
+from provider.gpu_operator import GpuOperator
 from provider.gpu_platform import GpuPlatform
+from provider.tenant_namespace import TenantNamespace
 
-PACKAGE = PROJECT  # the package name, the first part of the type token dra-gpu-platform:index:GpuPlatform
+PACKAGE = PROJECT  # the package name, the first part of every type token
 VERSION = metadata.version(PROJECT)  # the distribution's version (pyproject.toml [project].version)
-COMPONENTS = [GpuPlatform]
+# Each hosted component and its type token: the library's, so the package registers what the library registers.
+TOKENS: dict[type[ComponentResource], str] = {
+    GpuPlatform: Component.GPU_PLATFORM,
+    EksGpuNodePool: Component.EKS_GPU_NODE_POOL,
+    AksGpuNodePool: Component.AKS_GPU_NODE_POOL,
+    DeviceClasses: Component.DEVICE_CLASSES,
+    TenantNamespace: Component.TENANT_NAMESPACE,
+    GpuOperator: Component.GPU_OPERATOR,
+    DraDriver: Component.DRA_DRIVER,
+}
+COMPONENTS = list(TOKENS)
+
+
+def _index_token(component: type[ComponentResource]) -> str:
+    """The token the SDK gives a component: `<package>:index:<Class>`."""
+    return f"{PACKAGE}:index:{component.__name__}"
+
+
+def facade(component: type[ComponentResource]) -> type[ComponentResource]:
+    """What the analyzer reads of a hosted component: its own annotations (the outputs), its `__init__` (the args)
+    and docstring, and, through the same module and qualified name, its source (the outputs' docstrings)."""
+    return type(
+        component.__name__,
+        (ComponentResource,),
+        {
+            "__module__": component.__module__,
+            "__qualname__": component.__qualname__,
+            "__doc__": component.__doc__,
+            "__annotations__": dict(inspect.get_annotations(component)),
+            "__init__": component.__init__,
+        },
+    )
 
 
 class GpuPlatformProvider(ComponentProvider):
     def __init__(self) -> None:
-        super().__init__(COMPONENTS, PACKAGE, version=VERSION)
+        super().__init__([facade(component) for component in COMPONENTS], PACKAGE, version=VERSION)
+        # Construct builds the hosted classes, not the facades the analyzer read (module docstring).
+        self._components = {component.__name__: component for component in COMPONENTS}
         self.schema = json.dumps(_served(json.loads(self.schema or "{}")))
 
     def construct(
         self, name: str, resource_type: str, inputs: dict[str, Any], options: ResourceOptions | None = None
     ) -> ConstructResult:
+        by_token = {token: _index_token(component) for component, token in TOKENS.items()}
         try:
-            return super().construct(name, resource_type, inputs, options)
+            return super().construct(name, by_token.get(resource_type, resource_type), inputs, options)
         except ComponentInitError as error:
             if isinstance(error.inner, (InputPropertiesError, InputPropertyError)):
                 raise error.inner from None  # the server sends these to the engine as property errors
@@ -101,10 +155,15 @@ def _values(value: Any) -> Any:
 
 
 def _served(schema: dict[str, Any]) -> dict[str, Any]:
-    for resource in schema.get("resources", {}).values():
-        for key in SECRET_KEYS:
-            if key in resource.get("inputProperties", {}):
-                resource["inputProperties"][key]["secret"] = True
+    resources = schema.get("resources", {})
+    for component, token in TOKENS.items():
+        resource = resources.pop(_index_token(component), None)
+        if resource is None:
+            continue
+        for argument in BY_COMPONENT[component.__name__].arguments:
+            if argument.secret:
+                resource["inputProperties"][camel_case(argument.name)]["secret"] = True
+        resources[token] = resource
     for complex_type in schema.get("types", {}).values():
         for value in complex_type.get("enum", []):
             if value.get("description") is None:

@@ -1,4 +1,5 @@
-"""What the engine sends the hosted GpuPlatform, back into stack-file sections, validated by the one config path.
+"""What the engine sends a hosted component, back into stack-file sections and the library's keyword arguments
+(provider/arguments.py), validated by the one config path.
 
 Known SDK behaviour this undoes (docs/references.md#pulumi-component-provider-inputs): a component's args arrive as
 dicts keyed by the Python names of the analyzer's mapping; numbers arrive as floats (the protobuf Struct of the wire
@@ -7,54 +8,104 @@ enum arrives as its Enum member or as its text; a secret or a value that depends
 Output. A key is read by its Python name or its stack-file key, so a value the SDK passed through unmapped (see
 provider/package.py) converts the same way.
 
-Which resources GpuPlatform registers depends on every section, so a section value must be known when the program
-runs: an Output inside a section (or as the region) is a problem at its path, never awaited.
+Which resources a component registers depends on every section and on its plain arguments (a pool's name, the
+cluster's platform), so those must be known when the program runs: an Output there is a problem at its path, never
+awaited. The wiring (a node role's ARN, subnet ids) may be an Output.
 """
 
 import dataclasses
 import enum
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import pulumi
+from pulumi.provider.experimental.util import camel_case
 
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from dra_gpu_platform.resources.platform import GpuPlatformArgs
 from provider import shapes
+from provider.arguments import BY_COMPONENT, Hosted
 from provider.shapes import Shape
 
 REGION = "region"
-KUBECONFIG = "kubeconfig"
-NOT_KNOWN_RULE = "must be known when the program runs: which resources GpuPlatform registers depends on it"
+# The provider-config keys GpuPlatformArgs.from_sections reports a region problem at (a stack file's keys).
+REGION_KEYS = ("aws:region", "azure-native:location")
+KUBERNETES_PROVIDER = "providers.kubernetes"  # where a Kubernetes-side component's provider comes from
+NOT_KNOWN_RULE = "must be known when the program runs: which resources the component registers depends on it"
 NOT_KNOWN_FIX = "pass a plain value, not a secret or the output of another resource"
+
+Args = TypeVar("Args")
 
 
 def platform_args(component: str, args: Mapping[str, Any]) -> GpuPlatformArgs:
     """GpuPlatformArgs from the hosted component's args; raises pulumi.InputPropertiesError naming every bad input."""
+
+    def build(sections: dict[str, Any], arguments: dict[str, Any]) -> GpuPlatformArgs:
+        return GpuPlatformArgs.from_sections(sections, **arguments)
+
+    return hosted_args(component, BY_COMPONENT["GpuPlatform"], args, build)
+
+
+def hosted_args(
+    component: str,
+    hosted: Hosted,
+    args: Mapping[str, Any],
+    build: Callable[[dict[str, Any], dict[str, Any]], Args],
+    opts: pulumi.ResourceOptions | None = None,
+) -> Args:
+    """The library's args of a hosted component: `build(sections, arguments)` with its sections and keyword arguments
+    (plus `provider` for a Kubernetes-side component, from `opts`). Raises pulumi.InputPropertiesError naming every
+    bad input: the library's problems at their input paths, an argument missing or known only later, no provider."""
+    args = args if isinstance(args, Mapping) else {}
     later: list[str] = []  # input paths that hold an Output
-    sections: dict[str, Any] = {}
-    for field in shapes.sections():
-        value = _get(args, field.name, field.alias)
-        if value is not None:
-            sections[field.alias] = _value(field.shape, value, field.alias, later)
-    inputs = {name for field in shapes.sections() for name in (field.name, field.alias)} | {REGION, KUBECONFIG}
-    sections.update({key: value for key, value in args.items() if key not in inputs})  # the loader refuses them
-    region = _get(args, REGION, REGION)
-    if isinstance(region, pulumi.Output):
-        later.append(REGION)
-        region = None
-    problems = [Problem(component, path, MISSING, NOT_KNOWN_RULE, NOT_KNOWN_FIX) for path in later]
+    problems: list[Problem] = []
+    sections = _sections(hosted, args, later)
+    arguments: dict[str, Any] = {}
+    for argument in hosted.arguments:
+        value = _get(args, argument.name, camel_case(argument.name))
+        if argument.known and isinstance(value, pulumi.Output):
+            later.append(camel_case(argument.name))
+            value = None
+        elif value is None and argument.required:
+            problems.append(Problem(component, camel_case(argument.name), MISSING, "required input", "set it"))
+        if value is not None or argument.required:  # a missing one is still passed, so the sections are checked
+            arguments[argument.name] = value.value if isinstance(value, enum.Enum) else value
+    if hosted.kubernetes:
+        arguments["provider"] = kubernetes_provider(opts)
+        if arguments["provider"] is None:
+            problems.append(
+                Problem(
+                    component,
+                    KUBERNETES_PROVIDER,
+                    MISSING,
+                    "its Kubernetes objects need the cluster's Kubernetes provider",
+                    "pass the provider in the resource options: `providers: {kubernetes: <provider>}`",
+                )
+            )
+    problems += [Problem(component, path, MISSING, NOT_KNOWN_RULE, NOT_KNOWN_FIX) for path in later]
+    reported = [problem.path for problem in problems]  # the library's problems there are knock-ons of these
+    inputs = _input_names(hosted) | set(args)
     try:
-        platform = GpuPlatformArgs.from_sections(sections, region=region, kubeconfig=_get(args, KUBECONFIG, KUBECONFIG))
+        built = build(sections, arguments)
     except InputError as error:
-        problems += [
-            dataclasses.replace(problem, file=component, path=_input_path(problem.path, inputs | set(args)))
-            for problem in error.problems
-            if not any(_under(problem.path, path) for path in later)  # an Output's path is reported once
-        ]
+        for problem in error.problems:
+            path = _input_path(problem.path, inputs)
+            if not any(_under(path, known) for known in reported):
+                problems.append(dataclasses.replace(problem, file=component, path=path))
     if problems:
         raise input_properties_error(component, problems)
-    return platform
+    return built
+
+
+def kubernetes_provider(opts: pulumi.ResourceOptions | None) -> pulumi.ProviderResource | None:
+    """The Kubernetes provider among the resource options' `providers` (a map by package, or a list), or `provider`.
+    The engine sends a program's providers as references (pulumi/provider/server.py _construct_options)."""
+    if opts is None:
+        return None
+    found = list(opts.providers.values()) if isinstance(opts.providers, Mapping) else list(opts.providers or [])
+    if opts.provider is not None:
+        found.append(opts.provider)
+    return next((p for p in found if getattr(p, "package", None) == "kubernetes"), None)
 
 
 def input_properties_error(component: str, problems: list[Problem]) -> pulumi.InputPropertiesError:
@@ -66,13 +117,35 @@ def input_properties_error(component: str, problems: list[Problem]) -> pulumi.In
     return pulumi.InputPropertiesError(error.render(), details)
 
 
+def _sections(hosted: Hosted, args: Mapping[str, Any], later: list[str]) -> dict[str, Any]:
+    """The stack-file sections among the inputs, and the keys that are neither a section nor an argument (the
+    library refuses them as a stack file's unknown keys)."""
+    sections: dict[str, Any] = {}
+    fields = [field for field in shapes.sections() if field.alias in hosted.sections]
+    for field in fields:
+        value = _get(args, field.name, field.alias)
+        if value is not None:
+            sections[field.alias] = _value(field.shape, value, field.alias, later)
+    names = _input_names(hosted)
+    sections.update({key: value for key, value in args.items() if key not in names})
+    return sections
+
+
+def _input_names(hosted: Hosted) -> set[str]:
+    """Every key an input of `hosted` may arrive under: Python names and schema (camelCase) names."""
+    fields = [field for field in shapes.sections() if field.alias in hosted.sections]
+    return {name for field in fields for name in (field.name, field.alias)} | {
+        name for argument in hosted.arguments for name in (argument.name, camel_case(argument.name))
+    }
+
+
 def _reason(problem: Problem) -> str:
     value = "(missing)" if problem.value is MISSING else repr(problem.as_json()["value"])
     return f"{value}: {problem.rule}; fix: {problem.fix}"
 
 
 def _get(args: Mapping[str, Any], name: str, alias: str) -> Any:
-    return args.get(name, args.get(alias)) if isinstance(args, Mapping) else None
+    return args.get(name, args.get(alias))
 
 
 def _value(shape: Shape, value: Any, path: str, later: list[str]) -> Any:
@@ -105,8 +178,10 @@ def _under(path: str, parent: str) -> bool:
 
 
 def _input_path(path: str, inputs: set[str]) -> str:
-    """A problem's path as the input that holds the value: a section's paths are the same; the only other keys the
-    loader reports are the provider-config keys `from_sections` puts the region under (aws:region,
-    azure-native:location)."""
+    """A problem's path as the input that holds the value. A section's paths are the same; a finer component's
+    library names an argument by its keyword (`kubernetes_version`: the input `kubernetesVersion`); GpuPlatform's
+    reports the region at the provider-config key a stack file holds it under."""
+    if path in REGION_KEYS:
+        return REGION
     root = path.split(".", 1)[0].split("[", 1)[0]
-    return path if root in inputs else REGION
+    return camel_case(root) + path[len(root) :] if root in inputs else path

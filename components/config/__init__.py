@@ -3,7 +3,7 @@
 Who may import: dra, plans, resources, policies, gpuplan, tests. Imports `components.facts` and, as the one exception to
 the layers, the self-contained CEL engine `components.dra.cel` (a selector that does not compile is a config error).
 Import the names below from here; the submodules are `models` (StackConfig and every section model), `fields`,
-`cluster`, `sections`, `validation`, `loading`, `problems`, `rules`, `reference`, `yamlio`, `strict_yaml` (reading user
+`cluster`, `sections`, `validation`, `parts` (a finer component's sections), `loading`, `problems`, `rules`, `reference`, `yamlio`, `strict_yaml` (reading user
 files).
 """
 

@@ -20,6 +20,7 @@ __all__ = [
     "monitoring",
     "namespaces",
     "node_pools",
+    "parts",
     "quota",
     "stack",
     "stack_inventory",

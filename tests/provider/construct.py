@@ -3,6 +3,7 @@ cross a protobuf Struct (so every number arrives as a float) and secrets arrive 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,12 @@ from provider.package import PACKAGE, GpuPlatformProvider
 
 TOKEN = f"{PACKAGE}:index:GpuPlatform"
 REGION_KEYS = ("aws:region", "azure-native:location")
+
+
+@functools.cache
+def hosting_provider() -> GpuPlatformProvider:
+    """One provider for every test, as the plugin has one: analysing the components reads their sources (~0.5 s)."""
+    return GpuPlatformProvider()
 
 
 class Mocks(pulumi_mocks.Mocks):
@@ -91,7 +98,7 @@ def construct(
         if edit is not None:
             edit(sent)
         try:
-            result = GpuPlatformProvider().construct(name, TOKEN, sent, pulumi.ResourceOptions())
+            result = hosting_provider().construct(name, TOKEN, sent, pulumi.ResourceOptions())
         except (pulumi.InputPropertiesError, pulumi.InputPropertyError) as error:
             done["error"] = error
             return None

@@ -11,6 +11,7 @@ import tomllib
 import pytest
 from jsonschema import Draft202012Validator, validators
 from jsonschema._keywords import pattern as json_schema_pattern
+from pulumi.provider.experimental.util import camel_case
 
 from dra_gpu_platform.config.loading import SECRET_KEYS, SECTIONS
 from provider.generate import INPUTS, SCHEMA, render_inputs, render_schema
@@ -83,3 +84,25 @@ def test_the_version_is_the_distributions():
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert _schema()["version"] == VERSION == pyproject["project"]["version"]
     assert _schema()["name"] == PACKAGE == pyproject["project"]["name"]
+
+
+def test_each_finer_component_takes_the_sections_but_cluster_and_its_from_sections_arguments():
+    import inspect
+
+    import dra_gpu_platform
+    from dra_gpu_platform.config.parts import PART_SECTIONS
+    from provider.arguments import HOSTED
+    from provider.package import TOKENS
+
+    resources = _schema()["resources"]
+    tokens = {component.__name__: token for component, token in TOKENS.items()}
+    assert set(resources) == set(tokens.values())
+    for hosted in HOSTED[1:]:
+        resource = resources[tokens[hosted.component]]
+        arguments = [camel_case(a.name) for a in hosted.arguments]
+        assert list(resource["inputProperties"]) == [*PART_SECTIONS, *arguments], hosted.component
+        assert resource["requiredInputs"] == sorted(camel_case(a.name) for a in hosted.arguments if a.required)
+        # the library's keywords, but the Kubernetes provider (resource options) and the GpuOperator (dependsOn)
+        library = getattr(dra_gpu_platform, f"{hosted.component}Args").from_sections
+        keywords = [p for p in inspect.signature(library).parameters if p not in ("sections", "provider")]
+        assert {a.name for a in hosted.arguments} == set(keywords) - {"after", "gpu_operator"}, hosted.component

@@ -84,3 +84,48 @@ def test_an_object_that_arrives_as_an_output_becomes_an_empty_object():
     error = _construct({"name": "a", "size": 1.0, "mode": "fast", "modes": [], "limits": limits})
     assert isinstance(error, pulumi.InputPropertyError)
     assert error.property_path == "limits.count"  # it was given, inside the Output
+
+
+# provider/package.py hosts the library's own classes under their own tokens
+# (docs/references.md#pulumi-component-provider-modules).
+
+
+def test_the_sdk_hosts_index_tokens_only():
+    ComponentProvider.validate_resource_type("probe", "probe:index:Probe")
+    with pytest.raises(ValueError, match="index"):
+        ComponentProvider.validate_resource_type("probe", "probe:cluster:Probe")
+
+
+class Described(pulumi.ComponentResource):
+    size: int
+    """Inherited by Derived."""
+
+
+class Derived(Described):
+    """Its outputs are its own annotations and its base's."""
+
+    name: str
+    """Its own."""
+
+    def __init__(self, name: str, args: ProbeArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("probe:index:Derived", name, None, opts)
+
+
+def test_the_analyzer_reads_outputs_from_every_class_of_the_mro():
+    provider = ComponentProvider([Derived], "probe")
+    assert set(provider._component_defs["Derived"].outputs) == {"size", "name"}
+
+
+def test_construct_builds_the_class_registered_under_the_tokens_last_part():
+    provider = ComponentProvider([Derived], "probe")
+    assert provider._components == {"Derived": Derived}
+    provider._components["Derived"] = Probe  # what provider/package.py does with its facades
+    _construct_with(provider, "probe:index:Derived")
+    assert RECEIVED["name"] == "a"  # Probe ran
+
+
+def _construct_with(provider: ComponentProvider, token: str) -> None:
+    with pytest.raises(Exception):
+        provider.construct(
+            "p", token, {"name": "a", "size": 2.0, "mode": "fast", "modes": [], "limits": {"count": 1.0}}
+        )

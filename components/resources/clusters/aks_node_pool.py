@@ -4,7 +4,9 @@ priority, all from its AksAgentPoolPlan (components/plans/aks.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 from pulumi_azure_native import containerservice
@@ -13,6 +15,7 @@ from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import aks as aks_plan
+from dra_gpu_platform.plans import parts
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 
@@ -24,6 +27,32 @@ class AksGpuNodePoolArgs:
     resource_group_name: pulumi.Input[str]
     kubernetes_version: str
     protect: bool = False
+
+    @classmethod
+    def from_sections(
+        cls,
+        sections: Mapping[str, Any],
+        *,
+        pool: str,
+        cluster_name: str,
+        resource_group_name: pulumi.Input[str],
+        kubernetes_version: str,
+        region: str,
+        protect: bool = False,
+    ) -> AksGpuNodePoolArgs:
+        """The pool named `pool` of a stack file's sections (every section but `cluster`; keys without the prefix),
+        on the existing AKS cluster `cluster_name` in `resource_group_name`, of `kubernetes_version` in the Azure
+        location `region`. Validated as a stack file is (one ConfigError listing every problem), then planned as
+        GpuPlatform plans it (docs/library.md)."""
+        plan = parts.aks_agent_pool(
+            sections,
+            pool=pool,
+            cluster_name=cluster_name,
+            kubernetes_version=kubernetes_version,
+            region=region,
+            stack=pulumi.get_stack(),
+        )
+        return cls(plan, cluster_name, resource_group_name, kubernetes_version, protect)
 
 
 class AksGpuNodePool(pulumi.ComponentResource):

@@ -6,16 +6,19 @@ scaling to a Capacity Block's start and end."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
 
 from dra_gpu_platform.facts import eks_amis
 from dra_gpu_platform.facts.naming import child
+from dra_gpu_platform.facts.node_labels import CLUSTER_TAG
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.plans import parts
 
 GPU_POOL_TIMEOUTS = pulumi.CustomTimeouts(create="60m", update="60m", delete="60m")
 
@@ -32,6 +35,46 @@ class EksGpuNodePoolArgs:
     tags: dict[str, str] = field(default_factory=dict)
     # what the node group waits for: the node role's policies and the add-ons nodes need to become Ready
     after: Sequence[pulumi.Resource] = ()
+
+    @classmethod
+    def from_sections(
+        cls,
+        sections: Mapping[str, Any],
+        *,
+        pool: str,
+        cluster_name: str,
+        kubernetes_version: str,
+        region: str,
+        node_role_arn: pulumi.Input[str],
+        subnet_ids: pulumi.Input[list[str]],
+        cluster_security_group_id: pulumi.Input[str],
+        protect: bool = False,
+        tags: Mapping[str, str] | None = None,
+        after: Sequence[pulumi.Resource] = (),
+    ) -> EksGpuNodePoolArgs:
+        """The pool named `pool` of a stack file's sections (every section but `cluster`; keys without the prefix),
+        on the existing EKS cluster `cluster_name` (plain text: the autoscaler's discovery tags carry it) of
+        `kubernetes_version` in `region`. Validated as a stack file is (one ConfigError listing every problem), then
+        planned as GpuPlatform plans it; the other arguments are the cluster's wiring (docs/library.md)."""
+        plan = parts.eks_node_group(
+            sections,
+            pool=pool,
+            cluster_name=cluster_name,
+            kubernetes_version=kubernetes_version,
+            region=region,
+            stack=pulumi.get_stack(),
+        )
+        return cls(
+            plan=plan,
+            cluster_name=cluster_name,
+            kubernetes_version=kubernetes_version,
+            node_role_arn=node_role_arn,
+            subnet_ids=subnet_ids,
+            cluster_security_group_id=cluster_security_group_id,
+            protect=protect,
+            tags={CLUSTER_TAG: cluster_name, **(tags or {})},  # EksCluster tags its pools the same way
+            after=after,
+        )
 
 
 def imds_v2() -> aws.ec2.LaunchTemplateMetadataOptionsArgs:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -11,6 +13,7 @@ from pulumi_kubernetes.resource import v1 as resource_v1
 
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import parts
 from dra_gpu_platform.plans.device_classes import DeviceClassPlan
 
 
@@ -18,6 +21,28 @@ from dra_gpu_platform.plans.device_classes import DeviceClassPlan
 class DeviceClassesArgs:
     plans: tuple[DeviceClassPlan, ...]  # components/plans/device_classes.py plan_device_classes
     provider: k8s.Provider
+
+    @classmethod
+    def from_sections(
+        cls,
+        sections: Mapping[str, Any],
+        *,
+        platform: str,
+        kubernetes_version: str,
+        provider: k8s.Provider,
+        region: str | None = None,
+    ) -> DeviceClassesArgs:
+        """Every class of the sections' deviceClasses (a stack file's sections but `cluster`, keys without the
+        prefix) on an existing `platform` cluster (eks, aks or existing) of `kubernetes_version`, reached by
+        `provider`. Validated as a stack file is (one ConfigError listing every problem); docs/library.md."""
+        plans = parts.device_classes(
+            sections,
+            platform=platform,
+            kubernetes_version=kubernetes_version,
+            region=region,
+            stack=pulumi.get_stack(),
+        )
+        return cls(plans, provider)
 
 
 class DeviceClasses(pulumi.ComponentResource):

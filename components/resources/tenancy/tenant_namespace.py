@@ -4,7 +4,9 @@ cluster when it leaves the stack (retainOnDelete): deleting it would delete ever
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -12,6 +14,7 @@ from pulumi_kubernetes.resource import v1 as resource_v1
 
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
+from dra_gpu_platform.plans import parts
 from dra_gpu_platform.plans.claim_templates import ClaimPlan
 from dra_gpu_platform.plans.namespaces import QUOTA_NAME, NamespacePlan
 
@@ -21,6 +24,32 @@ class TenantNamespaceArgs:
     plan: NamespacePlan
     provider: k8s.Provider
     protect: bool = False  # cluster.protect
+
+    @classmethod
+    def from_sections(
+        cls,
+        sections: Mapping[str, Any],
+        *,
+        namespace: str,
+        platform: str,
+        kubernetes_version: str,
+        provider: k8s.Provider,
+        region: str | None = None,
+        protect: bool = False,
+    ) -> TenantNamespaceArgs:
+        """The namespace named `namespace` of the sections' namespaces (a stack file's sections but `cluster`, keys
+        without the prefix) on an existing `platform` cluster (eks, aks or existing) of `kubernetes_version`,
+        reached by `provider`. Validated as a stack file is (one ConfigError listing every problem);
+        docs/library.md."""
+        plan = parts.namespace(
+            sections,
+            namespace=namespace,
+            platform=platform,
+            kubernetes_version=kubernetes_version,
+            region=region,
+            stack=pulumi.get_stack(),
+        )
+        return cls(plan, provider, protect)
 
 
 def _selectors(expressions: tuple[str, ...]) -> list[resource_v1.DeviceSelectorArgs] | None:
