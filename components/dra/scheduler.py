@@ -741,7 +741,8 @@ class Scheduler:
                 placement.errors.append(f"node {group[0].name}: {verdict.message}")
                 return placement
             if verdict.kind != "ok":
-                reasons.setdefault(verdict.message, []).append(group)
+                if self.cluster.pools(group[0]):  # nodes without ResourceSlices (CPU, device-plugin) say nothing here
+                    reasons.setdefault(verdict.message, []).append(group)
                 continue
             representative = self._representative(group[0], verdict)
             for pool, node in self.cluster.pool_firsts(group):

@@ -56,15 +56,16 @@ def _allocatable(platform: str, instance_type: str | None, vcpus: int | None, me
 def device_plugin_resources(pool: PoolPlan, strategy: str) -> dict[str, int]:
     """What the pool's device plugins advertise per node."""
     resources: dict[str, int] = {}
-    if not pool.dra and pool.gpus_per_node:
+    if not pool.dra:
+        gpus = pool.gpus_per_node or 1  # unknown (kind/existing without gpusPerNode): 1, as the DRA simulation
         model = pool.model
         profile = model.mig_profile(pool.mig_profile) if model is not None and pool.mig_profile else None
         if profile is None:
-            resources[DEVICE_PLUGIN_GPU] = pool.gpus_per_node
+            resources[DEVICE_PLUGIN_GPU] = gpus
         elif strategy == "single":
-            resources[DEVICE_PLUGIN_GPU] = pool.gpus_per_node * profile.max_count
+            resources[DEVICE_PLUGIN_GPU] = gpus * profile.max_count
         else:
-            resources[f"{MIG_RESOURCE_PREFIX}{profile.name}"] = pool.gpus_per_node * profile.max_count
+            resources[f"{MIG_RESOURCE_PREFIX}{profile.name}"] = gpus * profile.max_count
     if pool.efa_interfaces:
         resources[efa.RESOURCE] = pool.efa_interfaces
     return resources
@@ -113,11 +114,13 @@ def cluster_nodes(plan: StackPlan) -> ClusterNodes:
     )
     nodes: list[NodeInfo] = []
     pools: dict[str, str] = {}
+    notes: list[str] = []
     for pool in plan.pools:
+        if not pool.dra and pool.gpus_per_node is None:
+            notes.append(f"pool {pool.name}: GPUs per node unknown (set gpusPerNode); nvidia.com/gpu simulated as 1")
         for node in pool_nodes(pool, strategy, agent_pools.get(pool.name)):
             nodes.append(node)
             pools[node.name] = pool.name
-    notes: list[str] = []
     system: list[NodeInfo] = []
     if isinstance(cluster, EksClusterPlan):
         shape = cluster.system_nodes
