@@ -15,12 +15,12 @@ def request(labels=None, name="p"):
 
 
 def policy(**kw):
-    base = dict(
-        name="deny",
-        binding="deny-b",
-        match=adm.PolicyMatch(("pods",), ("CREATE",), {"matchLabels": {"mode": "strict"}}),
-        validations=(adm.Validation("false"),),
-    )
+    base = {
+        "name": "deny",
+        "binding": "deny-b",
+        "match": adm.PolicyMatch(("pods",), ("CREATE",), {"matchLabels": {"mode": "strict"}}),
+        "validations": (adm.Validation("false"),),
+    }
     return adm.ValidatingPolicy(**{**base, **kw})
 
 
