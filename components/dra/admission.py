@@ -240,10 +240,10 @@ def extended_resource_toleration(pod: Mapping[str, Any]) -> tuple[dict[str, Any]
     """ExtendedResourceToleration Admit: for every extended resource the containers request, sorted, an
     `{key: <resource>, operator: Exists, effect: NoSchedule}` toleration unless an equal one is there. Returns the
     pod and the resources it added tolerations for."""
-    pod = copy.deepcopy(dict(pod))
-    spec = pod.get("spec")
+    result: dict[str, Any] = copy.deepcopy(dict(pod))
+    spec = result.get("spec")
     if not isinstance(spec, dict):
-        return pod, ()
+        return result, ()
     names: set[str] = set()
     for key in ("initContainers", "containers"):
         for container in spec.get(key) or []:
@@ -266,4 +266,4 @@ def extended_resource_toleration(pod: Mapping[str, Any]) -> tuple[dict[str, Any]
         added.append(name)
     if added:
         spec["tolerations"] = tolerations
-    return pod, tuple(added)
+    return result, tuple(added)

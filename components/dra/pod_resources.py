@@ -59,10 +59,10 @@ def _containers(spec: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 def default_requests(pod: Mapping[str, Any]) -> dict[str, Any]:
     """SetDefaults_Pod on a pod object: every container (init and regular) whose limits name a resource without a
     request gets the limit as its request. Returns a copy."""
-    pod = copy.deepcopy(dict(pod))
-    spec = pod.get("spec")
+    result: dict[str, Any] = copy.deepcopy(dict(pod))
+    spec = result.get("spec")
     if not isinstance(spec, dict):
-        return pod
+        return result
     for key in ("initContainers", "containers"):
         for container in spec.get(key) or []:
             if not isinstance(container, dict):
@@ -74,7 +74,7 @@ def default_requests(pod: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(requests, dict):
                 for name, value in resources["limits"].items():
                     requests.setdefault(name, value)
-    return pod
+    return result
 
 
 def container_requests(container: Mapping[str, Any]) -> dict[str, int]:
