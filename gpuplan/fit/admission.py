@@ -5,8 +5,8 @@ Kubernetes 1.36), the stack's ValidatingAdmissionPolicy (the dra-only guard: the
 ResourceQuota as a running tally (components/dra/quota.py).
 
 The dra-only guard's match constraints, actions and failure policy are those DraOnlyGuard declares
-(components/resources/tenancy/dra_only_guard.py; tests/gpuplan/test_fit_admission.py compares them with the recorded
-resource); its CEL is read from the plan, never copied.
+(components/resources/tenancy/dra_only_guard.py: pods CREATE/UPDATE, Deny and Audit, Fail, reason Forbidden; kept in
+step by hand until the plan carries them); its CEL is read from the plan, never copied.
 """
 
 from __future__ import annotations
