@@ -378,6 +378,13 @@ class ClaimTemplate(TypedDict):
     """Ordered alternatives; the first that fits wins."""
 
 
+class GpuToleration(enum.Enum):
+    """`namespaces[].gpuToleration`: auto: from Kubernetes 1.36 a MutatingAdmissionPolicy adds the GPU pools' taint toleration to pods of this namespace that use resourceClaims (dual and dra-only namespaces); off: pods carry their own."""
+
+    Auto = "auto"
+    Off = "off"
+
+
 class Namespace(TypedDict):
     """`namespaces[]` in a stack file (docs/configuration.md)."""
 
@@ -393,6 +400,8 @@ class Namespace(TypedDict):
     """ResourceQuota of the namespace."""
     claim_templates: NotRequired[list[ClaimTemplate]]
     """ResourceClaimTemplates (not in legacy namespaces)."""
+    gpu_toleration: NotRequired[GpuToleration]
+    """auto: from Kubernetes 1.36 a MutatingAdmissionPolicy adds the GPU pools' taint toleration to pods of this namespace that use resourceClaims (dual and dra-only namespaces); off: pods carry their own. Default: `"auto"`."""
 
 
 class Effect(enum.Enum):

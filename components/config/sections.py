@@ -187,6 +187,11 @@ class NamespaceConfig(ConfigModel):
     claim_templates: list[ClaimTemplateConfig] = Field(
         default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces)."
     )
+    gpu_toleration: Literal["auto", "off"] = Field(
+        "auto",
+        description="auto: from Kubernetes 1.36 a MutatingAdmissionPolicy adds the GPU pools' taint toleration to "
+        "pods of this namespace that use resourceClaims (dual and dra-only namespaces); off: pods carry their own.",
+    )
 
 
 class DeviceTaintConfig(ConfigModel):

@@ -5,16 +5,20 @@ Who may import: plans, resources, policies, gpuplan. Imports only `components.fa
 """
 
 __all__ = [
+    "admission",
     "allocator",
     "apiserver",
     "capacity",
     "cel",
     "claims",
     "cluster",
+    "explain",
     "gates",
     "model",
     "node_selectors",
+    "nodefilters",
     "nvml",
+    "pod_resources",
     "quota",
     "scheduler",
     "slices",

@@ -21,7 +21,7 @@ from dra_gpu_platform.dra.cel import CelCompileError, CelEvaluationError, Device
 from dra_gpu_platform.dra.claims import ClaimSpec, SubRequest
 from dra_gpu_platform.dra.node_selectors import node_selector_matches
 from dra_gpu_platform.dra.slices import DeviceTaint
-from dra_gpu_platform.dra.tolerations import untolerated
+from dra_gpu_platform.dra.tolerations import Taint, untolerated
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 
@@ -144,8 +144,15 @@ class PoolView:
 
 @dataclass(frozen=True)
 class NodeInfo:
+    """A Node as the scheduler sees it: its labels (slice node selectors and pod affinity match them), and what the
+    default filters read (components/dra/nodefilters.py): taints, spec.unschedulable and status.allocatable (cpu in
+    millicores, memory and other resources in units; cpu, memory, ephemeral-storage and pods absent: unknown)."""
+
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    unschedulable: bool = False
+    allocatable: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass

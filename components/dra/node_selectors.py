@@ -36,6 +36,8 @@ def requirement_matches(requirement: Mapping[str, Any], value: str | None) -> bo
     if operator == "DoesNotExist":
         return value is None
     if operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            return False  # "for 'Gt', 'Lt' operators, exactly one value is required"
         try:
             have, bound = int(value), int(values[0])  # type: ignore[arg-type]
         except (TypeError, ValueError, IndexError):
@@ -55,13 +57,25 @@ def _requirements(raw: Any) -> list[Mapping[str, Any]]:
     return [raw[i] for i in range(len(raw)) if isinstance(raw[i], Mapping)]
 
 
+def _valid_field(requirement: Mapping[str, Any]) -> bool:
+    """nodeSelectorRequirementsAsFieldSelector: metadata.name with In or NotIn and exactly one value; anything else
+    is a parse error, and a term with a parse error matches nothing."""
+    return (
+        requirement.get("key") == NODE_NAME_FIELD
+        and requirement.get("operator") in ("In", "NotIn")
+        and len(_values(requirement)) == 1
+    )
+
+
 def node_selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str], name: str | None = None) -> bool:
     """core/v1 NodeSelector (NodeSelector.Match): terms ORed; within a term, matchExpressions on the labels and
-    matchFields on the node's name ANDed; an empty term matches nothing."""
+    matchFields on the node's name ANDed; an empty term, and a term whose fields do not parse, match nothing."""
     for term in _requirements(selector.get("nodeSelectorTerms")):
         expressions = _requirements(term.get("matchExpressions"))
         fields = _requirements(term.get("matchFields"))
         if not expressions and not fields:
+            continue
+        if not all(_valid_field(r) for r in fields):
             continue
         if all(requirement_matches(r, labels.get(str(r.get("key")))) for r in expressions) and all(
             requirement_matches(r, name if r.get("key") == NODE_NAME_FIELD else None) for r in fields

@@ -7,7 +7,9 @@ docs/references.md#dra-quota-charge, docs/references.md#dra-quota-extended-resou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from dra_gpu_platform.dra.claims import ClaimSpec
@@ -53,3 +55,108 @@ def quota_limit(spec: ClaimSpec, hards: Iterable[Mapping[str, Any]]) -> int | No
             elif key.endswith(DEVICES_SUFFIX) and key[: -len(DEVICES_SUFFIX)] in charge:
                 limits.append(amount // charge[key[: -len(DEVICES_SUFFIX)]])
     return min(limits) if limits else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# ResourceQuota admission: a running tally per namespace
+# Sources (docs/references.md#resourcequota-admission): kubernetes/apiserver v0.36.3
+# `pkg/admission/plugin/resourcequota/controller.go` (:617-627 the message; prettyPrint :741-754; every quota of the
+# namespace that tracks a key the object uses is checked and charged), kubernetes `pkg/quota/v1/evaluator/core/`
+# `pods.go` (pods, count/pods, requests.<resource> and the bare cpu/memory keys) and `resource_claims.go`
+# (count/resourceclaims, per-class devices; with DRAExtendedResource the implicit `requests.deviceclass.resource.
+# kubernetes.io/<class>` and `requests.<extendedResourceName>` keys of classes that name one, minus what the owning
+# pod is already charged for a pod's extended-resource claim).
+
+IMPLICIT_REQUESTS_PREFIX = "requests.deviceclass.resource.kubernetes.io/"
+_MILLI_KEYS = ("cpu", "requests.cpu", "limits.cpu")
+
+
+def _hard_amount(key: str, raw: Any) -> int | None:
+    try:
+        value = parse_quantity(str(raw)).value
+    except QuantityError:
+        return None
+    return math.ceil(value * 1000) if key in _MILLI_KEYS else math.ceil(value)
+
+
+def _quantity_text(key: str, value: int) -> str:
+    """resource.Quantity's String for the amounts the ledger keeps (cpu in millicores)."""
+    if key in _MILLI_KEYS:
+        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
+    for suffix, size in (("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024)):
+        if value and value % size == 0 and ("memory" in key or "storage" in key or "hugepages" in key):
+            return f"{value // size}{suffix}"
+    return str(value)
+
+
+def pretty(usage: Mapping[str, int]) -> str:
+    """prettyPrint: `key=value` sorted by key, comma-separated."""
+    return ",".join(f"{key}={_quantity_text(key, usage[key])}" for key in sorted(usage))
+
+
+def claim_usage(
+    spec: ClaimSpec, extended_names: Mapping[str, str] | None = None, *, extended_resource: bool = False
+) -> dict[str, int]:
+    """What one ResourceClaim is charged at create. `extended_names`: class -> its extendedResourceName (the classes
+    that name one); `extended_resource`: the DRAExtendedResource gate."""
+    usage = {CLAIMS_KEY: 1}
+    for device_class, amount in claim_charge(spec).items():
+        usage[devices_key(device_class)] = usage.get(devices_key(device_class), 0) + amount
+        name = (extended_names or {}).get(device_class)
+        if extended_resource and name:
+            usage[f"{IMPLICIT_REQUESTS_PREFIX}{device_class}"] = amount
+            usage[f"requests.{name}"] = usage.get(f"requests.{name}", 0) + amount
+    return usage
+
+
+def pod_usage(requests: Mapping[str, int]) -> dict[str, int]:
+    """The pod evaluator's charge for a pod's requests (PodRequests): pods, count/pods, requests.<resource>, and cpu
+    and memory also under their bare names."""
+    usage = {"pods": 1, "count/pods": 1}
+    for name, value in requests.items():
+        usage[f"requests.{name}"] = value
+        if name in ("cpu", "memory", "ephemeral-storage"):
+            usage[name] = value
+    return usage
+
+
+@dataclass
+class QuotaLedger:
+    """The ResourceQuotas of each namespace and what objects admitted so far use of them."""
+
+    quotas: Mapping[str, Sequence[tuple[str, Mapping[str, Any]]]]  # namespace -> (quota name, spec.hard)
+    used: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+
+    def _hard(self, namespace: str) -> list[tuple[str, dict[str, int]]]:
+        result = []
+        for name, hard in sorted(self.quotas.get(namespace, ()), key=lambda item: item[0]):
+            parsed = {key: amount for key, raw in hard.items() if (amount := _hard_amount(key, raw)) is not None}
+            result.append((name, parsed))
+        return result
+
+    def charge(self, namespace: str, usage: Mapping[str, int]) -> str | None:
+        """Admit `usage` in the namespace and record it, or return `exceeded quota: …` (nothing recorded)."""
+        hards = self._hard(namespace)
+        for name, hard in hards:
+            used = self.used.get((namespace, name), {})
+            requested = {key: value for key, value in usage.items() if key in hard and value}
+            exceeded = [key for key, value in requested.items() if used.get(key, 0) + value > hard[key]]
+            if exceeded:
+                return (
+                    f"exceeded quota: {name}, requested: {pretty({k: requested[k] for k in exceeded})}, "
+                    f"used: {pretty({k: used.get(k, 0) for k in exceeded})}, "
+                    f"limited: {pretty({k: hard[k] for k in exceeded})}"
+                )
+        for name, hard in hards:
+            bucket = self.used.setdefault((namespace, name), {})
+            for key, value in usage.items():
+                if key in hard:
+                    bucket[key] = bucket.get(key, 0) + value
+        return None
+
+    def left(self, namespace: str) -> dict[str, dict[str, int]]:
+        """quota name -> key -> what is still free."""
+        return {
+            name: {key: limit - self.used.get((namespace, name), {}).get(key, 0) for key, limit in hard.items()}
+            for name, hard in self._hard(namespace)
+        }

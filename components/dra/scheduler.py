@@ -14,6 +14,11 @@ Follows kubernetes `pkg/scheduler/framework/plugins/dynamicresources/dynamicreso
   (the real scheduler also weighs other score plugins and breaks ties at random);
 - Reserve: the chosen allocation is in use for the pods that follow, claims become allocated.
 Nodes are evaluated once per equivalence class (cluster.node_classes).
+
+Before DynamicResources the default filters run per node (components/dra/nodefilters.py: NodeUnschedulable,
+NodeName, TaintToleration, NodeAffinity, NodeResourcesFit), the first failure per node counts, and an unplaced pod
+gets the FailedScheduling text. A pod with `spec.nodeName` never reaches the scheduler: the kubelet admits it
+(NoExecute taints, affinity, resources) and nothing allocates its unallocated claims.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 from dra_gpu_platform.dra.allocator import allocate, prioritized_score
 from dra_gpu_platform.dra.claims import ClaimSpec, DeviceClassSpec
 from dra_gpu_platform.dra.cluster import Cluster
+from dra_gpu_platform.dra.explain import Explanations
 from dra_gpu_platform.dra.model import (
     AllocationError,
     ClaimAllocation,
@@ -34,12 +40,21 @@ from dra_gpu_platform.dra.model import (
     NodeInfo,
     PodClaim,
     Selectors,
-    blocking_taint,
-    lookup_attribute,
 )
 from dra_gpu_platform.dra.node_selectors import node_selector_matches
+from dra_gpu_platform.dra.nodefilters import (
+    DYNAMIC_RESOURCES,
+    FilterStatus,
+    PodConstraints,
+    event_message,
+    fit_error,
+    kubelet_admission,
+    node_resources_fit,
+    static_filters,
+)
 
 ALLOCATED, UNSCHEDULABLE, ERROR, REJECTED = "allocated", "unschedulable", "error", "rejected"
+EXTENDED_CLAIM = "extended-resources"  # the pod claim name fit shows for the scheduler's extended-resource claim
 
 
 @dataclass
@@ -68,6 +83,9 @@ class PodClaimRef:
     template: str | None = None  # resourceClaimTemplateName
 
 
+EXTENDED_REF = PodClaimRef(EXTENDED_CLAIM)
+
+
 @dataclass
 class PodSpec:
     namespace: str
@@ -77,6 +95,8 @@ class PodSpec:
     node_names: tuple[str, ...] | None = None  # pinned (spec.nodeName, a DaemonSet's node)
     rejected: list[str] = field(default_factory=list)
     extended: ClaimSpec | None = None  # the claim for extended resources (DRAExtendedResource)
+    constraints: PodConstraints | None = None  # what the default filters read; None: DynamicResources only
+    extended_resources: Mapping[str, str] = field(default_factory=dict)  # extended claim request -> its resource
 
 
 @dataclass
@@ -102,6 +122,8 @@ class PodOutcome:
     errors: list[str] = field(default_factory=list)
     feasible_nodes: int = 0
     score: int = 0
+    event: str | None = None  # the FailedScheduling message, as `kubectl describe pod` shows it
+    filters: list[tuple[str, FilterStatus, list[str]]] = field(default_factory=list)  # (plugin, status, nodes)
 
 
 @dataclass
@@ -129,7 +151,7 @@ class _Verdict:
     node: str = ""  # the node it was computed on (a representative of its class)
 
 
-class Scheduler:
+class Scheduler(Explanations):
     """Schedules pods on a cluster in order; keeps the devices and claims each placement takes."""
 
     def __init__(
@@ -152,6 +174,12 @@ class Scheduler:
         self.group_nodes = group_nodes  # False: every node on its own (the reference the property test compares with)
         self._verdicts: dict[Any, _Verdict] = {}
         self._nodes_by_name = {n.name: n for n in cluster.nodes}
+        # extended resource -> DeviceClass serving it (DRAExtendedResource on; empty when off)
+        self.extended_classes: dict[str, str] = {}
+        self.requested: dict[str, dict[str, int]] = {}  # node -> what its pods request (NodeResourcesFit)
+        self.pods_on: dict[str, int] = {}
+        self._static: dict[tuple[str, str], FilterStatus | None] = {}
+        self._extended_specs: dict[tuple[int, frozenset[str]], ClaimSpec | None] = {}
 
     # -- one pod ---------------------------------------------------------------------------------------
     def schedule(self, pod: PodSpec, *, reserve: bool = True) -> PodOutcome:
@@ -172,46 +200,84 @@ class Scheduler:
                 )
                 return self._finish(outcome, claims)
             claims.append((ref, claim))
+        if pod.constraints is not None and pod.constraints.node_name:
+            return self._bound(pod, pod.constraints, claims, outcome, reserve)
+        extended = None
         if pod.extended is not None:
             extended = ClaimObject(pod.namespace, f"{pod.name}-extended-resources", pod.extended, pod.source)
-            claims.append((PodClaimRef("extended-resources", extended.name), extended))
         pending: list[tuple[PodClaimRef, ClaimObject]] = []
         pins: list[tuple[ClaimObject, Mapping[str, Any]]] = []
-        for ref, claim in claims:  # PreFilter
+        checked = [*claims, *([(EXTENDED_REF, extended)] if extended is not None else [])]
+        for ref, claim in checked:  # PreFilter
             if claim.allocation is not None:
                 if claim.allocation.node_selector is not None:
                     pins.append((claim, claim.allocation.node_selector))
                 continue
-            problem = self._prefilter(claim)
-            if problem is not None:
-                kind, reason = problem
+            refused = self._prefilter(claim)
+            if refused is not None:
+                kind, reason = refused
                 outcome.kind = kind
                 (outcome.errors if kind == ERROR else outcome.reasons).append(reason)
-                return self._finish(outcome, claims)
-            pending.append((ref, claim))
+                return self._finish(outcome, checked)
+            if claim is not extended:
+                pending.append((ref, claim))
         candidates = self._candidates(pod)
-        to_allocate = [PodClaim(c.namespace, c.name, c.spec) for _, c in pending]  # type: ignore[arg-type]
-        feasible: list[tuple[NodeInfo, _Verdict]] = []
-        reasons: dict[str, list[str]] = {}
-        for group in self._groups(candidates):
-            representative = group[0]
-            verdict = self._filter(representative, to_allocate)
-            if verdict.kind == "error":
-                outcome.kind = ERROR
-                outcome.errors.append(f"node {representative.name}: {verdict.message}")
-                return self._finish(outcome, claims)
-            for node in group:
-                unavailable = [c for c, selector in pins if not node_selector_matches(selector, node.labels, node.name)]
-                if verdict.kind != "ok":
-                    reasons.setdefault(verdict.message, []).append(node.name)
-                elif unavailable:
-                    reasons.setdefault(
-                        "resourceclaim not available on the node (allocated to "
-                        f"{', '.join(c.ref for c in unavailable)} elsewhere)",
-                        [],
-                    ).append(node.name)
+        statuses: list[tuple[NodeInfo, FilterStatus]] = []
+        passing = candidates
+        if pod.constraints is not None:
+            passing = []
+            for node in candidates:
+                status = self._default_filters(pod, pod.constraints, node)
+                if status is None:
+                    passing.append(node)
                 else:
-                    feasible.append((node, verdict))
+                    statuses.append((node, status))
+        delegable = set(pod.extended_resources.values())
+        by_delegated: dict[frozenset[str], list[NodeInfo]] = {}
+        for node in passing:  # filterExtendedResources: what the node's device plugins do not serve goes to DRA
+            key = frozenset(r for r in delegable if not node.allocatable.get(r, 0))
+            by_delegated.setdefault(key, []).append(node)
+        feasible: list[tuple[NodeInfo, _Verdict, ClaimObject | None]] = []
+        reasons: dict[str, list[str]] = {}
+        for delegated, nodes in by_delegated.items():
+            spec = self._extended_for(pod, delegated) if extended is not None else None
+            with_extended = extended if spec is not None else None
+            to_allocate = [PodClaim(c.namespace, c.name, c.spec) for _, c in pending]  # type: ignore[arg-type]
+            if with_extended is not None and spec is not None:
+                to_allocate.append(PodClaim(with_extended.namespace, with_extended.name, spec))
+            for group in self._groups(nodes):
+                representative = group[0]
+                verdict = self._filter(representative, to_allocate)
+                if verdict.kind == "error":
+                    outcome.kind = ERROR
+                    outcome.errors.append(f"node {representative.name}: {verdict.message}")
+                    return self._finish(outcome, checked)
+                for node in group:
+                    unavailable = [
+                        c for c, selector in pins if not node_selector_matches(selector, node.labels, node.name)
+                    ]
+                    if verdict.kind != "ok":
+                        reasons.setdefault(verdict.message, []).append(node.name)
+                        scheduler_reason = "cannot allocate all claims" if verdict.kind == "none" else verdict.message
+                        statuses.append(
+                            (node, FilterStatus(DYNAMIC_RESOURCES, (scheduler_reason,), True, verdict.message))
+                        )
+                    elif unavailable:
+                        message = (
+                            "resourceclaim not available on the node (allocated to "
+                            f"{', '.join(c.ref for c in unavailable)} elsewhere)"
+                        )
+                        reasons.setdefault(message, []).append(node.name)
+                        statuses.append(
+                            (
+                                node,
+                                FilterStatus(
+                                    DYNAMIC_RESOURCES, ("resourceclaim not available on the node",), True, message
+                                ),
+                            )
+                        )
+                    else:
+                        feasible.append((node, verdict, with_extended))
         outcome.feasible_nodes = len(feasible)
         if not feasible:
             outcome.kind = UNSCHEDULABLE
@@ -221,17 +287,24 @@ class Scheduler:
                     if pod.node_names is None
                     else f"the pod's node {', '.join(pod.node_names)} is not in the inventory"
                 )
-            for message, nodes in reasons.items():
-                outcome.reasons.append(f"{_nodes_text(nodes)}: {message}")
-            return self._finish(outcome, claims)
-        best = max(v.score for _, v in feasible)
-        node, verdict = next((n, v) for n, v in feasible if v.score == best)
+            if pod.constraints is not None:
+                outcome.event = event_message(
+                    fit_error(len(self.cluster.nodes), [s for _, s in statuses], has_claims=bool(checked))
+                )
+                outcome.reasons.append(f"FailedScheduling: {outcome.event}")
+                outcome.filters = self._filter_lines(statuses)  # the callers word these per node pool
+            for message, names in reasons.items():
+                outcome.reasons.append(f"{_nodes_text(names)}: {message}")
+            return self._finish(outcome, checked)
+        best = max(v.score for _, v, _ in feasible)
+        node, verdict, with_extended = next((n, v, e) for n, v, e in feasible if v.score == best)
         outcome.kind = ALLOCATED
         outcome.node = node.name
         outcome.score = best
         representative = self._representative(node, verdict)
         allocations = [self._translate(a, representative, node) for a in verdict.allocations or []]
-        for (ref, claim), allocation in zip(pending, allocations, strict=False):
+        placed = [*pending, *([(EXTENDED_REF, with_extended)] if with_extended is not None else [])]
+        for (ref, claim), allocation in zip(placed, allocations, strict=False):
             if reserve:
                 self._reserve(claim, allocation, node, pod)
             outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, allocation))
@@ -240,9 +313,105 @@ class Scheduler:
                 if reserve and f"{pod.namespace}/{pod.name}" not in claim.reserved_for:
                     claim.reserved_for.append(f"{pod.namespace}/{pod.name}")
                 outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, claim.allocation))
-        order = {ref.name: i for i, (ref, _) in enumerate(claims)}
+        if reserve:
+            self._take(node, pod)
+        order = {ref.name: i for i, (ref, _) in enumerate(placed if with_extended is not None else claims)}
         outcome.claims.sort(key=lambda c: order.get(c.pod_claim, len(order)))
         return outcome
+
+    # -- the default filters, nodeName pods -----------------------------------------------------------
+    def _default_filters(self, pod: PodSpec, constraints: PodConstraints, node: NodeInfo) -> FilterStatus | None:
+        key = (constraints.static_key(), node.name)
+        if key not in self._static:
+            self._static[key] = static_filters(constraints, node)
+        status = self._static[key]
+        if status is not None:
+            return status
+        delegable = set(pod.extended_resources.values())
+        return node_resources_fit(
+            constraints,
+            node,
+            self.requested.get(node.name, {}),
+            self.pods_on.get(node.name, 0),
+            lambda resource, n: resource in delegable and not n.allocatable.get(resource, 0),
+        )
+
+    def _extended_for(self, pod: PodSpec, delegated: frozenset[str]) -> ClaimSpec | None:
+        """The extended-resource claim on a node where `delegated` resources go to DRA (createDeviceRequests)."""
+        assert pod.extended is not None
+        key = (id(pod.extended), delegated)
+        if key not in self._extended_specs:
+            requests = tuple(r for r in pod.extended.requests if pod.extended_resources.get(r.name) in delegated)
+            self._extended_specs[key] = ClaimSpec(requests) if requests else None
+        return self._extended_specs[key]
+
+    def _take(self, node: NodeInfo, pod: PodSpec) -> None:
+        """The pod's requests are in use on its node for the pods that follow."""
+        self.pods_on[node.name] = self.pods_on.get(node.name, 0) + 1
+        if pod.constraints is not None:
+            bucket = self.requested.setdefault(node.name, {})
+            for resource, amount in pod.constraints.requests.items():
+                bucket[resource] = bucket.get(resource, 0) + amount
+
+    def _filter_lines(self, statuses: list[tuple[NodeInfo, FilterStatus]]) -> list[tuple[str, FilterStatus, list[str]]]:
+        grouped: dict[tuple[str, str], tuple[FilterStatus, list[str]]] = {}
+        for node, status in statuses:
+            grouped.setdefault((status.plugin, status.detail), (status, []))[1].append(node.name)
+        return [(plugin, status, nodes) for (plugin, _), (status, nodes) in grouped.items()]
+
+    def _bound(
+        self,
+        pod: PodSpec,
+        constraints: PodConstraints,
+        claims: list[tuple[PodClaimRef, ClaimObject]],
+        outcome: PodOutcome,
+        reserve: bool,
+    ) -> PodOutcome:
+        """A pod with spec.nodeName: no scheduler; claims not allocated stay so; the kubelet admits or rejects it."""
+        name = constraints.node_name or ""
+        node = self._nodes_by_name.get(name)
+        outcome.feasible_nodes = 0
+        waiting = [c for _, c in claims if c.allocation is None]
+        elsewhere = [
+            c
+            for _, c in claims
+            if c.allocation is not None
+            and c.allocation.node_selector is not None
+            and node is not None
+            and not node_selector_matches(c.allocation.node_selector, node.labels, node.name)
+        ]
+        if node is None:
+            outcome.reasons.append(f"spec.nodeName {name} is not a node of the inventory: the pod stays Pending")
+        elif waiting:
+            outcome.reasons.append(
+                f"spec.nodeName {name} bypasses the scheduler, so nothing allocates "
+                f"{', '.join(c.ref for c in waiting)}: the pod stays Pending and the kubelet reports "
+                "FailedPrepareDynamicResources; drop spec.nodeName and select the node with nodeSelector "
+                "(kubernetes.io/hostname) instead"
+            )
+        elif elsewhere:
+            outcome.reasons.append(
+                f"spec.nodeName {name}: {', '.join(c.ref for c in elsewhere)} is allocated on another node, so the "
+                "kubelet cannot prepare it (FailedPrepareDynamicResources)"
+            )
+        else:
+            status = kubelet_admission(constraints, node, self.requested.get(name, {}), self.pods_on.get(name, 0))
+            if status is not None:
+                outcome.reasons.append(
+                    f"spec.nodeName {name}: the kubelet rejects the pod ({status.plugin}: {status.detail}); it fails "
+                    "instead of waiting"
+                )
+            else:
+                outcome.kind = ALLOCATED
+                outcome.node = name
+                for ref, claim in claims:
+                    if reserve and f"{pod.namespace}/{pod.name}" not in claim.reserved_for:
+                        claim.reserved_for.append(f"{pod.namespace}/{pod.name}")
+                    outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, claim.allocation))  # type: ignore[arg-type]
+                if reserve:
+                    self._take(node, pod)
+                return outcome
+        return self._finish(outcome, claims)
 
     def _finish(self, outcome: PodOutcome, claims: list[tuple[PodClaimRef, ClaimObject]]) -> PodOutcome:
         why = "; ".join(outcome.errors or outcome.reasons) or "the pod cannot be placed"
@@ -382,175 +551,6 @@ class Scheduler:
                 usage.allocated.add(device.device)
         self.cluster.changed([d.device for d in allocation.devices])
 
-    # -- why not --------------------------------------------------------------------------------------
-    def why_not(self, node: NodeInfo, claims: list[PodClaim]) -> str:
-        """Why the claims do not fit on this node, in one line (the scheduler itself only says "cannot allocate
-        all claims"): the first request that cannot be served even alone, else the constraint, else the sum."""
-        pools = self.cluster.pools(node)
-        devices = [
-            ((p.driver, p.pool, d.name), d.shape)
-            for p in pools
-            if not p.incomplete and p.invalid is None
-            for s in p.slices
-            for d in s.devices
-        ]
-        skipped = [
-            f"{p.driver}/{p.pool} ({'incomplete' if p.incomplete else p.invalid})"
-            for p in pools
-            if p.incomplete or p.invalid is not None
-        ]
-        prefix = (lambda c: f"claim {c.ref} ") if len(claims) > 1 else (lambda c: "")
-        problems = []
-        for claim in claims:
-            for request in claim.spec.requests:
-                shortfalls = [self._shortfall(sub, devices) for sub in request.alternatives]
-                if all(shortfalls):
-                    if request.first_available:
-                        problems.append(
-                            f"{prefix(claim)}request {request.name}: no alternative fits: "
-                            + "; ".join(
-                                f"{sub.name}: {text}"
-                                for sub, text in zip(request.alternatives, shortfalls, strict=False)
-                            )
-                        )
-                    else:
-                        problems.append(f"{prefix(claim)}request {request.name}: {shortfalls[0]}")
-        if not problems:
-            for claim in claims:
-                for constraint in claim.spec.constraints:
-                    text = self._constraint_shortfall(claim, constraint, devices)
-                    if text:
-                        problems.append(f"{prefix(claim)}{text}")
-                        break
-        if not problems:
-            needed = sum(min(s.count for s in r.alternatives) for c in claims for r in c.spec.requests)
-            count = sum(len(c.spec.requests) for c in claims)
-            problems.append(
-                f"each request fits alone, but not all {count} together: they need {needed} distinct devices "
-                "on one node (a device serves one request)"
-            )
-        if skipped:
-            problems.append("pools not usable: " + ", ".join(skipped))
-        return "; ".join(problems)
-
-    def _usable(self, sub: Any, devices: list[tuple[Any, Any]]) -> tuple[list[Any], int, int]:
-        """(devices that match and are free and tolerated, how many match but are in use, how many are tainted)."""
-        device_class = self.classes[sub.device_class]
-        usable, in_use, tainted = [], 0, 0
-        for device_id, shape in devices:
-            if shape.binding_conditions and not self.features.binding_and_status:
-                continue
-            if self._failure(device_class, sub, shape) is not None:
-                continue
-            if not sub.admin_access and device_id in self.cluster.usage.allocated:
-                in_use += 1
-            elif self.features.device_taints and blocking_taint(sub, shape) is not None:
-                tainted += 1
-            else:
-                usable.append((device_id, shape))
-        return usable, in_use, tainted
-
-    def _failure(self, device_class: DeviceClassSpec, sub: Any, shape: Any) -> tuple[str, int, str] | None:
-        """The first selector that is false (owner, index, expression), or None when the device matches."""
-        for owner, selectors in (
-            (f"DeviceClass {device_class.name}", device_class.selectors),
-            (f"request {sub.label}", sub.selectors),
-        ):
-            for i, expression in enumerate(selectors):
-                if self.selectors.verdict(expression, shape) is not True:
-                    return owner, i, expression
-        return None
-
-    def _shortfall(self, sub: Any, devices: list[tuple[Any, Any]]) -> str | None:
-        usable, in_use, tainted = self._usable(sub, devices)
-        notes = "".join(
-            [
-                f"; {in_use} more in use" if in_use else "",
-                f"; {tainted} more tainted and not tolerated" if tainted else "",
-            ]
-        )
-        if sub.mode == "All":
-            if usable and not in_use and not tainted:
-                return None
-            if usable or in_use or tainted:
-                return f"allocationMode All needs every matching device, and {in_use + tainted} of them are in use or tainted"
-        elif len(usable) >= sub.count:
-            return None
-        if usable:
-            return (
-                f"needs {sub.count} devices of DeviceClass {sub.device_class} on one node, a node of this pool has "
-                f"{len(usable)} that match{notes}"
-            )
-        if in_use or tainted:
-            return f"every matching device of DeviceClass {sub.device_class} is taken{notes}"
-        if not devices:
-            return "a node of this pool publishes no devices"
-        device_class = self.classes[sub.device_class]
-        failures: dict[tuple[str, int, str], list[Any]] = {}
-        for _, shape in devices:
-            step = self._failure(device_class, sub, shape)
-            if step is not None:
-                failures.setdefault(step, []).append(shape)
-        per_node = f"{len(devices)} device{'s' if len(devices) != 1 else ''} per node"
-        parts = []
-        for (owner, index, expression), shapes in sorted(failures.items(), key=lambda item: -len(item[1]))[:2]:
-            parts.append(
-                f"{owner} selector #{index} `{expression}` is false for {len(shapes)} of {per_node} "
-                f"({self._values(expression, shapes)})"
-            )
-        return "no device matches: " + "; ".join(parts)
-
-    def _values(self, expression: str, shapes: list[Any]) -> str:
-        """The values of what a selector reads, as the failing devices publish them."""
-        selector = self.selectors.compiled(expression)
-        if isinstance(selector, str):
-            return selector
-        shown = []
-        if "device.driver" in expression:
-            shown.append("driver " + _distinct(s.driver for s in shapes))
-        for map_name, domain, name in selector.reads() or ():
-            values = [
-                (s.device.attributes if map_name == "attributes" else s.device.capacity).get(domain, {}).get(name)
-                for s in shapes
-            ]
-            if all(v is None for v in values):
-                shown.append(f"{domain}/{name} not published")
-            else:
-                shown.append(f"{domain}/{name}={_distinct('missing' if v is None else str(v) for v in values)}")
-        return ", ".join(shown) if shown else "the expression reads whole attribute maps"
-
-    def _constraint_shortfall(self, claim: PodClaim, constraint: Any, devices: list[tuple[Any, Any]]) -> str | None:
-        if constraint.attribute is None:
-            return None
-        subs = [
-            sub
-            for r in claim.spec.requests
-            for sub in r.alternatives[:1]
-            if not constraint.requests or sub.request in constraint.requests or sub.label in constraint.requests
-        ]
-        if not subs:
-            return None
-        needed = sum(s.count for s in subs)
-        candidates = {i: shape for sub in subs for i, shape in self._usable(sub, devices)[0]}
-        values: dict[Any, int] = {}
-        missing = 0
-        for shape in candidates.values():
-            value = lookup_attribute(shape, constraint.attribute)
-            if value is None:
-                missing += 1
-            else:
-                values[value] = values.get(value, 0) + 1
-        where = f"constraint {'distinctAttribute' if constraint.distinct else 'matchAttribute'} {constraint.attribute}"
-        if not values:
-            return f"{where}: the {missing} matching devices do not publish {constraint.attribute}"
-        if constraint.distinct:
-            return f"{where}: only {len(values)} distinct values among matching devices, {needed} devices needed"
-        best, count = max(values.items(), key=lambda item: item[1])
-        return (
-            f"{where}: at most {count} matching devices share one value ({best[1]}) on a node of this pool, "
-            f"{needed} needed" + (f"; {missing} lack the attribute" if missing else "")
-        )
-
     # -- one claim, no pod ---------------------------------------------------------------------------
     def place(self, claim: PodClaim, *, single: bool = False) -> Placement:
         """PreFilter's checks (a missing DeviceClass leaves it unschedulable, not an error), then Filter on
@@ -571,7 +571,8 @@ class Scheduler:
                 placement.errors.append(f"node {group[0].name}: {verdict.message}")
                 return placement
             if verdict.kind != "ok":
-                reasons.setdefault(verdict.message, []).append(group)
+                if self.cluster.pools(group[0]):  # nodes without ResourceSlices (CPU, device-plugin) say nothing here
+                    reasons.setdefault(verdict.message, []).append(group)
                 continue
             representative = self._representative(group[0], verdict)
             for pool, node in self.cluster.pool_firsts(group):
@@ -662,12 +663,6 @@ def _rename_node(selector: Mapping[str, Any], old: str, new: str) -> Mapping[str
         ]
         terms.append({**term, **({"matchFields": fields} if fields else {})})
     return {"nodeSelectorTerms": terms}
-
-
-def _distinct(values: Iterable[str], limit: int = 3) -> str:
-    seen = list(dict.fromkeys(values))
-    text = "|".join(seen[:limit])
-    return text + (f"|… ({len(seen)} values)" if len(seen) > limit else "")
 
 
 def _nodes_text(nodes: list[str]) -> str:

@@ -4,6 +4,7 @@ Who may import: everyone (config, dra, plans, resources, policies, gpuplan, benc
 """
 
 __all__ = [
+    "admission_plugins",
     "aks",
     "autoscaler",
     "catalog",
@@ -17,6 +18,7 @@ __all__ = [
     "instance_types",
     "kubernetes",
     "naming",
+    "node_allocatable",
     "node_labels",
     "prices",
     "project",

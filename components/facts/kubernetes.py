@@ -46,6 +46,9 @@ DRA_DERIVED_ATTRIBUTES = "DRADerivedAttributes"
 DRA_DEVICE_COMPATIBILITY_GROUPS = "DRADeviceCompatibilityGroups"
 DRA_FRACTIONAL_CAPACITY_RANGE = "DRAFractionalCapacityRange"
 RESOURCE_HEALTH_STATUS = "ResourceHealthStatus"
+# admissionregistration.k8s.io/v1 MutatingAdmissionPolicy is served by default from 1.36 (GA; the
+# MutatingAdmissionPolicy gate beta and off in 1.34/1.35): docs/references.md#mutating-admission-policy-v1.
+MUTATING_ADMISSION_POLICY_V1_SINCE = 36
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class Component:
     MAINTENANCE = f"{PREFIX}:dra:Maintenance"
     TENANT_NAMESPACE = f"{PREFIX}:tenancy:TenantNamespace"
     DRA_ONLY_GUARD = f"{PREFIX}:tenancy:DraOnlyGuard"
+    GPU_TOLERATION_POLICY = f"{PREFIX}:tenancy:GpuTolerationPolicy"
     MONITORING = f"{PREFIX}:monitoring:Monitoring"
 
     GPU_NODE_POOLS = frozenset({EKS_GPU_NODE_POOL, AKS_GPU_NODE_POOL})

@@ -21,6 +21,7 @@ from dra_gpu_platform.plans import aks, eks, existing, kind
 from dra_gpu_platform.plans.admission_policy import DRA_ONLY_POLICY, AdmissionPolicyPlan
 from dra_gpu_platform.plans.device_classes import DeviceClassPlan, plan_device_classes
 from dra_gpu_platform.plans.gpu_software import SoftwarePlan, software_plan
+from dra_gpu_platform.plans.gpu_toleration import GpuTolerationPlan, plan_gpu_toleration
 from dra_gpu_platform.plans.maintenance import DeviceTaintRulePlan, plan_device_taints
 from dra_gpu_platform.plans.monitoring.plan import MonitoringPlan, monitoring_plan
 from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
@@ -50,6 +51,8 @@ class StackPlan:
     dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
     feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+    # adds the GPU taint's toleration to pods with claims (namespaces[].gpuToleration; created from 1.36 on)
+    gpu_toleration: GpuTolerationPlan | None = None
 
     @property
     def minor(self) -> int:
@@ -101,6 +104,7 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         dra_driver_version=None if config.uses_example_driver else config.dra_driver.version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=feature_gates(config),
+        gpu_toleration=plan_gpu_toleration(config),
     )
 
 

@@ -14,6 +14,7 @@ import pulumi
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import aks, eks, existing, kind
+from dra_gpu_platform.plans.gpu_toleration import served
 from dra_gpu_platform.plans.stack import StackPlan, plan_sections
 from dra_gpu_platform.resources.dra.device_classes import DeviceClasses, DeviceClassesArgs
 from dra_gpu_platform.resources.dra.maintenance import Maintenance, MaintenanceArgs
@@ -22,6 +23,7 @@ from dra_gpu_platform.resources.software.example_dra_driver import ExampleDraDri
 from dra_gpu_platform.resources.software.gpu_operator import GpuOperator
 from dra_gpu_platform.resources.software.helm_release import ReleaseArgs
 from dra_gpu_platform.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
+from dra_gpu_platform.resources.tenancy.gpu_toleration import GpuTolerationPolicy, GpuTolerationPolicyArgs
 from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
 
 
@@ -114,6 +116,10 @@ class GpuPlatform(pulumi.ComponentResource):
             child(name, "device-classes"), DeviceClassesArgs(plan.device_classes, provider), parent
         )
         DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(plan.admission_policy, provider), parent)
+        if plan.gpu_toleration is not None and served(plan.minor):  # MutatingAdmissionPolicy v1: 1.36+
+            GpuTolerationPolicy(
+                child(name, "gpu-toleration"), GpuTolerationPolicyArgs(plan.gpu_toleration, provider), parent
+            )
         self.namespaces = {
             ns.name: TenantNamespace(child(name, "ns", ns.name), TenantNamespaceArgs(ns, provider, protect), parent)
             for ns in plan.namespaces

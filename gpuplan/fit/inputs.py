@@ -21,7 +21,7 @@ from typing import Any
 
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from dra_gpu_platform.config.strict_yaml import read_documents_file
-from dra_gpu_platform.dra import apiserver
+from dra_gpu_platform.dra import apiserver, pod_resources
 from dra_gpu_platform.dra.cel import CelCompileError, compile_selector
 from dra_gpu_platform.dra.claims import (
     ClaimSpec,
@@ -32,8 +32,8 @@ from dra_gpu_platform.dra.claims import (
     parse_device_class,
 )
 from dra_gpu_platform.dra.gates import FeatureGates
+from dra_gpu_platform.dra.pod_resources import default_requests, extended_requests
 from dra_gpu_platform.dra.scheduler import PodClaimRef
-from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from dra_gpu_platform.plans.migration import ADMIN_ACCESS_LABEL
 
 IMPLICIT_EXTENDED_PREFIX = "deviceclass.resource.kubernetes.io/"
@@ -72,6 +72,7 @@ class ClaimEntry:
     rejected: list[str] = field(default_factory=list)  # why the API server refuses it
     status: Mapping[str, Any] | None = None  # status of a ResourceClaim read from a cluster dump
     origin: str = "file"  # stack | file | cluster
+    request_resources: dict[str, str] = field(default_factory=dict)  # extended claim: request -> its resource
 
     @property
     def single(self) -> bool:
@@ -93,6 +94,8 @@ class Workload:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     extended: ClaimEntry | None = None
     rejected: list[str] = field(default_factory=list)
+    template: Mapping[str, Any] = field(default_factory=dict)  # the pod (or pod template): metadata and spec
+    ordered: bool = False  # a StatefulSet with podManagementPolicy OrderedReady
 
 
 @dataclass
@@ -108,6 +111,12 @@ class FitInputs:
     notes: list[str] = field(default_factory=list)
     api_server: list[dict[str, Any]] = field(default_factory=list)  # what the API server changed or refused
     plugin_pools: tuple[str, ...] = ()  # node pools whose device plugin advertises nvidia.com/gpu
+    advertised: dict[str, list[str]] = field(default_factory=dict)  # device-plugin resource -> pools advertising it
+    quota_objects: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # ns -> (name, hard)
+
+    def add_quota(self, namespace: str, name: str, hard: dict[str, Any]) -> None:
+        self.quotas.setdefault(namespace, []).append(hard)
+        self.quota_objects.setdefault(namespace, []).append((name, hard))
 
     def add_class(self, spec: DeviceClassSpec, source: str, *, override: bool = True) -> None:
         if override or spec.name not in self.classes:
@@ -227,7 +236,7 @@ def add_stack_objects(
             if spec is not None:
                 inputs.add_class(spec, source)
         elif kind == "ResourceQuota":
-            inputs.quotas.setdefault(namespace, []).append(dict((document.get("spec") or {}).get("hard") or {}))
+            inputs.add_quota(namespace, name, dict((document.get("spec") or {}).get("hard") or {}))
         elif kind == "Namespace":
             inputs.namespaces[name] = dict((document.get("metadata") or {}).get("labels") or {})
         elif kind == "DeviceTaintRule":
@@ -373,7 +382,7 @@ def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, A
                 admit_claim(inputs, entry, devices, base)
                 inputs.entries.append(entry)
     elif kind == "ResourceQuota":
-        inputs.quotas.setdefault(namespace, []).append(dict((document.get("spec") or {}).get("hard") or {}))
+        inputs.add_quota(namespace, name, dict((document.get("spec") or {}).get("hard") or {}))
     elif kind == "Namespace":
         inputs.namespaces[name] = dict((document.get("metadata") or {}).get("labels") or {})
     return problems
@@ -403,6 +412,9 @@ def _pod_spec(document: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _replicas(document: Mapping[str, Any]) -> int | None:
+    """Pods the controller keeps at once: replicas (default 1); a Job's min(parallelism, completions) with the
+    API's defaults (both unset: 1; completions unset: parallelism), none while suspended (job controller
+    manageJob); a DaemonSet: one per eligible node (None)."""
     kind = document["kind"]
     spec = document.get("spec") or {}
     if kind == "Pod":
@@ -411,29 +423,24 @@ def _replicas(document: Mapping[str, Any]) -> int | None:
         return None
     if kind in ("Job", "CronJob"):
         job = ((spec.get("jobTemplate") or {}).get("spec") or {}) if kind == "CronJob" else spec
-        value = job.get("parallelism")
-        return 1 if value is None else int(value)
+        if job.get("suspend") is True:
+            return 0
+        parallelism, completions = job.get("parallelism"), job.get("completions")
+        parallelism = 1 if parallelism is None else int(parallelism)
+        return parallelism if completions is None else max(0, min(parallelism, int(completions)))
     value = spec.get("replicas")
     return 1 if value is None else int(value)
 
 
-def _extended_resources(pod: Mapping[str, Any]) -> list[tuple[int, str, int, str]]:
-    """(container index, resource, count, container name) of every extended resource a pod asks for."""
-    found = []
-    containers = list(pod.get("initContainers") or []) + list(pod.get("containers") or [])
-    for c, container in enumerate(containers):
-        resources = container.get("resources") or {}
-        amounts = {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
-        for resource, amount in amounts.items():
-            domain = resource.split("/", 1)[0] if "/" in resource else ""
-            if not domain or (domain.endswith("kubernetes.io") and not resource.startswith(IMPLICIT_EXTENDED_PREFIX)):
-                continue
-            try:
-                count = int(parse_quantity(str(amount)).value)
-            except QuantityError:
-                count = 1
-            found.append((c, resource, count, str(container.get("name") or c)))
-    return found
+def _template(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The pod a controller creates (or the Pod itself): its metadata labels and spec."""
+    if document["kind"] == "Pod":
+        return {"metadata": dict(document.get("metadata") or {}), "spec": dict(document.get("spec") or {})}
+    spec = document.get("spec") or {}
+    if document["kind"] == "CronJob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    template = spec.get("template") or {}
+    return {"metadata": dict(template.get("metadata") or {}), "spec": dict(template.get("spec") or {})}
 
 
 def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], stack_source: str) -> None:
@@ -476,38 +483,42 @@ def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], st
         pod.get("nodeName"),
         dict(pod.get("nodeSelector") or {}),
         rejected=rejected,
+        template=_template(document),
+        ordered=kind == "StatefulSet"
+        and (document.get("spec") or {}).get("podManagementPolicy", "OrderedReady") == "OrderedReady",
     )
     workload.extended = _extended_claim(inputs, file, kind, f"{namespace}/{name}", pod)
     inputs.workloads.append(workload)
 
 
 def _extended_claim(inputs: FitInputs, file: str, kind: str, name: str, pod: Mapping[str, Any]) -> ClaimEntry | None:
+    """The claim the scheduler makes for a pod's DRA-extended resources (KEP-5004), as a claim row: one request per
+    container and resource, named as createDeviceRequests names them; resources that no class maps and a device plugin
+    advertises are the device plugin's (NodeResourcesFit), not a claim's."""
     namespace, pod_name = name.split("/", 1)
-    extended = _extended_resources(pod)
+    spec = default_requests({"spec": pod})["spec"]
+    extended = extended_requests(spec)
     if not extended:
         return None
     requests: list[Request] = []
     unmapped: list[str] = []
-    for position, (container, resource, count, _) in enumerate(extended):
+    resources: dict[str, str] = {}
+    for container, resource, count in extended:
         if resource.startswith(IMPLICIT_EXTENDED_PREFIX):
             device_class = resource[len(IMPLICIT_EXTENDED_PREFIX) :]
         else:
             device_class = next((c.name for c in inputs.classes.values() if c.extended_resource_name == resource), None)
-        if (
-            resource == DEVICE_PLUGIN_RESOURCE
-            and inputs.plugin_pools
-            and (device_class is None or not inputs.gates.extended_resource)
-        ):
+        pools = inputs.advertised.get(resource)
+        if pools and (device_class is None or not inputs.gates.extended_resource):
             inputs.notes.append(
-                f"{kind} {name}: {resource} is served by the device plugin on pool(s) "
-                f"{', '.join(inputs.plugin_pools)} (not a DRA claim)"
+                f"{kind} {name}: {resource} is served by the device plugin on pool(s) {', '.join(pools)} (not a DRA claim)"
             )
             continue
         if device_class is None:
             unmapped.append(resource)
             continue
-        # The scheduler names the requests container-<index>-request-<index> (KEP-5004, upstream examples).
-        request_name = f"container-{container}-request-{sum(1 for e in extended[:position] if e[0] == container)}"
+        request_name = pod_resources.request_name(spec, container, resource)
+        resources[request_name] = resource
         requests.append(
             Request(request_name, (SubRequest(request_name, None, device_class, (), "ExactCount", max(1, count)),))
         )
@@ -519,7 +530,8 @@ def _extended_claim(inputs: FitInputs, file: str, kind: str, name: str, pod: Map
         f"{pod_name}-extended-resources",
         "extended-resources",
         ClaimSpec(tuple(requests)) if requests else None,
-        extended_resources=tuple(r for _, r, _, _ in extended),
+        extended_resources=tuple(r for _, r, _ in extended),
+        request_resources=resources,
     )
     for resource in unmapped:
         entry.reasons.append(

@@ -22,6 +22,7 @@ from dra_gpu_platform.dra.cel import compile_selector
 from dra_gpu_platform.dra.claims import parse_claim_spec
 from dra_gpu_platform.dra.cluster import Cluster, ReadSet, Shapes, allocated_devices, slice_record
 from dra_gpu_platform.dra.model import Features, NodeInfo, PodClaim, Selectors
+from dra_gpu_platform.dra.pod_resources import amount
 from dra_gpu_platform.dra.quota import quota_limit
 from dra_gpu_platform.dra.scheduler import (
     ALLOCATED,
@@ -29,23 +30,25 @@ from dra_gpu_platform.dra.scheduler import (
     REJECTED,
     UNSCHEDULABLE,
     ClaimObject,
-    PodSpec,
     Scheduler,
 )
 from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
+from dra_gpu_platform.dra.tolerations import Taint
 from dra_gpu_platform.facts import versions
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
+from dra_gpu_platform.plans.cluster_nodes import ClusterNodes, cluster_nodes
 from dra_gpu_platform.plans.stack import StackPlan
+from gpuplan.fit.admission import StackAdmission
 from gpuplan.fit.inputs import (
     ClaimEntry,
     FitInputs,
-    Workload,
     add_claim_files,
     add_stack_objects,
     check_admin_namespaces,
     read_documents,
 )
 from gpuplan.fit.stack import chart_classes, stack_documents
+from gpuplan.fit.workloads import capacity_left, schedule_workload
 
 CLAIM_KEYS = (
     "source",
@@ -135,7 +138,38 @@ def _read_dump(path: Path) -> ClusterDump:
     return read_cluster_dump(documents, str(path))
 
 
-def build_inventory(plan: StackPlan, inputs: FitInputs, dump: ClusterDump | None) -> Inventory:
+def dump_nodes(dump: ClusterDump) -> ClusterNodes:
+    """A dump's Node objects as the scheduler sees them (labels, taints, spec.unschedulable, status.allocatable), or
+    the slices' nodeName values when it holds none; nodes are named after their node-pool label where they carry one."""
+    nodes: list[NodeInfo] = []
+    for document in dump.nodes:
+        metadata, spec = document.get("metadata") or {}, document.get("spec") or {}
+        allocatable = (document.get("status") or {}).get("allocatable") or {}
+        nodes.append(
+            NodeInfo(
+                str(metadata["name"]),
+                dict(metadata.get("labels") or {}),
+                tuple(
+                    Taint(str(t.get("key", "")), str(t.get("value") or ""), str(t.get("effect", "")))
+                    for t in spec.get("taints") or ()
+                    if isinstance(t, Mapping)
+                ),
+                spec.get("unschedulable") is True,
+                {str(k): amount(str(k), v) for k, v in allocatable.items()},
+            )
+        )
+    if not dump.nodes:
+        names = dict.fromkeys(s["spec"].get("nodeName") for s in dump.slices if s["spec"].get("nodeName"))
+        nodes = [NodeInfo(name) for name in names]
+    pools = {}
+    for node in nodes:
+        label = next((k for k in _POOL_LABELS if k in node.labels), None)
+        if label is not None:
+            pools[node.name] = node.labels[label]
+    return ClusterNodes(tuple(nodes), pools)
+
+
+def build_inventory(plan: StackPlan, inputs: FitInputs, dump: ClusterDump | None, nodes: ClusterNodes) -> Inventory:
     gates = inputs.gates
     selectors = []
     for expression in sorted(inputs.expressions()):
@@ -156,38 +190,25 @@ def build_inventory(plan: StackPlan, inputs: FitInputs, dump: ClusterDump | None
     if dump is None:
         simulated = plan.inventory()
         slices = apply_taint_rules(list(simulated.slices), rules)
-        pool_of = dict(simulated.node_pools)
-        labels = {p.name: p.labels for p in plan.pools}
-        nodes = [NodeInfo(name, labels.get(pool, {})) for name, pool in pool_of.items()]
         source, usage = simulated.source, allocated_devices(())
         notes += list(simulated.notes)
     else:
         slices = apply_taint_rules(dump.slices, rules)
         source = dump.source
         usage = allocated_devices(dump.claims, consumable_capacity=gates.consumable_capacity)
-        if dump.nodes:
-            nodes = [
-                NodeInfo(n["metadata"]["name"], dict((n.get("metadata") or {}).get("labels") or {})) for n in dump.nodes
-            ]
-        else:
-            names = list(dict.fromkeys(s["spec"].get("nodeName") for s in slices if s["spec"].get("nodeName")))
-            nodes = [NodeInfo(name) for name in names]
+        if not dump.nodes:
             if any(s["spec"].get("nodeSelector") for s in slices):
                 notes.append("the inventory has no Node objects, so slices that select nodes by label match none")
             notes.append("no Node objects in the inventory: the nodes are the slices' nodeName values")
-        pool_of = {}
-        for node in nodes:
-            label = next((k for k in _POOL_LABELS if k in node.labels), None)
-            if label is not None:
-                pool_of[node.name] = node.labels[label]
         notes += dump.notes
         unplaced = sorted(
-            {s["spec"]["nodeName"] for s in slices if s["spec"].get("nodeName")} - {n.name for n in nodes}
+            {s["spec"]["nodeName"] for s in slices if s["spec"].get("nodeName")} - {n.name for n in nodes.nodes}
         )
         if dump.nodes and unplaced:
             notes.append(
                 f"ResourceSlices of {len(unplaced)} node(s) without a Node object are unusable: {', '.join(unplaced[:5])}"
             )
+    pool_of = dict(nodes.pools)
     records, problems = [], []
     for i, document in enumerate(slices):
         try:
@@ -207,7 +228,7 @@ def build_inventory(plan: StackPlan, inputs: FitInputs, dump: ClusterDump | None
         raise InputError(problems, source)
     allocator = features(gates)
     cluster = Cluster(
-        nodes,
+        list(nodes.nodes),
         records,
         usage,
         minor=gates.minor,
@@ -244,7 +265,14 @@ def fit_report(
     gates = feature_gates(plan, feature_gate_flag)
     source = f"stack:{stack}"
     dump = _read_dump(inventory_file) if inventory_file is not None else None
+    nodes = cluster_nodes(plan) if dump is None else dump_nodes(dump)
     inputs = FitInputs(gates, plugin_pools=tuple(p.name for p in plan.pools if not p.dra))
+    for node in nodes.nodes:
+        for resource, count in node.allocatable.items():
+            if count and "/" in resource:
+                pools = inputs.advertised.setdefault(resource, [])
+                if nodes.pools.get(node.name, node.name) not in pools:
+                    pools.append(nodes.pools.get(node.name, node.name))
     add_stack_objects(
         inputs, stack_documents(plan), chart_classes(plan), source, cluster_classes=dump.classes if dump else []
     )
@@ -253,7 +281,8 @@ def fit_report(
     if problems:
         raise InputError(problems, "the claim files")
     check_admin_namespaces(inputs)
-    inventory = build_inventory(plan, inputs, dump)
+    inventory = build_inventory(plan, inputs, dump, nodes)
+    inventory.notes += list(nodes.notes)
     selectors = Selectors()
     templates = {(e.namespace, e.name): _claim_object(e) for e in inputs.entries if e.kind == "ResourceClaimTemplate"}
     objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim" and e.origin != "cluster"]
@@ -265,10 +294,21 @@ def fit_report(
         claims=[*cluster_claims, *objects],
         templates=templates,
     )
+    extended_names = {c.name: c.extended_resource_name for c in inputs.classes.values() if c.extended_resource_name}
+    if gates.extended_resource:
+        scheduler.extended_classes = {name: cls for cls, name in extended_names.items()}
+    admission = StackAdmission.of(
+        plan, gates.minor, inputs.namespaces, inputs.quota_objects, extended_names, gates.extended_resource
+    )
+    inputs.notes += admission.notes
     in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods
     classes = len(inventory.cluster.node_classes())
     rows = [evaluate_entry(scheduler, inventory, entry, inputs) for entry in inputs.entries]
-    pods = [schedule_workload(scheduler, inventory, workload, inputs) for workload in inputs.workloads]
+    pods = []
+    for workload in inputs.workloads:
+        report = schedule_workload(scheduler, workload, inputs, admission)
+        report["capacityLeft"] = capacity_left(scheduler, inventory.cluster.pool_labels)
+        pods.append(report)
     _merge_pods(rows, pods)
     drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {
@@ -453,94 +493,6 @@ def place_claim(scheduler: Scheduler, inventory: Inventory, claim: PodClaim, *, 
         "reasons": placement.reasons,
         "errors": placement.errors,
         "outcome": placement.kind,
-    }
-
-
-def _instances(workload: Workload, inventory: Inventory) -> list[tuple[str, tuple[str, ...] | None]]:
-    if workload.replicas is None:  # DaemonSet: one pod per node, pinned there
-        nodes = [
-            n for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in workload.node_selector.items())
-        ]
-        return [(f"{workload.name}-{n.name}", (n.name,)) for n in nodes]
-    if workload.kind == "Pod":
-        return [(workload.name, (workload.node_name,) if workload.node_name else None)]
-    return [
-        (f"{workload.name}-{i}", (workload.node_name,) if workload.node_name else None)
-        for i in range(workload.replicas)
-    ]
-
-
-def schedule_workload(
-    scheduler: Scheduler, inventory: Inventory, workload: Workload, inputs: FitInputs
-) -> dict[str, Any]:
-    extended = workload.extended
-    use_extended = extended is not None and extended.spec is not None and inputs.gates.extended_resource
-    selector = workload.node_selector
-    instances = []
-    for name, pinned in _instances(workload, inventory):
-        if pinned is None and selector:
-            pinned = tuple(
-                n.name for n in inventory.cluster.nodes if all(n.labels.get(k) == v for k, v in selector.items())
-            )
-        pod = PodSpec(
-            workload.namespace,
-            name,
-            workload.claims,
-            workload.source,
-            pinned,
-            list(workload.rejected),
-            extended.spec if use_extended else None,
-        )  # type: ignore[union-attr]
-        outcome = scheduler.schedule(pod)
-        instances.append(
-            {
-                "name": name,
-                "outcome": outcome.kind,
-                "node": outcome.node,
-                "feasibleNodes": outcome.feasible_nodes,
-                "reasons": outcome.reasons,
-                "errors": outcome.errors,
-                "claims": [
-                    {
-                        "name": c.pod_claim,
-                        "claim": c.claim,
-                        "outcome": c.kind,
-                        "devices": c.devices,
-                        "subrequests": c.subrequests,
-                        "reason": c.reason,
-                    }
-                    for c in outcome.claims
-                ],
-            }
-        )
-    kinds = [i["outcome"] for i in instances]
-    placed = kinds.count(ALLOCATED)
-    overall = next((k for k in (REJECTED, ERROR, UNSCHEDULABLE) if k in kinds), ALLOCATED)
-    if not instances:
-        overall = UNSCHEDULABLE
-    rows = []
-    for ref in workload.claims:
-        if ref.template:
-            rows.append(f"{workload.namespace}/{ref.template}")
-        elif ref.claim:
-            rows.append(f"{workload.namespace}/{ref.claim}")
-    if extended is not None:
-        rows.append(f"{extended.namespace}/{extended.name}")
-    reasons = list(dict.fromkeys(r for i in instances if i["outcome"] != ALLOCATED for r in i["reasons"]))
-    if extended is not None and extended.reasons:
-        reasons += extended.reasons
-    return {
-        "source": workload.source,
-        "kind": workload.kind,
-        "namespace": workload.namespace,
-        "name": workload.name,
-        "replicas": len(instances),
-        "placed": placed,
-        "outcome": overall,
-        "claims": rows,
-        "reasons": reasons,
-        "errors": list(dict.fromkeys(e for i in instances for e in i["errors"])),
-        "instances": instances,
     }
 
 

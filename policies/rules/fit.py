@@ -43,11 +43,11 @@ def _integral(value: Any) -> Any:
 
 def recorded_inventory(resources: list[Any]) -> Inventory | None:
     """The DRA devices the stack's pools would publish at max scale (components/plans/stack_inventory.py, the
-    simulation `gpuplan fit` runs on the stack's own plan); None when the program declares no node pools of its own
-    (an existing cluster: its nodes and their GPUs are not in the program, nothing to simulate)."""
-    if not recorded.declares_node_pools(resources):
+    simulation `gpuplan fit` runs on the stack's own plan): the cloud and kind pools, and an existing cluster's pools
+    read back from the node patches (their named nodes); None when the program declares no pools at all."""
+    pools = [pool for _, pool in recorded.stack_pools(resources)]
+    if not pools and not recorded.declares_node_pools(resources):
         return None
-    pools = [pool for _, pool in recorded.stack_pools(resources) if pool.platform != "existing"]
     releases = recorded.stack_releases(resources)
     nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
     if any(r.chart in recorded.EXAMPLE_DRA_CHARTS for r in releases):

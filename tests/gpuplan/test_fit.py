@@ -72,14 +72,36 @@ def nvidia_run(tmp_path_factory):
     return run_file(write_stack(tmp_path_factory.mktemp("nv"), NVIDIA_STACK, "nv"))
 
 
-@pytest.fixture(scope="module")
-def dev_examples(dev_run):
-    return by_name(fit_report(dev_run, sorted(shared_path(UPSTREAM_SPECS).glob("example-driver-*.yaml"))))
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def tolerant(paths, directory):
+    """The upstream examples as a user applies them to a cluster whose GPU nodes are tainted (below 1.36, where no
+    policy adds it): every pod and pod template with the GPU toleration. Unchanged otherwise."""
+    copies = []
+    for path in paths:
+        documents = [d for d in yaml.safe_load_all(path.read_text(encoding="utf-8")) if d is not None]
+        for document in documents:
+            spec = document.get("spec") or {}
+            pod = spec if document.get("kind") == "Pod" else (spec.get("template") or {}).get("spec")
+            if isinstance(pod, dict):
+                pod.setdefault("tolerations", []).append(dict(GPU_TOLERATION))
+        copy = directory / path.name
+        copy.write_text(yaml.safe_dump_all(documents), encoding="utf-8")
+        copies.append(copy)
+    return copies
 
 
 @pytest.fixture(scope="module")
-def nvidia_examples(nvidia_run):
-    return by_name(fit_report(nvidia_run, sorted(shared_path(UPSTREAM_SPECS).glob("nvidia-*.yaml"))))
+def dev_examples(dev_run, tmp_path_factory):
+    paths = sorted(shared_path(UPSTREAM_SPECS).glob("example-driver-*.yaml"))
+    return by_name(fit_report(dev_run, tolerant(paths, tmp_path_factory.mktemp("dev-examples"))))
+
+
+@pytest.fixture(scope="module")
+def nvidia_examples(nvidia_run, tmp_path_factory):
+    paths = sorted(shared_path(UPSTREAM_SPECS).glob("nvidia-*.yaml"))
+    return by_name(fit_report(nvidia_run, tolerant(paths, tmp_path_factory.mktemp("nv-examples"))))
 
 
 def expected_quota_limit(quota, template) -> int | None:
@@ -350,8 +372,16 @@ def test_fit_json_contract_and_exit_codes(tmp_path):
             "--out",
             str(tmp_path),
             "--claims",
-            str(shared_path(UPSTREAM_SPECS) / "example-driver-prioritized-alternatives.yaml"),
-            str(shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml"),
+            *map(
+                str,
+                tolerant(
+                    [
+                        shared_path(UPSTREAM_SPECS) / "example-driver-prioritized-alternatives.yaml",
+                        shared_path(UPSTREAM_SPECS) / "example-driver-cel-selector.yaml",
+                    ],
+                    tmp_path,
+                ),
+            ),
         ],
     )
     assert text.exit_code == 0, text.output

@@ -3,6 +3,7 @@ workers with 8 fake GPUs each, gpu-7 of worker2 tainted by the stack's DeviceTai
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.cli.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, UPSTREAM_SPECS, shared_path
+from tests.gpuplan.test_fit import tolerant
 
 DEV = ROOT / "stacks" / "Pulumi.dev.yaml"
 EX = "gpu.example.com"
@@ -24,20 +26,35 @@ def dev():
     return plan_stack(load_stack_file(DEV))
 
 
+@pytest.fixture(scope="module")
+def unquoted(dev):
+    """The dev stack without its ResourceQuotas: what the devices alone allow."""
+    return dataclasses.replace(dev, namespaces=tuple(dataclasses.replace(ns, quota={}) for ns in dev.namespaces))
+
+
 def write(tmp_path, name, *documents):
     path = tmp_path / name
     path.write_text(yaml.safe_dump_all(list(documents)), encoding="utf-8")
     return path
 
 
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
 def pod(name, *templates, namespace="ml-research", claims=(), **spec):
+    """A pod with the GPU toleration the dev stack's nodes need at 1.35 (spec may replace it)."""
     refs = [{"name": f"t{i}", "resourceClaimTemplateName": t} for i, t in enumerate(templates)]
     refs += [{"name": f"c{i}", "resourceClaimName": c} for i, c in enumerate(claims)]
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}], "resourceClaims": refs, **spec},
+        "spec": {
+            "containers": [{"name": "c", "image": "busybox"}],
+            "resourceClaims": refs,
+            "tolerations": [GPU_TOLERATION],
+            **spec,
+        },
     }
 
 
@@ -59,9 +76,9 @@ def pods(report):
     return {f"{p['namespace']}/{p['name']}": p for p in report["pods"]}
 
 
-def test_replicas_take_devices_one_pod_after_the_other(dev, tmp_path):
+def test_replicas_take_devices_one_pod_after_the_other(unquoted, tmp_path):
     """15 usable GPUs hold 7 pods of two-gpus; the eighth waits, and the template row says so."""
-    report = fit_report(dev, "dev", [write(tmp_path, "d.yaml", deployment("train", 8, "two-gpus"))])
+    report = fit_report(unquoted, "dev", [write(tmp_path, "d.yaml", deployment("train", 8, "two-gpus"))])
     train = pods(report)["ml-research/train"]
     assert (train["outcome"], train["placed"], train["replicas"]) == ("unschedulable", 7, 8)
     nodes = [i["node"] for i in train["instances"]]
@@ -74,12 +91,12 @@ def test_replicas_take_devices_one_pod_after_the_other(dev, tmp_path):
     assert template["maxConcurrent"] == 7  # the template alone, before the pods took devices
 
 
-def test_claims_of_one_pod_land_on_one_node(dev, tmp_path):
+def test_claims_of_one_pod_land_on_one_node(unquoted, tmp_path):
     """Six one-GPU pods fill worker (8 GPUs) to 2 free; a pod with two-gpus and one-gpu-ish claims (3 GPUs) must
     then go to worker2 although each claim alone would still fit on worker."""
     small = [pod(f"s{i}", "inference") for i in range(6)]
     both = pod("both", "two-gpus", "inference")
-    report = fit_report(dev, "dev", [write(tmp_path, "p.yaml", *small, both)])
+    report = fit_report(unquoted, "dev", [write(tmp_path, "p.yaml", *small, both)])
     placed = pods(report)
     assert all(placed[f"ml-research/s{i}"]["instances"][0]["node"] == "gpu-dev-worker" for i in range(6))
     [instance] = placed["ml-research/both"]["instances"]
@@ -88,7 +105,7 @@ def test_claims_of_one_pod_land_on_one_node(dev, tmp_path):
     assert instance["claims"][1]["subrequests"] == {"gpu": "big-gpu"}
 
 
-def test_statefulsets_jobs_and_daemonsets_make_their_pods(dev, tmp_path):
+def test_statefulsets_jobs_and_daemonsets_make_their_pods(unquoted, tmp_path):
     job = deployment("batch", None, "two-gpus", kind="Job", api="batch/v1")
     job["spec"] = {
         "parallelism": 2,
@@ -96,8 +113,9 @@ def test_statefulsets_jobs_and_daemonsets_make_their_pods(dev, tmp_path):
     }
     daemon = deployment("agent", None, "inference", kind="DaemonSet")
     del daemon["spec"]["replicas"]
+    daemon["spec"]["template"]["spec"]["nodeSelector"] = {"dra-gpu-platform.io/gpu-stack": "dra"}
     report = fit_report(
-        dev, "dev", [write(tmp_path, "w.yaml", daemon, deployment("db", 2, "two-gpus", kind="StatefulSet"), job)]
+        unquoted, "dev", [write(tmp_path, "w.yaml", daemon, deployment("db", 2, "two-gpus", kind="StatefulSet"), job)]
     )
     placed = pods(report)
     assert [i["name"] for i in placed["ml-research/db"]["instances"]] == ["db-0", "db-1"]
@@ -109,10 +127,9 @@ def test_statefulsets_jobs_and_daemonsets_make_their_pods(dev, tmp_path):
     ]
 
 
-def test_the_shared_claim_example_puts_both_pods_on_the_claims_node(dev):
-    report = fit_report(
-        dev, "dev", [shared_path(UPSTREAM_SPECS) / "example-driver-basic-shared-claim-across-pods.yaml"]
-    )
+def test_the_shared_claim_example_puts_both_pods_on_the_claims_node(dev, tmp_path):
+    example = shared_path(UPSTREAM_SPECS) / "example-driver-basic-shared-claim-across-pods.yaml"
+    report = fit_report(dev, "dev", tolerant([example], tmp_path))
     placed = pods(report)
     nodes = {p["instances"][0]["node"] for p in placed.values()}
     devices = {d for p in placed.values() for c in p["instances"][0]["claims"] for d in c["devices"]}

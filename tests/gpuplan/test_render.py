@@ -29,7 +29,7 @@ STACK = {
             "mig": {"profile": "3g.40gb"},
             "nodes": ["gpu-a100-1", "gpu-a100-2"],
         },
-        {"name": "h100", "gpu": "H100", "maxNodes": 2, "gpusPerNode": 8, "nodes": ["gpu-h100-1"]},
+        {"name": "h100", "gpu": "H100", "maxNodes": 1, "gpusPerNode": 8, "nodes": ["gpu-h100-1"]},
     ],
     "gpuOperator": {"enabled": True},
 }
@@ -42,7 +42,7 @@ UNSERVED = {
         {
             "name": "t4",
             "gpu": "T4",
-            "maxNodes": 2,
+            "maxNodes": 1,
             "gpusPerNode": 1,
             "gpuStack": "device-plugin",
             "nodes": ["gpu-t4-1"],

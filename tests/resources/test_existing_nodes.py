@@ -99,3 +99,19 @@ def test_node_lists_are_checked(tmp_path):
     assert "already listed by nodePools[0] (a100-mig)" in found[0]["nodePools[1].nodes[0]"].rule
     assert found[1]["nodePools[0].nodes"].fix == "remove nodes"
     assert "DNS subdomain" in found[2]["nodePools[1].nodes[0]"].rule
+
+
+def test_named_nodes_and_max_nodes_must_agree():
+    """An existing pool is exactly the nodes it names: fit and the policy pack simulate maxNodes of them."""
+    from dra_gpu_platform.config.problems import InputError
+
+    short = copy.deepcopy(STACK)
+    short["nodePools"][0]["maxNodes"] = 3
+    with pytest.raises(InputError) as caught:
+        parse_config_map(qualify(short), stack="t", source="Pulumi.t.yaml")
+    [problem] = [p for p in caught.value.problems if p.path == "nodePools[0].maxNodes"]
+    assert problem.value == 3 and "2 in nodes" in problem.rule and problem.fix.startswith("set maxNodes: 2")
+    plan = plan_stack(parse_config_map(qualify(STACK), stack="t", source="Pulumi.t.yaml"))
+    from dra_gpu_platform.plans.stack_inventory import simulated_nodes
+
+    assert simulated_nodes(plan.pool("a100-mig")) == ["gpu-a100-1", "gpu-a100-2"]  # the named nodes, not a100-mig-<i>

@@ -147,6 +147,14 @@ def check(r: RuleContext) -> None:
                     "the dra-example-driver has no MIG devices",
                     "remove mig or use kind.gpuDriver: nvidia",
                 )
+        if platform == "existing" and pool.nodes and len(pool.nodes) != pool.max_nodes:
+            r.add(
+                f"{at}.maxNodes",
+                pool.max_nodes,
+                f"an existing pool has exactly the nodes it names ({len(pool.nodes)} in nodes), so maxNodes must "
+                "say the same: fit and the policy pack simulate maxNodes nodes",
+                f"set maxNodes: {len(pool.nodes)}, or list every node of the pool in nodes",
+            )
         if pool.nodes and platform != "existing":
             r.add(
                 f"{at}.nodes",

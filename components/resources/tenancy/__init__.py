@@ -3,4 +3,4 @@
 Who may import: components.resources.platform, gpuplan, tests.
 """
 
-__all__ = ["dra_only_guard", "tenant_namespace"]  # the public modules of this package
+__all__ = ["dra_only_guard", "gpu_toleration", "tenant_namespace"]  # the public modules of this package

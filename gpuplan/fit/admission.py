@@ -1,0 +1,155 @@
+"""The API server of the stack for `gpuplan fit`: what happens to a pod or a claim at create, in the order the API
+server runs it (components/dra/admission.py): defaulting (limits become missing requests), the mutating plugins
+(ExtendedResourceToleration where the platform runs it, then the stack's GPU-toleration MutatingAdmissionPolicy from
+Kubernetes 1.36), the stack's ValidatingAdmissionPolicy (the dra-only guard: the plan's own CEL, evaluated), then
+ResourceQuota as a running tally (components/dra/quota.py).
+
+The dra-only guard's match constraints, actions and failure policy are those DraOnlyGuard declares
+(components/resources/tenancy/dra_only_guard.py: pods CREATE/UPDATE, Deny and Audit, Fail, reason Forbidden; kept in
+step by hand until the plan carries them); its CEL is read from the plan, never copied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dra_gpu_platform.dra import admission as adm
+from dra_gpu_platform.dra.claims import ClaimSpec
+from dra_gpu_platform.dra.pod_resources import default_requests, pod_requests
+from dra_gpu_platform.dra.quota import QuotaLedger, claim_usage, pod_usage
+from dra_gpu_platform.facts.admission_plugins import EXTENDED_RESOURCE_TOLERATION
+from dra_gpu_platform.plans.admission_policy import AdmissionPolicyPlan
+from dra_gpu_platform.plans.gpu_toleration import NAMESPACE_NAME_LABEL, served
+from dra_gpu_platform.plans.stack import StackPlan
+
+# DraOnlyGuard's matchConstraints, validationActions, failurePolicy and validation reason.
+GUARD_MATCH_OPERATIONS = ("CREATE", "UPDATE")
+GUARD_ACTIONS = (adm.DENY, adm.AUDIT)
+GUARD_REASON = "Forbidden"
+
+
+def guard_policy(plan: AdmissionPolicyPlan) -> adm.ValidatingPolicy:
+    """The dra-only guard as the API server runs it."""
+    return adm.ValidatingPolicy(
+        name=plan.name,
+        binding=plan.name,
+        match=adm.PolicyMatch(("pods",), GUARD_MATCH_OPERATIONS, {"matchLabels": dict(plan.namespace_labels)}),
+        validations=(adm.Validation(plan.validation, "", plan.message_expression, GUARD_REASON),),
+        match_conditions=plan.match_conditions,
+        variables=plan.variables,
+        actions=GUARD_ACTIONS,
+        failure_policy=adm.FAIL,
+    )
+
+
+@dataclass
+class PodAdmission:
+    """A pod after admission: the object the API server stores, or why it was refused, and what was changed."""
+
+    object: dict[str, Any]
+    rejected: str | None = None
+    changes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    requests: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class StackAdmission:
+    platform: str
+    minor: int
+    namespaces: Mapping[str, Mapping[str, str]]  # namespace -> labels
+    validating: list[adm.ValidatingPolicy]
+    mutating: list[adm.MutatingPolicy]
+    ledger: QuotaLedger
+    extended_names: dict[str, str] = field(default_factory=dict)  # class -> extendedResourceName
+    extended_resource: bool = False  # DRAExtendedResource
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        plan: StackPlan,
+        minor: int,
+        namespaces: Mapping[str, Mapping[str, str]],
+        quotas: Mapping[str, list[tuple[str, dict[str, Any]]]],
+        extended_names: dict[str, str],
+        extended_resource: bool,
+    ) -> StackAdmission:
+        mutating = []
+        notes = []
+        if plan.gpu_toleration is not None:
+            if served(minor):
+                mutating.append(plan.gpu_toleration.policy())
+            else:
+                notes.append(
+                    f"gpuToleration: Kubernetes 1.{minor} serves no MutatingAdmissionPolicy (v1 from 1.36), so pods "
+                    "must carry the GPU toleration themselves"
+                )
+        if plan.platform == "existing":
+            notes.append(
+                "existing cluster: ExtendedResourceToleration is assumed off (its admission plugins are unknown)"
+            )
+        return cls(
+            plan.platform,
+            minor,
+            namespaces,
+            [guard_policy(plan.admission_policy)],
+            mutating,
+            QuotaLedger(quotas),
+            extended_names,
+            extended_resource,
+            notes,
+        )
+
+    def _labels(self, namespace: str) -> dict[str, str]:
+        return {**self.namespaces.get(namespace, {}), NAMESPACE_NAME_LABEL: namespace}
+
+    def admit_pod(self, pod: Mapping[str, Any], name: str) -> PodAdmission:
+        """Defaulting, mutation, validation and the pod's quota, in that order (`name`: its name or generateName)."""
+        namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
+        current = default_requests(pod)
+        changes: list[str] = []
+        if EXTENDED_RESOURCE_TOLERATION.get(self.platform, False):
+            current, added = adm.extended_resource_toleration(current)
+            if added:
+                changes.append(f"ExtendedResourceToleration added the toleration for {', '.join(added)}")
+        request = adm.Request("pods", "", "Pod", namespace, name, current, self._labels(namespace))
+        for policy in self.mutating:
+            current, decision = adm.mutate(policy, request, current)
+            if decision.denied:
+                return PodAdmission(current, decision.denied, changes)
+            if decision.changed:
+                changes.append(f"MutatingAdmissionPolicy {policy.name} added the GPU toleration")
+        request = adm.Request("pods", "", "Pod", namespace, name, current, self._labels(namespace))
+        warnings: list[str] = []
+        for validating in self.validating:
+            result = adm.validate(validating, request)
+            warnings += result.warnings
+            if result.denied:
+                return PodAdmission(current, result.denied, changes, warnings)
+        requests = pod_requests(current.get("spec") or {})
+        exceeded = self.ledger.charge(namespace, pod_usage(requests))
+        if exceeded:
+            return PodAdmission(current, adm.forbidden(request, exceeded), changes, warnings)
+        return PodAdmission(current, None, changes, warnings, requests)
+
+    def claim_usage(self, spec: ClaimSpec, pod_requests_: Mapping[str, int] | None = None) -> dict[str, int]:
+        usage = claim_usage(spec, self.extended_names, extended_resource=self.extended_resource)
+        if pod_requests_ is not None:  # a pod's extended-resource claim: what the pod is charged is not counted twice
+            for key in list(usage):
+                if key.startswith("requests.") and key[len("requests.") :] in pod_requests_:
+                    usage[key] = max(0, usage[key] - pod_requests_[key[len("requests.") :]])
+        return usage
+
+    def admit_claim(
+        self, namespace: str, name: str, spec: ClaimSpec, pod_requests_: Mapping[str, int] | None = None
+    ) -> str | None:
+        """A ResourceClaim the resourceclaim controller (or the scheduler, for extended resources) creates: the
+        quota's refusal as the API error, or None."""
+        exceeded = self.ledger.charge(namespace, self.claim_usage(spec, pod_requests_))
+        if exceeded is None:
+            return None
+        request = adm.Request("resourceclaims", "resource.k8s.io", "ResourceClaim", namespace, name, {})
+        return adm.forbidden(request, exceeded)
