@@ -8,7 +8,9 @@ dependencies), so the same code serves `pulumi preview --policy-pack` and the of
 
 from __future__ import annotations
 
+import base64
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -179,7 +181,21 @@ def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> P
         disk_size_gb=c.known(disk, 0),
         ami_type=ami,
         capacity_reservation_id=c.known(lambda: c.dig(launch_template, *reservation), None),
+        bottlerocket_dra_settings=c.known(lambda: _bottlerocket_dra_user_data(launch_template), False),
     )
+
+
+def _bottlerocket_dra_user_data(launch_template: Any) -> bool:
+    """Whether the launch template's user data (base64 Bottlerocket TOML) turns the AMI's device plugin off and its
+    host DRA driver on (docs/references.md#bottlerocket-nvidia-dra-driver); False when there is none or it is not TOML."""
+    encoded = c.dig(launch_template, "userData")
+    if not isinstance(encoded, str) or not encoded:
+        return False
+    try:
+        document = tomllib.loads(base64.b64decode(encoded, validate=True).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return eks_amis.has_bottlerocket_dra_settings(document)
 
 
 def aks_agent_pool(name: str, props: Any) -> PoolPlan | None:

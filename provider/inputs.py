@@ -236,6 +236,13 @@ class Driver(enum.Enum):
     Operator = "operator"
 
 
+class DraManagement(enum.Enum):
+    """`gpuOperator.draManagement`: Who deploys the NVIDIA DRA driver: chart (its own Helm release, beside the operator's ClusterPolicy) or gpucluster (GPU Operator v26.7.0+ deploys it through its GPUCluster resource instead of a ClusterPolicy; technology preview, new clusters only, DRA pools only)."""
+
+    Chart = "chart"
+    Gpucluster = "gpucluster"
+
+
 class GpuOperator(TypedDict):
     """`gpuOperator`: The stack file's `dra-gpu-platform:gpuOperator` section (docs/configuration.md)."""
 
@@ -247,6 +254,8 @@ class GpuOperator(TypedDict):
     """Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked). Default: `false`."""
     driver: NotRequired[Driver]
     """Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator. Default: `"auto"`."""
+    dra_management: NotRequired[DraManagement]
+    """Who deploys the NVIDIA DRA driver: chart (its own Helm release, beside the operator's ClusterPolicy) or gpucluster (GPU Operator v26.7.0+ deploys it through its GPUCluster resource instead of a ClusterPolicy; technology preview, new clusters only, DRA pools only). Default: `"chart"`."""
 
 
 class DraDriver(TypedDict):

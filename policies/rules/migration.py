@@ -235,6 +235,10 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         reasons = []
         if pool.ships_device_plugin:
             reasons.append(f"its AMI {pool.ami_type} ships the device plugin")
+        if pool.host_dra_driver:
+            reasons.append(
+                f"its AMI {pool.ami_type} runs the NVIDIA DRA driver on the host (user data), a second driver"
+            )
         if not _device_plugin_label_off(pool):
             reasons += [
                 f"GPU Operator release {r.name} runs the device plugin on GPU nodes without "
