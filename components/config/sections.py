@@ -324,6 +324,15 @@ class StackSections(ConfigModel):
         return self.dra_driver.version
 
     @property
+    def gpu_class_extended_resource(self) -> bool:
+        """Whether the NVIDIA driver's own gpu.nvidia.com DeviceClass carries extendedResourceName (the class the
+        KEP-5004 bridge maps nvidia.com/gpu to): the DRA driver chart's from 25.12.0, never the GPUCluster's."""
+        if self.uses_example_driver or self.uses_gpu_cluster:
+            return False
+        release = driver_charts.dra_driver_release(self.dra_driver.version)
+        return release is not None and release.gpu_class_extended_resource
+
+    @property
     def host_dra_pools(self) -> list[NodePool]:
         """DRA pools whose nodes run the host's NVIDIA DRA driver (Bottlerocket NVIDIA), not the chart's plugin."""
         return [p for p in self.dra_pools if eks_amis.runs_host_dra_driver(p.ami_type, p.gpu_stack)]

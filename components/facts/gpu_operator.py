@@ -183,6 +183,18 @@ SOURCE_LINES = {
 }
 
 
+# From v26.7.0 (controllers/nodelabeling_controller.go:258-261) every gpu.deploy.* label is removed from a node whose
+# nvidia.com/gpu.present is not "true", so also from a new node before NFD has labelled it, not only on the
+# true -> false reset of v25.10.1: a static gpu.deploy.<operand>=false guard does not survive that first pass.
+STRIPS_DEPLOY_LABELS_WITHOUT_GPU_PRESENT_FROM = "26.7.0"
+
+
+def strips_deploy_labels_without_gpu_present(operator_version: str | None) -> bool:
+    return operator_version is not None and Version(operator_version) >= Version(
+        STRIPS_DEPLOY_LABELS_WITHOUT_GPU_PRESENT_FROM
+    )
+
+
 def validator_checks_device_plugin(device_plugin_enabled: bool) -> bool:
     """The validator keeps its plugin-validation init container exactly when devicePlugin is on cluster-wide
     (object_controls.go:2329-2334); that container needs nvidia.com/gpu or nvidia.com/mig-* capacity on the node

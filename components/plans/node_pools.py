@@ -147,7 +147,9 @@ def pool_labels(pool: NodePool) -> dict[str, str]:
         # Not nvidia.com/gpu.present: the GPU Operator sets it once NFD found the GPU, and resets it (deleting
         # every gpu.deploy.* label, this guard too) on a node that carries it before NFD has labelled it
         # (gpu-operator v25.10.1 controllers/state_manager.go:510-528). The operator keeps a gpu.deploy.* value
-        # it finds (:374-384), so this static guard holds: its device plugin stays off DRA nodes, and the DRA
+        # it finds (:374-384), so this static guard holds (v25.10.1; from v26.7.0 a node loses it until NFD has run,
+        # and the cluster-wide devicePlugin.enabled=false of the config rules keeps the plugin off): its device
+        # plugin stays off DRA nodes, and the DRA
         # kubelet plugin selects DRA_KUBELET_PLUGIN_LABEL, which device-plugin nodes and Bottlerocket DRA nodes (their
         # host runs the DRA driver) never carry.
         DEVICE_PLUGIN_DEPLOY_LABEL: "false" if dra else "true",

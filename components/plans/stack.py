@@ -51,6 +51,8 @@ class StackPlan:
     dra_driver_version: str | None
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
     feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+    # the driver's gpu.nvidia.com class carries extendedResourceName (chart 25.12.0+; not a GPUCluster's)
+    driver_class_extended_resource: bool = False
 
     @property
     def minor(self) -> int:
@@ -102,6 +104,7 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         dra_driver_version=None if config.uses_example_driver else config.nvidia_dra_driver_version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=feature_gates(config),
+        driver_class_extended_resource=config.gpu_class_extended_resource,
     )
 
 

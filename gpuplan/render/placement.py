@@ -189,17 +189,30 @@ def gpu_cluster_operands(release: str, gpu_cluster_spec: dict[str, Any]) -> list
 # The label passes
 
 
-def _operator_pass(labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any]) -> None:
-    """labelGPUNodes for one node (state_manager.go:510-547), container workloads."""
+def _strip_deploy_labels(labels: dict[str, str]) -> None:
+    for operand in (
+        *operator_facts.STATE_LABEL_OPERANDS,
+        operator_facts.MIG_MANAGER_OPERAND,
+        *operator_facts.GPU_CLUSTER_STATE_LABEL_OPERANDS,
+    ):
+        labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+
+
+def _operator_pass(
+    labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any], strips_without_gpu_present: bool = False
+) -> None:
+    """labelGPUNodes for one node (state_manager.go:510-547), container workloads. `strips_without_gpu_present`:
+    from v26.7.0 a node without gpu.present=true loses every deploy label (facts/gpu_operator.py)."""
     has_nfd_gpu = any(labels.get(k) == "true" for k in operator_facts.NFD_GPU_LABELS)
     common = labels.get(GPU_PRESENT_LABEL) == "true"
     if not common and has_nfd_gpu:
         labels[GPU_PRESENT_LABEL] = "true"
     elif common and not has_nfd_gpu:
         labels[GPU_PRESENT_LABEL] = "false"
-        for operand in (*operator_facts.STATE_LABEL_OPERANDS, operator_facts.MIG_MANAGER_OPERAND):
-            labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+        _strip_deploy_labels(labels)
     if labels.get(GPU_PRESENT_LABEL) != "true":
+        if strips_without_gpu_present:
+            _strip_deploy_labels(labels)
         return
     for operand in operator_facts.STATE_LABEL_OPERANDS:
         labels.setdefault(f"{DEPLOY_LABEL_PREFIX}{operand}", "true")
@@ -222,8 +235,7 @@ def _gpu_cluster_pass(labels: dict[str, str]) -> None:
     elif common and not has_nfd_gpu:
         labels[GPU_PRESENT_LABEL] = "false"
     if labels.get(GPU_PRESENT_LABEL) != "true":
-        for operand in (*operator_facts.GPU_CLUSTER_STATE_LABEL_OPERANDS, *operator_facts.STATE_LABEL_OPERANDS):
-            labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+        _strip_deploy_labels(labels)
         return
     shared = set(operator_facts.GPU_CLUSTER_STATE_LABEL_OPERANDS)
     for operand in (*operator_facts.STATE_LABEL_OPERANDS, operator_facts.MIG_MANAGER_OPERAND):
@@ -239,16 +251,19 @@ def place_pool(
     chart_daemonsets: list[DaemonSetFacts],
     operator: tuple[str, dict[str, Any]] | None,
     gpu_cluster: tuple[str, dict[str, Any]] | None = None,
+    operator_version: str | None = None,
 ) -> PoolPlacement:
     """`operator`: (release, ClusterPolicy spec) when the chart renders a ClusterPolicy; `gpu_cluster`: (release,
-    GPUCluster spec) when it renders a GPUCluster instead (never both: the chart refuses it)."""
+    GPUCluster spec) when it renders a GPUCluster instead (never both: the chart refuses it); `operator_version`:
+    the gpu-operator chart's version, where its labelling differs (None: as at v25.10.1)."""
     if gpu_cluster is not None:
         return _place_under_gpu_cluster(pool, chart_daemonsets, gpu_cluster)
     labels = dict(pool.labels)
     spec = operator[1] if operator else {}
     operands = operator_operands(operator[0], spec) if operator else []
+    strips = operator_facts.strips_deploy_labels_without_gpu_present(operator_version)
     if operator:
-        _operator_pass(labels, pool, spec)  # the node registers while the operator already runs
+        _operator_pass(labels, pool, spec, strips)  # the node registers while the operator already runs
     for _ in range(10):  # labels only grow after the first pass; a handful of rounds settles every case
         before = dict(labels)
         if any(d.role == NFD_WORKER and lands(d, labels, pool.taints) for d in chart_daemonsets):
@@ -256,7 +271,7 @@ def place_pool(
             for key, value in pool.nfd_rule_labels.items():
                 labels.setdefault(key, value)
         if operator:
-            _operator_pass(labels, pool, spec)
+            _operator_pass(labels, pool, spec, strips)
         running = _running(operands, labels, pool)
         if MIG_CONFIG_LABEL in labels and any(d.role == "mig-manager" for d in running):
             labels[MIG_CONFIG_STATE_LABEL] = MIG_CONFIG_STATE_SUCCESS

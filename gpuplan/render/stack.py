@@ -185,7 +185,8 @@ def render_stack(
         kustomization = out / "rendered" / "kustomization.yaml"
         render_errors, unvalidated = _validate(listed, out / "rendered", everything, checked)
         findings += [f"{e.render()}" for e in render_errors]
-    placements = place_pools(plan.pools, rendered_docs)
+    versions = {r.rendered.release.name: r.rendered.release.version for r in results}
+    placements = place_pools(plan.pools, rendered_docs, versions.get(GPU_OPERATOR_RELEASE))
     for placement in placements:
         findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
     findings += efa_findings(placements)
@@ -205,7 +206,9 @@ def efa_findings(placements: list[PoolPlacement]) -> list[str]:
     ]
 
 
-def place_pools(pools: tuple[PoolPlan, ...], rendered_docs: dict[str, list[dict[str, Any]]]) -> list[PoolPlacement]:
+def place_pools(
+    pools: tuple[PoolPlan, ...], rendered_docs: dict[str, list[dict[str, Any]]], operator_version: str | None = None
+) -> list[PoolPlacement]:
     daemonsets = [d for release, docs in sorted(rendered_docs.items()) for d in chart_daemonsets(release, docs)]
     operator = gpu_cluster = None
     for doc in rendered_docs.get(GPU_OPERATOR_RELEASE, []):
@@ -213,7 +216,7 @@ def place_pools(pools: tuple[PoolPlan, ...], rendered_docs: dict[str, list[dict[
             operator = (GPU_OPERATOR_RELEASE, doc.get("spec") or {})
         elif doc.get("kind") == "GPUCluster":
             gpu_cluster = (GPU_OPERATOR_RELEASE, doc.get("spec") or {})
-    return [place_pool(pool_facts(pool), daemonsets, operator, gpu_cluster) for pool in pools]
+    return [place_pool(pool_facts(pool), daemonsets, operator, gpu_cluster, operator_version) for pool in pools]
 
 
 def _validate(paths: list[Path], root: Path, everything: list[dict[str, Any]], versions: tuple[str, ...]):

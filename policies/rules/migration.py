@@ -219,9 +219,16 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         for r in releases
         if r.chart in recorded.NVIDIA_DRA_CHARTS and r.value("resources", "gpus", "enabled", default=True) is not False
     ]
-    if not dra_releases:
+    # A GPUCluster's DRA kubelet plugin goes to every GPU node (docs/references.md#gpu-operator-gpucluster): an empty
+    # selector stands for it, and its operator runs no ClusterPolicy device plugin.
+    gpu_clusters = [r for r in releases if r.renders_gpu_cluster]
+    if not dra_releases and not gpu_clusters:
         return
-    operators_on = [r for r in _operators(releases) if r.value("devicePlugin", "enabled", default=True) is not False]
+    operators_on = [
+        r
+        for r in _operators(releases)
+        if r.value("devicePlugin", "enabled", default=True) is not False and not r.renders_gpu_cluster
+    ]
     standalone = [r for r in releases if r.chart in recorded.DEVICE_PLUGIN_CHARTS]
     # With a GPU Operator, every GPU node gets NFD's PCI label and the operator's gpu.present at run time
     # (docs/references.md#gpu-operator-node-labelling): a selector on either reaches the pool.
@@ -229,7 +236,7 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
     for urn, pool in recorded.stack_pools(args.resources):
         dra_here = [
             r for r in dra_releases if labels_match(c.string_map(r.value("kubeletPlugin", "nodeSelector")), pool.labels)
-        ]
+        ] + gpu_clusters
         if not dra_here:
             continue
         reasons = []
@@ -252,7 +259,9 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         ]
         if reasons:
             dra = ", ".join(
-                f"{r.name} (kubeletPlugin.nodeSelector {_describe(c.string_map(r.value('kubeletPlugin', 'nodeSelector')))})"
+                f"{r.name} (its GPUCluster: every GPU node)"
+                if r.renders_gpu_cluster
+                else f"{r.name} (kubeletPlugin.nodeSelector {_describe(c.string_map(r.value('kubeletPlugin', 'nodeSelector')))})"
                 for r in dra_here
             )
             report_violation(

@@ -239,6 +239,15 @@ def test_a_bottlerocket_dra_pool_runs_the_host_dra_driver_only_with_its_user_dat
         assert "ships the device plugin" in message
 
 
+def test_a_gpucluster_puts_its_dra_kubelet_plugin_on_every_gpu_pool():
+    operator = b.helm_release("gpu-operator", "v26.7.0", NGC, {"gpuCluster": {"deployCR": True}})
+    gpu_cluster = b.resource(b.HELM_RELEASE, operator, "operator")
+    assert b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [gpu_cluster, _eks_pool("h100", "dra")]) == []
+    bottlerocket = _eks_pool("t4", "device-plugin", ami="BOTTLEROCKET_x86_64_NVIDIA")
+    [message] = b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [gpu_cluster, bottlerocket]).messages
+    assert "operator (its GPUCluster: every GPU node) runs there and its AMI" in message
+
+
 def test_kind_workers_are_pools_for_placement():
     command = b.resource(
         b.COMMAND, b.kind_command([b.labels_for("dra"), b.labels_for("t4", stack="device-plugin")]), "kind"
