@@ -472,7 +472,7 @@ class Monitoring(TypedDict):
     external_sources: NotRequired[list[ExternalSources]]
     """Exporters your own Prometheus already scrapes, for alerts that need them: with install: false kube-state-metrics and kubelet; on kind/existing clusters also kube-scheduler and kube-controller-manager."""
     dcgm_dra_pod_mapping: NotRequired[bool]
-    """dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere."""
+    """dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere; under a GPUCluster the operator's own (always on, not set here)."""
     claim_pending_minutes: NotRequired[int]
     """Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer. Default: `5`."""
     dashboard: NotRequired[bool]

@@ -258,7 +258,8 @@ class MonitoringConfig(ConfigModel):
     dcgm_dra_pod_mapping: StackBool | None = Field(
         None,
         description="dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs "
-        "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere.",
+        "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere; under a "
+        "GPUCluster the operator's own (always on, not set here).",
     )
     claim_pending_minutes: StackInt = Field(
         5,
