@@ -8,7 +8,9 @@ dependencies), so the same code serves `pulumi preview --policy-pack` and the of
 
 from __future__ import annotations
 
+import base64
 import re
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -19,6 +21,7 @@ from dra_gpu_platform.dra.claims import RequestSelectors, request_selectors
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import catalog, driver_charts, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts import gpu_operator as gpu_operator_facts
 from dra_gpu_platform.facts.node_labels import (
     DRA_KUBELET_PLUGIN_LABEL,
     GPU_LABEL,
@@ -179,7 +182,21 @@ def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> P
         disk_size_gb=c.known(disk, 0),
         ami_type=ami,
         capacity_reservation_id=c.known(lambda: c.dig(launch_template, *reservation), None),
+        bottlerocket_dra_settings=c.known(lambda: _bottlerocket_dra_user_data(launch_template), False),
     )
+
+
+def _bottlerocket_dra_user_data(launch_template: Any) -> bool:
+    """Whether the launch template's user data (base64 Bottlerocket TOML) turns the AMI's device plugin off and its
+    host DRA driver on (docs/references.md#bottlerocket-nvidia-dra-driver); False when there is none or it is not TOML."""
+    encoded = c.dig(launch_template, "userData")
+    if not isinstance(encoded, str) or not encoded:
+        return False
+    try:
+        document = tomllib.loads(base64.b64decode(encoded, validate=True).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    return eks_amis.has_bottlerocket_dra_settings(document)
 
 
 def aks_agent_pool(name: str, props: Any) -> PoolPlan | None:
@@ -386,6 +403,43 @@ class HelmRelease:
         """The driver chart table's facts for this release's version (None: no or an unknown version)."""
         return driver_charts.dra_driver_release(self.version) if self.version else None
 
+    @property
+    def renders_gpu_cluster(self) -> bool:
+        """A gpu-operator release whose chart renders a GPUCluster: the operator deploys the NVIDIA DRA driver
+        (docs/references.md#gpu-operator-gpucluster)."""
+        return self.chart in GPU_OPERATOR_CHARTS and self.value("gpuCluster", "deployCR", default=False) is True
+
+
+@dataclass(frozen=True)
+class NvidiaDraDriver:
+    """The NVIDIA DRA driver a stack's releases install: its version and its own DeviceClasses."""
+
+    release: HelmRelease
+    version: str | None
+    classes: frozenset[str]
+    class_extended_resource: bool  # gpu.nvidia.com carries extendedResourceName
+
+
+def nvidia_dra_driver(releases: Iterable[HelmRelease]) -> NvidiaDraDriver | None:
+    """The NVIDIA DRA driver chart's release, or the gpu-operator release whose GPUCluster deploys the driver."""
+    for release in releases:
+        if release.chart in NVIDIA_DRA_CHARTS:
+            facts = release.dra_driver_release
+            return NvidiaDraDriver(
+                release,
+                release.version,
+                frozenset(nvidia_dra_classes(release)),
+                facts is not None and facts.gpu_class_extended_resource,
+            )
+        if release.renders_gpu_cluster:
+            domains = release.value("draDriver", "computeDomains", "enabled", default=True) is not False
+            classes = gpu_operator_facts.GPU_CLUSTER_GPU_CLASSES + (
+                driver_charts.COMPUTE_DOMAIN_CLASSES if domains else ()
+            )
+            version = gpu_operator_facts.gpu_cluster_dra_driver(release.version) if release.version else None
+            return NvidiaDraDriver(release, version, frozenset(classes), False)
+    return None
+
 
 def helm_release(resource_type: str, urn: str, name: str, props: Any) -> HelmRelease | None:
     if resource_type not in (c.HELM_RELEASE, c.HELM_CHART_V4):
@@ -433,6 +487,8 @@ def chart_device_classes(releases: Iterable[HelmRelease]) -> dict[str, str]:
     for release in releases:
         if release.chart in NVIDIA_DRA_CHARTS:
             created = nvidia_dra_classes(release)
+        elif release.renders_gpu_cluster and (driver := nvidia_dra_driver([release])) is not None:
+            created = set(driver.classes)
         elif release.chart in EXAMPLE_DRA_CHARTS:
             created = {catalog.EXAMPLE_DRIVER}  # the example driver's class is named after its driver
         else:

@@ -236,6 +236,13 @@ class Driver(enum.Enum):
     Operator = "operator"
 
 
+class DraManagement(enum.Enum):
+    """`gpuOperator.draManagement`: Who deploys the NVIDIA DRA driver: chart (its own Helm release, beside the operator's ClusterPolicy) or gpucluster (GPU Operator v26.7.0+ deploys it through its GPUCluster resource instead of a ClusterPolicy; technology preview, new clusters only, DRA pools only)."""
+
+    Chart = "chart"
+    Gpucluster = "gpucluster"
+
+
 class GpuOperator(TypedDict):
     """`gpuOperator`: The stack file's `dra-gpu-platform:gpuOperator` section (docs/configuration.md)."""
 
@@ -247,6 +254,8 @@ class GpuOperator(TypedDict):
     """Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked). Default: `false`."""
     driver: NotRequired[Driver]
     """Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator. Default: `"auto"`."""
+    dra_management: NotRequired[DraManagement]
+    """Who deploys the NVIDIA DRA driver: chart (its own Helm release, beside the operator's ClusterPolicy) or gpucluster (GPU Operator v26.7.0+ deploys it through its GPUCluster resource instead of a ClusterPolicy; technology preview, new clusters only, DRA pools only). Default: `"chart"`."""
 
 
 class DraDriver(TypedDict):
@@ -472,7 +481,7 @@ class Monitoring(TypedDict):
     external_sources: NotRequired[list[ExternalSources]]
     """Exporters your own Prometheus already scrapes, for alerts that need them: with install: false kube-state-metrics and kubelet; on kind/existing clusters also kube-scheduler and kube-controller-manager."""
     dcgm_dra_pod_mapping: NotRequired[bool]
-    """dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere."""
+    """dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere; under a GPUCluster the operator's own (always on, not set here)."""
     claim_pending_minutes: NotRequired[int]
     """Alert when a pod of a DRA namespace (or the scheduler's DRA plugin) stays unschedulable longer. Default: `5`."""
     dashboard: NotRequired[bool]

@@ -24,7 +24,7 @@ from dra_gpu_platform.config.fields import (
     StackInt,
     rule_error,
 )
-from dra_gpu_platform.facts import driver_charts, eks_amis, project, versions
+from dra_gpu_platform.facts import driver_charts, eks_amis, gpu_operator, project, versions
 
 AUTOSCALED_PLATFORMS = ("eks", "aks")
 
@@ -103,6 +103,12 @@ class GpuOperatorConfig(ConfigModel):
     driver: Literal["auto", "host", "operator"] = Field(
         "auto",
         description="Who installs the NVIDIA kernel driver: auto (host on EKS NVIDIA AMIs and AKS), host, operator.",
+    )
+    dra_management: Literal["chart", "gpucluster"] = Field(
+        "chart",
+        description="Who deploys the NVIDIA DRA driver: chart (its own Helm release, beside the operator's "
+        "ClusterPolicy) or gpucluster (GPU Operator v26.7.0+ deploys it through its GPUCluster resource instead of "
+        "a ClusterPolicy; technology preview, new clusters only, DRA pools only).",
     )
 
 
@@ -257,7 +263,8 @@ class MonitoringConfig(ConfigModel):
     dcgm_dra_pod_mapping: StackBool | None = Field(
         None,
         description="dcgm-exporter's KUBERNETES_ENABLE_DRA (pod and claim labels on DRA GPUs). It needs "
-        "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere.",
+        "resource.k8s.io/v1beta1 served: default on for kind (the stack enables it there), off elsewhere; under a "
+        "GPUCluster the operator's own (always on, not set here).",
     )
     claim_pending_minutes: StackInt = Field(
         5,
@@ -311,6 +318,32 @@ class StackSections(ConfigModel):
         return self.platform == "kind" and self.cluster.settings().gpu_driver == "example"
 
     @property
+    def uses_gpu_cluster(self) -> bool:
+        """The GPU Operator deploys the NVIDIA DRA driver through its GPUCluster (no ClusterPolicy, no DRA chart)."""
+        return self.gpu_operator_enabled and self.gpu_operator.dra_management == "gpucluster"
+
+    @property
+    def nvidia_dra_driver_version(self) -> str:
+        """The NVIDIA DRA driver release that runs: the operator's pinned one under a GPUCluster, else the chart's."""
+        if self.uses_gpu_cluster:
+            return gpu_operator.gpu_cluster_dra_driver(self.gpu_operator.version)
+        return self.dra_driver.version
+
+    @property
+    def gpu_class_extended_resource(self) -> bool:
+        """Whether the NVIDIA driver's own gpu.nvidia.com DeviceClass carries extendedResourceName (the class the
+        KEP-5004 bridge maps nvidia.com/gpu to): the DRA driver chart's from 25.12.0, never the GPUCluster's."""
+        if self.uses_example_driver or self.uses_gpu_cluster:
+            return False
+        release = driver_charts.dra_driver_release(self.dra_driver.version)
+        return release is not None and release.gpu_class_extended_resource
+
+    @property
+    def host_dra_pools(self) -> list[NodePool]:
+        """DRA pools whose nodes run the host's NVIDIA DRA driver (Bottlerocket NVIDIA), not the chart's plugin."""
+        return [p for p in self.dra_pools if eks_amis.runs_host_dra_driver(p.ami_type, p.gpu_stack)]
+
+    @property
     def gpu_operator_enabled(self) -> bool:
         if self.gpu_operator.enabled is not None:
             return self.gpu_operator.enabled
@@ -343,9 +376,13 @@ class StackSections(ConfigModel):
         return next((c for c in self.device_classes if c.name == name), None)
 
     def driver_device_classes(self) -> tuple[str, ...]:
-        """DeviceClasses the installed driver chart creates by itself (components/facts/driver_charts.py)."""
+        """DeviceClasses the installed driver chart (or the operator's GPUCluster) creates by itself
+        (components/facts/driver_charts.py, components/facts/gpu_operator.py)."""
         if self.uses_example_driver:
             return driver_charts.EXAMPLE_DRIVER_CLASSES
+        if self.uses_gpu_cluster:
+            domains = driver_charts.COMPUTE_DOMAIN_CLASSES if self.dra_driver.compute_domains else ()
+            return gpu_operator.GPU_CLUSTER_GPU_CLASSES + domains
         if not self.dra_driver.enabled:
             return ()
         release = driver_charts.dra_driver_release(self.dra_driver.version)

@@ -649,13 +649,19 @@ def _taint_rule_matches(rule: Mapping[str, Any], driver: str, pool: str, name: s
 # docs/references.md#example-driver-deviceclass)
 
 
-def chart_device_classes(names: Iterable[str], dra_driver_version: str | None = None) -> list[dict[str, Any]]:
-    """DeviceClass objects of the installed driver chart, as its templates render them for resource.k8s.io/v1."""
+def chart_device_classes(
+    names: Iterable[str], dra_driver_version: str | None = None, extended_resource: bool | None = None
+) -> list[dict[str, Any]]:
+    """DeviceClass objects of the installed driver chart, as its templates render them for resource.k8s.io/v1.
+    `extended_resource`: whether gpu.nvidia.com carries extendedResourceName (None: as the chart of that version
+    does; a GPUCluster's class never does)."""
     classes = []
+    release = driver_charts.dra_driver_release(dra_driver_version) if dra_driver_version else None
+    if extended_resource is None:
+        extended_resource = release is not None and release.gpu_class_extended_resource
     for name in names:
         spec: dict[str, Any] = {"selectors": [{"cel": {"expression": driver_charts.DEVICE_CLASS_SELECTORS[name]}}]}
-        release = driver_charts.dra_driver_release(dra_driver_version) if dra_driver_version else None
-        if name == "gpu.nvidia.com" and release is not None and release.gpu_class_extended_resource:
+        if name == "gpu.nvidia.com" and extended_resource:
             spec["extendedResourceName"] = driver_charts.GPU_CLASS_EXTENDED_RESOURCE
         classes.append({"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": name}, "spec": spec})
     return classes

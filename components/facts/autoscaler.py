@@ -29,6 +29,12 @@ RELEASES: dict[str, tuple[str, ...]] = {
     "1.35": ("1.35.0", "1.35.1", "1.35.2"),
     "1.36": ("1.36.0", "1.36.1"),
 }
+# Minors this package renders for that have no cluster-autoscaler image yet, and what was looked at
+# (docs/references.md#cluster-autoscaler-chart).
+NO_IMAGE_YET: dict[str, str] = {
+    "1.37": "kubernetes/autoscaler has no cluster-autoscaler-1.37.x tag (its newest, on 2026-08-22, is "
+    "cluster-autoscaler-1.36.1; chart 9.59.0 still says appVersion 1.35.0)",
+}
 DRA_FLAG = "enable-dynamic-resource-allocation"
 DRA_FLAG_LOCKED_FROM = (1, 35)  # from 1.35 the flag is locked to true and must not be passed as false
 

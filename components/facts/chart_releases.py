@@ -36,8 +36,9 @@ def _gpu_operator(tag: str, commit: str) -> ChartSource:
 # NGC chart versions are the git tags (the chart at a tag says `version: v1.0.0-devel`; the release job stamps
 # the tag). Every key the GPU software plan writes is read by each of these charts (rendered with helm 4.1.4).
 # v25.10.0 is the first with CDI on by default, which DRA pools need (versions.GPU_OPERATOR_MIN_FOR_DRA); the
-# v25.3 line serves device-plugin-only stacks. Newer tags (v26.3.x, v26.7.0) exist but were not checked
-# against these values: they need allowUnlisted.
+# v25.3 line serves device-plugin-only stacks. v26.7.0 is the first with the GPUCluster resource
+# (gpuOperator.draManagement: gpucluster; versions.GPU_OPERATOR_MIN_FOR_GPUCLUSTER). The v26.3.x tags exist but
+# were not checked against these values: they need allowUnlisted.
 GPU_OPERATOR_RELEASES: dict[str, ChartSource] = {
     tag: _gpu_operator(tag, commit)
     for tag, commit in (
@@ -48,6 +49,7 @@ GPU_OPERATOR_RELEASES: dict[str, ChartSource] = {
         ("v25.3.4", "d73a0086a6ba41c5972a704f8d36e3a162ee656f"),
         ("v25.10.0", "6f3d599dfe65b7d4247a90ca2ab27b32a6d6ed98"),
         ("v25.10.1", "846018752b8a34d4039feb6f18629b4c64210e32"),
+        ("v26.7.0", "10ee5b3638b89e11e949412aafa5ba99279c3721"),
     )
 }
 
@@ -70,7 +72,10 @@ def _kps(version: str, commit: str) -> ChartSource:
 KUBE_PROMETHEUS_STACK_CHART = "kube-prometheus-stack"
 KUBE_PROMETHEUS_STACK_REPO = "https://prometheus-community.github.io/helm-charts"
 # The 81.x release tags (there is no 81.2.3, 81.2.4 or 81.4.5: 81.4.5 exists only on commit 48793177 of an
-# unmerged pull request). Every 81.x pins kube-state-metrics 7.1.0, whose values the monitoring plan writes.
+# unmerged pull request). Every 81.x pins kube-state-metrics chart 7.1.0 (kube-state-metrics v2.18.0). The 88.5.x
+# tags pin kube-state-metrics chart 8.4.0, whose appVersion 2.20.0 is the first kube-state-metrics with
+# kube_pod_resourceclaim_info (docs/references.md#kube-state-metrics-resourceclaim-info); the monitoring plan writes
+# the same values to both lines (read by every template of 81.4.3 and 88.5.3, rendered with helm 4.1.4).
 KUBE_PROMETHEUS_STACK_RELEASES: dict[str, ChartSource] = {
     version: _kps(version, commit)
     for version, commit in (
@@ -101,10 +106,18 @@ KUBE_PROMETHEUS_STACK_RELEASES: dict[str, ChartSource] = {
         ("81.6.7", "69f128853dac83ef383f9c3d8358164bf3a7a708"),
         ("81.6.8", "181835ca123dfeec3b237a429ebeea4d2f445506"),
         ("81.6.9", "2bd5a1886b91e6f6e2cb09b4131e912bd029025d"),
+        ("88.5.0", "a754ab1cae7ca9b8bcd53682be34f4f5dae56121"),
+        ("88.5.1", "ce2d4cbfe11c2c4f49237613bf731d3b760bc1fe"),
+        ("88.5.2", "6eee8c044ab424da7d59e643fe9bed55a1e8d2c8"),
+        ("88.5.3", "ea930baeebeba39f56d6b44e351f23b2a072a600"),
     )
 }
-# The last 81.4 patch; its values (and those of its kube-state-metrics 7.1.0 subchart) read every key we set.
-KUBE_PROMETHEUS_STACK_DEFAULT = "81.4.3"
+# The newest release read (2026-08-21): kube-state-metrics v2.20.0 (chart 8.4.0), grafana chart 12.11.1 (Grafana
+# 13), prometheus-operator v0.93.1; its values (and its subcharts') read every key the monitoring plan sets.
+KUBE_PROMETHEUS_STACK_DEFAULT = "88.5.3"
+# The kube-state-metrics the default release runs (its subchart's appVersion), and the first one with
+# kube_pod_resourceclaim_info.
+KUBE_STATE_METRICS_VERSION = "v2.20.0"
 
 
 def unlisted_fix(section: str, listed: list[str] | tuple[str, ...]) -> str:

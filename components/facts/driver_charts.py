@@ -15,7 +15,7 @@ docs/references.md#example-driver-chart, docs/references.md#example-driver-devic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
@@ -49,19 +49,19 @@ COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-de
 # gpu.nvidia.com carries this extendedResourceName when rendered for resource.k8s.io/v1 (KEP-5004 bridge).
 GPU_CLASS_EXTENDED_RESOURCE = "nvidia.com/gpu"
 
-# Driver feature gates (pkg/featuregates/featuregates.go; DeviceMetadata from v0.4) and the gate each GPU
-# sharing strategy needs (custom time-slicing: TimeSlicingSettings; MPS: MPSSupport).
-FEATURE_GATES = (
-    "TimeSlicingSettings",
-    "MPSSupport",
-    "IMEXDaemonsWithDNSNames",
+# Driver feature gates per release line (pkg/featuregates/featuregates.go at each tag; the 25.3 charts have no
+# gates at all: docs/references.md#nvidia-dra-feature-gates) and the gate each GPU sharing strategy needs (custom
+# time-slicing: TimeSlicingSettings; MPS: MPSSupport).
+_GATES_25_8 = ("TimeSlicingSettings", "MPSSupport", "IMEXDaemonsWithDNSNames")
+_GATES_25_12 = (
+    *_GATES_25_8,
     "PassthroughSupport",
-    "DynamicMIG",
     "NVMLDeviceHealthCheck",
+    "DynamicMIG",
     "ComputeDomainCliques",
     "CrashOnNVLinkFabricErrors",
-    "DeviceMetadata",
 )
+_GATES_0_4 = (*_GATES_25_12, "DeviceMetadata")
 SHARING_FEATURE_GATES = {"TimeSlicing": "TimeSlicingSettings", "MPS": "MPSSupport"}
 
 # The kubelet plugin's default required node affinity (values.yaml kubeletPlugin.affinity; dra-driver-nvidia-gpu
@@ -95,6 +95,7 @@ class DraDriverRelease:
     feature_gates_value: bool  # values.yaml has `featureGates` (rendered into FEATURE_GATES)
     resource_api_version_value: bool  # values.yaml has `resourceApiVersion` (overrides the detection)
     gpu_class_extended_resource: bool  # deviceclass-gpu.yaml sets extendedResourceName on v1
+    feature_gates: tuple[str, ...]  # gates the driver of this tag knows (an unknown one stops it at start)
     # Device naming of cmd/gpu-kubelet-plugin: "legacy" = pcieBusID attribute and MIG names
     # gpu-<minor>-mig-<profileId>-<start>-<size>; "current" = resource.kubernetes.io/pciBusID and
     # gpu-<minor>-mig-<profile>-<profileId>-<start>.
@@ -135,23 +136,26 @@ def _sigs(version: str, commit: str, **facts) -> DraDriverRelease:
     )
 
 
-_LEGACY_25_3 = {
+_LEGACY_25_3: dict[str, Any] = {
     "gpu_classes": ("gpu.nvidia.com", "mig.nvidia.com"),
     "resource_api": "v1beta1",
     "feature_gates_value": False,
     "resource_api_version_value": False,
     "gpu_class_extended_resource": False,
+    "feature_gates": (),
     "attribute_naming": "legacy",
 }
-_LEGACY_25_8 = {**_LEGACY_25_3, "resource_api": "detect", "feature_gates_value": True}
-_CURRENT = {
+_LEGACY_25_8 = {**_LEGACY_25_3, "resource_api": "detect", "feature_gates_value": True, "feature_gates": _GATES_25_8}
+_CURRENT_25_12: dict[str, Any] = {
     "gpu_classes": ("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"),
     "resource_api": "detect",
     "feature_gates_value": True,
     "resource_api_version_value": True,
     "gpu_class_extended_resource": True,
+    "feature_gates": _GATES_25_12,
     "attribute_naming": "current",
 }
+_CURRENT_0_4 = {**_CURRENT_25_12, "feature_gates": _GATES_0_4}
 
 DRA_DRIVER_RELEASES: dict[str, DraDriverRelease] = {
     r.version: r
@@ -161,12 +165,23 @@ DRA_DRIVER_RELEASES: dict[str, DraDriverRelease] = {
         _calver("25.3.2", "7020737a5e6d17d53003b19b1c473fa352f59232", **_LEGACY_25_3),
         _calver("25.8.0", "2ef1f2ad8ad2e65756d19f454f55e5b021d0bf3b", **_LEGACY_25_8),
         _calver("25.8.1", "fc69d98528027bfe06efff81e6fd99c98ede8ff7", **_LEGACY_25_8),
-        _calver("25.12.0", "0882da8720c28763137e0987778ec476ec4cf8df", **_CURRENT),
-        _sigs("0.4.0", "6910a2bea298933cf64cfb061ddf88b6e17743ff", **_CURRENT),
-        _sigs("0.4.1", "764900e7833798a1528bd52a2af3e1b2d5f7a616", **_CURRENT),
+        _calver("25.12.0", "0882da8720c28763137e0987778ec476ec4cf8df", **_CURRENT_25_12),
+        _sigs("0.4.0", "6910a2bea298933cf64cfb061ddf88b6e17743ff", **_CURRENT_0_4),
+        _sigs("0.4.1", "764900e7833798a1528bd52a2af3e1b2d5f7a616", **_CURRENT_0_4),
     )
 }
 DRA_DRIVER_DEFAULT = "0.4.1"
+# The default release's gates (what the config docs list).
+FEATURE_GATES = DRA_DRIVER_RELEASES[DRA_DRIVER_DEFAULT].feature_gates
+
+# Released upstream but not listed, and why (docs/references.md#nvidia-dra-driver-0-5-0). Such a version is usable
+# only with draDriver.allowUnlisted: true, with the chart facts of the newest listed release of its line; its
+# feature gates are then not checked (main after v0.4.1 added FabricManagerPartitioning, HostManagedIMEXDaemon,
+# DRAListTypeAttributes and ConsumableShares, all alpha and off).
+NOT_LISTED: dict[str, str] = {
+    "0.5.0": "its v0.5.0 tag could not be read (the newest snapshot of kubernetes-sigs/dra-driver-nvidia-gpu is main "
+    "at 95932046 of 2026-08-07, chart 0.5.0-dev), so its chart was never rendered with these values",
+}
 
 # chart/<version> tags (0.2.0 hard-codes resource.k8s.io/v1beta1 in templates/deviceclass.yaml; 0.2.1 on detect
 # the API); every version renders the one class gpu.example.com. Chart.yaml at a tag says 0.0.0-dev: the

@@ -3,7 +3,8 @@
 Sources: botocore's EKS model `AMITypes` (1.44.x), AWS docs "ml-eks-optimized-ami" and "ml-eks-k8s-device-plugin"
 (the Bottlerocket NVIDIA variants ship the NVIDIA device plugin; AL2023 NVIDIA does not), EKS stopped publishing AL2
 AMIs on 2025-11-26 (amazon-eks-ami#2545). docs/references.md#eks-ami-types,
-docs/references.md#eks-nvidia-ami-contents.
+docs/references.md#eks-nvidia-ami-contents. Bottlerocket's host NVIDIA DRA driver:
+docs/references.md#bottlerocket-nvidia-dra-driver.
 """
 
 from __future__ import annotations
@@ -29,13 +30,62 @@ LEGACY_GPU_AMI_TYPES = ("AL2_x86_64_GPU",)  # no AMIs published since 2025-11-26
 BOTTLEROCKET_OPERANDS = ("device-plugin", "driver", "container-toolkit", "mig-manager")
 
 
+# Bottlerocket's NVIDIA DRA driver on the host (bottlerocket-os/bottlerocket-core-kit packages/nvidia-dra-driver-gpu):
+# the driver's gpu-kubelet-plugin as the systemd service nvidia-dra-driver-gpu.service, which runs only when
+# settings.kubelet-dra-drivers.nvidia.enabled is true and settings.kubelet-device-plugins.nvidia.enabled is false
+# (its enabled-marker template), so the AMI's device plugin and the host DRA driver never publish the same GPUs.
+# The setting arrived in Bottlerocket 1.66.0 (its settings migration v1.66.0/kubelet-dra-drivers-nvidia-enabled),
+# for the NVIDIA variants of Kubernetes 1.34 to 1.37.
+BOTTLEROCKET_DRA_MIN_VERSION = "1.66.0"
+BOTTLEROCKET_DRA_KUBERNETES = ("1.34", "1.35", "1.36", "1.37")
+BOTTLEROCKET_DRA_SERVICE = "nvidia-dra-driver-gpu.service"
+# The driver release the host service is built from (the package's gover) and what its ExecStart leaves out: no
+# --feature-gates (every driver gate at its default, off for TimeSlicingSettings and MPSSupport), no compute-domain
+# plugin. Its 25.8 line names devices the legacy way (components/facts/driver_charts.py).
+BOTTLEROCKET_DRA_DRIVER_VERSION = "25.8.1"
+# Bottlerocket user data (TOML) that EKS merges with its own for a managed node group's launch template
+# (awsdocs/amazon-eks-user-guide latest/ug/nodes/launch-templates.adoc:121,200-211).
+BOTTLEROCKET_DRA_SETTINGS: dict[str, dict[str, dict[str, bool]]] = {
+    "kubelet-device-plugins": {"nvidia": {"enabled": False}},
+    "kubelet-dra-drivers": {"nvidia": {"enabled": True}},
+}
+
+
 def is_bottlerocket(ami_type: str | None) -> bool:
-    return bool(ami_type) and ami_type.startswith("BOTTLEROCKET")
+    return ami_type is not None and ami_type.startswith("BOTTLEROCKET")
 
 
 def ships_device_plugin(ami_type: str | None) -> bool:
-    """The Bottlerocket NVIDIA AMIs run their own NVIDIA device plugin."""
-    return is_bottlerocket(ami_type) and "NVIDIA" in ami_type
+    """The Bottlerocket NVIDIA AMIs carry their own NVIDIA device plugin (on unless user data turns it off)."""
+    return ami_type is not None and is_bottlerocket(ami_type) and "NVIDIA" in ami_type
+
+
+def runs_host_dra_driver(ami_type: str | None, gpu_stack: str) -> bool:
+    """A DRA pool on a Bottlerocket NVIDIA AMI runs the host's NVIDIA DRA driver (its user data turns the AMI's
+    device plugin off and the host driver on) instead of the DRA driver chart's kubelet plugin."""
+    return gpu_stack == "dra" and ships_device_plugin(ami_type)
+
+
+def has_bottlerocket_dra_settings(settings: dict[str, object]) -> bool:
+    """Whether parsed Bottlerocket user data (a TOML document) turns the device plugin off and the host DRA driver on."""
+
+    def enabled(extension: str) -> object:
+        node: object = settings.get("settings")
+        for key in (extension, "nvidia", "enabled"):
+            node = node.get(key) if isinstance(node, dict) else None
+        return node
+
+    return enabled("kubelet-device-plugins") is False and enabled("kubelet-dra-drivers") is True
+
+
+def bottlerocket_settings_toml(settings: dict[str, dict[str, dict[str, bool]]]) -> str:
+    """Bottlerocket user data for `settings`: one [settings.<extension>.<vendor>] table each (booleans only)."""
+    tables = []
+    for extension, vendors in settings.items():
+        for vendor, keys in vendors.items():
+            body = "".join(f"{key} = {'true' if value else 'false'}\n" for key, value in keys.items())
+            tables.append(f"[settings.{extension}.{vendor}]\n{body}")
+    return "\n".join(tables)
 
 
 def root_device_name(ami_type: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from packaging.version import Version
+
 from dra_gpu_platform.facts.chart_releases import GPU_OPERATOR_RELEASES, ChartSource
 from dra_gpu_platform.facts.node_labels import DEPLOY_LABEL_PREFIX, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
 
@@ -181,8 +183,110 @@ SOURCE_LINES = {
 }
 
 
+# From v26.7.0 (controllers/nodelabeling_controller.go:258-261) every gpu.deploy.* label is removed from a node whose
+# nvidia.com/gpu.present is not "true", so also from a new node before NFD has labelled it, not only on the
+# true -> false reset of v25.10.1: a static gpu.deploy.<operand>=false guard does not survive that first pass.
+STRIPS_DEPLOY_LABELS_WITHOUT_GPU_PRESENT_FROM = "26.7.0"
+
+
+def strips_deploy_labels_without_gpu_present(operator_version: str | None) -> bool:
+    return operator_version is not None and Version(operator_version) >= Version(
+        STRIPS_DEPLOY_LABELS_WITHOUT_GPU_PRESENT_FROM
+    )
+
+
 def validator_checks_device_plugin(device_plugin_enabled: bool) -> bool:
     """The validator keeps its plugin-validation init container exactly when devicePlugin is on cluster-wide
     (object_controls.go:2329-2334); that container needs nvidia.com/gpu or nvidia.com/mig-* capacity on the node
     (cmd/nvidia-validator/main.go:1296-1316, 30 tries 5 s apart), which DRA nodes never advertise."""
     return device_plugin_enabled
+
+
+# ---------------------------------------------------------------------------------------------------
+# GPUCluster (gpu-operator v26.7.0, nvidia.com/v1alpha1, technology preview): the operator deploys the NVIDIA DRA
+# driver itself. docs/references.md#gpu-operator-gpucluster, NVIDIA/gpu-operator@v26.7.0 (commit 10ee5b3638b8).
+
+GPU_CLUSTER_SOURCE: ChartSource = GPU_OPERATOR_RELEASES["v26.7.0"]
+GPU_CLUSTER_MIN_VERSION = "26.7.0"  # the first tag with api/nvidia/v1alpha1/gpucluster_types.go
+# The DRA driver the chart's GPUCluster runs (values.yaml:581-584 draDriver.version v0.5.0, image
+# nvcr.io/nvidia/dra-driver-nvidia-gpu): the chart facts of the newest listed 0.x release stand for it
+# (components/facts/driver_charts.py NOT_LISTED).
+GPU_CLUSTER_DRA_DRIVER = {"v26.7.0": "0.5.0"}
+
+
+def gpu_cluster_dra_driver(operator_version: str) -> str:
+    """The DRA driver release a GPUCluster of this operator version runs: its own pin, or for a newer (unlisted)
+    operator the pin of the newest listed one before it."""
+    if operator_version in GPU_CLUSTER_DRA_DRIVER:
+        return GPU_CLUSTER_DRA_DRIVER[operator_version]
+    wanted = Version(operator_version)
+    older = [tag for tag in GPU_CLUSTER_DRA_DRIVER if Version(tag) <= wanted] or list(GPU_CLUSTER_DRA_DRIVER)
+    return GPU_CLUSTER_DRA_DRIVER[max(older, key=Version)]
+
+
+# manifests/state-dra-driver/0400_deviceclass-gpu.yaml, 0410_deviceclass-mig.yaml, 0430_deviceclass-vfio-gpu.yaml,
+# and 0420_deviceclass-compute-domains.yaml only with draDriver.computeDomains.enabled (default true). None of them
+# carries extendedResourceName, unlike the DRA driver chart's gpu.nvidia.com, so the KEP-5004 bridge has no class.
+GPU_CLUSTER_GPU_CLASSES = ("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com")
+# controllers/state_manager.go:131-137 gpuClusterStateLabels: set "true" on every node with gpu.present=true unless
+# the node already has a non-empty value (controllers/nodelabeling_controller.go:329-339); ClusterPolicy-only
+# deploy labels are swept from such nodes (:263-268).
+GPU_CLUSTER_STATE_LABEL_OPERANDS = ("driver", "dra-driver", "dra-validator", "dcgm-dra", "dcgm-exporter-dra")
+
+
+@dataclass(frozen=True)
+class GpuClusterOperand:
+    """One operand DaemonSet the operator renders for a GPUCluster (manifests/state-*/, not the chart)."""
+
+    daemonset: str
+    role: Role | Literal["dra-kubelet-plugin"]
+    deploy: str  # nodeSelector nvidia.com/gpu.deploy.<deploy>: "true"
+    # required node affinity terms (ORed), each a list of (key, value) that must be In [value]
+    affinity: tuple[tuple[tuple[str, str], ...], ...]
+    enabled_by: str  # GPUCluster spec path of the switch ("" = always)
+    source: str
+
+
+GPU_CLUSTER_OPERANDS: tuple[GpuClusterOperand, ...] = (
+    GpuClusterOperand(
+        "nvidia-dra-driver-kubelet-plugin",
+        "dra-kubelet-plugin",
+        "dra-driver",
+        (
+            (("feature.node.kubernetes.io/pci-10de.present", "true"),),
+            (("feature.node.kubernetes.io/cpu-model.vendor_id", "NVIDIA"),),
+            ((GPU_PRESENT_LABEL, "true"),),
+        ),
+        "",
+        "manifests/state-dra-driver/0500_daemonset.yaml:4,58-77",
+    ),
+    GpuClusterOperand(
+        "nvidia-dra-validator",
+        "validator",
+        "dra-validator",
+        (((GPU_PRESENT_LABEL, "true"),),),
+        "",
+        "manifests/state-dra-validation/0500_daemonset.yaml:18,63-64,73-83",
+    ),
+    GpuClusterOperand(
+        "nvidia-dcgm-exporter-dra",
+        "dcgm-exporter",
+        "dcgm-exporter-dra",
+        (),
+        "dcgmExporter.enabled",
+        "manifests/state-dcgm-exporter/0700_daemonset.yaml:4,47-48",
+    ),
+)
+# The operator refuses to run both resources: controllers/clusterpolicy_controller.go:134-145 (a ClusterPolicy
+# reconcile fails while a GPUCluster exists) and controllers/gpucluster_controller.go:165-167 (a GPUCluster waits
+# while a ClusterPolicy exists); the chart fails when both deployCR values are true
+# (templates/validations.yaml:1-3) and when gpuCluster.deployCR is set with driver.enabled but without
+# driver.nvidiaDriverCRD.enabled (:5-7).
+GPU_CLUSTER_SOURCE_LINES = {
+    "chart values": "deployments/gpu-operator/values.yaml:565-612",
+    "validations": "deployments/gpu-operator/templates/validations.yaml:1-7,25-30",
+    "no co-existence (ClusterPolicy side)": "controllers/clusterpolicy_controller.go:134-145",
+    "no co-existence (GPUCluster side)": "controllers/gpucluster_controller.go:165-167",
+    "state labels": "controllers/state_manager.go:131-137",
+    "labels kept": "controllers/nodelabeling_controller.go:329-339",
+}

@@ -215,8 +215,15 @@ def cluster_notes(config: StackConfig, node_groups: Iterable[EksNodeGroupPlan]) 
                 f"pool {pool.name}: a Capacity Block pool of {pool.max_nodes} node(s); its instances launch once the "
                 "block is active (set capacityBlockStart/capacityBlockEnd to scale with the block)"
             )
+        if pool.host_dra_driver:
+            notes.append(
+                f"pool {pool.name}: Bottlerocket runs the NVIDIA DRA driver on the host (the AMI's device plugin off, "
+                f"set in the launch template's user data); its nodes need Bottlerocket {eks_amis.BOTTLEROCKET_DRA_MIN_VERSION} "
+                "or newer, which EKS picks when it creates or updates the node group (an older node fails on the "
+                "unknown setting)"
+            )
         nvme = pool.shape.nvme_disks if pool.shape is not None else 0
-        if group.user_data is None and nvme and eks_amis.is_bottlerocket(pool.ami_type):
+        if nvme and eks_amis.is_bottlerocket(pool.ami_type):
             notes.append(
                 f"pool {pool.name}: {pool.instance_type} has {nvme} NVMe instance-store disk(s), "
                 "left unused on Bottlerocket (nodeadm's RAID0 local storage is an AL2023 feature)"
@@ -476,6 +483,20 @@ def raid0_user_data() -> str:
     return base64.b64encode(mime.encode()).decode()
 
 
+def bottlerocket_dra_user_data() -> str:
+    """Launch-template user data (base64 TOML) of a Bottlerocket NVIDIA DRA pool: the AMI's device plugin off, its
+    host NVIDIA DRA driver on (bottlerocket-core-kit packages/nvidia-dra-driver-gpu; docs/references.md#bottlerocket-nvidia-dra-driver).
+    EKS merges it with its own Bottlerocket settings (cluster name, endpoint, CA, labels, taints)."""
+    toml = eks_amis.bottlerocket_settings_toml(eks_amis.BOTTLEROCKET_DRA_SETTINGS)
+    return base64.b64encode(toml.encode()).decode()
+
+
+def pool_user_data(pool: PoolPlan) -> str | None:
+    if pool.host_dra_driver:
+        return bottlerocket_dra_user_data()
+    return raid0_user_data() if uses_local_raid(pool) else None
+
+
 def uses_local_raid(pool: PoolPlan) -> bool:
     return pool.shape is not None and pool.shape.nvme_disks > 0 and not eks_amis.is_bottlerocket(pool.ami_type)
 
@@ -516,7 +537,7 @@ def node_group_plan(
         asg_tags=dict(sorted(asg_tags.items())),
         efa=tuple(efa_interfaces(pool.shape)) if pool.efa_interfaces and pool.shape is not None else (),
         placement_group=uses_placement_group(pool),
-        user_data=raid0_user_data() if uses_local_raid(pool) else None,
+        user_data=pool_user_data(pool),
         schedules=capacity_block_schedules(pool, window),
     )
 

@@ -126,6 +126,8 @@ def mig_manager_enabled(platform: str, pools: Sequence[PoolPlan]) -> bool:
 
 
 def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[str, Any]:
+    if config.uses_gpu_cluster:
+        return gpu_cluster_values(config, pools)
     operator_driver = operator_installs_driver(config)
     monitoring = config.monitoring.enabled
     values: dict[str, Any] = {
@@ -177,8 +179,41 @@ def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[
     if config.platform == "aks" and not operator_driver:
         # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
         values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
-    if any(p.ships_device_plugin for p in pools):
+    if any(eks_amis.is_bottlerocket(p.ami_type) for p in pools):
         _bottlerocket_opt_outs(values)
+    return values
+
+
+def gpu_cluster_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[str, Any]:
+    """gpuOperator.draManagement: gpucluster (gpu-operator v26.7.0, technology preview;
+    docs/references.md#gpu-operator-gpucluster): the chart renders a GPUCluster instead of the ClusterPolicy and the
+    operator deploys the DRA driver itself (its kubelet plugin on every node with nvidia.com/gpu.present), so no
+    DRA driver release is installed. Only keys the GPUCluster path reads: the ClusterPolicy's operand switches
+    (devicePlugin, toolkit, mig, migManager, cdi) are read by no template once clusterPolicy.deployCR is false."""
+    monitoring = config.monitoring.enabled
+    dra_driver: dict[str, Any] = {"computeDomains": {"enabled": config.dra_driver.compute_domains}}
+    if gates := dra_feature_gates(config):
+        dra_driver["featureGates"] = gates
+    values: dict[str, Any] = {
+        "clusterPolicy": {"deployCR": False},
+        "gpuCluster": {"deployCR": True},
+        # The chart refuses driver.enabled without NVIDIADriver resources under a GPUCluster
+        # (templates/validations.yaml:5-7); config rules keep the driver on the host.
+        "driver": {"enabled": False},
+        "draDriver": dra_driver,
+        # dcgm-exporter's DRA pod mapping is the operator's own under a GPUCluster (KUBERNETES_ENABLE_DRA=true in
+        # manifests/state-dcgm-exporter/0700_daemonset.yaml:102-106), so no env here.
+        "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
+        "daemonsets": {"tolerations": gpu_tolerations(pools)},
+        "node-feature-discovery": {
+            "worker": {
+                "affinity": _required_node_affinity([[_exists(GPU_LABEL)]]),
+                "tolerations": gpu_tolerations(pools),
+            },
+        },
+    }
+    if monitoring:
+        values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
     return values
 
 
@@ -344,7 +379,9 @@ def dra_driver_plan(config: StackConfig, pools: Sequence[PoolPlan]) -> ReleasePl
 
 
 def installs_nvidia_dra_driver(config: StackConfig) -> bool:
-    return not config.uses_example_driver and config.dra_driver.enabled
+    """The DRA driver's own Helm release: not with the example driver, and not under a GPUCluster (the operator
+    deploys the driver then)."""
+    return not config.uses_example_driver and config.dra_driver.enabled and not config.uses_gpu_cluster
 
 
 def dra_driver_waits_for_operator(config: StackConfig) -> bool:

@@ -96,6 +96,10 @@ class PoolPlan:
     zone: str | None = None  # the one zone the pool is pinned to
     capacity_reservation_id: str | None = None
     nodes: tuple[str, ...] = field(default=())  # node names the stack knows: kind workers, an existing pool's nodes
+    # The pool's user data turns a Bottlerocket AMI's device plugin off and its host DRA driver on: this stack writes it
+    # for every Bottlerocket NVIDIA DRA pool (components/plans/eks.py); the policy pack reads it back from the launch
+    # template, so a node group made elsewhere without it keeps its device plugin.
+    bottlerocket_dra_settings: bool = False
 
     @property
     def model(self) -> GpuModel | None:
@@ -107,8 +111,15 @@ class PoolPlan:
 
     @property
     def ships_device_plugin(self) -> bool:
-        """Bottlerocket NVIDIA AMIs run their own NVIDIA device plugin (docs/references.md#eks-nvidia-ami-contents)."""
-        return eks_amis.ships_device_plugin(self.ami_type)
+        """Bottlerocket NVIDIA AMIs run their own NVIDIA device plugin (docs/references.md#eks-nvidia-ami-contents),
+        except where the user data turns it off for the host DRA driver."""
+        return eks_amis.ships_device_plugin(self.ami_type) and not self.host_dra_driver
+
+    @property
+    def host_dra_driver(self) -> bool:
+        """The node image runs the NVIDIA DRA driver itself (Bottlerocket NVIDIA DRA pools,
+        docs/references.md#bottlerocket-nvidia-dra-driver), not the DRA driver chart's kubelet plugin."""
+        return eks_amis.runs_host_dra_driver(self.ami_type, self.gpu_stack) and self.bottlerocket_dra_settings
 
     @property
     def max_gpus(self) -> int | None:
@@ -126,6 +137,8 @@ def pool_labels(pool: NodePool) -> dict[str, str]:
     """Node labels for a pool on every platform: user labels first, ours win on conflict (config rules forbid
     overlaps)."""
     dra = pool.gpu_stack == "dra"
+    # Bottlerocket DRA pools run the host's DRA driver: the chart's kubelet plugin must not land there too.
+    chart_plugin = dra and not eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack)
     labels = {
         **pool.labels,
         POOL_LABEL: pool.name,
@@ -134,11 +147,14 @@ def pool_labels(pool: NodePool) -> dict[str, str]:
         # Not nvidia.com/gpu.present: the GPU Operator sets it once NFD found the GPU, and resets it (deleting
         # every gpu.deploy.* label, this guard too) on a node that carries it before NFD has labelled it
         # (gpu-operator v25.10.1 controllers/state_manager.go:510-528). The operator keeps a gpu.deploy.* value
-        # it finds (:374-384), so this static guard holds: its device plugin stays off DRA nodes, and the DRA
-        # kubelet plugin selects DRA_KUBELET_PLUGIN_LABEL, which device-plugin nodes never carry.
+        # it finds (:374-384), so this static guard holds (v25.10.1; from v26.7.0 a node loses it until NFD has run,
+        # and the cluster-wide devicePlugin.enabled=false of the config rules keeps the plugin off): its device
+        # plugin stays off DRA nodes, and the DRA
+        # kubelet plugin selects DRA_KUBELET_PLUGIN_LABEL, which device-plugin nodes and Bottlerocket DRA nodes (their
+        # host runs the DRA driver) never carry.
         DEVICE_PLUGIN_DEPLOY_LABEL: "false" if dra else "true",
     }
-    if dra:
+    if chart_plugin:
         labels[DRA_KUBELET_PLUGIN_LABEL] = "true"
     if pool.mig is not None:
         labels[MIG_CONFIG_LABEL] = f"all-{pool.mig.profile}"
@@ -218,6 +234,7 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         efa_interfaces=efa,
         disk_size_gb=pool.disk_size_gb if cloud else 0,  # kind and existing nodes bring their own disks
         ami_type=(pool.ami_type or eks_amis.DEFAULT_GPU_AMI) if platform == "eks" else pool.ami_type,
+        bottlerocket_dra_settings=platform == "eks" and eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack),
         zone=pool.availability_zone,
         capacity_reservation_id=pool.capacity_reservation_id,
         # kind's workers in the order kind names them; an existing pool's nodes sorted (the stack file's order is no

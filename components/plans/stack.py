@@ -48,11 +48,14 @@ class StackPlan:
     monitoring: MonitoringPlan | None
     # What publishes devices and which classes its chart brings (for the simulated inventory and `gpuplan fit`).
     dra_driver: str  # NVIDIA_DRIVER, or EXAMPLE_DRIVER on kind with gpuDriver: example
-    dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
+    # the NVIDIA DRA driver's version (the chart's, or the one a GPUCluster runs); None with the example driver
+    dra_driver_version: str | None
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
     feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
     # adds the GPU taint's toleration to pods with claims (namespaces[].gpuToleration; created from 1.36 on)
     gpu_toleration: GpuTolerationPlan | None = None
+    # the driver's gpu.nvidia.com class carries extendedResourceName (chart 25.12.0+; not a GPUCluster's)
+    driver_class_extended_resource: bool = False
 
     @property
     def minor(self) -> int:
@@ -101,10 +104,11 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         device_taints=plan_device_taints(config.maintenance),
         monitoring=monitoring_plan(config),
         dra_driver=EXAMPLE_DRIVER if config.uses_example_driver else NVIDIA_DRIVER,
-        dra_driver_version=None if config.uses_example_driver else config.dra_driver.version,
+        dra_driver_version=None if config.uses_example_driver else config.nvidia_dra_driver_version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=feature_gates(config),
         gpu_toleration=plan_gpu_toleration(config),
+        driver_class_extended_resource=config.gpu_class_extended_resource,
     )
 
 

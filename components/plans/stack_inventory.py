@@ -21,6 +21,7 @@ from dra_gpu_platform.dra.slices import (
     resource_slices,
     stable_uuid,
 )
+from dra_gpu_platform.facts import eks_amis
 from dra_gpu_platform.facts.catalog import EXAMPLE_DEVICE, EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.plans.node_pools import PoolPlan
 
@@ -37,8 +38,10 @@ def pools_inventory(
     pools: Iterable[PoolPlan], driver: str | None, driver_version: str | None, source: str
 ) -> Inventory:
     """The devices `driver` (NVIDIA_DRIVER, EXAMPLE_DRIVER, or None: no DRA driver) publishes on every DRA pool at
-    max scale; `driver_version`: the NVIDIA chart's version (device naming), None for the current naming."""
-    naming = nvidia_naming(driver_version) if driver_version else "current"
+    max scale; `driver_version`: the NVIDIA chart's version (device naming), None for the current naming. A pool
+    whose host runs the DRA driver (Bottlerocket) names devices as that host driver's release does."""
+    chart_naming = nvidia_naming(driver_version) if driver_version else "current"
+    host_naming = nvidia_naming(eks_amis.BOTTLEROCKET_DRA_DRIVER_VERSION)
     slices: list[dict[str, Any]] = []
     node_pools: dict[str, str] = {}
     notes: list[str] = []
@@ -46,6 +49,7 @@ def pools_inventory(
         if not pool.dra:
             continue  # only nodes running the DRA kubelet plugin publish devices
         model = pool.model
+        naming = host_naming if pool.host_dra_driver else chart_naming
         if driver == NVIDIA_DRIVER and model is None:
             notes.append(f"pool {pool.name}: GPU model unknown ({pool.instance_type}); not simulated")
         if driver == NVIDIA_DRIVER and model is not None and pool.gpus_per_node is None:

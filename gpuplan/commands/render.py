@@ -57,11 +57,7 @@ def as_json(report) -> dict[str, Any]:
                 "daemonSets": [
                     {"release": d.release, "name": d.name, "role": d.role, "source": d.source} for d in p.landed
                 ]
-                + (
-                    [{"release": "", "name": p.pool.host_device_plugin, "role": "device-plugin", "source": "host"}]
-                    if p.pool.host_device_plugin
-                    else []
-                ),
+                + [{"release": "", "name": name, "role": role, "source": "host"} for name, role in p.host_entries()],
                 "findings": p.findings,
             }
             for p in report.placements
@@ -101,8 +97,8 @@ def render_text(report, console) -> None:
                 d.role,
                 "chart render" if d.source == "chart" else f"operator facts: {d.source}",
             )
-        if placement.pool.host_device_plugin:
-            table.add_row(placement.pool.host_device_plugin, "device-plugin", "node image")
+        for name, role in placement.host_entries():
+            table.add_row(name, role, "node image")
         console.print(table)
         for finding in placement.findings:
             console.print(f"  [bold red]✗[/] {finding}", soft_wrap=True)

@@ -27,4 +27,6 @@ def stack_documents(plan: StackPlan) -> list[dict[str, Any]]:
 
 def chart_classes(plan: StackPlan) -> list[dict[str, Any]]:
     """The DeviceClasses the driver chart creates by itself."""
-    return chart_device_classes(plan.driver_device_classes, plan.dra_driver_version)
+    return chart_device_classes(
+        plan.driver_device_classes, plan.dra_driver_version, plan.driver_class_extended_resource
+    )

@@ -11,7 +11,10 @@ changes of the components that act on a node by themselves, in the order they ac
 repeated until nothing changes. A DaemonSet lands where its nodeSelector and required node affinity match the
 final labels and its tolerations cover the taints (the DaemonSet controller removes pods from nodes that stop
 matching, so the final labels decide). Operator operands come from components/facts/gpu_operator.py, enabled by
-the rendered ClusterPolicy. Pure: no helm, no files.
+the rendered ClusterPolicy. Where the chart renders a GPUCluster instead (gpu-operator v26.7.0), the operator's
+GPUCluster labelling and its DRA operands (its own DRA kubelet plugin among them) take the ClusterPolicy's place.
+Software a node image runs itself (Bottlerocket's device plugin or host DRA driver) is part of the pool's facts.
+Pure: no helm, no files.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class PoolFacts:
     mig_capable: bool  # GFD publishes nvidia.com/mig.capable=true; the operator then adds gpu.deploy.mig-manager
     nfd_rule_labels: dict[str, str] = field(default_factory=dict)  # labels the stack's NFD rules add on this pool
     host_device_plugin: str | None = None  # the image's own device plugin (Bottlerocket NVIDIA), if any
+    host_dra_driver: str | None = None  # the image's own DRA kubelet plugin (Bottlerocket NVIDIA DRA pools), if any
     unlabelled: str | None = None  # why the nodes carry none of the pool's labels yet (an existing cluster's pool)
 
 
@@ -73,8 +77,14 @@ class PoolPlacement:
     landed: list[DaemonSetFacts]
     findings: list[str]
 
+    def host_entries(self) -> list[tuple[str, str]]:
+        """(what, role) of the GPU software the node image runs itself, not a DaemonSet of any release."""
+        entries = [(self.pool.host_device_plugin, DEVICE_PLUGIN)] if self.pool.host_device_plugin else []
+        return entries + ([(self.pool.host_dra_driver, DRA_PLUGIN)] if self.pool.host_dra_driver else [])
+
     def roles(self) -> set[str]:
-        return {d.role for d in self.landed} | ({DEVICE_PLUGIN} if self.pool.host_device_plugin else set())
+        host = {DEVICE_PLUGIN} if self.pool.host_device_plugin else set()
+        return {d.role for d in self.landed} | host | ({DRA_PLUGIN} if self.pool.host_dra_driver else set())
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -150,21 +160,59 @@ def operator_operands(release: str, cluster_policy_spec: dict[str, Any]) -> list
     return operands
 
 
+def gpu_cluster_operands(release: str, gpu_cluster_spec: dict[str, Any]) -> list[DaemonSetFacts]:
+    """The operand DaemonSets the operator renders for this GPUCluster spec (gpu-operator v26.7.0 manifests/,
+    facts/gpu_operator.py GPU_CLUSTER_OPERANDS). Their tolerations are `daemonsets.tolerations` only."""
+    tolerations = tuple((gpu_cluster_spec.get("daemonsets") or {}).get("tolerations") or ())
+    operands = []
+    for operand in operator_facts.GPU_CLUSTER_OPERANDS:
+        if operand.enabled_by and not _spec_switch(gpu_cluster_spec, operand.enabled_by, True):
+            continue
+        terms = tuple(
+            tuple({"key": key, "operator": "In", "values": [value]} for key, value in term) for term in operand.affinity
+        )
+        operands.append(
+            DaemonSetFacts(
+                release=release,
+                name=operand.daemonset,
+                role=operand.role,
+                node_selector={f"{DEPLOY_LABEL_PREFIX}{operand.deploy}": "true"},
+                terms=terms or None,
+                tolerations=tolerations,
+                source=f"{operator_facts.GPU_CLUSTER_SOURCE.repo}@{operator_facts.GPU_CLUSTER_SOURCE.tag} {operand.source}",
+            )
+        )
+    return operands
+
+
 # ---------------------------------------------------------------------------------------------------
 # The label passes
 
 
-def _operator_pass(labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any]) -> None:
-    """labelGPUNodes for one node (state_manager.go:510-547), container workloads."""
+def _strip_deploy_labels(labels: dict[str, str]) -> None:
+    for operand in (
+        *operator_facts.STATE_LABEL_OPERANDS,
+        operator_facts.MIG_MANAGER_OPERAND,
+        *operator_facts.GPU_CLUSTER_STATE_LABEL_OPERANDS,
+    ):
+        labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+
+
+def _operator_pass(
+    labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any], strips_without_gpu_present: bool = False
+) -> None:
+    """labelGPUNodes for one node (state_manager.go:510-547), container workloads. `strips_without_gpu_present`:
+    from v26.7.0 a node without gpu.present=true loses every deploy label (facts/gpu_operator.py)."""
     has_nfd_gpu = any(labels.get(k) == "true" for k in operator_facts.NFD_GPU_LABELS)
     common = labels.get(GPU_PRESENT_LABEL) == "true"
     if not common and has_nfd_gpu:
         labels[GPU_PRESENT_LABEL] = "true"
     elif common and not has_nfd_gpu:
         labels[GPU_PRESENT_LABEL] = "false"
-        for operand in (*operator_facts.STATE_LABEL_OPERANDS, operator_facts.MIG_MANAGER_OPERAND):
-            labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+        _strip_deploy_labels(labels)
     if labels.get(GPU_PRESENT_LABEL) != "true":
+        if strips_without_gpu_present:
+            _strip_deploy_labels(labels)
         return
     for operand in operator_facts.STATE_LABEL_OPERANDS:
         labels.setdefault(f"{DEPLOY_LABEL_PREFIX}{operand}", "true")
@@ -176,14 +224,46 @@ def _operator_pass(labels: dict[str, str], pool: PoolFacts, spec: dict[str, Any]
             labels.setdefault(MIG_CONFIG_LABEL, MIG_ALL_DISABLED)
 
 
+def _gpu_cluster_pass(labels: dict[str, str]) -> None:
+    """The node-labelling pass under a GPUCluster (gpu-operator v26.7.0 controllers/nodelabeling_controller.go:239-268,
+    329-338): gpu.present follows NFD's PCI labels as under a ClusterPolicy; on a GPU node the DRA operands' deploy
+    labels are set where missing or empty (a value already there is kept), and the ClusterPolicy-only ones swept."""
+    has_nfd_gpu = any(labels.get(k) == "true" for k in operator_facts.NFD_GPU_LABELS)
+    common = labels.get(GPU_PRESENT_LABEL) == "true"
+    if not common and has_nfd_gpu:
+        labels[GPU_PRESENT_LABEL] = "true"
+    elif common and not has_nfd_gpu:
+        labels[GPU_PRESENT_LABEL] = "false"
+    if labels.get(GPU_PRESENT_LABEL) != "true":
+        _strip_deploy_labels(labels)
+        return
+    shared = set(operator_facts.GPU_CLUSTER_STATE_LABEL_OPERANDS)
+    for operand in (*operator_facts.STATE_LABEL_OPERANDS, operator_facts.MIG_MANAGER_OPERAND):
+        if operand not in shared:
+            labels.pop(f"{DEPLOY_LABEL_PREFIX}{operand}", None)
+    for operand in operator_facts.GPU_CLUSTER_STATE_LABEL_OPERANDS:
+        if not labels.get(f"{DEPLOY_LABEL_PREFIX}{operand}"):
+            labels[f"{DEPLOY_LABEL_PREFIX}{operand}"] = "true"
+
+
 def place_pool(
-    pool: PoolFacts, chart_daemonsets: list[DaemonSetFacts], operator: tuple[str, dict[str, Any]] | None
+    pool: PoolFacts,
+    chart_daemonsets: list[DaemonSetFacts],
+    operator: tuple[str, dict[str, Any]] | None,
+    gpu_cluster: tuple[str, dict[str, Any]] | None = None,
+    operator_version: str | None = None,
 ) -> PoolPlacement:
+    """`operator`: (release, ClusterPolicy spec) when the chart renders a ClusterPolicy; `gpu_cluster`: (release,
+    GPUCluster spec) when it renders a GPUCluster instead (never both: the chart refuses it); `operator_version`:
+    the gpu-operator chart's version, where its labelling differs (None: as at v25.10.1)."""
+    if gpu_cluster is not None:
+        return _place_under_gpu_cluster(pool, chart_daemonsets, gpu_cluster)
     labels = dict(pool.labels)
     spec = operator[1] if operator else {}
     operands = operator_operands(operator[0], spec) if operator else []
+    strips = operator_facts.strips_deploy_labels_without_gpu_present(operator_version)
     if operator:
-        _operator_pass(labels, pool, spec)  # the node registers while the operator already runs
+        _operator_pass(labels, pool, spec, strips)  # the node registers while the operator already runs
     for _ in range(10):  # labels only grow after the first pass; a handful of rounds settles every case
         before = dict(labels)
         if any(d.role == NFD_WORKER and lands(d, labels, pool.taints) for d in chart_daemonsets):
@@ -191,7 +271,7 @@ def place_pool(
             for key, value in pool.nfd_rule_labels.items():
                 labels.setdefault(key, value)
         if operator:
-            _operator_pass(labels, pool, spec)
+            _operator_pass(labels, pool, spec, strips)
         running = _running(operands, labels, pool)
         if MIG_CONFIG_LABEL in labels and any(d.role == "mig-manager" for d in running):
             labels[MIG_CONFIG_STATE_LABEL] = MIG_CONFIG_STATE_SUCCESS
@@ -201,6 +281,27 @@ def place_pool(
     landed += [d for d in operands if lands(d, labels, pool.taints)]
     placement = PoolPlacement(pool, labels, landed, [])
     placement.findings = _findings(placement, spec if operator else None)
+    return placement
+
+
+def _place_under_gpu_cluster(
+    pool: PoolFacts, chart_daemonsets: list[DaemonSetFacts], gpu_cluster: tuple[str, dict[str, Any]]
+) -> PoolPlacement:
+    labels = dict(pool.labels)
+    operands = gpu_cluster_operands(*gpu_cluster)
+    _gpu_cluster_pass(labels)
+    for _ in range(10):
+        before = dict(labels)
+        if any(d.role == NFD_WORKER and lands(d, labels, pool.taints) for d in chart_daemonsets):
+            labels.setdefault(NFD_NVIDIA_PCI_LABEL, "true")
+            for key, value in pool.nfd_rule_labels.items():
+                labels.setdefault(key, value)
+        _gpu_cluster_pass(labels)
+        if labels == before:
+            break
+    landed = [d for d in (*chart_daemonsets, *operands) if lands(d, labels, pool.taints)]
+    placement = PoolPlacement(pool, labels, landed, [])
+    placement.findings = _findings(placement, None)
     return placement
 
 
@@ -221,6 +322,13 @@ def _findings(p: PoolPlacement, spec: dict[str, Any] | None) -> list[str]:
     }
     if p.pool.host_device_plugin:
         names[DEVICE_PLUGIN].append(p.pool.host_device_plugin)
+    if p.pool.host_dra_driver and names[DRA_PLUGIN]:
+        findings.append(
+            f"two DRA drivers for the same GPUs: the host's ({p.pool.host_dra_driver}) and "
+            f"{', '.join(names[DRA_PLUGIN])}"
+        )
+    if p.pool.host_dra_driver:
+        names[DRA_PLUGIN].append(p.pool.host_dra_driver)
     if dra and plugin:
         findings.append(
             f"two NVIDIA GPU stacks on one node: the DRA kubelet plugin ({', '.join(names[DRA_PLUGIN])}) and "

@@ -52,10 +52,17 @@ def node_labels(pool: PoolPlan) -> dict[str, str]:
 
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
 # Always served from 1.34 (resource.k8s.io/v1 GA); the ServiceMonitor API where monitoring expects Prometheus Operator.
+# Charts ask both for the group/version and for one kind in it (gpu-operator v26.7.0 templates/validations.yaml:25-30
+# checks resource.k8s.io/v1/DeviceClass before it renders a GPUCluster).
 RESOURCE_API = "resource.k8s.io/v1"
+RESOURCE_API_KINDS = (f"{RESOURCE_API}/DeviceClass",)
 MONITORING_API = "monitoring.coreos.com/v1"
 BOTTLEROCKET_DEVICE_PLUGIN = (
     "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-ami-contents)"
+)
+BOTTLEROCKET_DRA_DRIVER = (
+    f"host: Bottlerocket's NVIDIA DRA driver, {eks_amis.BOTTLEROCKET_DRA_SERVICE} "
+    "(docs/references.md#bottlerocket-nvidia-dra-driver)"
 )
 
 
@@ -96,6 +103,7 @@ def pool_facts(pool: PoolPlan) -> PoolFacts:
         mig_capable=model is not None and model.supports_mig and pool.platform != "kind",
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
         host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if pool.ships_device_plugin else None,
+        host_dra_driver=BOTTLEROCKET_DRA_DRIVER if pool.host_dra_driver else None,
     )
 
 
@@ -123,7 +131,7 @@ def release_specs(run) -> list[helm.ReleaseSpec]:
 
 
 def api_versions(plan: StackPlan) -> list[str]:
-    return [RESOURCE_API] + ([MONITORING_API] if plan.monitoring is not None else [])
+    return [RESOURCE_API, *RESOURCE_API_KINDS] + ([MONITORING_API] if plan.monitoring is not None else [])
 
 
 def render_stack(
@@ -177,7 +185,8 @@ def render_stack(
         kustomization = out / "rendered" / "kustomization.yaml"
         render_errors, unvalidated = _validate(listed, out / "rendered", everything, checked)
         findings += [f"{e.render()}" for e in render_errors]
-    placements = place_pools(plan.pools, rendered_docs)
+    versions = {r.rendered.release.name: r.rendered.release.version for r in results}
+    placements = place_pools(plan.pools, rendered_docs, versions.get(GPU_OPERATOR_RELEASE))
     for placement in placements:
         findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
     findings += efa_findings(placements)
@@ -197,13 +206,17 @@ def efa_findings(placements: list[PoolPlacement]) -> list[str]:
     ]
 
 
-def place_pools(pools: tuple[PoolPlan, ...], rendered_docs: dict[str, list[dict[str, Any]]]) -> list[PoolPlacement]:
+def place_pools(
+    pools: tuple[PoolPlan, ...], rendered_docs: dict[str, list[dict[str, Any]]], operator_version: str | None = None
+) -> list[PoolPlacement]:
     daemonsets = [d for release, docs in sorted(rendered_docs.items()) for d in chart_daemonsets(release, docs)]
-    operator = None
+    operator = gpu_cluster = None
     for doc in rendered_docs.get(GPU_OPERATOR_RELEASE, []):
         if doc.get("kind") == "ClusterPolicy":
             operator = (GPU_OPERATOR_RELEASE, doc.get("spec") or {})
-    return [place_pool(pool_facts(pool), daemonsets, operator) for pool in pools]
+        elif doc.get("kind") == "GPUCluster":
+            gpu_cluster = (GPU_OPERATOR_RELEASE, doc.get("spec") or {})
+    return [place_pool(pool_facts(pool), daemonsets, operator, gpu_cluster, operator_version) for pool in pools]
 
 
 def _validate(paths: list[Path], root: Path, everything: list[dict[str, Any]], versions: tuple[str, ...]):

@@ -49,7 +49,7 @@ def recorded_inventory(resources: list[Any]) -> Inventory | None:
     if not pools and not recorded.declares_node_pools(resources):
         return None
     releases = recorded.stack_releases(resources)
-    nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
+    nvidia = recorded.nvidia_dra_driver(releases)  # the driver chart, or a GPUCluster's driver
     if any(r.chart in recorded.EXAMPLE_DRA_CHARTS for r in releases):
         driver, version = catalog.EXAMPLE_DRIVER, None
     elif nvidia is not None:
@@ -61,9 +61,11 @@ def recorded_inventory(resources: list[Any]) -> Inventory | None:
 
 def _classes(resources: list[Any]) -> dict[str, Any]:
     releases = recorded.stack_releases(resources)
-    nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
+    nvidia = recorded.nvidia_dra_driver(releases)
     documents = chart_device_classes(
-        sorted(recorded.chart_device_classes(releases)), nvidia.version if nvidia else None
+        sorted(recorded.chart_device_classes(releases)),
+        nvidia.version if nvidia else None,
+        nvidia.class_extended_resource if nvidia else None,
     )
     documents += [_integral(c.plain(r.props)) for r in resources if r.resource_type == DEVICE_CLASS]
     classes = {}

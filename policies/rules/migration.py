@@ -219,9 +219,16 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         for r in releases
         if r.chart in recorded.NVIDIA_DRA_CHARTS and r.value("resources", "gpus", "enabled", default=True) is not False
     ]
-    if not dra_releases:
+    # A GPUCluster's DRA kubelet plugin goes to every GPU node (docs/references.md#gpu-operator-gpucluster): an empty
+    # selector stands for it, and its operator runs no ClusterPolicy device plugin.
+    gpu_clusters = [r for r in releases if r.renders_gpu_cluster]
+    if not dra_releases and not gpu_clusters:
         return
-    operators_on = [r for r in _operators(releases) if r.value("devicePlugin", "enabled", default=True) is not False]
+    operators_on = [
+        r
+        for r in _operators(releases)
+        if r.value("devicePlugin", "enabled", default=True) is not False and not r.renders_gpu_cluster
+    ]
     standalone = [r for r in releases if r.chart in recorded.DEVICE_PLUGIN_CHARTS]
     # With a GPU Operator, every GPU node gets NFD's PCI label and the operator's gpu.present at run time
     # (docs/references.md#gpu-operator-node-labelling): a selector on either reaches the pool.
@@ -229,12 +236,16 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
     for urn, pool in recorded.stack_pools(args.resources):
         dra_here = [
             r for r in dra_releases if labels_match(c.string_map(r.value("kubeletPlugin", "nodeSelector")), pool.labels)
-        ]
+        ] + gpu_clusters
         if not dra_here:
             continue
         reasons = []
         if pool.ships_device_plugin:
             reasons.append(f"its AMI {pool.ami_type} ships the device plugin")
+        if pool.host_dra_driver:
+            reasons.append(
+                f"its AMI {pool.ami_type} runs the NVIDIA DRA driver on the host (user data), a second driver"
+            )
         if not _device_plugin_label_off(pool):
             reasons += [
                 f"GPU Operator release {r.name} runs the device plugin on GPU nodes without "
@@ -248,7 +259,9 @@ def _validate_not_beside(args: StackValidationArgs, report_violation) -> None:
         ]
         if reasons:
             dra = ", ".join(
-                f"{r.name} (kubeletPlugin.nodeSelector {_describe(c.string_map(r.value('kubeletPlugin', 'nodeSelector')))})"
+                f"{r.name} (its GPUCluster: every GPU node)"
+                if r.renders_gpu_cluster
+                else f"{r.name} (kubeletPlugin.nodeSelector {_describe(c.string_map(r.value('kubeletPlugin', 'nodeSelector')))})"
                 for r in dra_here
             )
             report_violation(

@@ -63,3 +63,19 @@ def test_the_offer_follows_the_day(monkeypatch):
     monkeypatch.setattr(kubernetes, "today", lambda: date(2026, 5, 1))  # before EKS offered 1.36
     [problem] = problems(at(EKS, "1.36"))
     assert "from 2026-06-02" in problem.rule and '"1.35"' in problem.fix
+
+
+def test_once_eks_offers_1_37_the_autoscaler_still_has_no_image_for_it(monkeypatch):
+    # no cluster-autoscaler-1.37.x tag yet (components/facts/autoscaler.py NO_IMAGE_YET): refused until one exists
+    from dataclasses import replace
+
+    offer = replace(kubernetes.OFFERS[("eks", "1.37")], available_from=date(2026, 10, 28))
+    monkeypatch.setitem(kubernetes.OFFERS, ("eks", "1.37"), offer)
+    [problem] = problems(at(EKS, "1.37"))
+    assert "no cluster-autoscaler image exists for Kubernetes 1.37 yet" in problem.rule
+    assert problem.fix.startswith("set autoscaler.enabled: false")
+    config = at(EKS, "1.37")
+    config["dra-gpu-platform:autoscaler"] = {"enabled": False}
+    for pool in config["dra-gpu-platform:nodePools"]:
+        pool.pop("minNodes", None)
+    assert parse_config_map(config, stack="t", source="t.yaml").cluster.kubernetes_version == "1.37"

@@ -32,13 +32,26 @@ spec:
             type: object
             x-kubernetes-preserve-unknown-fields: true
 """,
-    "clusterpolicy.yaml": """apiVersion: nvidia.com/v1
+    "clusterpolicy.yaml": """{{- if .Values.clusterPolicy.deployCR }}
+apiVersion: nvidia.com/v1
 kind: ClusterPolicy
 metadata:
   name: cluster-policy
 spec:
 {{- $spec := dict "cdi" .Values.cdi "driver" .Values.driver "toolkit" .Values.toolkit "devicePlugin" .Values.devicePlugin "mig" .Values.mig "migManager" (merge (dict "config" (dict "default" "all-disabled")) .Values.migManager) "dcgmExporter" .Values.dcgmExporter "daemonsets" .Values.daemonsets }}
 {{ toYaml $spec | indent 2 }}
+{{- end }}
+""",
+    # v26.7.0 templates/gpucluster.yaml: the GPUCluster instead of the ClusterPolicy (validations.yaml refuses both)
+    "gpucluster.yaml": """{{- if .Values.gpuCluster.deployCR }}
+apiVersion: nvidia.com/v1alpha1
+kind: GPUCluster
+metadata:
+  name: gpu-cluster
+spec:
+{{- $spec := dict "draDriver" .Values.draDriver "dcgmExporter" .Values.dcgmExporter "daemonsets" .Values.daemonsets }}
+{{ toYaml $spec | indent 2 }}
+{{- end }}
 """,
     "nfd-worker.yaml": """{{- $w := index .Values "node-feature-discovery" "worker" }}
 apiVersion: apps/v1
@@ -140,7 +153,12 @@ def write_charts(root: Path, operator_version: str = "v25.10.1", dra_version: st
         "probe-operator",
         operator_version,
         OPERATOR_TEMPLATES,
-        {"node-feature-discovery": {"worker": {}}, "migManager": {}},
+        {
+            "node-feature-discovery": {"worker": {}},
+            "migManager": {},
+            "clusterPolicy": {"deployCR": True},
+            "gpuCluster": {"deployCR": False},
+        },
     )
     write_chart(
         root / f"dra-driver-nvidia-gpu-{dra_version}",

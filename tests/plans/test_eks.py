@@ -246,11 +246,48 @@ def test_raid0_user_data_is_a_mime_part_with_a_nodeadm_node_config():
     "fields, raid",
     [
         ({"instanceType": "p5.48xlarge"}, True),
-        ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}, False),  # no nodeadm
+        # no nodeadm on Bottlerocket: no RAID0 (a DRA pool's user data is its DRA settings instead)
+        ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}, False),
+        ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuStack": "device-plugin"}, False),
     ],
 )
 def test_instance_store_raid0_on_al2023_nvme_instances(fields, raid):
-    assert (node_group(**fields).user_data is not None) == raid
+    user_data = node_group(**fields).user_data
+    assert (user_data == eks_plan.raid0_user_data()) == raid
+
+
+def _settings(user_data: str | None) -> dict:
+    import base64
+    import tomllib
+
+    assert user_data is not None
+    return tomllib.loads(base64.b64decode(user_data).decode())
+
+
+def test_a_bottlerocket_dra_pool_turns_the_device_plugin_off_and_the_host_dra_driver_on():
+    # bottlerocket-core-kit nvidia-dra-driver-gpu-enabled-marker: the host service runs only with exactly these two
+    group = node_group(amiType="BOTTLEROCKET_x86_64_NVIDIA")
+    assert _settings(group.user_data) == {
+        "settings": {
+            "kubelet-device-plugins": {"nvidia": {"enabled": False}},
+            "kubelet-dra-drivers": {"nvidia": {"enabled": True}},
+        }
+    }
+    assert group.pool.host_dra_driver and not group.pool.ships_device_plugin
+    # the chart's kubelet plugin selects nvidia.com/dra-kubelet-plugin=true: these nodes must not carry it
+    assert "nvidia.com/dra-kubelet-plugin" not in group.pool.labels
+    assert group.pool.labels["nvidia.com/gpu.deploy.device-plugin"] == "false"
+    assert group.pool.labels["dra-gpu-platform.io/gpu-stack"] == "dra"
+
+
+def test_a_bottlerocket_device_plugin_pool_keeps_its_plugin_and_has_no_user_data():
+    group = node_group(
+        amiType="BOTTLEROCKET_x86_64_NVIDIA", gpuStack="device-plugin", instanceType="g4dn.xlarge", gpu="T4"
+    )
+    assert group.user_data is None
+    assert group.pool.ships_device_plugin and not group.pool.host_dra_driver
+    al2023 = node_group(instanceType="p5.4xlarge").pool
+    assert al2023.labels["nvidia.com/dra-kubelet-plugin"] == "true" and not al2023.host_dra_driver
 
 
 def test_an_autoscaled_pool_carries_the_discovery_tags_on_its_group_and_a_capacity_block_does_not():

@@ -22,6 +22,7 @@ H100_MIG = {"name": "h100-mig", "gpu": "H100", "maxNodes": 2, "mig": {"profile":
 A100_MIG_1G = {"name": "a100-mig", "gpu": "A100-80GB", "maxNodes": 1, "mig": {"profile": "1g.10gb"}}
 T4_PLUGIN = {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}
 T4_PLUGIN_BR = {**T4_PLUGIN, "name": "t4-br", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
+H100_DRA_BR = {**H100_DRA, "name": "h100-br", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 AKS_A100 = {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2}
 AKS_T4 = {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}
 SHARED_CLASS = {"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}
@@ -109,6 +110,48 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
             },
         },
         {"nvidiaDriverRoot": "/"},
+    ),
+    (
+        # the host runs the DRA driver: the chart keeps its nodeSelector (which these nodes do not match) and the
+        # operator's Bottlerocket opt-outs cover the DRA pool too
+        "eks-bottlerocket-dra-pool",
+        {"platform": "eks", "pools": [H100_DRA, H100_DRA_BR, T4_PLUGIN_BR]},
+        {
+            "devicePlugin.enabled": False,
+            "node-feature-discovery.master.config.extraLabelNs": ["nvidia.com"],
+            "clusterPolicy": ABSENT,
+            "gpuCluster": ABSENT,
+        },
+        {"kubeletPlugin.nodeSelector": {"nvidia.com/dra-kubelet-plugin": "true"}},
+    ),
+    (
+        # gpuOperator.draManagement: gpucluster: the operator deploys the DRA driver, no DRA release; only keys the
+        # GPUCluster path reads (gpu-operator v26.7.0 templates/gpucluster.yaml, validations.yaml)
+        "eks-gpucluster",
+        {
+            "platform": "eks",
+            "pools": [H100_DRA],
+            "gpuOperator": {"version": "v26.7.0", "draManagement": "gpucluster"},
+            "deviceClasses": [SHARED_CLASS],
+            "monitoring": {"enabled": True},
+        },
+        {
+            "clusterPolicy.deployCR": False,
+            "gpuCluster.deployCR": True,
+            "driver.enabled": False,
+            "draDriver.computeDomains.enabled": False,
+            "draDriver.featureGates": {"TimeSlicingSettings": True},
+            "dcgmExporter.enabled": True,
+            "dcgmExporter.serviceMonitor.honorLabels": True,
+            "dcgmExporter.env": ABSENT,  # the operator's dcgm-exporter-dra maps DRA pods by itself
+            "devicePlugin": ABSENT,
+            "toolkit": ABSENT,
+            "cdi": ABSENT,
+            "mig": ABSENT,
+            "migManager": ABSENT,
+            "daemonsets.tolerations": [GPU_TOLERATION],
+        },
+        None,
     ),
     (
         "eks-bottlerocket-beside-al2023-plugin-pools",
@@ -367,7 +410,10 @@ def test_every_operator_row_keeps_nothing_on_cpu_nodes_and_tolerates_the_gpu_tai
             }
         }, case
         assert worker["tolerations"] == values["daemonsets"]["tolerations"], case
-        assert values["cdi"] == {"enabled": True}, case
+        # CDI is the ClusterPolicy's switch; a GPUCluster reads no cdi value (its DRA driver always uses CDI)
+        assert values.get("cdi", {"enabled": True}) == {"enabled": True} and ("cdi" in values) != (
+            "gpuCluster" in values
+        )
 
 
 def test_release_plans_pin_charts_repositories_namespaces_and_timeouts():

@@ -101,3 +101,57 @@ def test_namespaces_carry_their_quota_and_claim_template_bodies():
     assert kinds[:2] == ["Namespace", "ResourceQuota"] and set(kinds[2:]) == {"ResourceClaimTemplate"}
     template = research.claim_templates[0]
     assert template.devices()["requests"][0]["name"] == template.claim.request
+
+
+_EKS_136 = {
+    "aws:region": "us-east-1",
+    "cluster": {
+        "platform": "eks",
+        "name": "c",
+        "kubernetesVersion": "1.36",
+        "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]},
+    },
+}
+
+
+def _eks_plan(**sections: Any) -> StackPlan:
+    return plan_stack(parse_config_map(qualify({**_EKS_136, **sections}), stack="t", source="Pulumi.t.yaml"))
+
+
+def test_under_a_gpucluster_the_plan_runs_the_operators_dra_driver_and_classes():
+    plan = _eks_plan(
+        nodePools=[{"name": "h100", "gpu": "H100", "maxNodes": 1}],
+        gpuOperator={"version": "v26.7.0", "draManagement": "gpucluster"},
+        draDriver={"computeDomains": True},
+    )
+    assert plan.dra_driver_version == "0.5.0" and plan.software.dra_driver is None
+    assert plan.driver_device_classes == (
+        "gpu.nvidia.com",
+        "mig.nvidia.com",
+        "vfio.gpu.nvidia.com",
+        "compute-domain-daemon.nvidia.com",
+        "compute-domain-default-channel.nvidia.com",
+    )
+    assert plan.software.gpu_operator.values["draDriver"]["computeDomains"] == {"enabled": True}
+
+
+def test_a_bottlerocket_dra_pool_publishes_devices_as_its_host_driver_names_them():
+    # the host service is the 25.8.1 driver (legacy naming: pcieBusID), the chart pool 0.4.1 (resource.kubernetes.io/pciBusID)
+    plan = _eks_plan(
+        nodePools=[
+            {"name": "al", "gpu": "H100", "instanceType": "p5.4xlarge", "maxNodes": 1},
+            {
+                "name": "br",
+                "gpu": "H100",
+                "instanceType": "p5.4xlarge",
+                "maxNodes": 1,
+                "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+            },
+        ]
+    )
+    attributes = {
+        plan.inventory().node_pools[s["spec"]["nodeName"]]: set(s["spec"]["devices"][0]["attributes"])
+        for s in plan.inventory().slices
+    }
+    assert "pcieBusID" in attributes["br"] and "resource.kubernetes.io/pciBusID" not in attributes["br"]
+    assert "resource.kubernetes.io/pciBusID" in attributes["al"] and "pcieBusID" not in attributes["al"]

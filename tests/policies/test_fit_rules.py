@@ -86,3 +86,20 @@ def test_kind_workers_with_the_example_driver_publish_eight_devices_each():
 def test_stacks_without_node_pools_are_not_judged():
     # an existing cluster: its devices are not declared in the program, so nothing can be simulated
     assert b.check_stack(RULE, stack(template(64))).messages == []
+
+
+def test_a_gpucluster_deploys_the_dra_driver_and_its_classes():
+    # gpu-operator v26.7.0 with gpuCluster.deployCR: no DRA driver release, the operator's driver publishes the devices
+    operator = b.helm_release(
+        "gpu-operator",
+        "v26.7.0",
+        "https://helm.ngc.nvidia.com/nvidia",
+        {"gpuCluster": {"deployCR": True}, "clusterPolicy": {"deployCR": False}},
+    )
+    resources = [b.resource(b.HELM_RELEASE, operator, "gpu-operator"), h100_pool(), template(2, "gpu.nvidia.com")]
+    assert b.check_stack(RULE, resources).messages == []
+    # the same operator with its ClusterPolicy deploys no DRA driver
+    operator["values"] = {}
+    resources = [b.resource(b.HELM_RELEASE, operator, "gpu-operator"), h100_pool(), template(2, "gpu.nvidia.com")]
+    [message] = b.check_stack(RULE, resources).messages
+    assert "device class gpu.nvidia.com does not exist" in message

@@ -207,6 +207,47 @@ def test_bottlerocket_dra_pool_and_standalone_device_plugin_chart():
     )
 
 
+def _bottlerocket_dra_pool(name: str, user_data: str | None, labels: dict | None = None):
+    """A Bottlerocket NVIDIA DRA node group whose launch template carries `user_data` (base64)."""
+    template_props = {**b.launch_template(), **({"userData": user_data} if user_data else {})}
+    template = b.resource(b.LAUNCH_TEMPLATE, template_props, f"{name}-lt")
+    config = b.NodePoolConfig(name=name, gpu="H100", maxNodes=1, amiType="BOTTLEROCKET_x86_64_NVIDIA")
+    props = b.node_group(
+        labels=labels if labels is not None else b.pool_labels(config), name=name, ami="BOTTLEROCKET_x86_64_NVIDIA"
+    )
+    return [template, b.resource(b.EKS_NODE_GROUP, props, name, dependencies=[template])]
+
+
+def test_a_bottlerocket_dra_pool_runs_the_host_dra_driver_only_with_its_user_data():
+    from dra_gpu_platform.plans.eks import bottlerocket_dra_user_data, raid0_user_data
+
+    host = _bottlerocket_dra_pool("h100", bottlerocket_dra_user_data())
+    # the stack's own pool: no chart plugin label, device plugin off, the host driver serves it
+    assert b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [*_releases(plugin=False), *host]) == []
+    # no device plugin anywhere: a legacy namespace has nowhere to run
+    assert len(b.check_stack(rules.DEVICE_PLUGIN_RETIREMENT_SAFE, [_ns("old", "legacy"), *host])) == 1
+    # the chart's plugin selected there too: two DRA drivers
+    labelled = _bottlerocket_dra_pool("h100", bottlerocket_dra_user_data(), b.labels_for("h100"))
+    [message] = b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [*_releases(plugin=False), *labelled]).messages
+    assert "runs the NVIDIA DRA driver on the host (user data), a second driver" in message
+    # other user data (or none) leaves Bottlerocket's device plugin on
+    for user_data in (raid0_user_data(), None):
+        plugin_on = _bottlerocket_dra_pool("h100", user_data, b.labels_for("h100"))
+        [message] = b.check_stack(
+            rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [*_releases(plugin=False), *plugin_on]
+        ).messages
+        assert "ships the device plugin" in message
+
+
+def test_a_gpucluster_puts_its_dra_kubelet_plugin_on_every_gpu_pool():
+    operator = b.helm_release("gpu-operator", "v26.7.0", NGC, {"gpuCluster": {"deployCR": True}})
+    gpu_cluster = b.resource(b.HELM_RELEASE, operator, "operator")
+    assert b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [gpu_cluster, _eks_pool("h100", "dra")]) == []
+    bottlerocket = _eks_pool("t4", "device-plugin", ami="BOTTLEROCKET_x86_64_NVIDIA")
+    [message] = b.check_stack(rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN, [gpu_cluster, bottlerocket]).messages
+    assert "operator (its GPUCluster: every GPU node) runs there and its AMI" in message
+
+
 def test_kind_workers_are_pools_for_placement():
     command = b.resource(
         b.COMMAND, b.kind_command([b.labels_for("dra"), b.labels_for("t4", stack="device-plugin")]), "kind"

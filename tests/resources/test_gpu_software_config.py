@@ -125,12 +125,117 @@ def problems(config: dict) -> dict[str, str]:
     return {p.path: p.rule for p in caught.value.problems}
 
 
-def test_bottlerocket_pools_cannot_run_the_dra_kubelet_plugin():
+def parse(config: dict):
+    return parse_config_map(qualify(config), stack="test", source="Pulumi.test.yaml")
+
+
+def test_a_bottlerocket_pool_can_be_a_dra_pool_served_by_the_host_driver():
     config = copy.deepcopy(EKS)
     config["nodePools"][0]["amiType"] = "BOTTLEROCKET_x86_64_NVIDIA"
-    assert "runs its own NVIDIA device plugin" in problems(config)["nodePools[0].gpuStack"]
+    assert [p.name for p in parse(config).host_dra_pools] == ["h100"]
     config["nodePools"][0]["gpuStack"] = "device-plugin"
-    assert parse_config_map(qualify(config), stack="test", source="Pulumi.test.yaml").node_pools[0].ami_type
+    assert parse(config).host_dra_pools == []
+
+
+def test_what_the_bottlerocket_host_dra_driver_cannot_do_is_refused():
+    # nothing applies a MIG layout there; its 25.8.1 driver runs without the sharing gates
+    config = copy.deepcopy(EKS)
+    config["nodePools"] = [
+        {
+            "name": "h100",
+            "gpu": "H100",
+            "maxNodes": 2,
+            "amiType": "BOTTLEROCKET_x86_64_NVIDIA",
+            "mig": {"profile": "3g.40gb"},
+        },
+        {"name": "l4", "gpu": "L4", "maxNodes": 2, "amiType": "BOTTLEROCKET_x86_64_NVIDIA"},
+    ]
+    config["deviceClasses"] = [
+        {"name": "any-shared", "sharing": {"strategy": "MPS"}},
+        {"name": "h100-shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing"}},
+    ]
+    found = problems(config)
+    assert "Bottlerocket configures MIG only while its device plugin runs" in found["nodePools[0].mig"]
+    assert "need the TimeSlicingSettings driver gate" in found["nodePools[0].amiType"]
+    assert (
+        "device classes any-shared can select this pool's GPUs and need the MPSSupport" in found["nodePools[1].amiType"]
+    )
+    # a sharing class of another GPU does not reach the Bottlerocket pool
+    config["nodePools"] = config["nodePools"][1:]
+    config["deviceClasses"] = [{"name": "h100-shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing"}}]
+    assert parse(config).host_dra_pools
+
+
+GPU_CLUSTER = with_(EKS, gpuOperator={"version": "v26.7.0", "draManagement": "gpucluster"})
+
+
+def test_gpucluster_is_an_opt_in_of_gpu_operator_v26_7():
+    config = parse(GPU_CLUSTER)
+    assert config.uses_gpu_cluster and config.nvidia_dra_driver_version == "0.5.0"
+    assert config.driver_device_classes() == ("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com")
+    assert parse(EKS).gpu_operator.dra_management == "chart" and not parse(EKS).uses_gpu_cluster
+
+
+@pytest.mark.parametrize(
+    "change, path, words",
+    [
+        (
+            {"gpuOperator": {"version": "v25.10.1", "draManagement": "gpucluster"}},
+            "gpuOperator.draManagement",
+            "has no GPUCluster",
+        ),
+        (
+            {"gpuOperator": {"enabled": False, "draManagement": "gpucluster"}},
+            "gpuOperator.draManagement",
+            "the GPU Operator's resource",
+        ),
+        ({"draDriver": {"version": "0.4.1"}}, "draDriver.version", "the operator runs its own DRA driver (0.5.0"),
+        (
+            {"draDriver": {"extendedResourceBridge": True}},
+            "draDriver.extendedResourceBridge",
+            "no extendedResourceName",
+        ),
+        ({"monitoring": {"enabled": True, "dcgmDraPodMapping": False}}, "monitoring.dcgmDraPodMapping", "on by itself"),
+        (
+            {"nodePools": [{"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}]},
+            "gpuOperator.draManagement",
+            "a GPUCluster and a ClusterPolicy never together",
+        ),
+        (
+            {"nodePools": [{"name": "h", "gpu": "H100", "maxNodes": 2, "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}]},
+            "gpuOperator.draManagement",
+            "run Bottlerocket's host NVIDIA DRA driver",
+        ),
+        (
+            {"nodePools": [{"name": "h", "gpu": "H100", "maxNodes": 2, "mig": {"profile": "3g.40gb"}}]},
+            "gpuOperator.draManagement",
+            "deploys no MIG manager",
+        ),
+    ],
+    ids=[
+        "old-operator",
+        "no-operator",
+        "chart-version",
+        "bridge",
+        "dcgm-mapping",
+        "device-plugin",
+        "bottlerocket",
+        "mig",
+    ],
+)
+def test_gpucluster_is_refused_where_upstream_refuses_it(change, path, words):
+    config = copy.deepcopy(GPU_CLUSTER)
+    for key, value in change.items():
+        config[key] = {**config[key], **value} if isinstance(value, dict) and key in config else value
+    assert words in problems(config)[path]
+
+
+def test_gpucluster_is_for_new_clusters_only():
+    config = with_(EXISTING, gpuOperator={"enabled": True, "version": "v26.7.0", "draManagement": "gpucluster"})
+    config["nodePools"] = config["nodePools"][:1]
+    config["deviceClasses"] = []
+    config["namespaces"] = []
+    assert "new clusters only" in problems(config)["gpuOperator.draManagement"]
 
 
 def test_the_operator_cannot_install_a_driver_on_kind():
@@ -148,6 +253,28 @@ def test_a_gate_a_class_needs_cannot_be_turned_off():
 def test_feature_gates_need_a_chart_that_has_them():
     found = problems(with_(EXISTING, draDriver={"version": "25.3.2", "featureGates": {"MPSSupport": True}}))
     assert "has no featureGates value" in found["draDriver.featureGates"]
+    assert "draDriver.featureGates.MPSSupport" not in found  # said once
+
+
+def test_feature_gates_are_those_of_the_pinned_release():
+    # DeviceMetadata arrived in 0.4.0 (pkg/featuregates/featuregates.go at each tag)
+    found = problems(with_(EXISTING, draDriver={"version": "25.12.0", "featureGates": {"DeviceMetadata": True}}))
+    assert "not a feature gate of the NVIDIA DRA driver 25.12.0" in found["draDriver.featureGates.DeviceMetadata"]
+    parse(with_(EXISTING, draDriver={"featureGates": {"DeviceMetadata": True}}))  # 0.4.1
+    found = problems(with_(EXISTING, draDriver={"featureGates": {"ConsumableShares": True}}))
+    assert "not a feature gate of the NVIDIA DRA driver 0.4.1" in found["draDriver.featureGates.ConsumableShares"]
+
+
+def test_dra_driver_0_5_0_is_unlisted_and_says_why():
+    found = problems(with_(EXISTING, draDriver={"version": "0.5.0"}))
+    assert "its v0.5.0 tag could not be read" in found["draDriver.version"]
+    # with allowUnlisted it takes 0.4.1's chart facts and its new alpha gates pass unchecked
+    config = parse(
+        with_(
+            EXISTING, draDriver={"version": "0.5.0", "allowUnlisted": True, "featureGates": {"ConsumableShares": True}}
+        )
+    )
+    assert config.nvidia_dra_driver_version == "0.5.0"
 
 
 # The migration runbook of docs/gpu-software.md, phase by phase, on EKS (a dual-stack cluster needs device-plugin pools

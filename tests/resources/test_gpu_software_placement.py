@@ -53,7 +53,8 @@ def modelled_daemonsets(config: StackConfig) -> tuple[list[DaemonSetFacts], tupl
             )
         )
         # the ClusterPolicy copies these switches (templates/clusterpolicy.yaml); migManager.config.default is the chart's
-        spec = {**plan.values, "migManager": {**plan.values["migManager"], "config": {"default": "all-disabled"}}}
+        mig_manager = {**plan.values.get("migManager", {}), "config": {"default": "all-disabled"}}
+        spec = {**plan.values, "migManager": mig_manager}
         operator = (plan.release, spec)
     if (plan := plan_stack(config).software.dra_driver) is not None:
         kubelet = plan.values["kubeletPlugin"]
@@ -89,9 +90,12 @@ def placements(config: StackConfig, daemonsets=None, operator=None, pools=None):
     modelled, modelled_operator = modelled_daemonsets(config)
     daemonsets = modelled if daemonsets is None else daemonsets
     operator = modelled_operator if operator is None else operator
+    # under a GPUCluster the chart renders its spec from these values (templates/gpucluster.yaml), no ClusterPolicy
+    gpu_cluster = operator if config.uses_gpu_cluster else None
+    operator = None if config.uses_gpu_cluster else operator
     # an existing cluster's pools as if their nodes were named (and so labelled): the table rows name none
     pools = pools or [pool_facts(replace(p, nodes=p.nodes or ("node-1",))) for p in plan_stack(config).pools]
-    return {p.name: placement.place_pool(p, daemonsets, operator) for p in pools}
+    return {p.name: placement.place_pool(p, daemonsets, operator, gpu_cluster) for p in pools}
 
 
 def expected_findings(config: StackConfig, name: str) -> list[str]:
@@ -154,6 +158,59 @@ def test_a_kubelet_plugin_without_its_node_selector_lands_beside_the_bottlerocke
     ]
     placed = placements(config, loose, operator)["t4-br"]
     assert placed.findings[0].startswith("two NVIDIA GPU stacks on one node")
+
+
+def test_the_chart_kubelet_plugin_stays_off_the_bottlerocket_dra_pool_whose_host_serves_it():
+    placed = placements(_row("eks-bottlerocket-dra-pool"))
+    host = placed["h100-br"]
+    assert host.findings == [] and not [d for d in host.landed if d.role == DRA_PLUGIN]
+    assert host.host_entries() == [(host.pool.host_dra_driver, DRA_PLUGIN)] and "host DRA driver" not in str(host.pool)
+    assert [d.release for d in placed["h100"].landed if d.role == DRA_PLUGIN] == ["dra-driver-nvidia-gpu"]
+    # a chart plugin that ignored its nodeSelector would be a second DRA driver there
+    config = _row("eks-bottlerocket-dra-pool")
+    daemonsets, operator = modelled_daemonsets(config)
+    loose = [
+        DaemonSetFacts(d.release, d.name, d.role, {}, d.terms, d.tolerations, d.source) if d.role == DRA_PLUGIN else d
+        for d in daemonsets
+    ]
+    assert placements(config, loose, operator)["h100-br"].findings[0].startswith("two DRA drivers for the same GPUs")
+
+
+def test_under_a_gpucluster_the_operator_places_its_own_dra_kubelet_plugin():
+    config = _row("eks-gpucluster")
+    (h100,) = placements(config).values()
+    assert h100.findings == []
+    assert {(d.name, d.role) for d in h100.landed if d.source != "chart"} == {
+        ("nvidia-dra-driver-kubelet-plugin", DRA_PLUGIN),
+        ("nvidia-dra-validator", "validator"),
+        ("nvidia-dcgm-exporter-dra", "dcgm-exporter"),
+    }
+    assert h100.labels["nvidia.com/gpu.deploy.dra-driver"] == "true"
+    assert DEVICE_PLUGIN_DEPLOY_LABEL not in h100.labels  # a ClusterPolicy-only deploy label, swept
+    # a static gpu.deploy.dra-driver=false does not keep it off: before NFD has labelled a new node the operator strips
+    # every deploy label (nodelabeling_controller.go:258-261), so only a non-empty value set *after* gpu.present
+    # holds (:329-338). Why the config rules refuse Bottlerocket pools with a GPUCluster rather than label them.
+    (pool,) = [pool_facts(p) for p in plan_stack(config).pools]
+    held = replace(pool, labels={**pool.labels, "nvidia.com/gpu.deploy.dra-driver": "false"})
+    (held_placed,) = placements(config, pools=[held]).values()
+    assert [d.name for d in held_placed.landed if d.role == DRA_PLUGIN] == ["nvidia-dra-driver-kubelet-plugin"]
+
+
+def test_from_v26_7_the_operator_strips_static_deploy_labels_until_nfd_has_run():
+    # gpu-operator v26.7.0 nodelabeling_controller.go:258-261: the DRA pool's device-plugin=false guard is gone after
+    # the first pass; with devicePlugin off cluster-wide (the config rule) nothing lands there either way
+    config = _row("eks-al2023-dra-only")
+    daemonsets, operator = modelled_daemonsets(config)
+    (pool,) = [pool_facts(p) for p in plan_stack(config).pools]
+    old = placement.place_pool(pool, daemonsets, operator, None, "v25.10.1")
+    new = placement.place_pool(pool, daemonsets, operator, None, "v26.7.0")
+    assert old.labels[DEVICE_PLUGIN_DEPLOY_LABEL] == "false" and new.labels[DEVICE_PLUGIN_DEPLOY_LABEL] == "true"
+    assert old.findings == new.findings == []
+    release, spec = operator
+    forced = placement.place_pool(
+        pool, daemonsets, (release, {**spec, "devicePlugin": {"enabled": True}}), None, "v26.7.0"
+    )
+    assert forced.findings[0].startswith("two NVIDIA GPU stacks on one node")
 
 
 def test_untolerated_spot_taints_keep_the_kubelet_plugin_off():

@@ -128,6 +128,7 @@ def test_without_install_the_namespace_must_exist_and_is_read_not_created(byo):
         "DraClaimPrepareFailing",
         "DraKubeletPluginCallsFailing",
         "DraKubeletPluginNotRunning",
+        "DraPodClaimNotCreated",
     ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import AUTOSCALED_PLATFORMS
 from dra_gpu_platform.facts import autoscaler as ca
+from dra_gpu_platform.facts import kubernetes
 
 
 def check(r: RuleContext) -> None:
@@ -26,6 +27,17 @@ def check(r: RuleContext) -> None:
         _version(r, settings.version)
     if not c.autoscaler_enabled:
         return
+    minor = c.cluster.kubernetes_version
+    offer = kubernetes.OFFERS.get((c.platform, minor))
+    # a minor EKS has never offered is cluster.kubernetesVersion's problem already (rules/kubernetes_version.py)
+    offered = offer is not None and offer.available_from is not None and kubernetes.today() >= offer.available_from
+    if c.platform == "eks" and minor in ca.NO_IMAGE_YET and offered:
+        r.add(
+            "autoscaler.enabled" if settings.enabled else "cluster.kubernetesVersion",
+            True if settings.enabled else minor,
+            f"no cluster-autoscaler image exists for Kubernetes {minor} yet: {ca.NO_IMAGE_YET[minor]}",
+            f"set autoscaler.enabled: false (and size the pools yourself), or use Kubernetes {max(ca.RELEASES)}",
+        )
     for i, pool in enumerate(c.node_pools):
         if pool.autoscaled_from_one_node and pool.min_nodes == 0:
             r.add(
@@ -53,6 +65,8 @@ def _version(r: RuleContext, version: str) -> None:
     minor = c.cluster.kubernetes_version
     released = ca.RELEASES.get(minor, ())
     plain = version.lstrip("v")
+    if not released:
+        return  # no image for the minor at all: check() says so
     if not plain.startswith(f"{minor}."):
         r.add(
             "autoscaler.version",

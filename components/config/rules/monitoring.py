@@ -39,7 +39,14 @@ def check(r: RuleContext) -> None:
             )
     if m.external_sources and len(set(m.external_sources)) != len(m.external_sources):
         r.add("monitoring.externalSources", m.external_sources, "each exporter once", "remove the repeated names")
-    if m.dcgm_dra_pod_mapping:
+    if c.uses_gpu_cluster and m.dcgm_dra_pod_mapping is not None:
+        r.add(
+            "monitoring.dcgmDraPodMapping",
+            m.dcgm_dra_pod_mapping,
+            "under a GPUCluster the GPU Operator runs dcgm-exporter with its DRA pod mapping on by itself",
+            "remove it",
+        )
+    elif m.dcgm_dra_pod_mapping:
         if c.platform in ("eks", "aks"):
             r.add(
                 "monitoring.dcgmDraPodMapping",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.facts import chart_releases, driver_charts, eks_amis, versions
+from dra_gpu_platform.facts import chart_releases, driver_charts, eks_amis, gpu_operator, versions
 
 
 def check(r: RuleContext) -> None:
@@ -59,10 +59,12 @@ def check(r: RuleContext) -> None:
     if not c.uses_example_driver and dra.version not in driver_charts.DRA_DRIVER_RELEASES:
         listed = list(driver_charts.DRA_DRIVER_RELEASES)
         if not dra.allow_unlisted:
+            why = driver_charts.NOT_LISTED.get(dra.version.removeprefix("v"))
             r.add(
                 "draDriver.version",
                 dra.version,
-                "not an NVIDIA DRA driver chart release this package lists (components/facts/driver_charts.py)",
+                "not an NVIDIA DRA driver chart release this package lists (components/facts/driver_charts.py)"
+                + (f": {why}" if why else ""),
                 chart_releases.unlisted_fix("draDriver", listed) + "; 0.4+ is the kubernetes-sigs chart",
             )
         elif driver_charts.dra_driver_release(dra.version) is None:
@@ -78,6 +80,7 @@ def check(r: RuleContext) -> None:
     if (
         dra.enabled
         and not c.uses_example_driver
+        and not c.uses_gpu_cluster
         and c.platform in ("eks", "aks")
         and release is not None
         and release.resource_api == "v1beta1"
@@ -90,16 +93,18 @@ def check(r: RuleContext) -> None:
             "(--runtime-config), so the release fails to install",
             f"use {driver_charts.DRA_DRIVER_DEFAULT} (or 25.8.0 and newer, which detect resource.k8s.io/v1)",
         )
-    for gate in dra.feature_gates:
-        if gate not in driver_charts.FEATURE_GATES:
-            r.add(
-                f"draDriver.featureGates.{gate}",
-                dra.feature_gates[gate],
-                "unknown NVIDIA DRA driver feature gate",
-                f"use one of {', '.join(driver_charts.FEATURE_GATES)}",
-            )
+    _feature_gate_names(r)
     if dra.extended_resource_bridge:
-        if c.uses_example_driver:
+        if c.uses_gpu_cluster:
+            r.add(
+                "draDriver.extendedResourceBridge",
+                True,
+                "the GPUCluster's gpu.nvidia.com DeviceClass has no extendedResourceName (gpu-operator "
+                f"{gpu_operator.GPU_CLUSTER_SOURCE.tag} manifests/state-dra-driver/0400_deviceclass-gpu.yaml), so "
+                "nothing maps nvidia.com/gpu to DRA",
+                "use gpuOperator.draManagement: chart (the DRA driver chart's class carries it), or turn the bridge off",
+            )
+        elif c.uses_example_driver:
             r.add(
                 "draDriver.extendedResourceBridge",
                 True,
@@ -127,14 +132,8 @@ def check(r: RuleContext) -> None:
 def check_placement(r: RuleContext) -> None:
     """What the GPU software values (components/plans/gpu_software.py) cannot make safe."""
     c = r.c
-    for i, pool in enumerate(c.node_pools):
-        if eks_amis.ships_device_plugin(pool.ami_type) and pool.gpu_stack == "dra":
-            r.add(
-                f"nodePools[{i}].gpuStack",
-                "dra",
-                "the Bottlerocket NVIDIA AMI runs its own NVIDIA device plugin, which cannot share a node with the DRA kubelet plugin",
-                "use amiType AL2023_x86_64_NVIDIA for DRA pools, or gpuStack: device-plugin on this Bottlerocket pool",
-            )
+    _host_dra_driver_pools(r)
+    _gpu_cluster(r)
     _one_gpu_stack_per_operator(r)
     if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
         r.add(
@@ -146,12 +145,12 @@ def check_placement(r: RuleContext) -> None:
     if c.uses_example_driver or not c.dra_driver.enabled:
         return
     gates = c.dra_driver.feature_gates
-    release = driver_charts.dra_driver_release(c.dra_driver.version)
+    release = driver_charts.dra_driver_release(c.nvidia_dra_driver_version)
     if gates and release is not None and not release.feature_gates_value:
         r.add(
             "draDriver.featureGates",
             gates,
-            f"the DRA driver chart {c.dra_driver.version} has no featureGates value (from 25.8.0)",
+            f"the DRA driver chart {c.nvidia_dra_driver_version} has no featureGates value (from 25.8.0)",
             "remove draDriver.featureGates or use DRA driver 25.8.0 or newer",
         )
     for gate, classes in c.required_dra_feature_gates().items():
@@ -171,8 +170,8 @@ def _one_gpu_stack_per_operator(r: RuleContext) -> None:
     capacity that never comes, so the validator crash-loops there and the ClusterPolicy never becomes ready. No
     value or node label turns the check off per node (docs/references.md#gpu-operator-validator-plugin-validation)."""
     c = r.c
-    if not c.gpu_operator_enabled or not c.dra_pools:
-        return
+    if not c.gpu_operator_enabled or not c.dra_pools or c.uses_gpu_cluster:
+        return  # a GPUCluster serves no device-plugin pool at all (_gpu_cluster)
     dra = ", ".join(p.name for p in c.dra_pools)
     for i, pool in enumerate(c.node_pools):
         if pool not in c.operator_device_plugin_pools:
@@ -191,4 +190,145 @@ def _one_gpu_stack_per_operator(r: RuleContext) -> None:
             "operator's validator waits for nvidia.com/gpu capacity on every GPU node, crash-loops on the DRA nodes "
             f"and the ClusterPolicy never becomes ready (gpu-operator {c.gpu_operator.version})",
             fix,
+        )
+
+
+def _feature_gate_names(r: RuleContext) -> None:
+    """Gate names the pinned driver knows (pkg/featuregates/featuregates.go of its tag); an unknown gate stops the
+    driver at start. An unlisted release (allowUnlisted, or the release a GPUCluster runs) may know newer gates:
+    its names are not checked, like the rest of its values."""
+    c = r.c
+    if c.uses_example_driver:
+        return
+    version = c.nvidia_dra_driver_version
+    release = driver_charts.DRA_DRIVER_RELEASES.get(version)
+    if release is None or not release.feature_gates_value:
+        return  # unlisted: unchecked; no featureGates value at all: check_placement says so
+    for gate in c.dra_driver.feature_gates:
+        if gate not in release.feature_gates:
+            r.add(
+                f"draDriver.featureGates.{gate}",
+                c.dra_driver.feature_gates[gate],
+                f"not a feature gate of the NVIDIA DRA driver {version}",
+                f"use one of {', '.join(release.feature_gates)}",
+            )
+
+
+def _host_dra_driver_pools(r: RuleContext) -> None:
+    """DRA pools on Bottlerocket NVIDIA AMIs run the host's NVIDIA DRA driver (docs/references.md#bottlerocket-nvidia-dra-driver):
+    its user data turns the AMI's device plugin off and the host service on, and the chart's kubelet plugin stays
+    off those nodes. The host service is the 25.8.1 driver with every gate at its default and no MIG manager."""
+    c = r.c
+    for i, pool in enumerate(c.node_pools):
+        if not eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack):
+            continue
+        at = f"nodePools[{i}]"
+        minor = c.cluster.kubernetes_version
+        if minor not in eks_amis.BOTTLEROCKET_DRA_KUBERNETES:
+            r.add(
+                f"{at}.amiType",
+                pool.ami_type,
+                f"Bottlerocket ships its host NVIDIA DRA driver for Kubernetes {', '.join(eks_amis.BOTTLEROCKET_DRA_KUBERNETES)} "
+                f"only, not {minor}",
+                f"use amiType {eks_amis.AL2023_NVIDIA} for this DRA pool",
+            )
+        if pool.mig is not None:
+            r.add(
+                f"{at}.mig",
+                {"profile": pool.mig.profile},
+                "on a Bottlerocket DRA pool nothing applies a MIG layout: Bottlerocket configures MIG only while its "
+                "device plugin runs (off on DRA pools), and the GPU Operator's mig-manager is kept off Bottlerocket nodes",
+                f"use amiType {eks_amis.AL2023_NVIDIA} for a MIG DRA pool, or remove mig",
+            )
+        for gate, classes in c.required_dra_feature_gates().items():
+            served = [
+                name for name in classes if (dc := c.device_class(name)) is not None and dc.gpu in (None, pool.gpu)
+            ]
+            if served:
+                r.add(
+                    f"{at}.amiType",
+                    pool.ami_type,
+                    f"device classes {', '.join(served)} can select this pool's GPUs and need the {gate} driver gate, "
+                    f"which Bottlerocket's host DRA driver ({eks_amis.BOTTLEROCKET_DRA_DRIVER_VERSION}) runs without",
+                    f"use amiType {eks_amis.AL2023_NVIDIA} for this pool, or give those classes a gpu other than {pool.gpu}",
+                )
+
+
+def _gpu_cluster(r: RuleContext) -> None:
+    """gpuOperator.draManagement: gpucluster, refused where gpu-operator v26.7.0 refuses or cannot serve
+    (docs/references.md#gpu-operator-gpucluster): one resource model per cluster, new clusters only, DRA only."""
+    c = r.c
+    if c.gpu_operator.dra_management != "gpucluster":
+        return
+    where = "gpuOperator.draManagement"
+    if not c.gpu_operator_enabled:
+        r.add(
+            where,
+            "gpucluster",
+            "a GPUCluster is the GPU Operator's resource",
+            "set gpuOperator.enabled: true, or use draManagement: chart",
+        )
+        return
+    if Version(c.gpu_operator.version) < Version(gpu_operator.GPU_CLUSTER_MIN_VERSION):
+        r.add(
+            where,
+            "gpucluster",
+            f"GPU Operator {c.gpu_operator.version} has no GPUCluster (first in v{gpu_operator.GPU_CLUSTER_MIN_VERSION})",
+            f"set gpuOperator.version: {gpu_operator.GPU_CLUSTER_SOURCE.tag}, or use draManagement: chart",
+        )
+    if c.platform == "existing":
+        r.add(
+            where,
+            "gpucluster",
+            "a GPUCluster is for new clusters only: NVIDIA supports no in-place move from a ClusterPolicy, and the "
+            "operator refuses a GPUCluster while a ClusterPolicy exists",
+            "use draManagement: chart on an existing cluster",
+        )
+    if c.device_plugin_pools:
+        names = ", ".join(p.name for p in c.device_plugin_pools)
+        r.add(
+            where,
+            "gpucluster",
+            f"pools {names} run gpuStack: device-plugin, which needs a ClusterPolicy, and the operator runs a "
+            "GPUCluster and a ClusterPolicy never together",
+            "set gpuStack: dra on those pools, put them in a stack of their own, or use draManagement: chart",
+        )
+    if c.host_dra_pools:
+        names = ", ".join(p.name for p in c.host_dra_pools)
+        r.add(
+            where,
+            "gpucluster",
+            f"pools {names} run Bottlerocket's host NVIDIA DRA driver, and the GPUCluster's kubelet plugin would "
+            "publish the same GPUs there",
+            f"use amiType {eks_amis.AL2023_NVIDIA} on those pools, or draManagement: chart",
+        )
+    if mig := [p.name for p in c.dra_pools if p.mig is not None]:
+        r.add(
+            where,
+            "gpucluster",
+            f"pools {', '.join(mig)} need a static MIG layout, and a GPUCluster deploys no MIG manager",
+            "remove mig from those pools, or use draManagement: chart",
+        )
+    if c.gpu_operator.driver == "operator":
+        r.add(
+            where,
+            "gpucluster",
+            "with a GPUCluster the operator installs drivers only through NVIDIADriver resources, which this stack "
+            "does not manage (the chart fails driver.enabled without driver.nvidiaDriverCRD.enabled)",
+            "use gpuOperator.driver: auto or host (a host driver), or draManagement: chart",
+        )
+    if not c.dra_driver.enabled:
+        r.add(
+            "draDriver.enabled",
+            False,
+            "a GPUCluster always deploys the NVIDIA DRA driver",
+            "set draDriver.enabled: true (or remove it), or use gpuOperator.draManagement: chart",
+        )
+    if "version" in c.dra_driver.model_fields_set or "allow_unlisted" in c.dra_driver.model_fields_set:
+        r.add(
+            "draDriver.version",
+            c.dra_driver.version,
+            f"with a GPUCluster the operator runs its own DRA driver ({c.nvidia_dra_driver_version} with gpu-operator "
+            f"{c.gpu_operator.version}); draDriver.version and allowUnlisted choose the chart, which is not installed",
+            "remove draDriver.version and draDriver.allowUnlisted, or use gpuOperator.draManagement: chart",
         )

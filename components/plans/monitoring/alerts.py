@@ -133,6 +133,17 @@ def _regex_alternatives(names: tuple[str, ...]) -> str:
     return "|".join(sorted(names))
 
 
+def claim_not_created() -> str:
+    """One series per pod claim whose ResourceClaim the controller has not created yet: kube-state-metrics
+    v2.20.0's kube_pod_resourceclaim_info leaves resourceclaim_name empty until pod.status.resourceClaimStatuses
+    names the generated claim (internal/store/pod.go:673-727)."""
+    return (
+        "max by (namespace, pod, claim_name, resourceclaim_template_name) (\n"
+        '  kube_pod_resourceclaim_info{resourceclaim_template_name!="", resourceclaim_name=""}\n'
+        ")"
+    )
+
+
 def dra_alerts(inputs: RuleInputs) -> list[Alert]:
     m = inputs.settings
     found = [
@@ -201,6 +212,24 @@ def dra_alerts(inputs: RuleInputs) -> list[Alert]:
             "no ResourceSlice for it and its GPUs cannot be allocated. Check the kubelet plugin DaemonSet of the DRA "
             "driver (`kubectl get pods -A -o wide --field-selector spec.nodeName={{ $labels.node }}`), its logs, the "
             "node's NVIDIA driver and the DaemonSet's node selector and tolerations.",
+        ),
+        Alert(
+            "DraPodClaimNotCreated",
+            GROUP_DRA,
+            "warning",
+            f'{claim_not_created()}\nand on (namespace, pod) (kube_pod_status_phase{{phase="Pending"}} == 1)',
+            f"{m.claim_pending_minutes}m",
+            "Pod {{ $labels.namespace }}/{{ $labels.pod }} has waited more than "
+            f"{m.claim_pending_minutes} minutes for the ResourceClaim of "
+            "{{ $labels.claim_name }} (template {{ $labels.resourceclaim_template_name }})",
+            "kube-controller-manager's ResourceClaim controller has not created the claim this pod's template asks "
+            "for, so the scheduler cannot even try to allocate it. Its FailedResourceClaimCreation event on the pod "
+            "says why: usually the namespace's ResourceQuota (count/resourceclaims.resource.k8s.io, or "
+            "<class>.deviceclass.resource.k8s.io/devices) is used up, or the ResourceClaimTemplate does not exist. "
+            "Check `kubectl get events -n {{ $labels.namespace }} --field-selector "
+            "involvedObject.name={{ $labels.pod }},reason=FailedResourceClaimCreation`, `kubectl describe "
+            "resourcequota -n {{ $labels.namespace }}` and `kubectl get resourceclaimtemplate -n "
+            "{{ $labels.namespace }} {{ $labels.resourceclaim_template_name }}`.",
         ),
     ]
     if inputs.dra_namespaces:

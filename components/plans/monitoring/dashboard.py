@@ -1,7 +1,8 @@
 """The Grafana dashboard, built with the typed grafana-foundation-sdk builders and exported to JSON.
 Pure: no Pulumi imports.
 
-Panels: pods of DRA namespaces the scheduler cannot place (kube-state-metrics), the kubelet's DRA claim
+Panels: pods of DRA namespaces the scheduler cannot place and the ResourceClaims of pods, with those whose
+claim was never created (kube-state-metrics), the kubelet's DRA claim
 preparation failures, claims in use and plugin call errors per node (kubelet), the scheduler's DynamicResources
 rejections and the ResourceClaim controller's queue (where the control plane is scraped), GPU utilisation and
 memory per namespace and pod, per DRA claim when dcgm-exporter's DRA pod mapping is on, XID errors and GPU
@@ -73,6 +74,20 @@ def all_panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str
             "Unschedulable pods by DRA namespace",
             [(f"count by (namespace) ({unschedulable})", "{{namespace}}")],
         )
+    queries["claims_not_created"] = (
+        "Pod claims not created yet",
+        [(f"count({alert_exprs['DraPodClaimNotCreated']}) or vector(0)", "claims")],
+    )
+    queries["pod_claims_by_namespace"] = (
+        "ResourceClaims of pending and running pods, by namespace",
+        [
+            (
+                "count by (namespace) (kube_pod_resourceclaim_info\n"
+                'and on (namespace, pod) (kube_pod_status_phase{phase=~"Pending|Running"} == 1))',
+                "{{namespace}}",
+            )
+        ],
+    )
     queries["dra_nodes_without_plugin"] = (
         "DRA nodes without a ready kubelet plugin",
         [(f"count({alert_exprs['DraKubeletPluginNotRunning']}) or vector(0)", "nodes")],
@@ -252,8 +267,21 @@ def _layout(inputs: RuleInputs) -> tuple[tuple[str, tuple[tuple[str, str, int, s
                     "The DraPodUnschedulable alert fires for these after claimPendingMinutes.",
                 ),
                 ("dra_nodes_without_plugin", "stat", 6, "The DraKubeletPluginNotRunning alert fires for these."),
+                (
+                    "claims_not_created",
+                    "stat",
+                    6,
+                    "Pending pods whose template's ResourceClaim does not exist yet; DraPodClaimNotCreated fires "
+                    "for these after claimPendingMinutes.",
+                ),
                 ("uncorrectable_memory_errors", "stat", 6, "New uncorrectable remapped rows and DBE-retired pages."),
                 ("unschedulable_by_namespace", "short", 12, ""),
+                (
+                    "pod_claims_by_namespace",
+                    "short",
+                    12,
+                    "kube-state-metrics kube_pod_resourceclaim_info (v2.20.0+): one per pod.spec.resourceClaims entry.",
+                ),
                 ("claims_in_use_by_node", "short", 12, "kubelet dra_resource_claims_in_use, every driver."),
                 ("prepare_failures_by_node", "short", 12, "DraClaimPrepareFailing fires while these keep coming."),
                 ("plugin_call_errors", "short", 12, "By gRPC status code; DraKubeletPluginCallsFailing fires on them."),

@@ -69,11 +69,12 @@ def _dcgm(note: str) -> Series:
     return Series(DCGM, _DCGM_LABELS, _DCGM_REF, note)
 
 
-# kube-state-metrics v2.18.0 (ksm chart 7.1.0 of kube-prometheus-stack 81.x), built-in resources only:
-# custom-resource-state resolves CRDs only (internal/discovery/discovery.go:42-48, 122-193), so there is no
-# ResourceClaim series in any kube-state-metrics (docs/references.md, Monitoring).
-_KSM_POD = "kubernetes/kube-state-metrics@v2.18.0 docs/metrics/workload/pod-metrics.md"
-_KSM_NODE = "kubernetes/kube-state-metrics@v2.18.0 docs/metrics/cluster/node-metrics.md"
+# kube-state-metrics v2.20.0 (ksm chart 8.4.0 of kube-prometheus-stack 88.5.x), built-in resources only:
+# custom-resource-state resolves CRDs only (v2.18.0 internal/discovery/discovery.go:42-48, 122-193), so there is no
+# ResourceClaim, ResourceSlice or DeviceClass series. v2.20.0 added one DRA series on the pod:
+# kube_pod_resourceclaim_info, a pod's reference to each of its claims (docs/references.md, Monitoring).
+_KSM_POD = "kubernetes/kube-state-metrics@v2.20.0 docs/metrics/workload/pod-metrics.md"
+_KSM_NODE = "kubernetes/kube-state-metrics@v2.20.0 docs/metrics/cluster/node-metrics.md"
 # Kubernetes Metrics Reference generated for v1.34 (kubernetes.io/docs/reference/instrumentation/metrics/);
 # 1.35 changes from CHANGELOG-1.35.md (only a `source` label on resourceclaim_controller_resource_claims).
 _K8S = "kubernetes/kubernetes@v1.34 Metrics Reference"
@@ -104,14 +105,27 @@ SERIES: dict[str, Series] = {
                 "host_network",
             }
         ),
-        f"{_KSM_POD}:6",
+        f"{_KSM_POD}:8",
     ),
-    "kube_pod_status_ready": Series(KSM, frozenset({"pod", "namespace", "uid", "condition"}), f"{_KSM_POD}:15"),
+    "kube_pod_status_ready": Series(KSM, frozenset({"pod", "namespace", "uid", "condition"}), f"{_KSM_POD}:17"),
+    "kube_pod_status_phase": Series(
+        KSM,
+        frozenset({"pod", "namespace", "uid", "phase"}),
+        f"{_KSM_POD}:15",
+        "1 for the pod's current phase (Pending|Running|Succeeded|Failed|Unknown), 0 for the others",
+    ),
     "kube_pod_status_unschedulable": Series(
         KSM,
         frozenset({"pod", "namespace", "uid"}),
-        f"{_KSM_POD}:55",
-        "1 while the pod's PodScheduled condition is False (internal/store/pod.go:1633-1657)",
+        f"{_KSM_POD}:61",
+        "1 while the pod's PodScheduled condition is False (internal/store/pod.go:1840-1865)",
+    ),
+    "kube_pod_resourceclaim_info": Series(
+        KSM,
+        frozenset({"pod", "namespace", "uid", "claim_name", "resourceclaim_name", "resourceclaim_template_name"}),
+        f"{_KSM_POD}:66",
+        "EXPERIMENTAL, from v2.20.0: 1 per pod.spec.resourceClaims entry; resourceclaim_name is the claim's object "
+        "name, empty while a template's claim is not created yet (internal/store/pod.go:673-727)",
     ),
     "kube_node_labels": Series(
         KSM,
@@ -120,7 +134,7 @@ SERIES: dict[str, Series] = {
         "node labels only when allow-listed (--metric-labels-allowlist)",
         label_prefix="label_",
     ),
-    "kube_node_status_condition": Series(KSM, frozenset({"node", "condition", "status"}), f"{_KSM_NODE}:14"),
+    "kube_node_status_condition": Series(KSM, frozenset({"node", "condition", "status"}), f"{_KSM_NODE}:15"),
     "dra_operations_duration_seconds_count": Series(
         KUBELET,
         _DRA_OPS,

@@ -82,7 +82,8 @@ def monitoring_plan(config: StackConfig) -> MonitoringPlan | None:
     )
     rbac = (
         DcgmRbacPlan(DCGM_SERVICE_ACCOUNT, GPU_OPERATOR_NAMESPACE, (dict(DCGM_RESOURCESLICE_RULE),))
-        if sources.dcgm_dra_pod_mapping(config)
+        # under a GPUCluster the operator's own dcgm-exporter-dra has these rights (docs/references.md#dcgm-exporter-dra-api)
+        if sources.dcgm_dra_pod_mapping(config) and not config.uses_gpu_cluster
         else None
     )
     return MonitoringPlan(

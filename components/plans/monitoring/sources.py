@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts import chart_releases
 from dra_gpu_platform.plans.monitoring import metrics as m
 
 # Labels the Prometheus Operator puts on every ServiceMonitor target (prometheus-operator v0.88.1
@@ -53,13 +54,18 @@ def _of(exporter: str) -> frozenset[str]:
 
 def dcgm_dra_pod_mapping(config: StackConfig) -> bool:
     """dcgm-exporter's KUBERNETES_ENABLE_DRA. It lists resource.k8s.io/v1beta1 ResourceSlices and waits for
-    that list before serving anything (NVIDIA/dcgm-exporter@4.4.2-4.7.0 internal/pkg/transformation/dra.go:43,71),
+    that list before serving anything (NVIDIA/dcgm-exporter@4.4.2-4.7.0 internal/pkg/transformation/dra.go:43,71;
+    still v1beta1 at 4.5.3-4.8.2, the newest tag that could be read: docs/references.md#dcgm-exporter-dra-api),
     and v1beta1 is off by default from Kubernetes 1.34: on only where the cluster serves it. This stack makes
     kind serve it (components/plans/kind.py); an existing cluster's owner says so with dcgmDraPodMapping: true;
-    EKS and AKS expose no --runtime-config (config rules reject true there)."""
+    EKS and AKS expose no --runtime-config (config rules reject true there). Under a GPUCluster the operator runs
+    its own dcgm-exporter with the mapping always on (gpu-operator v26.7.0
+    manifests/state-dcgm-exporter/0700_daemonset.yaml:102-106, with resourceslices read rights in 0210_clusterrole.yaml)."""
     monitoring = config.monitoring
     if not (monitoring.enabled and config.gpu_operator_enabled and config.dra_pools):
         return False
+    if config.uses_gpu_cluster:
+        return True
     if monitoring.dcgm_dra_pod_mapping is not None:
         return monitoring.dcgm_dra_pod_mapping
     return config.platform == "kind"
@@ -80,14 +86,19 @@ def sources(config: StackConfig) -> tuple[Source, ...]:
         found.append(
             Source(
                 m.DCGM,
-                "GPU Operator dcgm-exporter ServiceMonitor (honorLabels)"
+                (
+                    "GPU Operator GPUCluster dcgm-exporter-dra"
+                    if config.uses_gpu_cluster
+                    else "GPU Operator dcgm-exporter"
+                )
+                + " ServiceMonitor (honorLabels)"
                 + (", DRA pod mapping on (KUBERNETES_ENABLE_DRA)" if dra else ", DRA pod mapping off"),
                 _of(m.DCGM),
                 SERVICE_MONITOR_LABELS | (m.DCGM_DRA_LABELS if dra else frozenset()),
             )
         )
     for exporter, chart_scrape in (
-        (m.KSM, "kube-prometheus-stack kube-state-metrics v2.18.0 ServiceMonitor"),
+        (m.KSM, f"kube-prometheus-stack kube-state-metrics {chart_releases.KUBE_STATE_METRICS_VERSION} ServiceMonitor"),
         (m.KUBELET, "kube-prometheus-stack kubelet ServiceMonitor (/metrics, label node)"),
     ):
         if monitoring.install:

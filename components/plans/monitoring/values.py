@@ -19,8 +19,8 @@ from dra_gpu_platform.facts.node_labels import DRA_KUBELET_PLUGIN_LABEL, GPU_LAB
 from dra_gpu_platform.plans.monitoring import sources
 
 CHART = chart_releases.KUBE_PROMETHEUS_STACK_CHART
-# A released version from the facts table (81.4.5 was never released); its Chart.yaml: appVersion v0.88.1,
-# kube-state-metrics 7.1.0 and grafana 10.5.15 subcharts.
+# A released version from the facts table (81.4.5 was never released); 88.5.3's Chart.yaml: appVersion v0.93.1,
+# kube-state-metrics 8.4.0 (v2.20.0) and grafana 12.11.1 subcharts (docs/references.md#kube-prometheus-stack-releases).
 # Helm --timeout: the operator, its CRDs, Prometheus and Grafana become ready within minutes.
 TIMEOUT_S = 900
 VERSION = chart_releases.KUBE_PROMETHEUS_STACK_DEFAULT

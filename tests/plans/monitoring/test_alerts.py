@@ -48,6 +48,7 @@ ALL = [
     "DraKubeletPluginCallsFailing",
     "DraClaimControllerBacklog",
     "DraKubeletPluginNotRunning",
+    "DraPodClaimNotCreated",
     "GpuXidError",
     "GpuTemperatureHigh",
     "GpuRowRemapFailure",

@@ -80,7 +80,7 @@ def test_every_series_names_its_exporter_labels_and_upstream_source():
         if name.startswith("DCGM_FI_"):
             assert series.reference.startswith("NVIDIA/dcgm-exporter@4.4.2-4.7.0 ")
         elif name.startswith("kube_"):
-            assert series.reference.startswith("kubernetes/kube-state-metrics@v2.18.0 docs/metrics/")
+            assert series.reference.startswith("kubernetes/kube-state-metrics@v2.20.0 docs/metrics/")
         else:
             assert series.reference.startswith("kubernetes/kubernetes@v1.34"), name
 

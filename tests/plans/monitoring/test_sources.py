@@ -262,3 +262,28 @@ def test_generated_stacks_read_only_what_their_sources_produce(config):
     # the DRA GPU alerts never vanish silently: each missing one is listed with the series it lacks
     assert set(plan.alerts) | set(plan.left_out) == {a.name for a in candidates(plan.inputs)}
     assert plan.alerts == tuple(a.name for a in alerts(plan.inputs))
+
+
+def test_under_a_gpucluster_the_operators_dcgm_exporter_maps_dra_pods_by_itself():
+    # gpu-operator v26.7.0 manifests/state-dcgm-exporter/0700_daemonset.yaml:102-106 and 0210_clusterrole.yaml
+    config = _eks({"enabled": True, "install": True})
+    config["gpuOperator"] = {"version": "v26.7.0", "draManagement": "gpucluster"}
+    config["nodePools"] = [p for p in config["nodePools"] if p.get("gpuStack", "dra") == "dra"]
+    config["namespaces"] = [{**config["namespaces"][0], "migration": "dra-only"}]  # no device-plugin pool left
+    parsed = _parse(config)
+    assert dcgm_dra_pod_mapping(parsed)
+    dcgm = next(s for s in sources(parsed) if s.exporter == m.DCGM)
+    assert "dra_claim_name" in dcgm.extra_labels and "dcgm-exporter-dra" in dcgm.scrape
+    plan = monitoring_plan(parsed)
+    assert plan.dcgm_rbac is None  # the operator grants its own dcgm-exporter-dra ResourceSlice reads
+    assert {"gpus_by_claim", "pod_claims_by_namespace"} <= set(dashboard.panel_queries(plan.inputs))
+    assert check_stack(parsed) == []
+    # the ClusterPolicy's dcgm-exporter on EKS: still off (v1beta1 only in the newest readable dcgm-exporter)
+    assert not dcgm_dra_pod_mapping(_parse(_eks({"enabled": True, "install": True})))
+
+
+def test_the_pinned_kube_state_metrics_feeds_the_claim_alert():
+    plan = monitoring_plan(_parse(_eks({"enabled": True, "install": True})))
+    ksm = next(s for s in plan.sources if s.exporter == m.KSM)
+    assert "v2.20.0" in ksm.scrape and "kube_pod_resourceclaim_info" in ksm.series
+    assert "DraPodClaimNotCreated" in plan.alerts

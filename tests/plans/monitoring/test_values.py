@@ -25,7 +25,9 @@ def _config(platform: str, install: bool = True):
 
 def test_chart_is_pinned():
     assert monitoring_values.CHART == "kube-prometheus-stack"
-    assert monitoring_values.VERSION == "81.4.3"  # a release tag; 81.4.5 never was one
+    # a release tag (81.4.5 never was one); 88.5.x bundles kube-state-metrics v2.20.0, whose
+    # kube_pod_resourceclaim_info DraPodClaimNotCreated reads
+    assert monitoring_values.VERSION == "88.5.3"
     assert monitoring_values.REPOSITORY == "https://prometheus-community.github.io/helm-charts"
 
 
@@ -40,7 +42,8 @@ def test_prometheus_selects_rules_and_monitors_it_did_not_create():
 
 def test_kube_state_metrics_allow_lists_the_node_labels_and_gets_no_resourceclaim_config():
     # custom-resource-state resolves only CRDs (kube-state-metrics v2.18.0 internal/discovery/discovery.go:42-48):
-    # a ResourceClaim config would produce nothing, so there is none
+    # a ResourceClaim config would produce nothing, so there is none (v2.20.0's built-in pod series
+    # kube_pod_resourceclaim_info needs no config either)
     ksm = monitoring_values.values(_config("kind"))["kube-state-metrics"]
     assert set(ksm) == {"metricLabelsAllowlist"}
     (allowlist,) = ksm["metricLabelsAllowlist"]
