@@ -50,6 +50,7 @@ class StackPlan:
     dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
     feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+    region: str | None = None  # AWS region / Azure location of an eks or aks cluster (prices are per region)
 
     @property
     def minor(self) -> int:
@@ -101,6 +102,7 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         dra_driver_version=None if config.uses_example_driver else config.dra_driver.version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=feature_gates(config),
+        region=config.region if config.platform in ("eks", "aks") else None,
     )
 
 
