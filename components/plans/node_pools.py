@@ -287,7 +287,9 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         mig_profile=pool.mig.profile if pool.mig is not None else None,
         efa_interfaces=efa,
         disk_size_gb=pool.disk_size_gb if cloud else 0,  # kind and existing nodes bring their own disks
-        ami_type=(pool.ami_type or eks_amis.DEFAULT_GPU_AMI) if platform == "eks" else pool.ami_type,
+        ami_type=(pool.ami_type or eks_amis.default_gpu_ami(shape.cpu_architecture if shape else "x86_64"))
+        if platform == "eks"
+        else pool.ami_type,
         zone=pool.availability_zone,
         capacity_reservation_id=pool.capacity_reservation_id,
         # kind's workers in the order kind names them; an existing pool's nodes sorted (the stack file's order is no
@@ -306,7 +308,7 @@ def declared_price(pool: NodePool) -> DeclaredPrice | None:
     price = pool.price
     if price is None:
         return None
-    source = f"{price.source} ({DECLARED_PRICE_SOURCE})" if price.source else DECLARED_PRICE_SOURCE
+    source = f"{price.source}; {DECLARED_PRICE_SOURCE}" if price.source else DECLARED_PRICE_SOURCE
     return DeclaredPrice(price.per_node_hour, price.as_of, source)
 
 

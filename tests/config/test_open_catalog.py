@@ -240,3 +240,9 @@ def test_compute_domains_follow_multi_node_nvlink_by_default():
     assert not StackConfig.model_validate(stack(AKS, h100)).compute_domains_enabled
     off = StackConfig.model_validate(stack(AKS, gb200, draDriver={"computeDomains": False}))
     assert not off.compute_domains_enabled and "compute-domain-daemon.nvidia.com" not in off.driver_device_classes()
+
+
+def test_an_x86_ami_on_a_grace_instance_is_refused():
+    pool = {"name": "gb200", "gpu": "GB200", "maxNodes": 2, "amiType": "AL2023_x86_64_NVIDIA"}
+    found = problems(stack(EKS, pool))
+    assert list(found) == ["nodePools[0].amiType"] and "AL2023_ARM_64_NVIDIA" in found["nodePools[0].amiType"][2]

@@ -51,7 +51,7 @@ TRAIN = pool(
     capacity="capacity-block",
     capacity_reservation_id="cr-0123456789abcdef0",
     declared_price=DeclaredPrice(
-        31.464, "2026-10-01", "block purchase (declared in the stack file (nodePools[].price))"
+        31.464, "2026-10-01", "block purchase; declared in the stack file (nodePools[].price)"
     ),
 )
 

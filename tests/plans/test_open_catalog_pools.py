@@ -61,3 +61,25 @@ def test_a_catalog_pool_carries_no_described_labels():
     plan = plan_pool(pool, "eks")
     assert described_labels(pool) == {} and not plan.unlisted and not plan.described
     assert unlisted_note(plan) is None and plan.gpu_model is not None and plan.gpu_model.key == "H100"
+
+
+def test_a_gb200_pool_on_eks_boots_the_arm64_nvidia_ami_and_prices_its_block():
+    pool = NodePool.model_validate(
+        {
+            "name": "gb200",
+            "gpu": "GB200",
+            "maxNodes": 18,
+            "capacity": "capacity-block",
+            "capacityReservationId": "cr-0123456789abcdef0",
+            "availabilityZone": "us-east-1a",
+            "price": {"perNodeHour": 42.5, "asOf": "2026-11-01", "source": "block cb-1"},
+        }
+    )
+    plan = plan_pool(pool, "eks")
+    assert plan.ami_type == "AL2023_ARM_64_NVIDIA" and plan.shape is not None and plan.shape.cpu_architecture == "arm64"
+    assert plan.declared_price is not None
+    assert (plan.declared_price.per_node_hour, plan.declared_price.as_of) == (42.5, "2026-11-01")
+    assert plan.declared_price.source == "block cb-1; declared in the stack file (nodePools[].price)"
+    assert plan_pool(NodePool.model_validate({"name": "h", "gpu": "H100", "maxNodes": 1}), "eks").ami_type == (
+        "AL2023_x86_64_NVIDIA"
+    )

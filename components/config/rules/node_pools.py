@@ -9,7 +9,7 @@ from dra_gpu_platform.config.problems import MISSING
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import DescribedGpu, NodePool
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts import catalog, eks_amis
 from dra_gpu_platform.facts.quantity import parse_quantity
 
 # EC2 instance types are <family>.<size> (p5.48xlarge, p6-b200.48xlarge); Azure VM sizes Standard_<...>.
@@ -54,6 +54,8 @@ def check(r: RuleContext) -> None:
             )
         if platform in ("eks", "aks"):
             _cloud_instance(r, at, pool, platform)
+            if platform == "eks":
+                _ami_architecture(r, at, pool)
             if pool.gpus_per_node is not None:
                 r.add(
                     f"{at}.gpusPerNode",
@@ -272,6 +274,18 @@ def _cloud_instance(r: RuleContext, at: str, pool: NodePool, platform: str) -> N
             pool.instance_type,
             f"{pool.instance_type} carries {shape.gpu}, not {pool.gpu_name}",
             f"set gpu: {shape.gpu}, or use one of {', '.join(options) or '(none)'}",
+        )
+
+
+def _ami_architecture(r: RuleContext, at: str, pool: NodePool) -> None:
+    """Every amiType a stack may choose is x86_64; an arm64 instance (p6e-gb200) takes the arm64 default."""
+    shape = pool.declared_shape("eks") or catalog.pool_shape("eks", pool.gpu_key, pool.instance_type)
+    if pool.ami_type is not None and shape is not None and shape.cpu_architecture == "arm64":
+        r.add(
+            f"{at}.amiType",
+            pool.ami_type,
+            f"{shape.name} has arm64 (Grace) CPUs; {pool.ami_type} is an x86_64 AMI type",
+            f"remove amiType: the pool gets {eks_amis.default_gpu_ami('arm64')}",
         )
 
 
