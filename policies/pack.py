@@ -5,6 +5,7 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel
 
 from dra_gpu_platform.policies.rules import cloud as cloud_rules
+from dra_gpu_platform.policies.rules import cost as cost_rules
 from dra_gpu_platform.policies.rules import dra as dra_rules
 from dra_gpu_platform.policies.rules import fit as fit_rules
 from dra_gpu_platform.policies.rules import helm as helm_rules
@@ -32,5 +33,6 @@ POLICIES = [
     migration_rules.DRA_DRIVER_NOT_BESIDE_DEVICE_PLUGIN,
     helm_rules.HELM_RELEASE_PINNED,
     cloud_rules.GPU_BUDGET,
+    cost_rules.GPU_ALWAYS_ON_COST,
     fit_rules.CLAIMS_SATISFIABLE,
 ]

@@ -22,14 +22,24 @@ from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import catalog, driver_charts, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts import gpu_operator as gpu_operator_facts
+from dra_gpu_platform.facts.catalog import GpuModel
 from dra_gpu_platform.facts.node_labels import (
     DRA_KUBELET_PLUGIN_LABEL,
+    GPU_ARCHITECTURE_LABEL,
+    GPU_COMPUTE_CAPABILITY_LABEL,
     GPU_LABEL,
+    GPU_MEMORY_LABEL,
+    GPU_MIG_INSTANCES_LABEL,
+    GPU_MIG_MEMORY_LABEL,
+    GPU_MIG_MEMORY_SLICES_LABEL,
     GPU_PRESENT_LABEL,
     GPU_STACK_LABEL,
+    GPUS_PER_NODE_LABEL,
     MIG_CONFIG_LABEL,
     POOL_LABEL,
+    from_label_value,
 )
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.plans import eks as eks_plan
 from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
@@ -105,13 +115,17 @@ def _recorded_pool(
     sizes: tuple[int, int, int],
     **known: Any,
 ) -> PoolPlan:
-    """A PoolPlan from what the props say: the GPU model from the pool label or the instance type, sizes as
-    (min, max, desired)."""
+    """A PoolPlan from what the props say: the GPU model from the pool label (a described GPU from the labels its
+    pool carries) or the instance type, GPUs per node from the type or the pool's label, sizes as (min, max,
+    desired)."""
     shape = catalog.instance_type_named(instance_type, platform) if instance_type else None
     gpu = labels.get(GPU_LABEL)
-    if gpu not in catalog.GPU_MODELS:
-        gpu = shape.gpu if shape is not None else None
     profile = labels.get(MIG_CONFIG_LABEL, "").removeprefix("all-") or None
+    model = catalog.gpu_model(gpu) if gpu in catalog.GPU_MODELS else _described_model(gpu, labels, profile)
+    if model is None:
+        gpu = shape.gpu if shape is not None else None
+        model = catalog.gpu_model(gpu) if gpu is not None else None
+    per_node = _label_int(labels, GPUS_PER_NODE_LABEL)
     known.setdefault("autoscaled", False)
     return PoolPlan(
         name=name,
@@ -120,7 +134,7 @@ def _recorded_pool(
         gpu_stack=_gpu_stack(labels),
         instance_type=instance_type,
         shape=shape,
-        gpus_per_node=shape.gpus if shape is not None else None,
+        gpus_per_node=shape.gpus if shape is not None else per_node,
         gpus_per_pcie_root=shape.gpus_per_pcie_root if shape is not None else 1,
         labels=dict(sorted(labels.items())),
         taints=taints,
@@ -128,8 +142,45 @@ def _recorded_pool(
         max_nodes=sizes[1],
         desired_nodes=sizes[2],
         mig_profile=profile,
+        gpu_model=model,
+        # a cloud instance type the catalog does not list: its GPUs per node come from the pool's label
+        unlisted=platform in ("eks", "aks") and bool(instance_type) and shape is None and per_node is not None,
         **known,
     )
+
+
+def _label_int(labels: dict[str, str], key: str) -> int | None:
+    value = labels.get(key, "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def _label_quantity(labels: dict[str, str], key: str) -> str | None:
+    value = labels.get(key)
+    try:
+        return value if value is not None and parse_quantity(value) is not None else None
+    except QuantityError:
+        return None
+
+
+def _described_model(gpu: str | None, labels: dict[str, str], profile: str | None) -> GpuModel | None:
+    """A described GPU read back from its pool's labels (components/plans/node_pools.py described_labels), None
+    when they do not describe one."""
+    memory = labels.get(GPU_MEMORY_LABEL)
+    capability = labels.get(GPU_COMPUTE_CAPABILITY_LABEL, "")
+    architecture = labels.get(GPU_ARCHITECTURE_LABEL)
+    if not gpu or not memory or not architecture or not re.match(r"^\d+\.\d+(\.\d+)?$", capability):
+        return None
+    if _label_quantity(labels, GPU_MEMORY_LABEL) is None:
+        return None
+    instances = _label_int(labels, GPU_MIG_INSTANCES_LABEL)
+    slices = _label_int(labels, GPU_MIG_MEMORY_SLICES_LABEL)
+    # Only the pool's own profile is on its labels: the one its GPUs are split into.
+    migs = (
+        (catalog.described_mig_profile(profile, instances, slices, _label_quantity(labels, GPU_MIG_MEMORY_LABEL)),)
+        if profile and instances and slices and re.match(r"^\d+g\.", profile)
+        else ()
+    )
+    return catalog.described_gpu_model(from_label_value(gpu), memory, capability, from_label_value(architecture), migs)
 
 
 def eks_node_group_pool(name: str, props: Any, launch_template: Any = None) -> PoolPlan | None:
@@ -374,6 +425,24 @@ def stack_pools(resources: Iterable[Any]) -> list[tuple[str, PoolPlan]]:
                 patched[pool.name] = len(pools)
                 pools.append((r.urn, pool))
     return pools
+
+
+def stack_region(resources: Iterable[Any]) -> str | None:
+    """Where the stack's cloud pools run (prices are per region): the region of the provider an EKS node group is
+    created with (the engine hands every resource's provider to the pack, a default provider with the stack's
+    `aws:region` too; docs/references.md#pulumi-analyzer-providers), or an AKS cluster's `location`."""
+    for r in resources:
+        if r.resource_type == c.EKS_NODE_GROUP or c.AKS_AGENT_POOL_RE.match(r.resource_type):
+            provider = getattr(r, "provider", None)
+            key = "region" if r.resource_type == c.EKS_NODE_GROUP else "location"
+            found = c.known(lambda p=provider, k=key: c.dig(getattr(p, "props", None), k), None)
+            if isinstance(found, str) and found:
+                return found
+        if c.AKS_CLUSTER_RE.match(r.resource_type):
+            found = c.known(lambda props=r.props: c.dig(props, "location"), None)
+            if isinstance(found, str) and found:
+                return found
+    return None
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -141,21 +141,30 @@ class Cluster(TypedDict):
     """Existing-cluster settings; only with platform: existing."""
 
 
-class Gpu(enum.Enum):
-    """`nodePools[].gpu`: GPU model of the pool."""
+class CpuArchitecture(enum.Enum):
+    """`nodePools[].instanceFacts.cpuArchitecture`: CPU architecture of the instance."""
 
-    H100 = "H100"
-    H100NVL = "H100-NVL"
-    H200 = "H200"
-    A100_40GB = "A100-40GB"
-    A100_80GB = "A100-80GB"
-    B200 = "B200"
-    GB200 = "GB200"
-    A10G = "A10G"
-    A10 = "A10"
-    T4 = "T4"
-    L4 = "L4"
-    L40S = "L40S"
+    X86_64 = "x86_64"
+    Arm64 = "arm64"
+
+
+class InstanceFacts(TypedDict):
+    """`nodePools[].instanceFacts`: EKS/AKS with allowUnlisted: what the unlisted instance type has."""
+
+    gpus: int
+    """GPUs per instance."""
+    vcpu: int
+    """vCPUs per instance (quota checks)."""
+    memory: str
+    """Host memory per instance, e.g. 256Gi."""
+    efa_interfaces: NotRequired[int]
+    """EKS: EFA interfaces to attach (one per network card); 0: none. Default: `0`."""
+    nvme_disks: NotRequired[int]
+    """NVMe instance-store disks (EKS: RAID0 for local storage). Default: `0`."""
+    cpu_architecture: NotRequired[CpuArchitecture]
+    """CPU architecture of the instance. Default: `"x86_64"`."""
+    quota_family: NotRequired[str]
+    """vCPU quota family: EC2 P or G (default from the name), Azure the family name the usage API reports."""
 
 
 class Capacity(enum.Enum):
@@ -187,15 +196,30 @@ class AmiType(enum.Enum):
     BOTTLEROCKET_x86_64_NVIDIA = "BOTTLEROCKET_x86_64_NVIDIA"
 
 
+class DeclaredPrice(TypedDict):
+    """`nodePools[].price`: capacity-block pools and on-demand pools in a capacity reservation: the price you pay per node-hour (preview's capacity table; other pools are priced from the project's price facts)."""
+
+    per_node_hour: float
+    """USD per node and hour."""
+    as_of: str
+    """Date the price applies from (YYYY-MM-DD)."""
+    source: NotRequired[str]
+    """Where the figure comes from, e.g. the Capacity Block's purchase."""
+
+
 class NodePool(TypedDict):
     """`nodePools[]` in a stack file (docs/configuration.md)."""
 
     name: str
     """Stable pool name; identity of the pool's resources."""
-    gpu: Gpu
-    """GPU model of the pool."""
+    gpu: Any
+    """GPU model of the pool: a catalog key, or (existing; kind with gpuDriver: nvidia) a described GPU. (any value the stack file accepts here)"""
     instance_type: NotRequired[str]
     """EC2 type / Azure VM size; default from the catalog."""
+    allow_unlisted: NotRequired[bool]
+    """EKS/AKS: accept an instanceType the catalog does not list (declare instanceFacts). Default: `false`."""
+    instance_facts: NotRequired[InstanceFacts]
+    """EKS/AKS with allowUnlisted: what the unlisted instance type has."""
     min_nodes: NotRequired[int]
     """Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs. Default: `0`."""
     max_nodes: int
@@ -223,7 +247,9 @@ class NodePool(TypedDict):
     disk_size_gb: NotRequired[int]
     """Root volume size per node. Default: `200`."""
     gpus_per_node: NotRequired[int]
-    """GPUs per node on kind/existing clusters (clouds: from the instance type)."""
+    """GPUs per node on kind/existing clusters (clouds: from the instance type); required with a described GPU."""
+    price: NotRequired[DeclaredPrice]
+    """capacity-block pools and on-demand pools in a capacity reservation: the price you pay per node-hour (preview's capacity table; other pools are priced from the project's price facts)."""
     nodes: NotRequired[list[str]]
     """platform existing: the pool's existing nodes; the program applies the pool's labels and taint to them (server-side apply). Empty: preview prints the kubectl commands."""
 
@@ -270,9 +296,26 @@ class DraDriver(TypedDict):
     feature_gates: NotRequired[dict[str, bool]]
     """Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."""
     compute_domains: NotRequired[bool]
-    """Enable ComputeDomains (multi-node NVLink / IMEX). Default: `false`."""
+    """ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has multi-node NVLink (GB200), else off; true without such a pool is an error."""
     extended_resource_bridge: NotRequired[bool]
     """Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: `false`."""
+
+
+class Gpu(enum.Enum):
+    """`deviceClasses[].gpu`: Match this GPU model (NVML productName)."""
+
+    H100 = "H100"
+    H100NVL = "H100-NVL"
+    H200 = "H200"
+    A100_40GB = "A100-40GB"
+    A100_80GB = "A100-80GB"
+    B200 = "B200"
+    GB200 = "GB200"
+    A10G = "A10G"
+    A10 = "A10"
+    T4 = "T4"
+    L4 = "L4"
+    L40S = "L40S"
 
 
 class Strategy(enum.Enum):

@@ -5,9 +5,10 @@ autoscaler, monitoring) and StackSections, the fields of a whole stack with what
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from datetime import date
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, Field
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, Discriminator, Field, Tag
 
 from dra_gpu_platform.config.cluster import ClusterConfig
 from dra_gpu_platform.config.fields import (
@@ -24,7 +25,9 @@ from dra_gpu_platform.config.fields import (
     StackInt,
     rule_error,
 )
-from dra_gpu_platform.facts import driver_charts, eks_amis, gpu_operator, project, versions
+from dra_gpu_platform.facts import catalog, driver_charts, eks_amis, gpu_operator, project, versions
+from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
+from dra_gpu_platform.facts.quantity import parse_quantity
 
 AUTOSCALED_PLATFORMS = ("eks", "aks")
 
@@ -33,10 +36,132 @@ class MigSettings(ConfigModel):
     profile: str = Field(description="MIG profile every GPU of the pool is split into, e.g. 3g.40gb.")
 
 
+# ---------------------------------------------------------------------------------------------------
+# a GPU or an instance type the catalog does not list, as the stack describes it
+
+# NVML product and architecture names ("NVIDIA RTX A5000", "Ada Lovelace"): letters, digits, spaces, '.' and '-', as
+# label values allow once spaces are written "_" (components/facts/node_labels.py label_value).
+_NVML_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9 .-]{0,61}[A-Za-z0-9])?$")
+
+
+def _nvml_name(value: str) -> str:
+    if not _NVML_NAME.match(value) or "  " in value:
+        raise rule_error(
+            "must be the name as NVML reports it: at most 63 letters, digits, single spaces, '.' and '-', starting "
+            "and ending with a letter or digit (the pool's nodes carry it as a label)",
+            "copy it from `nvidia-smi --query-gpu=name --format=csv,noheader` (architecture: the driver's "
+            "`architecture` attribute, e.g. Ampere, Ada Lovelace, Hopper, Blackwell)",
+        )
+    return value
+
+
+NvmlName = Annotated[str, AfterValidator(_nvml_name)]
+
+
+class DescribedMigProfile(ConfigModel):
+    name: Annotated[str, Field(pattern=r"^[1-8]g\.[0-9]+gb(\+me)?$")] = Field(
+        description="MIG profile as the driver names it (`nvidia-smi mig -lgip`), e.g. 1g.6gb."
+    )
+    max_count: StackInt = Field(ge=1, le=8, description="Instances of this profile one GPU holds.")
+    memory_slices: StackInt = Field(
+        ge=1, le=8, description="Memory slices (of 8) one instance takes: its placement size."
+    )
+    memory: QuantityText | None = Field(None, description="Published `memory` capacity of one instance, if known.")
+
+
+class DescribedGpu(ConfigModel):
+    """A GPU the catalog does not list, described by the stack (platform existing, or kind with gpuDriver: nvidia)."""
+
+    product: NvmlName = Field(
+        description="NVML product name, exactly as the DRA driver publishes `productName` (selectors match it)."
+    )
+    memory: QuantityText = Field(description="Published `memory` capacity per GPU (NVML's total), e.g. 24564Mi.")
+    compute_capability: ComputeCapability = Field(description='CUDA compute capability, e.g. "8.6".')
+    architecture: NvmlName = Field(description="`architecture` attribute as the driver publishes it, e.g. Ampere.")
+    mig_profiles: list[DescribedMigProfile] = Field(
+        default_factory=list, max_length=16, description="MIG profiles of the GPU; empty: no MIG."
+    )
+
+    def model(self) -> GpuModel:
+        return catalog.described_gpu_model(
+            self.product,
+            self.memory,
+            self.compute_capability,
+            self.architecture,
+            tuple(
+                catalog.described_mig_profile(p.name, p.max_count, p.memory_slices, p.memory) for p in self.mig_profiles
+            ),
+        )
+
+
+def _gpu_choice(value: Any) -> str:
+    return "described" if isinstance(value, (dict, DescribedGpu)) else "key"
+
+
+# A known model's key, or a described GPU. The tags name the branch only for pydantic: config/validation.py leaves
+# them out of the field paths problems show.
+GPU_CHOICE_TAGS = ("key", "described")
+GpuChoice = Annotated[
+    Annotated[GpuKey, Tag("key")] | Annotated[DescribedGpu, Tag("described")], Discriminator(_gpu_choice)
+]
+
+
+class InstanceFacts(ConfigModel):
+    """What the program needs to know of an instance type or VM size the catalog does not list (allowUnlisted)."""
+
+    gpus: StackInt = Field(ge=1, le=64, description="GPUs per instance.")
+    vcpu: StackInt = Field(ge=1, le=4096, description="vCPUs per instance (quota checks).")
+    memory: QuantityText = Field(description="Host memory per instance, e.g. 256Gi.")
+    efa_interfaces: StackInt = Field(
+        0, ge=0, le=32, description="EKS: EFA interfaces to attach (one per network card); 0: none."
+    )
+    nvme_disks: StackInt = Field(
+        0, ge=0, le=32, description="NVMe instance-store disks (EKS: RAID0 for local storage)."
+    )
+    cpu_architecture: Literal["x86_64", "arm64"] = Field("x86_64", description="CPU architecture of the instance.")
+    quota_family: str | None = Field(
+        None,
+        description="vCPU quota family: EC2 P or G (default from the name), Azure the family name the usage API reports.",
+    )
+
+
+def _iso_date(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def _real_date(value: str) -> str:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise rule_error("must be a real date", 'write it as YYYY-MM-DD, e.g. asOf: "2026-10-01"') from None
+    return value
+
+
+IsoDate = Annotated[str, BeforeValidator(_iso_date), Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_real_date)]
+
+
+class DeclaredPrice(ConfigModel):
+    """The price the stack's owner pays for a node of a capacity-block pool or a pool in a capacity reservation."""
+
+    per_node_hour: Annotated[float, Field(gt=0, le=10_000)] = Field(description="USD per node and hour.")
+    as_of: IsoDate = Field(description="Date the price applies from (YYYY-MM-DD).")
+    source: str | None = Field(
+        None, max_length=200, description="Where the figure comes from, e.g. the Capacity Block's purchase."
+    )
+
+
 class NodePool(ConfigModel):
     name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
-    gpu: GpuKey = Field(description="GPU model of the pool.")
+    gpu: GpuChoice = Field(
+        description="GPU model of the pool: a catalog key, or (existing; kind with gpuDriver: nvidia) a described GPU."
+    )
     instance_type: str | None = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
+    allow_unlisted: StackBool = Field(
+        False, description="EKS/AKS: accept an instanceType the catalog does not list (declare instanceFacts)."
+    )
+    instance_facts: InstanceFacts | None = Field(
+        None, description="EKS/AKS with allowUnlisted: what the unlisted instance type has."
+    )
     min_nodes: StackInt = Field(
         0,
         ge=0,
@@ -67,13 +192,66 @@ class NodePool(ConfigModel):
     )
     disk_size_gb: StackInt = Field(200, ge=20, le=16384, description="Root volume size per node.")
     gpus_per_node: StackInt | None = Field(
-        None, ge=1, le=64, description="GPUs per node on kind/existing clusters (clouds: from the instance type)."
+        None,
+        ge=1,
+        le=64,
+        description="GPUs per node on kind/existing clusters (clouds: from the instance type); required with a "
+        "described GPU.",
+    )
+    price: DeclaredPrice | None = Field(
+        None,
+        description="capacity-block pools and on-demand pools in a capacity reservation: the price you pay per "
+        "node-hour (preview's capacity table; other pools are priced from the project's price facts).",
     )
     nodes: list[NodeName] = Field(
         default_factory=list,
         description="platform existing: the pool's existing nodes; the program applies the pool's labels and taint to "
         "them (server-side apply). Empty: preview prints the kubectl commands.",
     )
+
+    @property
+    def described_gpu(self) -> DescribedGpu | None:
+        return self.gpu if isinstance(self.gpu, DescribedGpu) else None
+
+    @property
+    def gpu_model(self) -> GpuModel:
+        """The GPU's facts: the catalog's for a key, the stack's for a described GPU."""
+        return self.gpu.model() if isinstance(self.gpu, DescribedGpu) else catalog.gpu_model(self.gpu)
+
+    @property
+    def gpu_name(self) -> str:
+        """How messages name the GPU: the catalog key, or a described GPU's product."""
+        return self.gpu.product if isinstance(self.gpu, DescribedGpu) else self.gpu
+
+    @property
+    def gpu_key(self) -> str:
+        """The catalog key, or a described GPU's product as a label value."""
+        return self.gpu_model.key
+
+    @property
+    def unlisted(self) -> bool:
+        """A cloud pool whose instance type the catalog does not list, accepted with allowUnlisted."""
+        return self.allow_unlisted and self.instance_type is not None
+
+    def declared_shape(self, platform: Literal["eks", "aks"]) -> InstanceType | None:
+        """The unlisted instance type as instanceFacts declare it (None without allowUnlisted and instanceFacts)."""
+        facts = self.instance_facts
+        if not self.unlisted or facts is None or self.instance_type is None:
+            return None
+        model = self.gpu_model
+        return catalog.declared_instance_type(
+            platform,
+            self.instance_type,
+            model.key,
+            model.nominal_memory_gb,
+            gpus=facts.gpus,
+            vcpus=facts.vcpu,
+            memory_gib=int(parse_quantity(facts.memory).value / 2**30),
+            efa_interfaces=facts.efa_interfaces if platform == "eks" else 0,
+            nvme_disks=facts.nvme_disks,
+            cpu_architecture=facts.cpu_architecture,
+            quota_family=facts.quota_family or "",
+        )
 
     @property
     def initial_nodes(self) -> int:
@@ -122,7 +300,11 @@ class DraDriverConfig(ConfigModel):
     feature_gates: dict[str, StackBool] = Field(
         default_factory=dict, description="Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."
     )
-    compute_domains: StackBool = Field(False, description="Enable ComputeDomains (multi-node NVLink / IMEX).")
+    compute_domains: StackBool | None = Field(
+        None,
+        description="ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has "
+        "multi-node NVLink (GB200), else off; true without such a pool is an error.",
+    )
     extended_resource_bridge: StackBool = Field(
         False,
         description="Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource).",
@@ -356,6 +538,21 @@ class StackSections(ConfigModel):
         return self.platform in AUTOSCALED_PLATFORMS
 
     @property
+    def multi_node_nvlink_pools(self) -> list[NodePool]:
+        """DRA pools whose GPUs reach other nodes' GPUs over NVLink (GB200 NVL72): ComputeDomains serve them."""
+        return [p for p in self.dra_pools if p.gpu_model.multi_node_nvlink]
+
+    @property
+    def compute_domains_enabled(self) -> bool:
+        """The NVIDIA DRA driver's ComputeDomains: as draDriver.computeDomains says, else on exactly when a DRA pool
+        has multi-node NVLink (never with the dra-example-driver, which has none)."""
+        if self.uses_example_driver:
+            return False
+        if self.dra_driver.compute_domains is not None:
+            return self.dra_driver.compute_domains
+        return bool(self.multi_node_nvlink_pools)
+
+    @property
     def dra_pools(self) -> list[NodePool]:
         return [p for p in self.node_pools if p.gpu_stack == "dra"]
 
@@ -381,14 +578,14 @@ class StackSections(ConfigModel):
         if self.uses_example_driver:
             return driver_charts.EXAMPLE_DRIVER_CLASSES
         if self.uses_gpu_cluster:
-            domains = driver_charts.COMPUTE_DOMAIN_CLASSES if self.dra_driver.compute_domains else ()
+            domains = driver_charts.COMPUTE_DOMAIN_CLASSES if self.compute_domains_enabled else ()
             return gpu_operator.GPU_CLUSTER_GPU_CLASSES + domains
         if not self.dra_driver.enabled:
             return ()
         release = driver_charts.dra_driver_release(self.dra_driver.version)
         if release is None:  # an unknown version is its own config problem; assume the default chart's classes
             release = driver_charts.DRA_DRIVER_RELEASES[driver_charts.DRA_DRIVER_DEFAULT]
-        return release.device_classes(gpus=True, compute_domains=self.dra_driver.compute_domains)
+        return release.device_classes(gpus=True, compute_domains=self.compute_domains_enabled)
 
     def usable_device_classes(self) -> set[str]:
         """Classes a claim template may name: the stack's own and the driver chart's."""

@@ -25,6 +25,7 @@ from dra_gpu_platform.config.fields import PROJECT, DnsLabel, StackBool, check_k
 from dra_gpu_platform.config.problems import MISSING, ConfigError, Problem, join_path, short_text
 from dra_gpu_platform.config.rules import consistency_problems
 from dra_gpu_platform.config.sections import (
+    GPU_CHOICE_TAGS,
     AutoscalerConfig,
     DeviceClassConfig,
     DraDriverConfig,
@@ -329,11 +330,24 @@ def pydantic_problems(
     """One problem per pydantic error, at the path of the key the user wrote (`nodePools[1].maxNodes`)."""
     problems = []
     for error in exc.errors():
-        loc = [part for part in error["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+        loc = _user_path(error["loc"])
         bad = _lookup(value, loc)
         rule, fix = _explain(error, model, loc, bad)
         problems.append(Problem(source, join_path(*prefix, *loc), bad, rule, fix))
     return problems
+
+
+def _user_path(loc: tuple[int | str, ...]) -> list[int | str]:
+    """The path of the key the user wrote: without pydantic's validator names and union branch tags
+    (`nodePools.0.gpu.described.memory` is `nodePools[0].gpu.memory`)."""
+    path: list[int | str] = []
+    for part in loc:
+        if isinstance(part, str) and (
+            part.startswith("function-") or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS)
+        ):
+            continue
+        path.append(part)
+    return path
 
 
 def _lookup(value: Any, loc: list) -> Any:
@@ -406,10 +420,13 @@ def _allowed_keys(model: Any, loc: list) -> list[str]:
 
 def _unwrap(annotation: Any) -> Any:
     """list[X] / Optional[X] / dict[str, X] / Annotated[X, ...] → X."""
-    for _ in range(5):
+    for _ in range(8):
         args = typing.get_args(annotation)
         if typing.get_origin(annotation) is None or not args:  # X | None has args but no __origin__
             return annotation
+        if typing.get_origin(annotation) is typing.Annotated:
+            annotation = args[0]
+            continue
         non_none = [a for a in args if a is not type(None)]
         annotation = non_none[-1]
     return annotation

@@ -9,6 +9,7 @@ __all__ = [
     "autoscaler",
     "catalog",
     "chart_releases",
+    "compute_domains",
     "driver_charts",
     "efa",
     "eks_addons",

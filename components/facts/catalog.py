@@ -15,11 +15,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dra_gpu_platform.facts.gpu_models import GPU_MODELS, GpuModel, MigProfile, all_mig_profile_names, gpu_model
+from dra_gpu_platform.facts.gpu_models import (
+    GPU_MODELS,
+    GpuModel,
+    MigProfile,
+    all_mig_profile_names,
+    described_gpu_model,
+    described_mig_profile,
+    gpu_model,
+)
 from dra_gpu_platform.facts.instance_types import (
     EFA_FAMILIES,
     INSTANCE_TYPES,
     InstanceType,
+    declared_instance_type,
     default_instance_type,
     gpus_offered,
     instance_type,
@@ -41,7 +50,10 @@ __all__ = [
     "InstanceType",
     "MigProfile",
     "all_mig_profile_names",
+    "declared_instance_type",
     "default_instance_type",
+    "described_gpu_model",
+    "described_mig_profile",
     "gpu_model",
     "gpus_offered",
     "instance_type",

@@ -15,6 +15,14 @@ BOTTLEROCKET_NVIDIA = "BOTTLEROCKET_x86_64_NVIDIA"
 # What a GPU pool of the stack file may choose (x86_64: every catalog instance type is x86_64).
 GPU_POOL_AMI_TYPES = (AL2023_NVIDIA, BOTTLEROCKET_NVIDIA)
 DEFAULT_GPU_AMI = AL2023_NVIDIA
+# Graviton instances (p6e-gb200: Grace CPUs) boot the arm64 NVIDIA AMI; an x86_64 AMI type does not launch there.
+AL2023_NVIDIA_ARM64 = "AL2023_ARM_64_NVIDIA"
+
+
+def default_gpu_ami(cpu_architecture: str) -> str:
+    """The AMI type a GPU pool gets when it names none: AL2023 NVIDIA of the instance's CPU architecture."""
+    return AL2023_NVIDIA_ARM64 if cpu_architecture == "arm64" else DEFAULT_GPU_AMI
+
 
 # Every EKS AMI type with the NVIDIA driver (what the policy pack accepts on any node group).
 NVIDIA_AMI_TYPES = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dra_gpu_platform.facts.node_labels import label_value
 from dra_gpu_platform.facts.quantity import Quantity, parse_quantity
 
 
@@ -206,6 +207,35 @@ GPU_MODELS: dict[str, GpuModel] = {
 
 def gpu_model(key: str) -> GpuModel:
     return GPU_MODELS[key]
+
+
+def described_mig_profile(name: str, max_count: int, memory_slices: int, memory: str | None = None) -> MigProfile:
+    """A MIG profile of a described GPU, as its owner declares it (`nvidia-smi mig -lgip` shows each figure)."""
+    return _mig(name, max_count, memory_slices, memory)
+
+
+def described_gpu_model(
+    product: str,
+    memory: str,
+    compute_capability: str,
+    architecture: str,
+    mig_profiles: tuple[MigProfile, ...] = (),
+) -> GpuModel:
+    """A GPU the catalog does not list, from what its owner declares (a stack's `nodePools[].gpu` on an existing or
+    kind cluster): `product` is NVML's name, as the driver publishes `productName`; `memory` what it publishes as the
+    `memory` capacity. Its key is the product as a label value (components/facts/node_labels.py label_value)."""
+    major, minor, *patch = compute_capability.split(".")
+    return GpuModel(
+        key=label_value(product),
+        product_name=product,
+        # config rules admit letters, digits, spaces, '.' and '-' in a product: only '.' is special in RE2
+        product_name_regex="^" + product.replace(".", "\\.") + "$",
+        architecture=architecture,
+        compute_capability=".".join((major, minor, patch[0] if patch else "0")),
+        nominal_memory_gb=round(parse_quantity(memory).value / 2**30),
+        published_memory=memory,
+        mig_profiles=mig_profiles,
+    )
 
 
 def all_mig_profile_names() -> set[str]:

@@ -37,6 +37,7 @@ class InstanceType:
     gpus_per_pcie_root: int = 1  # modelled pcieRoot grouping (see note below)
     default: bool = False  # the size chosen when a pool names only its GPU
     quota_family: str = ""  # vCPU quota bucket: "P" / "G" on EC2, the Compute usage-API family name on Azure
+    listed: bool = True  # False: a type the catalog does not list, as a stack declares it (declared_instance_type)
 
     @property
     def family(self) -> str:
@@ -46,7 +47,9 @@ class InstanceType:
     def efa_interfaces(self) -> int:
         """EFA interfaces a pool of this type is given: one per network card on the multi-card sizes of the EFA
         families (docs/references.md#eks-efa), none elsewhere (a single-card size such as p5.4xlarge keeps its
-        one ENA interface and no placement group)."""
+        one ENA interface and no placement group). An unlisted type gets the interfaces its stack declares."""
+        if not self.listed:
+            return self.max_efa_interfaces or 0
         if self.family in EFA_FAMILIES and self.network_cards > 1 and self.max_efa_interfaces == self.network_cards:
             return self.network_cards
         return 0
@@ -242,6 +245,42 @@ INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
         _aks("Standard_NC64as_T4_v3", "T4", 4, 64, 440, "standardNCASv3_T4Family"),
     )
 }
+
+
+def declared_instance_type(
+    platform: Literal["eks", "aks"],
+    name: str,
+    gpu: str,
+    nominal_memory_gb: int,
+    *,
+    gpus: int,
+    vcpus: int,
+    memory_gib: int,
+    efa_interfaces: int = 0,
+    nvme_disks: int = 0,
+    cpu_architecture: Literal["x86_64", "arm64"] = "x86_64",
+    quota_family: str = "",
+) -> InstanceType:
+    """An instance type or VM size the catalog does not list, with the facts its stack declares
+    (`nodePools[].instanceFacts` with `allowUnlisted`): nothing here is checked against the cloud. One EFA
+    interface per network card, as on the catalog's EFA sizes; GPUs modelled one per PCIe root."""
+    if not quota_family and platform == "eks":
+        quota_family = "P" if name.startswith("p") else "G"
+    return InstanceType(
+        name,
+        platform,
+        gpu,
+        gpus,
+        vcpus,
+        memory_gib,
+        gpus * nominal_memory_gb,
+        max_efa_interfaces=efa_interfaces,
+        network_cards=max(1, efa_interfaces),
+        nvme_disks=nvme_disks,
+        cpu_architecture=cpu_architecture,
+        quota_family=quota_family,
+        listed=False,
+    )
 
 
 def instance_type(platform: str, name: str) -> InstanceType | None:

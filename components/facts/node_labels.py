@@ -16,6 +16,17 @@ GPU_STACK_LABEL = f"{DOMAIN}/gpu-stack"
 SYSTEM_ROLE_LABEL = f"{DOMAIN}/role"
 # On EKS pools whose nodes carry EFA interfaces: the EFA device plugin's node selector.
 EFA_LABEL = f"{DOMAIN}/efa"
+# What a pool of a GPU the catalog does not list carries besides GPU_LABEL (which then holds the described product,
+# label_value()), so the policy pack reads the pool back with the facts the plan gave it: a described GPU's
+# published memory, compute capability, architecture and (with MIG) its profile's instances per GPU, memory
+# slices and published memory; GPUs per node on a described GPU's pool and on an unlisted instance type's.
+GPU_MEMORY_LABEL = f"{DOMAIN}/gpu-memory"
+GPU_COMPUTE_CAPABILITY_LABEL = f"{DOMAIN}/gpu-compute-capability"
+GPU_ARCHITECTURE_LABEL = f"{DOMAIN}/gpu-architecture"
+GPU_MIG_INSTANCES_LABEL = f"{DOMAIN}/gpu-mig-instances"
+GPU_MIG_MEMORY_SLICES_LABEL = f"{DOMAIN}/gpu-mig-memory-slices"
+GPU_MIG_MEMORY_LABEL = f"{DOMAIN}/gpu-mig-memory"
+GPUS_PER_NODE_LABEL = f"{DOMAIN}/gpus-per-node"
 
 # Labels the NVIDIA components read (docs/references.md#gpu-operator-with-dra,
 # docs/references.md#gpu-operator-operand-labels).
@@ -42,3 +53,18 @@ GPU_TAINT_EFFECT = "NoSchedule"
 def pool_taint() -> tuple[str, str, str]:
     """(key, value, effect) of the taint every GPU node carries, so only GPU workloads land there."""
     return GPU_TAINT_KEY, GPU_TAINT_VALUE, GPU_TAINT_EFFECT
+
+
+# A described GPU's product and architecture hold spaces ("NVIDIA RTX A5000", "Ada Lovelace"), which label values do
+# not allow; config rules admit only letters, digits, spaces, '.' and '-' there, so "_" for " " reads back exactly.
+LABEL_SPACE = "_"
+
+
+def label_value(text: str) -> str:
+    """`text` as a label value (spaces as LABEL_SPACE)."""
+    return text.replace(" ", LABEL_SPACE)
+
+
+def from_label_value(value: str) -> str:
+    """What label_value() wrote, read back."""
+    return value.replace(LABEL_SPACE, " ")

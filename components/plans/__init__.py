@@ -1,6 +1,6 @@
 """Plans: StackConfig -> StackPlan, plain frozen data (cluster plans per platform, one PoolPlan per pool, Helm
 values, DeviceClasses, namespaces with their quota and claim templates, admission policy, maintenance, the
-simulated inventory, monitoring). `stack.plan_stack` is the one derivation; no Pulumi imports.
+simulated inventory, monitoring, capacity and cost). `stack.plan_stack` is the one derivation; no Pulumi imports.
 
 Who may import: resources, policies, gpuplan. Imports facts, config and dra.
 """
@@ -8,6 +8,7 @@ Who may import: resources, policies, gpuplan. Imports facts, config and dra.
 __all__ = [
     "admission_policy",
     "aks",
+    "capacity",
     "claim_templates",
     "cluster_nodes",
     "device_classes",

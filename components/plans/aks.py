@@ -19,7 +19,7 @@ from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
 from dra_gpu_platform.facts.autoscaler import DRA_PRODUCTION_READY_FROM
 from dra_gpu_platform.plans.driver_ownership import driver_owner
-from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.plans.node_pools import PoolPlan, unlisted_note
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,7 @@ def cluster_plan(
             "AZURE_FEDERATED_TOKEN_FILE (and AZURE_CLIENT_ID, AZURE_TENANT_ID) for workloadidentity, or set "
             "cluster.aks.kubeloginMode; using azurecli"
         )
+    notes += [note for pool in pools if (note := unlisted_note(pool)) is not None]
     driver = gpu_driver(config)
     return AksClusterPlan(
         name=config.cluster.name,

@@ -28,7 +28,7 @@ from dra_gpu_platform.facts import eks_addons, eks_amis
 from dra_gpu_platform.facts.catalog import InstanceType
 from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans.gpu_software import ReleasePlan, gpu_toleration
-from dra_gpu_platform.plans.node_pools import PoolPlan, uses_efa
+from dra_gpu_platform.plans.node_pools import PoolPlan, unlisted_note, uses_efa
 
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 
@@ -222,6 +222,9 @@ def cluster_notes(config: StackConfig, node_groups: Iterable[EksNodeGroupPlan]) 
                 "or newer, which EKS picks when it creates or updates the node group (an older node fails on the "
                 "unknown setting)"
             )
+        unlisted = unlisted_note(pool)
+        if unlisted is not None:
+            notes.append(unlisted)
         nvme = pool.shape.nvme_disks if pool.shape is not None else 0
         if nvme and eks_amis.is_bottlerocket(pool.ami_type):
             notes.append(

@@ -191,7 +191,7 @@ def gpu_cluster_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[s
     DRA driver release is installed. Only keys the GPUCluster path reads: the ClusterPolicy's operand switches
     (devicePlugin, toolkit, mig, migManager, cdi) are read by no template once clusterPolicy.deployCR is false."""
     monitoring = config.monitoring.enabled
-    dra_driver: dict[str, Any] = {"computeDomains": {"enabled": config.dra_driver.compute_domains}}
+    dra_driver: dict[str, Any] = {"computeDomains": {"enabled": config.compute_domains_enabled}}
     if gates := dra_feature_gates(config):
         dra_driver["featureGates"] = gates
     values: dict[str, Any] = {
@@ -284,7 +284,7 @@ def dra_driver_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[st
         # Acknowledges the chart's guard against running beside the device plugin on one node; the
         # nodeSelector below is what keeps them apart (docs/references.md#nvidia-dra-gpu-resources-override).
         "gpuResourcesEnabledOverride": True,
-        "resources": {"computeDomains": {"enabled": config.dra_driver.compute_domains}},
+        "resources": {"computeDomains": {"enabled": config.compute_domains_enabled}},
         "kubeletPlugin": {
             # "GPU Operator with DRA" step 3 (docs/references.md#gpu-operator-with-dra): the plugin goes only where
             # the label is.
@@ -306,7 +306,7 @@ def dra_driver_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[st
         # start. Our pool label says the same: this is a GPU node of a pool (the nodeSelector picks the DRA ones).
         values["kubeletPlugin"]["affinity"] = _required_node_affinity([[_exists(GPU_LABEL)]])
     if (
-        config.dra_driver.compute_domains
+        config.compute_domains_enabled
         and release.controller_requires_control_plane
         and config.platform in ("eks", "aks")
     ):

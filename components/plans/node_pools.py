@@ -22,10 +22,18 @@ from dra_gpu_platform.facts.node_labels import (
     DEVICE_PLUGIN_DEPLOY_LABEL,
     DRA_KUBELET_PLUGIN_LABEL,
     EFA_LABEL,
+    GPU_ARCHITECTURE_LABEL,
+    GPU_COMPUTE_CAPABILITY_LABEL,
     GPU_LABEL,
+    GPU_MEMORY_LABEL,
+    GPU_MIG_INSTANCES_LABEL,
+    GPU_MIG_MEMORY_LABEL,
+    GPU_MIG_MEMORY_SLICES_LABEL,
     GPU_STACK_LABEL,
+    GPUS_PER_NODE_LABEL,
     MIG_CONFIG_LABEL,
     POOL_LABEL,
+    label_value,
     pool_taint,
 )
 
@@ -67,11 +75,22 @@ AKS_SPOT_TAINT = PoolTaint.parse(SPOT_TAINT)
 
 
 @dataclass(frozen=True)
+class DeclaredPrice:
+    """What the stack's owner pays per node-hour (USD) for a capacity-block pool or a pool in a capacity
+    reservation (`nodePools[].price`), with the date it applies from and where the figure comes from."""
+
+    per_node_hour: float
+    as_of: str  # YYYY-MM-DD
+    source: str
+
+
+@dataclass(frozen=True)
 class PoolPlan:
     """A GPU node pool: its GPUs, machine shape, node labels and taints, sizes and purchase option.
 
     A pool of this stack always knows its GPU and sizes; a pool read back from recorded resources (the policy
-    pack's adapter) may not know its GPU model (`gpu` None) or GPUs per node.
+    pack's adapter) may not know its GPU model (`gpu` None) or GPUs per node. `gpu_model` holds the GPU's resolved
+    facts, the catalog's or (a described GPU) the stack's; `model` reads them.
     """
 
     name: str
@@ -100,10 +119,30 @@ class PoolPlan:
     # for every Bottlerocket NVIDIA DRA pool (components/plans/eks.py); the policy pack reads it back from the launch
     # template, so a node group made elsewhere without it keeps its device plugin.
     bottlerocket_dra_settings: bool = False
+    gpu_model: GpuModel | None = None  # the GPU's facts (a described GPU's, or the catalog's)
+    unlisted: bool = False  # a cloud instance type the catalog does not list: `shape` holds the declared facts
+    declared_price: DeclaredPrice | None = None  # nodePools[].price
 
     @property
     def model(self) -> GpuModel | None:
+        if self.gpu_model is not None:
+            return self.gpu_model
         return catalog.gpu_model(self.gpu) if self.gpu in catalog.GPU_MODELS else None
+
+    @property
+    def described(self) -> bool:
+        """A GPU the catalog does not list, as the stack describes it."""
+        return self.gpu is not None and self.gpu not in catalog.GPU_MODELS and self.gpu_model is not None
+
+    @property
+    def gpu_name(self) -> str | None:
+        """The catalog key, or a described GPU's NVML product name."""
+        model = self.model
+        return model.product_name if self.described and model is not None else self.gpu
+
+    @property
+    def min_gpus(self) -> int | None:
+        return None if self.gpus_per_node is None else self.gpus_per_node * self.min_nodes
 
     @property
     def dra(self) -> bool:
@@ -135,14 +174,16 @@ class PoolPlan:
 
 def pool_labels(pool: NodePool) -> dict[str, str]:
     """Node labels for a pool on every platform: user labels first, ours win on conflict (config rules forbid
-    overlaps)."""
+    overlaps). A pool of a described GPU or an unlisted instance type also carries the facts the policy pack must
+    read back (components/facts/node_labels.py)."""
     dra = pool.gpu_stack == "dra"
     # Bottlerocket DRA pools run the host's DRA driver: the chart's kubelet plugin must not land there too.
     chart_plugin = dra and not eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack)
     labels = {
         **pool.labels,
+        **described_labels(pool),
         POOL_LABEL: pool.name,
-        GPU_LABEL: pool.gpu,
+        GPU_LABEL: pool.gpu_key,
         GPU_STACK_LABEL: pool.gpu_stack,
         # Not nvidia.com/gpu.present: the GPU Operator sets it once NFD found the GPU, and resets it (deleting
         # every gpu.deploy.* label, this guard too) on a node that carries it before NFD has labelled it
@@ -161,19 +202,48 @@ def pool_labels(pool: NodePool) -> dict[str, str]:
     return dict(sorted(labels.items()))
 
 
+def described_labels(pool: NodePool) -> dict[str, str]:
+    """The facts of a GPU or instance type the catalog does not list, as node labels (read back by the policy
+    pack's adapter, policies/stack_resources.py): nothing for a catalog GPU on a catalog type."""
+    labels: dict[str, str] = {}
+    gpu = pool.described_gpu
+    if gpu is not None:
+        labels[GPU_MEMORY_LABEL] = gpu.memory
+        labels[GPU_COMPUTE_CAPABILITY_LABEL] = gpu.compute_capability
+        labels[GPU_ARCHITECTURE_LABEL] = label_value(gpu.architecture)
+        profile = next((p for p in gpu.mig_profiles if pool.mig is not None and p.name == pool.mig.profile), None)
+        if profile is not None:
+            labels[GPU_MIG_INSTANCES_LABEL] = str(profile.max_count)
+            labels[GPU_MIG_MEMORY_SLICES_LABEL] = str(profile.memory_slices)
+            if profile.memory is not None:
+                labels[GPU_MIG_MEMORY_LABEL] = profile.memory
+    gpus = (
+        pool.gpus_per_node
+        if gpu is not None
+        else pool.instance_facts.gpus
+        if pool.unlisted and pool.instance_facts
+        else None
+    )
+    if gpus is not None:
+        labels[GPUS_PER_NODE_LABEL] = str(gpus)
+    return labels
+
+
 def uses_efa(shape: InstanceType | None) -> bool:
-    """EC2 types of the EFA families get one EFA interface per network card (docs/references.md#eks-efa)."""
-    return shape is not None and shape.family in catalog.EFA_FAMILIES and shape.efa_interfaces > 0
+    """EC2 types of the EFA families get one EFA interface per network card (docs/references.md#eks-efa); an
+    unlisted type the interfaces its stack declares."""
+    return shape is not None and (shape.family in catalog.EFA_FAMILIES or not shape.listed) and shape.efa_interfaces > 0
 
 
 def pool_shape(platform: str, pool: NodePool) -> InstanceType | None:
     """The machine shape of a pool: on the clouds its own type or the catalog default for its GPU (config rules
     guarantee one); on kind/existing the catalog's entry for an instanceType it names, if any."""
     if platform in AUTOSCALED_PLATFORMS:
-        shape = catalog.pool_shape(platform, pool.gpu, pool.instance_type)
+        declared = pool.declared_shape("eks" if platform == "eks" else "aks")
+        shape = declared or catalog.pool_shape(platform, pool.gpu_key, pool.instance_type)
         if shape is None:
             raise ValueError(
-                f"pool {pool.name}: no {platform} instance type for {pool.gpu} (config rules should have caught this)"
+                f"pool {pool.name}: no {platform} instance type for {pool.gpu_name} (config rules should have caught this)"
             )
         return shape
     return catalog.instance_type_named(pool.instance_type)
@@ -217,7 +287,7 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
     return PoolPlan(
         name=pool.name,
         platform=platform,
-        gpu=pool.gpu,
+        gpu=pool.gpu_key,
         gpu_stack=pool.gpu_stack,
         instance_type=shape.name if shape is not None else pool.instance_type,
         shape=shape,
@@ -233,13 +303,41 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         mig_profile=pool.mig.profile if pool.mig is not None else None,
         efa_interfaces=efa,
         disk_size_gb=pool.disk_size_gb if cloud else 0,  # kind and existing nodes bring their own disks
-        ami_type=(pool.ami_type or eks_amis.DEFAULT_GPU_AMI) if platform == "eks" else pool.ami_type,
+        ami_type=(pool.ami_type or eks_amis.default_gpu_ami(shape.cpu_architecture if shape else "x86_64"))
+        if platform == "eks"
+        else pool.ami_type,
         bottlerocket_dra_settings=platform == "eks" and eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack),
         zone=pool.availability_zone,
         capacity_reservation_id=pool.capacity_reservation_id,
         # kind's workers in the order kind names them; an existing pool's nodes sorted (the stack file's order is no
         # meaning)
         nodes=tuple(nodes) if platform == "kind" else tuple(sorted(pool.nodes)),
+        gpu_model=pool.gpu_model,
+        unlisted=shape is not None and not shape.listed,
+        declared_price=declared_price(pool),
+    )
+
+
+DECLARED_PRICE_SOURCE = "declared in the stack file (nodePools[].price)"
+
+
+def declared_price(pool: NodePool) -> DeclaredPrice | None:
+    price = pool.price
+    if price is None:
+        return None
+    source = f"{price.source}; {DECLARED_PRICE_SOURCE}" if price.source else DECLARED_PRICE_SOURCE
+    return DeclaredPrice(price.per_node_hour, price.as_of, source)
+
+
+def unlisted_note(pool: PoolPlan) -> str | None:
+    """What preview and `pulumi up` say about a pool whose instance type the catalog does not list."""
+    if not pool.unlisted or pool.shape is None:
+        return None
+    shape = pool.shape
+    return (
+        f"pool {pool.name}: instance type {pool.instance_type} is not in the catalog (allowUnlisted); its "
+        f"{shape.gpus} GPU(s), {shape.vcpus} vCPUs, {shape.memory_gib} GiB and {shape.max_efa_interfaces or 0} EFA "
+        "interface(s) are the stack's instanceFacts, unchecked here (gpuplan preflight asks the cloud)"
     )
 
 

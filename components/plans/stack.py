@@ -56,6 +56,7 @@ class StackPlan:
     gpu_toleration: GpuTolerationPlan | None = None
     # the driver's gpu.nvidia.com class carries extendedResourceName (chart 25.12.0+; not a GPUCluster's)
     driver_class_extended_resource: bool = False
+    region: str | None = None  # AWS region / Azure location of an eks or aks cluster (prices are per region)
 
     @property
     def minor(self) -> int:
@@ -109,6 +110,7 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         feature_gates=feature_gates(config),
         gpu_toleration=plan_gpu_toleration(config),
         driver_class_extended_resource=config.gpu_class_extended_resource,
+        region=config.region if config.platform in ("eks", "aks") else None,
     )
 
 

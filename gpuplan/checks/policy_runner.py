@@ -378,7 +378,9 @@ def evaluate(
     def provider(resource: Registration) -> proto.AnalyzerProviderResource | None:
         found = by_urn.get(resource.provider)
         if found is None:
-            return None  # a default provider: the mock runtime never registers those
+            # A default provider: the mock runtime never registers those; the engine hands the pack the one it
+            # creates from the stack's config (docs/references.md#pulumi-analyzer-providers), region included.
+            return _default_provider(run, resource)
         return proto.AnalyzerProviderResource(
             type=found.type, properties=_struct(props[found.urn]), urn=found.urn, name=found.name
         )
@@ -424,6 +426,27 @@ def evaluate(
     order = {p.name: i for i, p in enumerate(policies)}
     report.violations.sort(key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message))
     return report
+
+
+# The config key that says where a default provider creates resources, per package.
+_DEFAULT_PROVIDER_REGION_KEYS = {"aws": "region", "azure-native": "location"}
+
+
+def _default_provider(run: ProgramRun, resource: Registration) -> proto.AnalyzerProviderResource | None:
+    """The default provider of a cloud resource as the engine would hand it to the pack: its region (or location)
+    from the stack's config (`aws:region`, `azure-native:location`)."""
+    package = resource.type.split(":", 1)[0]
+    key = _DEFAULT_PROVIDER_REGION_KEYS.get(package)
+    region = run.config.region if run.config is not None else None
+    if key is None or not region or not resource.custom or resource.type.startswith("pulumi:providers:"):
+        return None
+    kind = f"pulumi:providers:{package}"
+    return proto.AnalyzerProviderResource(
+        type=kind,
+        properties=_struct({key: region}),
+        urn=f"urn:pulumi:{run.stack}::{run.project}::{kind}::default",
+        name="default",
+    )
 
 
 def _collect(response, report: PolicyReport, resource_urn: str | None) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import typer
 from rich.markup import escape
 
+from dra_gpu_platform.plans.capacity import stack_capacity
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
+from gpuplan.engine import capacity_table
 from gpuplan.engine.outputs import PREVIEW_ENTRIES
 from gpuplan.engine.preview import render_preview
 
@@ -32,6 +34,7 @@ def preview(
         from gpuplan.timing import critical_path
 
         deploy = critical_path.model_run(run)
+        capacity = stack_capacity(run.plan) if run.plan is not None else None
         document = {
             "stack": name,
             "resources": len(run.resources),
@@ -41,6 +44,8 @@ def preview(
             "notes": notes,
             "criticalPath": critical_path.as_json(deploy),
         }
+        if capacity is not None:
+            document["capacity"] = capacity.as_json()
         console = output.console()
 
         def render_text() -> None:
@@ -58,6 +63,8 @@ def preview(
                     f"[green]✓[/] all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})"
                 )
             for line in critical_path.text_lines(deploy):
+                console.print(line, markup=False, soft_wrap=True)
+            for line in capacity_table.text_lines(capacity) if capacity is not None else ():
                 console.print(line, markup=False, soft_wrap=True)
 
         def wrote() -> None:

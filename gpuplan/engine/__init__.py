@@ -4,6 +4,7 @@ Who may import: gpuplan commands and library folders.
 """
 
 __all__ = [
+    "capacity_table",
     "mock_outputs",
     "outputs",
     "preview",

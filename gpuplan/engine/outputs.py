@@ -13,6 +13,7 @@ from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 
 from dra_gpu_platform.config.yamlio import dump_yaml
 from dra_gpu_platform.facts.type_tokens import Upstream
+from dra_gpu_platform.plans.capacity import stack_capacity
 from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.runtime import SECRET, ProgramRun, Registration
 
@@ -69,7 +70,7 @@ def manifest(resource: Registration) -> dict[str, Any]:
 
 
 def plan_document(run: ProgramRun) -> dict[str, Any]:
-    return {
+    document = {
         "stack": run.stack,
         "project": run.project,
         "resources": [
@@ -89,6 +90,10 @@ def plan_document(run: ProgramRun) -> dict[str, Any]:
         ],
         "outputs": clean(run.outputs),
     }
+    if run.plan is not None:
+        # GPUs and cost per pool (docs/gpuplan/preview.md#capacity-and-cost)
+        document["capacity"] = stack_capacity(run.plan).as_json()
+    return document
 
 
 def dumps_plan(run: ProgramRun) -> str:

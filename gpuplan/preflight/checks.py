@@ -282,6 +282,13 @@ def pool_instance_type(pool: NodePool) -> str:
     return default.name
 
 
+def pool_shape(pool: NodePool) -> catalog.InstanceType:
+    """What the stack says a pool's instances are: an unlisted type's declared instanceFacts, else the catalog's."""
+    shape = pool.declared_shape("eks") or catalog.instance_type("eks", pool_instance_type(pool))
+    assert shape is not None  # config rules accept only catalog types or unlisted ones with instanceFacts
+    return shape
+
+
 def quota_family(instance_type: str) -> str:
     shape = catalog.instance_type("eks", instance_type)
     if shape is not None and shape.quota_family:
@@ -331,7 +338,7 @@ def _run(config: StackConfig, ec2, quotas) -> PreflightReport:
         zones, zone_problems = zone_plan(pool)
         checks = [
             _zones_check(itype, zones, zone_problems, offered.get(itype, set())),
-            gpus_check(itype, specs.get(itype)),
+            gpus_check(itype, specs.get(itype), pool_shape(pool)),
             _quota_check(pool, by_pool[pool.name]),
         ]
         if pool.capacity_reservation_id:
@@ -444,8 +451,10 @@ def _zones_check(itype: str, zones: list[str], problems: list[str], offered: set
     return Check("zones", True, f"{itype} offered in all {len(zones)} zone(s): {', '.join(zones)}", data)
 
 
-def gpus_check(itype: str, spec: dict | None) -> Check:
-    shape = catalog.instance_type("eks", itype)
+def gpus_check(itype: str, spec: dict | None, shape: catalog.InstanceType | None = None) -> Check:
+    """What EC2 reports for `itype` against what the stack expects: the catalog's entry, or `shape` (an unlisted
+    type's declared facts)."""
+    shape = shape or catalog.instance_type("eks", itype)
     assert shape is not None
     per_gpu_gb = shape.gpu_memory_gb // shape.gpus
     expected = f"{shape.gpus} × {shape.gpu} {per_gpu_gb} GB"
@@ -490,9 +499,7 @@ def _quota_uses(pools: Iterable[NodePool], specs: dict[str, dict], quotas) -> li
     groups: dict[tuple[str, str], list[tuple[str, int, int]]] = defaultdict(list)
     for pool in pools:
         itype = pool_instance_type(pool)
-        vcpus = (
-            specs.get(itype, {}).get("VCpuInfo", {}).get("DefaultVCpus") or catalog.instance_type("eks", itype).vcpus
-        )
+        vcpus = specs.get(itype, {}).get("VCpuInfo", {}).get("DefaultVCpus") or pool_shape(pool).vcpus
         groups[(quota_family(itype), quota_purchase(pool))].append((pool.name, pool.max_nodes, vcpus))
     uses = []
     for (family, purchase), members in sorted(groups.items(), key=lambda kv: QUOTA_CODES[kv[0]]):

@@ -3,4 +3,4 @@
 Who may import: policies.pack, gpuplan.checks, tests.
 """
 
-__all__ = ["cloud", "common", "dra", "fit", "helm", "migration"]  # the public modules of this package
+__all__ = ["cloud", "common", "cost", "dra", "fit", "helm", "migration"]  # the public modules of this package

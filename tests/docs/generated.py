@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dra_gpu_platform.config.reference import config_reference
-from dra_gpu_platform.facts import aks, catalog
+from dra_gpu_platform.facts import aks, catalog, prices
 
 
 @dataclass(frozen=True)
@@ -66,8 +66,8 @@ def instance_types() -> str:
     """Every instance type and VM size of the catalog, in the catalog's order."""
     lines = [
         "| platform | instance type / VM size | GPUs per node | vCPUs | memory | EFA interfaces (attached / max) "
-        "| InfiniBand NICs | NVMe disks | CPU | vCPU quota family | default for its GPU |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| InfiniBand NICs | NVMe disks | CPU | vCPU quota family | default for its GPU | recorded on-demand price |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for t in catalog.INSTANCE_TYPES.values():
         efa = (
@@ -78,9 +78,16 @@ def instance_types() -> str:
         lines.append(
             f"| {t.platform} | `{t.name}` | {t.gpus} × {t.gpu} | {t.vcpus} | {t.memory_gib} GiB | {efa} "
             f"| {t.infiniband_nics or '–'} | {t.nvme_disks or '–'} | {t.cpu_architecture} "
-            f"| {t.quota_family} | {'yes' if t.default else ''}{' (Capacity Blocks only)' if t.capacity_blocks_only else ''} |"
+            f"| {t.quota_family} | {'yes' if t.default else ''}{' (Capacity Blocks only)' if t.capacity_blocks_only else ''} "
+            f"| {_prices(t)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _prices(t: catalog.InstanceType) -> str:
+    """The on-demand prices components/facts/prices.py records for a type, per region with their date."""
+    recorded = [p for p in prices.PRICES if (p.platform, p.instance_type) == (t.platform, t.name)]
+    return ", ".join(f"{p.region} ${p.usd_per_hour:g}/h ({p.as_of})" for p in recorded) or "unknown"
 
 
 def mig_profiles() -> str:

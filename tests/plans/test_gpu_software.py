@@ -24,6 +24,7 @@ T4_PLUGIN = {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugi
 T4_PLUGIN_BR = {**T4_PLUGIN, "name": "t4-br", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 H100_DRA_BR = {**H100_DRA, "name": "h100-br", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 AKS_A100 = {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2}
+GB200_DRA = {"name": "gb200", "gpu": "GB200", "maxNodes": 2}
 AKS_T4 = {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}
 SHARED_CLASS = {"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -228,7 +229,7 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
     ),
     (
         "aks-calver-compute-domains",
-        {"platform": "aks", "pools": [AKS_A100], "draDriver": {"version": "25.12.0", "computeDomains": True}},
+        {"platform": "aks", "pools": [GB200_DRA], "draDriver": {"version": "25.12.0", "computeDomains": True}},
         {},
         {
             "controller.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution": {
@@ -357,7 +358,8 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
     ),
     (
         "dra-compute-domains",
-        {"platform": "eks", "pools": [H100_DRA], "draDriver": {"computeDomains": True}},
+        # a multi-node NVLink pool turns ComputeDomains on by default
+        {"platform": "eks", "pools": [GB200_DRA, H100_DRA]},
         # 0.4 charts only prefer control-plane nodes for the controller (values.yaml:227-242): no override
         {},
         {"resources.computeDomains.enabled": True, "controller": ABSENT},

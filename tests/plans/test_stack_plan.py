@@ -120,9 +120,18 @@ def _eks_plan(**sections: Any) -> StackPlan:
 
 def test_under_a_gpucluster_the_plan_runs_the_operators_dra_driver_and_classes():
     plan = _eks_plan(
-        nodePools=[{"name": "h100", "gpu": "H100", "maxNodes": 1}],
+        # a multi-node NVLink pool turns ComputeDomains on by default (p6e-gb200 is sold as Capacity Blocks only)
+        nodePools=[
+            {
+                "name": "gb200",
+                "gpu": "GB200",
+                "maxNodes": 1,
+                "capacity": "capacity-block",
+                "capacityReservationId": "cr-0123456789abcdef0",
+                "availabilityZone": "us-east-1a",
+            }
+        ],
         gpuOperator={"version": "v26.7.0", "draManagement": "gpucluster"},
-        draDriver={"computeDomains": True},
     )
     assert plan.dra_driver_version == "0.5.0" and plan.software.dra_driver is None
     assert plan.driver_device_classes == (

@@ -37,6 +37,7 @@ NAMES = [
     "dra-driver-not-beside-device-plugin",
     "helm-release-pinned",
     "gpu-budget",
+    "gpu-always-on-cost",
     "claims-satisfiable",
 ]
 
@@ -49,7 +50,8 @@ def test_the_pack_has_exactly_the_specified_rules():
 def test_every_rule_carries_its_metadata(policy):
     assert policy.description.endswith(".") and len(policy.description) > 40
     assert policy.severity is not None and policy.remediation_steps and len(policy.remediation_steps) > 60
-    expected = EnforcementLevel.ADVISORY if policy.name == "gpu-budget" else EnforcementLevel.MANDATORY
+    advisory = ("gpu-budget", "gpu-always-on-cost")
+    expected = EnforcementLevel.ADVISORY if policy.name in advisory else EnforcementLevel.MANDATORY
     assert policy.enforcement_level == expected
 
 

@@ -12,6 +12,7 @@ from dra_gpu_platform.config.problems import Problem
 from dra_gpu_platform.config.rules import (
     autoscaler,
     cluster,
+    compute_domains,
     device_classes,
     kubernetes_version,
     maintenance,
@@ -35,6 +36,7 @@ def consistency_problems(config: StackSections, declared: dict[str, set[str]] | 
         node_pools.check_cloud,
         software.check,
         software.check_placement,
+        compute_domains.check,
         device_classes.check,
         namespaces.check,
         maintenance.check,
