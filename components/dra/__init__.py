@@ -15,6 +15,7 @@ __all__ = [
     "model",
     "node_selectors",
     "nvml",
+    "partitions",
     "quota",
     "scheduler",
     "slices",

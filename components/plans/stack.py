@@ -50,6 +50,7 @@ class StackPlan:
     dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
     feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+    dynamic_mig: bool = False  # the NVIDIA DRA driver's DynamicMIG gate: GPUs published as partitionable devices
 
     @property
     def minor(self) -> int:
@@ -60,7 +61,14 @@ class StackPlan:
 
     def inventory(self) -> Inventory:
         """The stack's simulated DRA inventory: every DRA pool at maxNodes, as its driver would publish it."""
-        return pools_inventory(self.pools, self.dra_driver, self.dra_driver_version, f"stack:{self.stack}")
+        return pools_inventory(
+            self.pools,
+            self.dra_driver,
+            self.dra_driver_version,
+            f"stack:{self.stack}",
+            dynamic_mig=self.dynamic_mig,
+            minor=self.minor,
+        )
 
 
 def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapping[str, str]) -> ClusterPlan:
@@ -76,7 +84,8 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapp
 def feature_gates(config: StackConfig) -> dict[str, bool]:
     if config.platform == "kind":
         return kind.feature_gates(config)
-    return {"DRAExtendedResource": True} if config.dra_driver.extended_resource_bridge else {}
+    # EKS and AKS run the minor's defaults: the bridge is allowed there only where DRAExtendedResource is on.
+    return {"DRAExtendedResource": True} if config.extended_resource_bridge_on else {}
 
 
 def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None) -> StackPlan:
@@ -95,12 +104,13 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         device_classes=plan_device_classes(config),
         namespaces=plan_namespaces(config.namespaces),
         admission_policy=DRA_ONLY_POLICY,
-        device_taints=plan_device_taints(config.maintenance),
+        device_taints=plan_device_taints(config.maintenance, config.cluster.kubernetes_version),
         monitoring=monitoring_plan(config),
         dra_driver=EXAMPLE_DRIVER if config.uses_example_driver else NVIDIA_DRIVER,
         dra_driver_version=None if config.uses_example_driver else config.dra_driver.version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=feature_gates(config),
+        dynamic_mig=config.dynamic_mig,
     )
 
 

@@ -3,4 +3,4 @@
 Who may import: gpuplan commands.
 """
 
-__all__ = ["inputs", "report", "stack", "text"]  # the public modules of this package
+__all__ = ["inputs", "pod_notes", "report", "stack", "text"]  # the public modules of this package
