@@ -49,7 +49,7 @@ class StackPlan:
     dra_driver: str  # NVIDIA_DRIVER, or EXAMPLE_DRIVER on kind with gpuDriver: example
     dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
-    feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+    feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates)
     dynamic_mig: bool = False  # the NVIDIA DRA driver's DynamicMIG gate: GPUs published as partitionable devices
 
     @property
@@ -84,8 +84,9 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapp
 def feature_gates(config: StackConfig) -> dict[str, bool]:
     if config.platform == "kind":
         return kind.feature_gates(config)
-    # EKS and AKS run the minor's defaults: the bridge is allowed there only where DRAExtendedResource is on.
-    return {"DRAExtendedResource": True} if config.extended_resource_bridge_on else {}
+    # EKS, AKS and existing clusters run the minor's defaults (the config rules allow the bridge, tolerations,
+    # DeviceTaintRules and dynamic MIG there only where those have their gates on by default): nothing to set.
+    return {}
 
 
 def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None) -> StackPlan:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
 from dra_gpu_platform.facts import kubernetes
-from dra_gpu_platform.facts.quota_charge import devices_charged
+from dra_gpu_platform.facts.quota_charge import Alternative, devices_charged
 
 
 def check(r: RuleContext) -> None:
@@ -94,7 +95,7 @@ def _no_plugin_pool_fix(r: RuleContext) -> str:
     )
 
 
-def _shared_claims_within_quota(r: RuleContext, at: str, ns) -> None:
+def _shared_claims_within_quota(r: RuleContext, at: str, ns: NamespaceConfig) -> None:
     """The namespace's ResourceQuota counts each shared ResourceClaim when the stack creates it (claims and devices
     per class: docs/references.md#dra-quota-charge); over the quota the API server refuses the object, so the
     deployment fails."""
@@ -125,7 +126,7 @@ def _shared_claims_within_quota(r: RuleContext, at: str, ns) -> None:
             )
 
 
-def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
+def _template(r: RuleContext, at: str, ns: NamespaceConfig, tpl: ClaimTemplateConfig, usable: set[str]) -> None:
     if (tpl.device_class is None) == (tpl.first_available is None):
         r.add(
             at,
@@ -197,7 +198,7 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
             )
 
 
-def _count(r: RuleContext, at: str, count, mode) -> None:
+def _count(r: RuleContext, at: str, count: int | None, mode: str | None) -> None:
     if mode == "All" and count is not None:
         r.add(
             f"{at}.count",
@@ -207,7 +208,7 @@ def _count(r: RuleContext, at: str, count, mode) -> None:
         )
 
 
-def _tolerations(r: RuleContext, at: str, tolerations) -> None:
+def _tolerations(r: RuleContext, at: str, tolerations: list[DeviceTolerationConfig]) -> None:
     """DeviceTolerations: only where the cluster runs DRADeviceTaints (else the API server drops them and the claim
     gets tainted devices it meant to tolerate, or none); shapes as validateDeviceToleration checks them."""
     if not tolerations:
@@ -241,8 +242,9 @@ def _tolerations(r: RuleContext, at: str, tolerations) -> None:
             )
 
 
-def _charge(tpl) -> dict[str, int]:
+def _charge(tpl: ClaimTemplateConfig) -> dict[str, int]:
     """The devices the quota charges a claim of this template (components/facts/quota_charge.py)."""
+    alternatives: list[Alternative]
     if tpl.first_available:
         alternatives = [(s.device_class, s.allocation_mode or "ExactCount", s.count or 1) for s in tpl.first_available]
     else:

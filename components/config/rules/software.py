@@ -5,6 +5,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.config.sections import StackSections
 from dra_gpu_platform.facts import chart_releases, driver_charts, driver_features, eks_amis, kubernetes, versions
 
 
@@ -244,7 +245,7 @@ def _one_gpu_stack_per_operator(r: RuleContext) -> None:
         )
 
 
-def _bridge_fix(c) -> str:
+def _bridge_fix(c: StackSections) -> str:
     """Where the minor allows it, the extended-resource bridge is the first fix: DRA serves nvidia.com/gpu, so the
     legacy namespaces need no device-plugin pool at all."""
     if c.uses_example_driver or not c.dra_gate_available(kubernetes.DRA_EXTENDED_RESOURCE):
