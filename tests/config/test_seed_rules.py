@@ -61,6 +61,12 @@ def test_a_toleration_is_checked_as_the_api_server_checks_it(toleration, path, w
     assert words in problems(config)[f"namespaces[0].claimTemplates[0].tolerations[0].{path}"]
 
 
+def test_kind_1_34_knows_no_taint_effect_none():
+    config = mutate(KIND_BASE, "namespaces[0].claimTemplates[0].tolerations", [{"key": "k", "effect": "None"}])
+    found = problems(mutate(config, "cluster.kubernetesVersion", "1.34"))
+    assert "from Kubernetes 1.35" in found["namespaces[0].claimTemplates[0].tolerations[0].effect"]
+
+
 def test_a_toleration_key_is_a_label_name():
     config = mutate(EKS_136, "namespaces[0].claimTemplates[0].tolerations", [{"key": "not a key!"}])
     assert "label key" in problems(config)["namespaces[0].claimTemplates[0].tolerations[0].key"]

@@ -210,3 +210,22 @@ def test_dynamic_mig_partitions_share_their_gpus_counters(tmp_path):
 def test_every_seed_stack_fits_on_its_own_inventory(stack, tmp_path):
     report = fit(stack, [], tmp_path)
     assert not failing(report), [c for c in report["claims"] if not c["satisfiable"]]
+
+
+def test_a_shared_claim_the_cluster_already_holds_is_the_dumps(tmp_path):
+    held = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"namespace": "ml-research", "name": "shared-l4"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "l4-shared"}}]}},
+        "status": {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": D, "pool": "h100-0", "device": "gpu-0"}]}}},
+    }  # fmt: skip
+    inventory = dump(h100("gpu-0"))
+    inventory["items"].append(held)
+    report = fit("eks-136-bridge", [deployment("ml-research", "infer", 2, claim="shared-l4")], tmp_path, dump=inventory)
+    (row,) = [c for c in report["claims"] if c["name"] == "shared-l4"]
+    assert row["source"].endswith("cluster.json") and row["outcome"] == "allocated"
+    pod = pods(report)["ml-research/infer"]
+    assert pod["placed"] == 2
+    assert {d for i in pod["instances"] for c in i["claims"] for d in c["devices"]} == {f"{D}/h100-0/gpu-0"}

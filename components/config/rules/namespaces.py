@@ -231,6 +231,13 @@ def _tolerations(r: RuleContext, at: str, tolerations: list[DeviceTolerationConf
                 "an empty key matches every taint key only with operator Exists",
                 "set key, or operator: Exists",
             )
+        if toleration.effect == "None" and c.cluster.minor < 35:
+            r.add(
+                f"{where}.effect",
+                "None",
+                "taint effect None exists from Kubernetes 1.35",
+                "use NoSchedule or NoExecute",
+            )
         if toleration.operator == "Exists" and toleration.value:
             r.add(f"{where}.value", toleration.value, "must be empty for operator Exists", "remove value")
         if toleration.toleration_seconds is not None and toleration.effect not in (None, "NoExecute"):
