@@ -298,7 +298,7 @@ class DraDriver(TypedDict):
     compute_domains: NotRequired[bool]
     """ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has multi-node NVLink (GB200), else off; true without such a pool is an error."""
     extended_resource_bridge: NotRequired[bool]
-    """Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: `false`."""
+    """Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: on from Kubernetes 1.36 where the driver's gpu.nvidia.com class carries extendedResourceName, else off."""
 
 
 class Gpu(enum.Enum):
@@ -392,6 +392,36 @@ class AllocationMode(enum.Enum):
     All = "All"
 
 
+class Operator(enum.Enum):
+    """`namespaces[].claimTemplates[].firstAvailable[].tolerations[].operator`: Equal compares the value; Exists any value."""
+
+    Exists = "Exists"
+    Equal = "Equal"
+
+
+class Effect(enum.Enum):
+    """`namespaces[].claimTemplates[].firstAvailable[].tolerations[].effect`: Effect to match; empty: every effect."""
+
+    NoSchedule = "NoSchedule"
+    NoExecute = "NoExecute"
+    None_ = "None"
+
+
+class DeviceToleration(TypedDict):
+    """`namespaces[].claimTemplates[].firstAvailable[].tolerations[]`: resource.k8s.io/v1 DeviceToleration (docs/references.md#dra-api-device-tolerations)."""
+
+    key: NotRequired[str]
+    """Taint key (a label name); empty: every key (operator Exists)."""
+    operator: NotRequired[Operator]
+    """Equal compares the value; Exists any value. Default: `"Equal"`."""
+    value: NotRequired[str]
+    """Taint value (a label value); empty with Exists."""
+    effect: NotRequired[Effect]
+    """Effect to match; empty: every effect."""
+    toleration_seconds: NotRequired[int]
+    """NoExecute only: how long a running pod keeps the device after the taint appears."""
+
+
 class SubRequest(TypedDict):
     """`namespaces[].claimTemplates[].firstAvailable[]` in a stack file (docs/configuration.md)."""
 
@@ -405,6 +435,8 @@ class SubRequest(TypedDict):
     """ExactCount (default) or All."""
     selectors: NotRequired[list[str]]
     """Extra CEL selectors."""
+    tolerations: NotRequired[list[DeviceToleration]]
+    """Device taints this alternative tolerates (1.36+)."""
 
 
 class ClaimTemplate(TypedDict):
@@ -428,6 +460,8 @@ class ClaimTemplate(TypedDict):
     """constraints[].matchAttribute."""
     first_available: NotRequired[list[SubRequest]]
     """Ordered alternatives; the first that fits wins."""
+    tolerations: NotRequired[list[DeviceToleration]]
+    """Device taints the request tolerates (resource.k8s.io/v1 DeviceToleration; DRADeviceTaints, 1.36+)."""
 
 
 class GpuToleration(enum.Enum):
@@ -454,14 +488,8 @@ class Namespace(TypedDict):
     """ResourceClaimTemplates (not in legacy namespaces)."""
     gpu_toleration: NotRequired[GpuToleration]
     """auto: from Kubernetes 1.36 a MutatingAdmissionPolicy adds the GPU pools' taint toleration to pods of this namespace that use resourceClaims (dual and dra-only namespaces); off: pods carry their own. Default: `"auto"`."""
-
-
-class Effect(enum.Enum):
-    """`maintenance.deviceTaints[].effect`: None needs Kubernetes 1.35."""
-
-    NoSchedule = "NoSchedule"
-    NoExecute = "NoExecute"
-    None_ = "None"
+    shared_claims: NotRequired[list[ClaimTemplate]]
+    """ResourceClaims that several pods share by resourceClaimName (one allocation; not in legacy namespaces); same keys as a claim template."""
 
 
 class DeviceTaint(TypedDict):
@@ -471,10 +499,10 @@ class DeviceTaint(TypedDict):
     """DeviceTaintRule name."""
     driver: str
     """Driver of the tainted device, e.g. gpu.nvidia.com."""
-    pool: str
-    """ResourceSlice pool (the node name for node-local drivers)."""
-    device: str
-    """Device name in the pool, e.g. gpu-3."""
+    pool: NotRequired[str]
+    """ResourceSlice pool (the node name for node-local drivers); none: every pool of the driver."""
+    device: NotRequired[str]
+    """Device name in the pool, e.g. gpu-3; none: every device of the pool."""
     key: str
     """Taint key."""
     value: NotRequired[str]
@@ -487,7 +515,7 @@ class Maintenance(TypedDict):
     """`maintenance`: The stack file's `dra-gpu-platform:maintenance` section (docs/configuration.md)."""
 
     device_taints: NotRequired[list[DeviceTaint]]
-    """DeviceTaintRules (alpha; kind only)."""
+    """DeviceTaintRules: resource.k8s.io/v1 on 1.37, v1beta2 on 1.36 and v1alpha3 before (kind only below 1.37, where the stack turns the gates and API versions on)."""
 
 
 class Autoscaler(TypedDict):

@@ -126,6 +126,16 @@ def _labels(value: dict[str, str]) -> dict[str, str]:
     return value
 
 
+def _label_key(value: str) -> str:
+    _labels({value: ""})
+    return value
+
+
+def _label_value(value: str) -> str:
+    _labels({"key": value})
+    return value
+
+
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
@@ -167,6 +177,8 @@ QuantityText = Annotated[str, AfterValidator(_quantity)]
 QualifiedAttribute = Annotated[str, AfterValidator(_qualified_attribute)]
 ComputeCapability = Annotated[str, AfterValidator(_compute_capability)]
 Labels = Annotated[dict[str, str], AfterValidator(_labels)]
+LabelKey = Annotated[str, AfterValidator(_label_key)]  # a taint key: a label name ([prefix/]name)
+LabelValue = Annotated[str, AfterValidator(_label_value)]
 
 
 def _compiles(expression: str) -> str:

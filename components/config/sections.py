@@ -17,7 +17,9 @@ from dra_gpu_platform.config.fields import (
     ConfigModel,
     DnsLabel,
     GpuKey,
+    LabelKey,
     Labels,
+    LabelValue,
     NodeName,
     QualifiedAttribute,
     QuantityText,
@@ -25,7 +27,16 @@ from dra_gpu_platform.config.fields import (
     StackInt,
     rule_error,
 )
-from dra_gpu_platform.facts import catalog, driver_charts, eks_amis, gpu_operator, project, versions
+from dra_gpu_platform.facts import (
+    catalog,
+    driver_charts,
+    driver_features,
+    eks_amis,
+    gpu_operator,
+    kubernetes,
+    project,
+    versions,
+)
 from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
 from dra_gpu_platform.facts.quantity import parse_quantity
 
@@ -305,9 +316,10 @@ class DraDriverConfig(ConfigModel):
         description="ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has "
         "multi-node NVLink (GB200), else off; true without such a pool is an error.",
     )
-    extended_resource_bridge: StackBool = Field(
-        False,
-        description="Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource).",
+    extended_resource_bridge: StackBool | None = Field(
+        None,
+        description="Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: "
+        "on from Kubernetes 1.36 where the driver's gpu.nvidia.com class carries extendedResourceName, else off.",
     )
 
 
@@ -332,12 +344,29 @@ class DeviceClassConfig(ConfigModel):
     selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Raw CEL selectors.")
 
 
+class DeviceTolerationConfig(ConfigModel):
+    """resource.k8s.io/v1 DeviceToleration (docs/references.md#dra-api-device-tolerations)."""
+
+    key: LabelKey | None = Field(None, description="Taint key (a label name); empty: every key (operator Exists).")
+    operator: Literal["Exists", "Equal"] = Field("Equal", description="Equal compares the value; Exists any value.")
+    value: LabelValue | None = Field(None, description="Taint value (a label value); empty with Exists.")
+    effect: Literal["NoSchedule", "NoExecute", "None"] | None = Field(
+        None, description="Effect to match; empty: every effect."
+    )
+    toleration_seconds: StackInt | None = Field(
+        None, description="NoExecute only: how long a running pod keeps the device after the taint appears."
+    )
+
+
 class SubRequestConfig(ConfigModel):
     name: DnsLabel | None = Field(None, description="Subrequest name; defaults to the device class name.")
     device_class: str = Field(description="DeviceClass of this alternative.")
     count: StackInt | None = Field(None, ge=1, le=32, description="Devices (ExactCount).")
     allocation_mode: Literal["ExactCount", "All"] | None = Field(None, description="ExactCount (default) or All.")
     selectors: list[CelExpression] = Field(default_factory=list, max_length=32, description="Extra CEL selectors.")
+    tolerations: list[DeviceTolerationConfig] = Field(
+        default_factory=list, max_length=16, description="Device taints this alternative tolerates (1.36+)."
+    )
 
 
 class ClaimTemplateConfig(ConfigModel):
@@ -355,6 +384,11 @@ class ClaimTemplateConfig(ConfigModel):
     same_attribute: QualifiedAttribute | None = Field(None, description="constraints[].matchAttribute.")
     first_available: list[SubRequestConfig] | None = Field(
         None, min_length=1, max_length=8, description="Ordered alternatives; the first that fits wins."
+    )
+    tolerations: list[DeviceTolerationConfig] = Field(
+        default_factory=list,
+        max_length=16,
+        description="Device taints the request tolerates (resource.k8s.io/v1 DeviceToleration; DRADeviceTaints, 1.36+).",
     )
 
 
@@ -380,13 +414,20 @@ class NamespaceConfig(ConfigModel):
         description="auto: from Kubernetes 1.36 a MutatingAdmissionPolicy adds the GPU pools' taint toleration to "
         "pods of this namespace that use resourceClaims (dual and dra-only namespaces); off: pods carry their own.",
     )
+    shared_claims: list[ClaimTemplateConfig] = Field(
+        default_factory=list,
+        description="ResourceClaims that several pods share by resourceClaimName (one allocation; not in legacy "
+        "namespaces); same keys as a claim template.",
+    )
 
 
 class DeviceTaintConfig(ConfigModel):
     name: DnsLabel = Field(description="DeviceTaintRule name.")
     driver: str = Field(description="Driver of the tainted device, e.g. gpu.nvidia.com.")
-    pool: str = Field(description="ResourceSlice pool (the node name for node-local drivers).")
-    device: str = Field(description="Device name in the pool, e.g. gpu-3.")
+    pool: str | None = Field(
+        None, description="ResourceSlice pool (the node name for node-local drivers); none: every pool of the driver."
+    )
+    device: str | None = Field(None, description="Device name in the pool, e.g. gpu-3; none: every device of the pool.")
     key: str = Field(description="Taint key.")
     value: str | None = Field(None, description="Taint value.")
     effect: Literal["NoSchedule", "NoExecute", "None"] = Field("NoSchedule", description="None needs Kubernetes 1.35.")
@@ -394,7 +435,9 @@ class DeviceTaintConfig(ConfigModel):
 
 class MaintenanceConfig(ConfigModel):
     device_taints: list[DeviceTaintConfig] = Field(
-        default_factory=list, description="DeviceTaintRules (alpha; kind only)."
+        default_factory=list,
+        description="DeviceTaintRules: resource.k8s.io/v1 on 1.37, v1beta2 on 1.36 and v1alpha3 before (kind only "
+        "below 1.37, where the stack turns the gates and API versions on).",
     )
 
 
@@ -512,15 +555,6 @@ class StackSections(ConfigModel):
         return self.dra_driver.version
 
     @property
-    def gpu_class_extended_resource(self) -> bool:
-        """Whether the NVIDIA driver's own gpu.nvidia.com DeviceClass carries extendedResourceName (the class the
-        KEP-5004 bridge maps nvidia.com/gpu to): the DRA driver chart's from 25.12.0, never the GPUCluster's."""
-        if self.uses_example_driver or self.uses_gpu_cluster:
-            return False
-        release = driver_charts.dra_driver_release(self.dra_driver.version)
-        return release is not None and release.gpu_class_extended_resource
-
-    @property
     def host_dra_pools(self) -> list[NodePool]:
         """DRA pools whose nodes run the host's NVIDIA DRA driver (Bottlerocket NVIDIA), not the chart's plugin."""
         return [p for p in self.dra_pools if eks_amis.runs_host_dra_driver(p.ami_type, p.gpu_stack)]
@@ -590,6 +624,39 @@ class StackSections(ConfigModel):
     def usable_device_classes(self) -> set[str]:
         """Classes a claim template may name: the stack's own and the driver chart's."""
         return {c.name for c in self.device_classes} | set(self.driver_device_classes())
+
+    def dra_gate_available(self, gate: str) -> bool:
+        """Whether the cluster can run with this Kubernetes feature gate on: on by default at the stack's minor, or
+        on kind, where the stack sets the control plane's gates itself (components/plans/kind.py). EKS, AKS and
+        existing clusters run the minor's defaults."""
+        stage = kubernetes.gate_stage(gate, self.cluster.minor)
+        if stage is None:
+            return False
+        if stage.default:
+            return True
+        return self.platform == "kind" and not stage.locked
+
+    def driver_class_has_extended_resource(self) -> bool:
+        """The NVIDIA driver's own gpu.nvidia.com class carries extendedResourceName (the class the KEP-5004 bridge
+        maps nvidia.com/gpu to): the DRA driver chart's from 25.12.0 rendered for resource.k8s.io/v1
+        (docs/references.md#nvidia-dra-resource-api-version), never a GPUCluster's."""
+        if self.uses_example_driver or self.uses_gpu_cluster or not self.dra_driver.enabled:
+            return False
+        release = driver_charts.dra_driver_release(self.dra_driver.version)
+        return release is not None and release.gpu_class_extended_resource
+
+    @property
+    def extended_resource_bridge_on(self) -> bool:
+        """draDriver.extendedResourceBridge, or its default: on from Kubernetes 1.36 (DRAExtendedResource beta and
+        on) wherever the driver's class carries extendedResourceName."""
+        if self.dra_driver.extended_resource_bridge is not None:
+            return self.dra_driver.extended_resource_bridge
+        return self.cluster.minor >= 36 and self.driver_class_has_extended_resource()
+
+    @property
+    def dynamic_mig(self) -> bool:
+        """The NVIDIA DRA driver runs with its DynamicMIG gate on (partitionable MIG devices)."""
+        return not self.uses_example_driver and self.dra_driver.feature_gates.get(driver_features.DYNAMIC_MIG) is True
 
     def required_dra_feature_gates(self) -> dict[str, list[str]]:
         """NVIDIA DRA driver feature gate -> the device classes whose sharing settings need it."""

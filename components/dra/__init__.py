@@ -18,6 +18,7 @@ __all__ = [
     "node_selectors",
     "nodefilters",
     "nvml",
+    "partitions",
     "pod_resources",
     "quota",
     "scheduler",

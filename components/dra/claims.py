@@ -101,6 +101,9 @@ class DeviceClassSpec:
     name: str
     selectors: tuple[str, ...] = ()
     extended_resource_name: str | None = None
+    # The sharing strategy its opaque config passes to the driver (NVIDIA GpuConfig/MigDeviceConfig and the example
+    # driver's GpuConfig: `sharing.strategy`, e.g. TimeSlicing, MPS): the pods of one claim share its device.
+    sharing: str | None = None
 
 
 def parse_device_class(document: Mapping[str, Any]) -> tuple[DeviceClassSpec | None, list[SpecProblem]]:
@@ -112,7 +115,19 @@ def parse_device_class(document: Mapping[str, Any]) -> tuple[DeviceClassSpec | N
     spec = document.get("spec") or {}
     selectors = _selectors(spec.get("selectors"), "spec.selectors", problems)
     extended = spec.get("extendedResourceName")
-    return DeviceClassSpec(name, selectors, extended if isinstance(extended, str) else None), problems
+    return DeviceClassSpec(
+        name, selectors, extended if isinstance(extended, str) else None, _sharing_strategy(spec.get("config"))
+    ), problems
+
+
+def _sharing_strategy(configs: Any) -> str | None:
+    for config in configs if isinstance(configs, list) else []:
+        parameters = ((config or {}).get("opaque") or {}).get("parameters") if isinstance(config, Mapping) else None
+        sharing = parameters.get("sharing") if isinstance(parameters, Mapping) else None
+        strategy = sharing.get("strategy") if isinstance(sharing, Mapping) else None
+        if isinstance(strategy, str) and strategy:
+            return strategy
+    return None
 
 
 def _selectors(raw: Any, path: str, problems: list[SpecProblem]) -> tuple[str, ...]:

@@ -14,12 +14,11 @@ from typing import Any
 
 from dra_gpu_platform.dra.claims import ClaimSpec
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
+from dra_gpu_platform.facts.quota_charge import devices_charged
 
 CLAIMS_KEY = "count/resourceclaims.resource.k8s.io"
 LEGACY_GPU_KEY = "requests.nvidia.com/gpu"
 DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
-# allocationMode: All is charged as the API maximum of devices per request (AllocationResultsMaxSize).
-ALL_MODE_CHARGE = 32
 
 
 def devices_key(device_class: str) -> str:
@@ -29,15 +28,9 @@ def devices_key(device_class: str) -> str:
 def claim_charge(spec: ClaimSpec) -> dict[str, int]:
     """Devices one claim is charged per DeviceClass: Σ counts, All = 32, firstAvailable = the maximum per
     class over its subrequests."""
-    charge: dict[str, int] = {}
-    for request in spec.requests:
-        per_class: dict[str, int] = {}
-        for sub in request.alternatives:
-            amount = ALL_MODE_CHARGE if sub.mode == "All" else sub.count
-            per_class[sub.device_class] = max(per_class.get(sub.device_class, 0), amount)
-        for device_class, amount in per_class.items():
-            charge[device_class] = charge.get(device_class, 0) + amount
-    return charge
+    return devices_charged(
+        [(sub.device_class, sub.mode, sub.count) for sub in request.alternatives] for request in spec.requests
+    )
 
 
 def quota_limit(spec: ClaimSpec, hards: Iterable[Mapping[str, Any]]) -> int | None:

@@ -78,7 +78,11 @@ class Upstream:
     RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
     DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
     RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
-    DEVICE_TAINT_RULE = "kubernetes:resource.k8s.io/v1alpha3:DeviceTaintRule"
+    RESOURCE_CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"
+    DEVICE_TAINT_RULE = "kubernetes:resource.k8s.io/v1alpha3:DeviceTaintRule"  # Kubernetes 1.34/1.35
+    DEVICE_TAINT_RULE_V1BETA2 = "kubernetes:resource.k8s.io/v1beta2:DeviceTaintRule"  # 1.36
+    DEVICE_TAINT_RULE_V1 = "kubernetes:resource.k8s.io/v1:DeviceTaintRule"  # 1.37
 
     NODE_POOLS = frozenset({EKS_NODE_GROUP, AKS_AGENT_POOL})
+    DEVICE_TAINT_RULES = frozenset({DEVICE_TAINT_RULE, DEVICE_TAINT_RULE_V1BETA2, DEVICE_TAINT_RULE_V1})
     CLUSTERS = frozenset({EKS_CLUSTER, AKS_MANAGED_CLUSTER})

@@ -1,5 +1,5 @@
-"""ResourceClaimTemplates built from a stack's claim templates: the one place their body is decided. Pure: no Pulumi
-imports.
+"""ResourceClaimTemplates (and the shared ResourceClaims, which have the same keys) built from a stack's claim
+templates: the one place their body is decided. Pure: no Pulumi imports.
 
 Shapes follow resource.k8s.io/v1 (docs/references.md#dra-api-request-shapes): each request has `exactly` or
 `firstAvailable` (ordered, no priority field); constraints carry `matchAttribute` (no operator field). The plan
@@ -12,7 +12,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dra_gpu_platform.config.models import ClaimTemplateConfig, SubRequestConfig
+from dra_gpu_platform.config.models import ClaimTemplateConfig, DeviceTolerationConfig, SubRequestConfig
+
+
+@dataclass(frozen=True)
+class TolerationPlan:
+    """resource.k8s.io/v1 DeviceToleration (docs/references.md#dra-api-device-tolerations)."""
+
+    key: str | None
+    operator: str  # Exists | Equal
+    value: str | None
+    effect: str | None  # NoSchedule | NoExecute | None; None (absent): every effect
+    toleration_seconds: int | None = None
+
+    def manifest(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"operator": self.operator}
+        for field, value in (
+            ("key", self.key),
+            ("value", self.value),
+            ("effect", self.effect),
+            ("tolerationSeconds", self.toleration_seconds),
+        ):
+            if value is not None:
+                body[field] = value
+        return body
 
 
 @dataclass(frozen=True)
@@ -22,6 +45,7 @@ class ExactPlan:
     count: int | None
     selectors: tuple[str, ...] = ()
     admin_access: bool = False
+    tolerations: tuple[TolerationPlan, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -31,6 +55,7 @@ class SubRequestPlan:
     allocation_mode: str
     count: int | None
     selectors: tuple[str, ...] = ()
+    tolerations: tuple[TolerationPlan, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +82,11 @@ def subrequest_name(sub: SubRequestConfig) -> str:
     return sub.name or sub.device_class.replace(".", "-")
 
 
+def plan_tolerations(tolerations: list[DeviceTolerationConfig]) -> tuple[TolerationPlan, ...]:
+    """In the stack file's order (the API keeps the list as given)."""
+    return tuple(TolerationPlan(t.key, t.operator, t.value, t.effect, t.toleration_seconds) for t in tolerations)
+
+
 def _mode_and_count(count: int | None, mode: str | None) -> tuple[str, int | None]:
     if mode == "All":
         return "All", None
@@ -70,12 +100,26 @@ def plan_claim(template: ClaimTemplateConfig) -> ClaimPlan:
         for sub in template.first_available:
             mode, count = _mode_and_count(sub.count, sub.allocation_mode)
             subrequests.append(
-                SubRequestPlan(subrequest_name(sub), sub.device_class, mode, count, tuple(sub.selectors))
+                SubRequestPlan(
+                    subrequest_name(sub),
+                    sub.device_class,
+                    mode,
+                    count,
+                    tuple(sub.selectors),
+                    plan_tolerations(sub.tolerations),
+                )
             )
     else:
         assert template.device_class is not None
         mode, count = _mode_and_count(template.count, template.allocation_mode)
-        exactly = ExactPlan(template.device_class, mode, count, tuple(template.selectors), template.admin_access)
+        exactly = ExactPlan(
+            template.device_class,
+            mode,
+            count,
+            tuple(template.selectors),
+            template.admin_access,
+            plan_tolerations(template.tolerations),
+        )
     return ClaimPlan(template.request_name, exactly, tuple(subrequests), template.same_attribute)
 
 
@@ -100,6 +144,8 @@ def devices_manifest(plan: ClaimPlan) -> dict[str, Any]:
             body["selectors"] = selectors_manifest(exact.selectors)
         if exact.admin_access:
             body["adminAccess"] = True
+        if exact.tolerations:
+            body["tolerations"] = [t.manifest() for t in exact.tolerations]
         request: dict[str, Any] = {"name": plan.request, "exactly": body}
     else:
         subs = []
@@ -113,6 +159,8 @@ def devices_manifest(plan: ClaimPlan) -> dict[str, Any]:
                 entry["count"] = sub.count
             if sub.selectors:
                 entry["selectors"] = selectors_manifest(sub.selectors)
+            if sub.tolerations:
+                entry["tolerations"] = [t.manifest() for t in sub.tolerations]
             subs.append(entry)
         request = {"name": plan.request, "firstAvailable": subs}
     devices: dict[str, Any] = {"requests": [request]}

@@ -159,7 +159,7 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksCluster
     region = config.region or ""
     minor = config.cluster.kubernetes_version
     settings = config.cluster.settings()
-    bridge = config.dra_driver.extended_resource_bridge
+    bridge = config.extended_resource_bridge_on
     node_groups = tuple(node_group_plan(name, pool, block_window(config, pool.name), bridge) for pool in pools)
     autoscaler = None
     if config.autoscaler_enabled:

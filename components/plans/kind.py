@@ -14,6 +14,8 @@ import yaml
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.yamlio import dump_yaml
 from dra_gpu_platform.facts import driver_charts, versions
+from dra_gpu_platform.facts import kubernetes as k8s
+from dra_gpu_platform.plans.maintenance import taint_rule_api
 from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
 from dra_gpu_platform.plans.node_pools import PoolPlan
 
@@ -21,23 +23,45 @@ from dra_gpu_platform.plans.node_pools import PoolPlan
 CDI_PATCH = '[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n'
 
 
+def uses_device_tolerations(config: StackConfig) -> bool:
+    return any(
+        t.tolerations or any(sub.tolerations for sub in t.first_available or [])
+        for ns in config.namespaces
+        for t in (*ns.claim_templates, *ns.shared_claims)
+    )
+
+
 def feature_gates(config: StackConfig) -> dict[str, bool]:
+    """The Kubernetes gates the stack's DRA features need, where the minor has them off by default (kind sets
+    them on every component)."""
     gates = {"DynamicResourceAllocation": True}
+    wanted = []
+    if config.maintenance.device_taints or uses_device_tolerations(config):
+        wanted.append(k8s.DRA_DEVICE_TAINTS)
     if config.maintenance.device_taints:
-        gates["DRADeviceTaints"] = True
         # 1.35 split DeviceTaintRule into its own gate (docs/references.md#dra-api-device-taint-rules-gate)
-        if config.cluster.minor >= 35:
-            gates["DRADeviceTaintRules"] = True
-    if config.dra_driver.extended_resource_bridge:
-        gates["DRAExtendedResource"] = True
+        wanted.append(k8s.DRA_DEVICE_TAINT_RULES)
+    if config.extended_resource_bridge_on:
+        wanted.append(k8s.DRA_EXTENDED_RESOURCE)
+    if config.dynamic_mig:
+        wanted.append(k8s.DRA_PARTITIONABLE_DEVICES)
+    for gate in wanted:
+        stage = k8s.gate_stage(gate, config.cluster.minor)
+        if stage is not None and not stage.default:
+            gates[gate] = True
     return dict(sorted(gates.items()))
 
 
 def runtime_config(config: StackConfig) -> dict[str, str]:
     runtime = {}
-    # DeviceTaintRule is served only from resource.k8s.io/v1alpha3 in 1.34/1.35, which is off by default.
+    # DeviceTaintRule is served from resource.k8s.io/v1alpha3 in 1.34/1.35 and v1beta2 in 1.36, both off by default;
+    # 1.37 serves it as v1 (components/plans/maintenance.py taint_rule_api).
     if config.maintenance.device_taints:
-        runtime["resource.k8s.io/v1alpha3"] = "true"
+        api = taint_rule_api(config.cluster.kubernetes_version)
+        if api not in k8s.MINORS[config.cluster.kubernetes_version].resource_apis and not (
+            k8s.MINORS[config.cluster.kubernetes_version].device_taint_rule_default
+        ):
+            runtime[api] = "true"
     # dcgm-exporter's DRA pod mapping lists resource.k8s.io/v1beta1 ResourceSlices, off by default from 1.34
     # (components/plans/monitoring/sources.py dcgm_dra_pod_mapping).
     if dcgm_dra_pod_mapping(config) or v1beta1_driver_chart(config):

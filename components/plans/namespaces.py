@@ -1,5 +1,7 @@
 """One NamespacePlan per tenant namespace: its labels (migration state, admin access, the stack's own), its
-ResourceQuota `hard` map and its ResourceClaimTemplates. Pure: no Pulumi imports.
+ResourceQuota `hard` map, its ResourceClaimTemplates and its shared ResourceClaims (one claim that several pods use by
+`resourceClaimName`: one allocation, so a time-sliced or MPS class shares one GPU only this way). Pure: no Pulumi
+imports.
 
 TenantNamespace creates exactly this; `gpuplan fit` reads the same plan as manifests (`manifests`).
 """
@@ -25,9 +27,11 @@ class NamespacePlan:
     labels: dict[str, str]  # gpu-mode, admin access and the stack's labels, sorted
     quota: dict[str, str]  # the ResourceQuota's spec.hard; empty: no ResourceQuota
     claim_templates: tuple[ClaimTemplatePlan, ...] = ()  # sorted by name
+    shared_claims: tuple[ClaimTemplatePlan, ...] = ()  # ResourceClaims, sorted by name
 
     def manifests(self) -> list[dict[str, Any]]:
-        """The Namespace, its ResourceQuota and its ResourceClaimTemplates as Kubernetes objects."""
+        """The Namespace, its ResourceQuota, its ResourceClaimTemplates and shared ResourceClaims as Kubernetes
+        objects."""
         documents: list[dict[str, Any]] = [
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.name, "labels": dict(self.labels)}}
         ]
@@ -49,6 +53,15 @@ class NamespacePlan:
             }
             for template in self.claim_templates
         ]
+        documents += [
+            {
+                "apiVersion": RESOURCE_API,
+                "kind": "ResourceClaim",
+                "metadata": {"name": claim.name, "namespace": self.name},
+                "spec": {"devices": claim.devices()},
+            }
+            for claim in self.shared_claims
+        ]
         return documents
 
 
@@ -59,6 +72,7 @@ def plan_namespace(namespace: NamespaceConfig) -> NamespacePlan:
         labels=namespace_labels(namespace.migration, namespace.admin_access, namespace.labels),
         quota=quota_hard(namespace.quota) if namespace.quota is not None else {},
         claim_templates=plan_claim_templates(namespace.claim_templates),
+        shared_claims=plan_claim_templates(namespace.shared_claims),
     )
 
 

@@ -57,6 +57,7 @@ class StackPlan:
     # the driver's gpu.nvidia.com class carries extendedResourceName (chart 25.12.0+; not a GPUCluster's)
     driver_class_extended_resource: bool = False
     region: str | None = None  # AWS region / Azure location of an eks or aks cluster (prices are per region)
+    dynamic_mig: bool = False  # the NVIDIA DRA driver's DynamicMIG gate: GPUs published as partitionable devices
 
     @property
     def minor(self) -> int:
@@ -67,7 +68,14 @@ class StackPlan:
 
     def inventory(self) -> Inventory:
         """The stack's simulated DRA inventory: every DRA pool at maxNodes, as its driver would publish it."""
-        return pools_inventory(self.pools, self.dra_driver, self.dra_driver_version, f"stack:{self.stack}")
+        return pools_inventory(
+            self.pools,
+            self.dra_driver,
+            self.dra_driver_version,
+            f"stack:{self.stack}",
+            dynamic_mig=self.dynamic_mig,
+            minor=self.minor,
+        )
 
 
 def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapping[str, str]) -> ClusterPlan:
@@ -83,7 +91,9 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapp
 def feature_gates(config: StackConfig) -> dict[str, bool]:
     if config.platform == "kind":
         return kind.feature_gates(config)
-    return {"DRAExtendedResource": True} if config.dra_driver.extended_resource_bridge else {}
+    # EKS, AKS and existing clusters run the minor's defaults (the config rules allow the bridge, tolerations,
+    # DeviceTaintRules and dynamic MIG there only where those have their gates on by default): nothing to set.
+    return {}
 
 
 def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None) -> StackPlan:
@@ -102,15 +112,16 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         device_classes=plan_device_classes(config),
         namespaces=plan_namespaces(config.namespaces),
         admission_policy=DRA_ONLY_POLICY,
-        device_taints=plan_device_taints(config.maintenance),
+        device_taints=plan_device_taints(config.maintenance, config.cluster.kubernetes_version),
         monitoring=monitoring_plan(config),
         dra_driver=EXAMPLE_DRIVER if config.uses_example_driver else NVIDIA_DRIVER,
         dra_driver_version=None if config.uses_example_driver else config.nvidia_dra_driver_version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=feature_gates(config),
         gpu_toleration=plan_gpu_toleration(config),
-        driver_class_extended_resource=config.gpu_class_extended_resource,
+        driver_class_extended_resource=config.driver_class_has_extended_resource(),
         region=config.region if config.platform in ("eks", "aks") else None,
+        dynamic_mig=config.dynamic_mig,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from dra_gpu_platform.dra.partitions import dynamic_mig_slices
 from dra_gpu_platform.dra.slices import (
     Inventory,
     catalog_gpus,
@@ -35,11 +36,19 @@ def simulated_nodes(pool: PoolPlan) -> list[str]:
 
 
 def pools_inventory(
-    pools: Iterable[PoolPlan], driver: str | None, driver_version: str | None, source: str
+    pools: Iterable[PoolPlan],
+    driver: str | None,
+    driver_version: str | None,
+    source: str,
+    *,
+    dynamic_mig: bool = False,
+    minor: int = 35,
 ) -> Inventory:
     """The devices `driver` (NVIDIA_DRIVER, EXAMPLE_DRIVER, or None: no DRA driver) publishes on every DRA pool at
     max scale; `driver_version`: the NVIDIA chart's version (device naming), None for the current naming. A pool
-    whose host runs the DRA driver (Bottlerocket) names devices as that host driver's release does."""
+    whose host runs the DRA driver (Bottlerocket) names devices as that host driver's release does.
+    `dynamic_mig`: the NVIDIA driver's DynamicMIG gate is on, so GPUs are partitionable devices (components/dra/
+    partitions.py), published for Kubernetes 1.<minor>."""
     chart_naming = nvidia_naming(driver_version) if driver_version else "current"
     host_naming = nvidia_naming(eks_amis.BOTTLEROCKET_DRA_DRIVER_VERSION)
     slices: list[dict[str, Any]] = []
@@ -62,6 +71,9 @@ def pools_inventory(
                     for i in range(EXAMPLE_DEVICE.count_per_node)
                 ]
                 slices += resource_slices(node, EXAMPLE_DRIVER, devices)
+            elif driver == NVIDIA_DRIVER and model is not None and dynamic_mig:
+                gpus = catalog_gpus(model, pool.gpus_per_node or 1, node, pool.gpus_per_pcie_root)
+                slices += dynamic_mig_slices(node, NVIDIA_DRIVER, gpus, catalog_mig_shapes(model), minor)
             elif driver == NVIDIA_DRIVER and model is not None:
                 gpus = catalog_gpus(model, pool.gpus_per_node or 1, node, pool.gpus_per_pcie_root)
                 slices += resource_slices(
@@ -69,6 +81,11 @@ def pools_inventory(
                     NVIDIA_DRIVER,
                     nvidia_node_devices(gpus, node, catalog_mig_shapes(model), pool.mig_profile, naming),
                 )
+    if driver == NVIDIA_DRIVER and dynamic_mig:
+        notes.append(
+            "DynamicMIG: Hopper and newer GPUs are published as partitionable devices (the full GPU and every MIG "
+            "profile at every placement, sharing one counter set per GPU); MIG devices are created per claim"
+        )
     if driver == EXAMPLE_DRIVER:
         notes.append(
             f"kind with the dra-example-driver: {EXAMPLE_DEVICE.count_per_node} fake GPUs per worker of every DRA pool"

@@ -3,4 +3,12 @@
 Who may import: gpuplan commands.
 """
 
-__all__ = ["admission", "inputs", "report", "stack", "text", "workloads"]  # the public modules of this package
+__all__ = [
+    "admission",
+    "inputs",
+    "pod_notes",
+    "report",
+    "stack",
+    "text",
+    "workloads",
+]  # the public modules of this package

@@ -218,8 +218,8 @@ def add_stack_objects(
     *,
     cluster_classes: list[dict[str, Any]] = (),
 ) -> None:
-    """The stack's DeviceClasses, claim templates, quotas, namespaces and DeviceTaintRules, the classes of a
-    cluster dump (what exists) and those the driver chart creates by itself (filled in when missing)."""
+    """The stack's DeviceClasses, claim templates, shared claims, quotas, namespaces and DeviceTaintRules, the
+    classes of a cluster dump (what exists) and those the driver chart creates by itself (filled in when missing)."""
     for document in cluster_classes:
         spec, _ = parse_device_class(document)
         if spec is not None:
@@ -245,6 +245,13 @@ def add_stack_objects(
         namespace, name = _meta(document)
         entry = ClaimEntry(source, namespace, name, "ResourceClaimTemplate", origin="stack")
         admit_claim(inputs, entry, ((document.get("spec") or {}).get("spec") or {}).get("devices"), "spec.spec.devices")
+        inputs.entries.append(entry)
+    # The stack's shared claims (namespaces[].sharedClaims): one ResourceClaim, one allocation for every pod
+    # that names it in resourceClaimName.
+    for document in sorted((d for d in documents if d.get("kind") == "ResourceClaim"), key=_meta):
+        namespace, name = _meta(document)
+        entry = ClaimEntry(source, namespace, name, "ResourceClaim", origin="stack")
+        admit_claim(inputs, entry, (document.get("spec") or {}).get("devices"), "spec.devices")
         inputs.entries.append(entry)
 
 

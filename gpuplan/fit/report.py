@@ -47,6 +47,7 @@ from gpuplan.fit.inputs import (
     check_admin_namespaces,
     read_documents,
 )
+from gpuplan.fit.pod_notes import annotate
 from gpuplan.fit.stack import chart_classes, stack_documents
 from gpuplan.fit.workloads import capacity_left, schedule_workload
 
@@ -277,6 +278,13 @@ def fit_report(
         inputs, stack_documents(plan), chart_classes(plan), source, cluster_classes=dump.classes if dump else []
     )
     cluster_claims = _dump_claims(inputs, dump)  # before the claim files: their pods may use these claims
+    # A shared claim of the stack that the dump already holds is the dump's (its allocation is the real one).
+    held = {(c.namespace, c.name) for c in cluster_claims}
+    inputs.entries = [
+        e
+        for e in inputs.entries
+        if e.origin != "stack" or e.kind != "ResourceClaim" or (e.namespace, e.name) not in held
+    ]
     problems = add_claim_files(inputs, list(claim_files or []), plan.kubernetes_version, source)
     if problems:
         raise InputError(problems, "the claim files")
@@ -309,6 +317,7 @@ def fit_report(
         report = schedule_workload(scheduler, workload, inputs, admission)
         report["capacityLeft"] = capacity_left(scheduler, inventory.cluster.pool_labels)
         pods.append(report)
+    inputs.notes += annotate(inputs.workloads, pods, dump.slices if dump else (), templates, inputs.classes)
     _merge_pods(rows, pods)
     drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {

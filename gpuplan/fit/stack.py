@@ -4,7 +4,8 @@ Running the program under the mock runtime costs a second or more (importing the
 than the whole fit; the objects fit reads are the plan's parts as manifests, the very plan the resources create
 (components/plans/device_classes.py, namespaces.py, claim_templates.py, maintenance.py).
 tests/gpuplan/test_fit_stack.py checks, for every committed stack, that they equal what the program records (the
-DeviceClass, ResourceClaimTemplate, ResourceQuota, Namespace and DeviceTaintRule manifests of `gpuplan preview`),
+DeviceClass, ResourceClaimTemplate, ResourceClaim, ResourceQuota, Namespace and DeviceTaintRule manifests of
+`gpuplan preview`),
 so the two cannot drift apart.
 """
 
@@ -17,7 +18,8 @@ from dra_gpu_platform.plans.stack import StackPlan
 
 
 def stack_documents(plan: StackPlan) -> list[dict[str, Any]]:
-    """DeviceClass, Namespace, ResourceQuota, ResourceClaimTemplate and DeviceTaintRule objects of the stack."""
+    """DeviceClass, Namespace, ResourceQuota, ResourceClaimTemplate, ResourceClaim and DeviceTaintRule objects of the
+    stack."""
     documents = [device_class.manifest() for device_class in plan.device_classes]
     for namespace in plan.namespaces:
         documents += namespace.manifests()

@@ -1,4 +1,5 @@
-"""claims-satisfiable: every ResourceClaimTemplate of the stack can be allocated on some GPU node pool.
+"""claims-satisfiable: every ResourceClaimTemplate and shared ResourceClaim of the stack can be allocated on some GPU
+node pool.
 
 The inventory is rebuilt from the stack's own resources, so the rule works under the real Pulumi CLI: the
 pack's adapter reads the node pools (EKS node groups, AKS agent pools, kind workers) back as PoolPlans, and the
@@ -19,7 +20,7 @@ from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.model import Features, PodClaim
 from dra_gpu_platform.dra.scheduler import Scheduler
 from dra_gpu_platform.dra.slices import Inventory, apply_taint_rules, chart_device_classes
-from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.facts import catalog, driver_features
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
 from dra_gpu_platform.policies import stack_resources as recorded
@@ -27,7 +28,8 @@ from dra_gpu_platform.policies.rules import common as c
 
 DEVICE_CLASS = Upstream.DEVICE_CLASS
 CLAIM_TEMPLATE = Upstream.RESOURCE_CLAIM_TEMPLATE
-DEVICE_TAINT_RULE = Upstream.DEVICE_TAINT_RULE
+RESOURCE_CLAIM = Upstream.RESOURCE_CLAIM  # the stack's shared claims (namespaces[].sharedClaims)
+DEVICE_TAINT_RULES = Upstream.DEVICE_TAINT_RULES
 
 
 def _integral(value: Any) -> Any:
@@ -56,7 +58,14 @@ def recorded_inventory(resources: list[Any]) -> Inventory | None:
         driver, version = catalog.NVIDIA_DRIVER, nvidia.version
     else:
         driver, version = None, None
-    return pools_inventory(pools, driver, version, "stack")
+    return pools_inventory(pools, driver, version, "stack", dynamic_mig=dynamic_mig(releases))
+
+
+def dynamic_mig(releases: list[Any]) -> bool:
+    """The recorded NVIDIA DRA driver release runs with DynamicMIG: its GPUs are partitionable devices (the config
+    rules allow it only where DRAPartitionableDevices is on)."""
+    nvidia = next((r for r in releases if r.chart in recorded.NVIDIA_DRA_CHARTS), None)
+    return nvidia is not None and nvidia.value("featureGates", driver_features.DYNAMIC_MIG) is True
 
 
 def _classes(resources: list[Any]) -> dict[str, Any]:
@@ -78,36 +87,43 @@ def _classes(resources: list[Any]) -> dict[str, Any]:
 
 def _validate_claims_satisfiable(args: StackValidationArgs, report_violation) -> None:
     resources = list(args.resources)
-    templates = [r for r in resources if r.resource_type == CLAIM_TEMPLATE]
+    templates = [r for r in resources if r.resource_type in (CLAIM_TEMPLATE, RESOURCE_CLAIM)]
     if not templates:
         return
     inventory = recorded_inventory(resources)
     if inventory is None:
         return  # no node pools in this program: the devices live elsewhere
-    taint_rules = [_integral(c.plain(r.props)) for r in resources if r.resource_type == DEVICE_TAINT_RULE]
+    taint_rules = [_integral(c.plain(r.props)) for r in resources if r.resource_type in DEVICE_TAINT_RULES]
     classes = _classes(resources)
     parsed = []
     for template in templates:
         props = _integral(c.plain(template.props))
         meta = props.get("metadata") or {}
-        spec, problems = parse_claim_spec(c.dig(props, "spec", "spec", "devices"), "spec.spec.devices")
+        devices, path = recorded.claim_devices(template.resource_type, props) or (None, "spec.devices")
+        spec, problems = parse_claim_spec(devices, path)
         if spec is None or problems:
             continue  # malformed requests are the schema's and claim-template-class-exists' business
-        parsed.append((template, PodClaim(str(meta.get("namespace", "?")), str(meta.get("name", template.name)), spec)))
+        kind = "ResourceClaim" if template.resource_type == RESOURCE_CLAIM else "ResourceClaimTemplate"
+        claim = PodClaim(str(meta.get("namespace", "?")), str(meta.get("name", template.name)), spec)
+        parsed.append((template, kind, claim))
     expressions = {e for d in classes.values() for e in d.selectors}
-    expressions |= {e for _, claim in parsed for r in claim.spec.requests for s in r.alternatives for e in s.selectors}
-    attributes = {k.attribute for _, claim in parsed for k in claim.spec.constraints if k.attribute}
+    expressions |= {e for *_, claim in parsed for r in claim.spec.requests for s in r.alternatives for e in s.selectors}
+    attributes = {k.attribute for *_, claim in parsed for k in claim.spec.constraints if k.attribute}
     cluster = build_cluster(
         apply_taint_rules(list(inventory.slices), taint_rules),
         node_pools=inventory.node_pools,
         expressions=expressions,
         constraint_attributes=attributes,
     )
-    # The stack creates DeviceTaintRules only on kind, where it also turns the taint gates on.
-    scheduler = Scheduler(cluster, classes, Features(device_taints=bool(taint_rules)))
-    for template, claim in parsed:
-        where = f"ResourceClaimTemplate {claim.ref}"
-        outcome = scheduler.place(claim)
+    # The stack creates DeviceTaintRules only where the taint gates are on (1.37, or kind, which turns them on);
+    # dynamic MIG only where DRAPartitionableDevices is (components/config/rules/software.py).
+    partitionable = dynamic_mig(recorded.stack_releases(resources))
+    scheduler = Scheduler(
+        cluster, classes, Features(device_taints=bool(taint_rules), partitionable_devices=partitionable)
+    )
+    for template, kind, claim in parsed:
+        where = f"{kind} {claim.ref}"
+        outcome = scheduler.place(claim, single=kind == "ResourceClaim")
         if outcome.errors:
             report_violation(f"{where}: allocation aborts with an error: {'; '.join(outcome.errors)}", template.urn)
         elif not outcome.satisfiable:
@@ -120,7 +136,7 @@ def _validate_claims_satisfiable(args: StackValidationArgs, report_violation) ->
 
 CLAIMS_SATISFIABLE = c.stack_policy(
     "claims-satisfiable",
-    description="Every ResourceClaimTemplate can be allocated on some node pool of the stack (DRA allocation "
+    description="Every ResourceClaimTemplate and ResourceClaim can be allocated on some node pool of the stack (DRA allocation "
     "simulated on the devices the pools' drivers would publish at max scale).",
     validate=_validate_claims_satisfiable,
     severity=Severity.HIGH,

@@ -47,7 +47,10 @@ SDK_CLASSES = {
     Upstream.RESOURCE_QUOTA: ("pulumi_kubernetes.core.v1", "ResourceQuota"),
     Upstream.DEVICE_CLASS: ("pulumi_kubernetes.resource.v1", "DeviceClass"),
     Upstream.RESOURCE_CLAIM_TEMPLATE: ("pulumi_kubernetes.resource.v1", "ResourceClaimTemplate"),
+    Upstream.RESOURCE_CLAIM: ("pulumi_kubernetes.resource.v1", "ResourceClaim"),
     Upstream.DEVICE_TAINT_RULE: ("pulumi_kubernetes.resource.v1alpha3", "DeviceTaintRule"),
+    Upstream.DEVICE_TAINT_RULE_V1BETA2: ("pulumi_kubernetes.resource.v1beta2", "DeviceTaintRule"),
+    Upstream.DEVICE_TAINT_RULE_V1: ("pulumi_kubernetes.resource.v1", "DeviceTaintRule"),
 }
 
 

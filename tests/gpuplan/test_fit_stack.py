@@ -11,7 +11,7 @@ from gpuplan.engine.outputs import is_kubernetes_object, manifest
 from gpuplan.fit.stack import stack_documents
 from tests.conftest import REFERENCE_STACKS, ROOT, run_file
 
-KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceQuota", "Namespace", "DeviceTaintRule")
+KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceClaim", "ResourceQuota", "Namespace", "DeviceTaintRule")
 
 
 def _key(document):

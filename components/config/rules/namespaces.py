@@ -1,10 +1,14 @@
-"""Rules of `namespaces`: migration state against the pools, quotas and claim templates against the classes."""
+"""Rules of `namespaces`: migration state against the pools, quotas and claim templates (and shared claims) against
+the classes, device tolerations against the cluster's gates."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
+from dra_gpu_platform.facts import kubernetes
+from dra_gpu_platform.facts.quota_charge import Alternative, devices_charged
 
 
 def check(r: RuleContext) -> None:
@@ -14,12 +18,13 @@ def check(r: RuleContext) -> None:
     has_plugin_pool = bool(c.device_plugin_pools)
     for i, ns in enumerate(c.namespaces):
         at = f"namespaces[{i}]"
-        if ns.migration in ("legacy", "dual") and not has_plugin_pool and not c.dra_driver.extended_resource_bridge:
+        if ns.migration in ("legacy", "dual") and not has_plugin_pool and not c.extended_resource_bridge_on:
             r.add(
                 f"{at}.migration",
                 ns.migration,
-                f"a {ns.migration} namespace runs nvidia.com/gpu pods, which need a device-plugin pool",
-                "add a node pool with gpuStack: device-plugin, move the namespace to dra-only, or turn on draDriver.extendedResourceBridge",
+                f"a {ns.migration} namespace runs nvidia.com/gpu pods, which need a device-plugin pool or the "
+                "extended-resource bridge (DRA serving nvidia.com/gpu)",
+                _no_plugin_pool_fix(r),
             )
         if ns.migration in ("dual", "dra-only"):
             if not c.dra_pools:
@@ -36,13 +41,18 @@ def check(r: RuleContext) -> None:
                     f"a {ns.migration} namespace needs the DRA driver",
                     "set draDriver.enabled: true",
                 )
-        if ns.migration == "legacy" and ns.claim_templates:
-            r.add(
-                f"{at}.claimTemplates",
-                [t.name for t in ns.claim_templates],
-                "legacy namespaces use nvidia.com/gpu; claim templates are not allowed",
-                "move the namespace to dual (both) or dra-only",
-            )
+        if ns.migration == "legacy":
+            for key, what, claims in (
+                ("claimTemplates", "claim templates", ns.claim_templates),
+                ("sharedClaims", "shared claims", ns.shared_claims),
+            ):
+                if claims:
+                    r.add(
+                        f"{at}.{key}",
+                        [t.name for t in claims],
+                        f"legacy namespaces use nvidia.com/gpu; {what} are not allowed",
+                        "move the namespace to dual (both) or dra-only",
+                    )
         quota = ns.quota
         if quota is not None:
             if quota.legacy_gpus and ns.migration == "dra-only":
@@ -67,9 +77,56 @@ def check(r: RuleContext) -> None:
         r.unique(f"{at}.claimTemplates", (t.name for t in ns.claim_templates))
         for j, tpl in enumerate(ns.claim_templates):
             _template(r, f"{at}.claimTemplates[{j}]", ns, tpl, usable)
+        r.unique(f"{at}.sharedClaims", (t.name for t in ns.shared_claims))
+        for j, tpl in enumerate(ns.shared_claims):
+            _template(r, f"{at}.sharedClaims[{j}]", ns, tpl, usable)
+        _shared_claims_within_quota(r, at, ns)
 
 
-def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
+def _no_plugin_pool_fix(r: RuleContext) -> str:
+    c = r.c
+    if c.dra_driver.extended_resource_bridge is False and c.cluster.minor >= 36:
+        return "remove draDriver.extendedResourceBridge: false (DRA serves nvidia.com/gpu from 1.36), add a device-plugin pool, or move the namespace to dra-only"
+    if c.cluster.minor >= 36 or c.platform == "kind":
+        return "turn on draDriver.extendedResourceBridge, add a node pool with gpuStack: device-plugin, or move the namespace to dra-only"
+    return (
+        "add a node pool with gpuStack: device-plugin, move the namespace to dra-only, or use Kubernetes 1.36+, "
+        "where DRA serves nvidia.com/gpu through the extended-resource bridge"
+    )
+
+
+def _shared_claims_within_quota(r: RuleContext, at: str, ns: NamespaceConfig) -> None:
+    """The namespace's ResourceQuota counts each shared ResourceClaim when the stack creates it (claims and devices
+    per class: docs/references.md#dra-quota-charge); over the quota the API server refuses the object, so the
+    deployment fails."""
+    quota = ns.quota
+    if quota is None or not ns.shared_claims:
+        return
+    claims = len(ns.shared_claims)
+    if quota.claims is not None and claims > quota.claims:
+        r.add(
+            f"{at}.sharedClaims",
+            [t.name for t in ns.shared_claims],
+            f"the quota admits {quota.claims} ResourceClaims (count/resourceclaims.resource.k8s.io) and the stack "
+            f"creates {claims} shared claims in the namespace, so the API server refuses the rest",
+            f"raise quota.claims to at least {claims}, or share fewer claims",
+        )
+    charged: Counter[str] = Counter()
+    for tpl in ns.shared_claims:
+        charged.update(_charge(tpl))
+    for device_class, amount in sorted(charged.items()):
+        limit = quota.devices.get(device_class)
+        if limit is not None and amount > limit:
+            r.add(
+                f"{at}.quota.devices.{device_class}",
+                limit,
+                f"the shared claims are charged {amount} {device_class} devices "
+                f"({device_class}.deviceclass.resource.k8s.io/devices) when they are created, over the quota",
+                f"raise quota.devices.{device_class} to at least {amount} (plus what the templates' pods need)",
+            )
+
+
+def _template(r: RuleContext, at: str, ns: NamespaceConfig, tpl: ClaimTemplateConfig, usable: set[str]) -> None:
     if (tpl.device_class is None) == (tpl.first_available is None):
         r.add(
             at,
@@ -95,7 +152,15 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
             )
         if tpl.admin_access:
             r.add(f"{at}.adminAccess", True, "adminAccess cannot be combined with firstAvailable", "use deviceClass")
+        if tpl.tolerations:
+            r.add(
+                f"{at}.tolerations",
+                [t.key for t in tpl.tolerations],
+                "tolerations belong to each firstAvailable entry (DeviceSubRequest.tolerations)",
+                "move them into the alternatives",
+            )
     _count(r, at, tpl.count, tpl.allocation_mode)
+    _tolerations(r, f"{at}.tolerations", tpl.tolerations)
     if tpl.device_class is not None and tpl.device_class not in usable:
         r.add(
             f"{at}.deviceClass",
@@ -121,6 +186,7 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
                 f"use one of {', '.join(sorted(usable)) or '(none)'}",
             )
         _count(r, sub_at, sub.count, sub.allocation_mode)
+        _tolerations(r, f"{sub_at}.tolerations", sub.tolerations)
         names[sub.name or sub.device_class.replace(".", "-")] += 1
     for name, seen in names.items():
         if seen > 1:
@@ -132,7 +198,7 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
             )
 
 
-def _count(r: RuleContext, at: str, count, mode) -> None:
+def _count(r: RuleContext, at: str, count: int | None, mode: str | None) -> None:
     if mode == "All" and count is not None:
         r.add(
             f"{at}.count",
@@ -140,3 +206,54 @@ def _count(r: RuleContext, at: str, count, mode) -> None:
             "allocationMode: All takes every matching device; count is not allowed",
             "remove count or use ExactCount",
         )
+
+
+def _tolerations(r: RuleContext, at: str, tolerations: list[DeviceTolerationConfig]) -> None:
+    """DeviceTolerations: only where the cluster runs DRADeviceTaints (else the API server drops them and the claim
+    gets tainted devices it meant to tolerate, or none); shapes as validateDeviceToleration checks them."""
+    if not tolerations:
+        return
+    c = r.c
+    if not c.dra_gate_available(kubernetes.DRA_DEVICE_TAINTS):
+        r.add(
+            at,
+            [t.key for t in tolerations],
+            f"device tolerations need the DRADeviceTaints feature gate, which is alpha and off in Kubernetes "
+            f"{c.cluster.kubernetes_version} and cannot be turned on on {c.platform} (the API server would drop them)",
+            'use kubernetesVersion "1.36" or newer (DRADeviceTaints beta and on), or a kind stack, or remove tolerations',
+        )
+    for k, toleration in enumerate(tolerations):
+        where = f"{at}[{k}]"
+        if toleration.key is None and toleration.operator != "Exists":
+            r.add(
+                f"{where}.operator",
+                toleration.operator,
+                "an empty key matches every taint key only with operator Exists",
+                "set key, or operator: Exists",
+            )
+        if toleration.effect == "None" and c.cluster.minor < 35:
+            r.add(
+                f"{where}.effect",
+                "None",
+                "taint effect None exists from Kubernetes 1.35",
+                "use NoSchedule or NoExecute",
+            )
+        if toleration.operator == "Exists" and toleration.value:
+            r.add(f"{where}.value", toleration.value, "must be empty for operator Exists", "remove value")
+        if toleration.toleration_seconds is not None and toleration.effect not in (None, "NoExecute"):
+            r.add(
+                f"{where}.tolerationSeconds",
+                toleration.toleration_seconds,
+                "tolerationSeconds only delays eviction by a NoExecute taint (other effects ignore it)",
+                "set effect: NoExecute or remove tolerationSeconds",
+            )
+
+
+def _charge(tpl: ClaimTemplateConfig) -> dict[str, int]:
+    """The devices the quota charges a claim of this template (components/facts/quota_charge.py)."""
+    alternatives: list[Alternative]
+    if tpl.first_available:
+        alternatives = [(s.device_class, s.allocation_mode or "ExactCount", s.count or 1) for s in tpl.first_available]
+    else:
+        alternatives = [(tpl.device_class or "", tpl.allocation_mode or "ExactCount", tpl.count or 1)]
+    return devices_charged([alternatives])

@@ -5,7 +5,16 @@ from __future__ import annotations
 from packaging.version import Version
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.facts import chart_releases, driver_charts, eks_amis, gpu_operator, versions
+from dra_gpu_platform.config.sections import StackSections
+from dra_gpu_platform.facts import (
+    chart_releases,
+    driver_charts,
+    driver_features,
+    eks_amis,
+    gpu_operator,
+    kubernetes,
+    versions,
+)
 
 
 def check(r: RuleContext) -> None:
@@ -111,12 +120,14 @@ def check(r: RuleContext) -> None:
                 "the bridge maps nvidia.com/gpu to the NVIDIA DRA driver's gpu.nvidia.com class",
                 "use kind.gpuDriver: nvidia, or turn the bridge off",
             )
-        elif c.platform != "kind" and c.cluster.minor < 36:
+        elif not c.dra_gate_available(kubernetes.DRA_EXTENDED_RESOURCE):
             r.add(
                 "draDriver.extendedResourceBridge",
                 True,
-                f"the DRAExtendedResource feature gate is alpha (off) in Kubernetes {c.cluster.kubernetes_version}; managed control planes cannot turn it on",
-                "keep device-plugin pools for legacy namespaces, or use kind, or Kubernetes 1.36+",
+                f"the DRAExtendedResource feature gate is alpha (off) in Kubernetes {c.cluster.kubernetes_version}; "
+                f"{c.platform} control planes cannot turn it on",
+                "keep device-plugin pools for legacy namespaces, or use kind, or Kubernetes 1.36+ (where the bridge is on "
+                "by default)",
             )
         elif (
             release := driver_charts.dra_driver_release(dra.version)
@@ -126,6 +137,52 @@ def check(r: RuleContext) -> None:
                 dra.version,
                 "the gpu.nvidia.com class has extendedResourceName only from 25.12.0",
                 "use 25.12.0 or 0.4.x",
+            )
+    _dynamic_mig(r)
+
+
+def _dynamic_mig(r: RuleContext) -> None:
+    """DynamicMIG (driver gate, alpha): the kubelet plugin creates MIG devices per claim and publishes every GPU as
+    partitionable devices (docs/references.md#nvidia-dra-dynamic-mig). It needs a driver that has the gate, a cluster
+    with DRAPartitionableDevices, none of the gates the driver refuses beside it, and no static-MIG pool on the
+    plugin's nodes: at start the plugin destroys every MIG device it did not create
+    (docs/references.md#nvidia-dra-dynamic-mig-destroys-static-mig)."""
+    c = r.c
+    gates = c.dra_driver.feature_gates
+    if not c.dynamic_mig or not c.dra_driver.enabled:
+        return
+    at = f"draDriver.featureGates.{driver_features.DYNAMIC_MIG}"
+    if not driver_features.has_dynamic_mig(c.dra_driver.version):
+        since = ", ".join(f"{v} ({lineage})" for lineage, v in driver_features.DYNAMIC_MIG_SINCE.items())
+        r.add(at, True, f"the DRA driver {c.dra_driver.version} has no DynamicMIG gate (from {since})", "use 0.4.1")
+    if not c.dra_gate_available(kubernetes.DRA_PARTITIONABLE_DEVICES):
+        r.add(
+            at,
+            True,
+            "dynamic MIG publishes partitionable devices (shared counters), which need the DRAPartitionableDevices "
+            f"feature gate: alpha and off in Kubernetes {c.cluster.kubernetes_version}, and {c.platform} control "
+            "planes cannot turn it on (the API server would drop the counters and hand out overlapping MIG devices)",
+            'use kubernetesVersion "1.36" or newer (beta and on), or a kind stack, or static MIG (nodePools[].mig)',
+        )
+    static = [p.name for p in c.dra_pools if p.mig is not None]
+    if static:
+        r.add(
+            "draDriver.featureGates",
+            {driver_features.DYNAMIC_MIG: True},
+            f"DRA pools {', '.join(static)} use static MIG (nodePools[].mig, applied by mig-manager), and with "
+            "DynamicMIG the DRA kubelet plugin destroys at start every MIG device it did not create itself, on every "
+            "DRA node (the driver's gates apply to all of them)",
+            "remove mig from those pools (dynamic MIG creates the partitions per claim), or turn DynamicMIG off",
+        )
+    for gate in driver_features.DYNAMIC_MIG_EXCLUSIVE:
+        needed_by = c.required_dra_feature_gates().get(gate, [])
+        if gates.get(gate) is True or needed_by:
+            why = f" (turned on for device classes {', '.join(needed_by)})" if needed_by else ""
+            r.add(
+                "draDriver.featureGates",
+                {driver_features.DYNAMIC_MIG: True, gate: True},
+                f"the DRA driver refuses to start with DynamicMIG and {gate} both on{why}",
+                f"turn one of them off{' or drop the sharing settings of those classes' if needed_by else ''}",
             )
 
 
@@ -176,13 +233,15 @@ def _one_gpu_stack_per_operator(r: RuleContext) -> None:
     for i, pool in enumerate(c.node_pools):
         if pool not in c.operator_device_plugin_pools:
             continue
+        bridge = _bridge_fix(c)
         if c.platform == "eks":
             fix = (
-                f"set amiType: {eks_amis.BOTTLEROCKET_NVIDIA} on this pool (that AMI brings its own device plugin, so "
-                "the operator's stays off), set gpuStack: dra, or put the device-plugin pools in a stack of their own"
+                f"{bridge}set amiType: {eks_amis.BOTTLEROCKET_NVIDIA} on this pool (that AMI brings its own device "
+                "plugin, so the operator's stays off), set gpuStack: dra, or put the device-plugin pools in a stack "
+                "of their own"
             )
         else:
-            fix = "set gpuStack: dra on this pool, or put the device-plugin pools in a stack (cluster) of their own"
+            fix = f"{bridge}set gpuStack: dra on this pool, or put the device-plugin pools in a stack (cluster) of their own"
         r.add(
             f"nodePools[{i}].gpuStack",
             "device-plugin",
@@ -332,3 +391,17 @@ def _gpu_cluster(r: RuleContext) -> None:
             f"{c.gpu_operator.version}); draDriver.version and allowUnlisted choose the chart, which is not installed",
             "remove draDriver.version and draDriver.allowUnlisted, or use gpuOperator.draManagement: chart",
         )
+
+
+def _bridge_fix(c: StackSections) -> str:
+    """Where the minor allows it, the extended-resource bridge is the first fix: DRA serves nvidia.com/gpu, so the
+    legacy namespaces need no device-plugin pool at all."""
+    if c.uses_example_driver or not c.dra_gate_available(kubernetes.DRA_EXTENDED_RESOURCE):
+        return ""
+    if not c.driver_class_has_extended_resource():
+        return ""
+    how = "it is on by default from 1.36" if c.cluster.minor >= 36 else "set draDriver.extendedResourceBridge: true"
+    return (
+        "remove this pool and let DRA serve nvidia.com/gpu through the extended-resource bridge "
+        f"(legacy namespaces keep their pods; {how}), or "
+    )

@@ -1,6 +1,7 @@
-"""TenantNamespace: one namespace with its migration state (label gpu-mode), its ResourceQuota and its
-ResourceClaimTemplates. In a protected stack all three are protected and the namespace is also kept in the
-cluster when it leaves the stack (retainOnDelete): deleting it would delete every tenant pod and claim in it."""
+"""TenantNamespace: one namespace with its migration state (label gpu-mode), its ResourceQuota, its
+ResourceClaimTemplates and its shared ResourceClaims (keyed by name: a claim's identity, and its allocation, follow
+its name). In a protected stack all of them are protected and the namespace is also kept in the cluster when it
+leaves the stack (retainOnDelete): deleting it would delete every tenant pod and claim in it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pulumi_kubernetes.resource import v1 as resource_v1
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import parts
-from dra_gpu_platform.plans.claim_templates import ClaimPlan
+from dra_gpu_platform.plans.claim_templates import ClaimPlan, TolerationPlan
 from dra_gpu_platform.plans.namespaces import QUOTA_NAME, NamespacePlan
 
 
@@ -58,6 +59,17 @@ def _selectors(expressions: tuple[str, ...]) -> list[resource_v1.DeviceSelectorA
     return [resource_v1.DeviceSelectorArgs(cel=resource_v1.CELDeviceSelectorArgs(expression=e)) for e in expressions]
 
 
+def _tolerations(tolerations: tuple[TolerationPlan, ...]) -> list[resource_v1.DeviceTolerationArgs] | None:
+    if not tolerations:
+        return None
+    return [
+        resource_v1.DeviceTolerationArgs(
+            key=t.key, operator=t.operator, value=t.value, effect=t.effect, toleration_seconds=t.toleration_seconds
+        )
+        for t in tolerations
+    ]
+
+
 def device_claim(plan: ClaimPlan) -> resource_v1.DeviceClaimArgs:
     """The template's DeviceClaim in the SDK's typed arguments, field for field the plan's body
     (components/plans/claim_templates.py devices_manifest; tests/gpuplan/test_fit_stack.py checks they agree)."""
@@ -71,6 +83,7 @@ def device_claim(plan: ClaimPlan) -> resource_v1.DeviceClaimArgs:
                 count=exact.count,
                 selectors=_selectors(exact.selectors),
                 admin_access=True if exact.admin_access else None,
+                tolerations=_tolerations(exact.tolerations),
             ),
         )
     else:
@@ -83,6 +96,7 @@ def device_claim(plan: ClaimPlan) -> resource_v1.DeviceClaimArgs:
                     allocation_mode=sub.allocation_mode,
                     count=sub.count,
                     selectors=_selectors(sub.selectors),
+                    tolerations=_tolerations(sub.tolerations),
                 )
                 for sub in plan.first_available
             ],
@@ -96,6 +110,7 @@ def device_claim(plan: ClaimPlan) -> resource_v1.DeviceClaimArgs:
 class TenantNamespace(pulumi.ComponentResource):
     namespace: k8s.core.v1.Namespace
     templates: dict[str, resource_v1.ResourceClaimTemplate]
+    shared_claims: dict[str, resource_v1.ResourceClaim]
 
     def __init__(self, name: str, args: TenantNamespaceArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(Component.TENANT_NAMESPACE, name, None, opts)
@@ -127,4 +142,18 @@ class TenantNamespace(pulumi.ComponentResource):
                 ),
                 opts=child_opts,
             )
-        self.register_outputs({"namespace": namespace_name, "templates": sorted(self.templates)})
+        self.shared_claims = {}
+        for claim in ns.shared_claims:
+            self.shared_claims[claim.name] = resource_v1.ResourceClaim(
+                child(name, "claim", claim.name),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=claim.name, namespace=namespace_name, labels=labels()),
+                spec=resource_v1.ResourceClaimSpecArgs(devices=device_claim(claim.claim)),
+                opts=child_opts,
+            )
+        self.register_outputs(
+            {
+                "namespace": namespace_name,
+                "templates": sorted(self.templates),
+                "sharedClaims": sorted(self.shared_claims),
+            }
+        )
