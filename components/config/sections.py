@@ -187,6 +187,15 @@ class NamespaceConfig(ConfigModel):
     claim_templates: list[ClaimTemplateConfig] = Field(
         default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces)."
     )
+    pod_security: Literal["restricted", "baseline"] = Field(
+        "restricted",
+        description="Pod Security Admission level the namespace enforces (and audits and warns about).",
+    )
+    egress: Literal["internet", "namespace"] = Field(
+        "internet",
+        description="Where the namespace's pods may connect besides cluster DNS: internet (any address except the "
+        "instance metadata service) or namespace (only pods of the same namespace).",
+    )
 
 
 class DeviceTaintConfig(ConfigModel):

@@ -16,12 +16,29 @@ from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 CLAIMS_KEY = "count/resourceclaims.resource.k8s.io"
 LEGACY_GPU_KEY = "requests.nvidia.com/gpu"
 DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+REQUESTS_PREFIX = "requests."  # core/v1 DefaultResourceRequestsPrefix: requests.<extended resource name>
+# Devices of a class requested through its implicit extended resource `deviceclass.resource.kubernetes.io/<class>`
+# (KEP-5004): core/v1 ResourceImplicitExtendedClaimsPerClass, named from 1.35 (absent in kubernetes/api v0.34.0) and
+# counted only with the DRAExtendedResource gate on; every claim of the class is charged it
+# (docs/references.md#dra-quota-extended-resource-keys).
+IMPLICIT_PREFIX = "requests.deviceclass.resource.kubernetes.io/"
+IMPLICIT_KEYS_FROM_MINOR = 35
 # allocationMode: All is charged as the API maximum of devices per request (AllocationResultsMaxSize).
 ALL_MODE_CHARGE = 32
 
 
 def devices_key(device_class: str) -> str:
     return f"{device_class}{DEVICES_SUFFIX}"
+
+
+def implicit_key(device_class: str) -> str:
+    return f"{IMPLICIT_PREFIX}{device_class}"
+
+
+def extended_key(resource: str) -> str:
+    """requests.<extended resource>: a device plugin's resource, and with DRAExtendedResource also every claim of
+    the class whose `extendedResourceName` it is."""
+    return f"{REQUESTS_PREFIX}{resource}"
 
 
 def claim_charge(spec: ClaimSpec) -> dict[str, int]:
@@ -52,4 +69,6 @@ def quota_limit(spec: ClaimSpec, hards: Iterable[Mapping[str, Any]]) -> int | No
                 limits.append(amount)
             elif key.endswith(DEVICES_SUFFIX) and key[: -len(DEVICES_SUFFIX)] in charge:
                 limits.append(amount // charge[key[: -len(DEVICES_SUFFIX)]])
+            elif key.startswith(IMPLICIT_PREFIX) and key[len(IMPLICIT_PREFIX) :] in charge:
+                limits.append(amount // charge[key[len(IMPLICIT_PREFIX) :]])
     return min(limits) if limits else None

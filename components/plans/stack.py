@@ -16,15 +16,23 @@ from typing import Any, TypeAlias
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import ConfigError, Problem
 from dra_gpu_platform.dra.slices import Inventory
+from dra_gpu_platform.facts import cluster_access
 from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.plans import aks, eks, existing, kind
-from dra_gpu_platform.plans.admission_policy import DRA_ONLY_POLICY, AdmissionPolicyPlan
+from dra_gpu_platform.plans.admission_policy import (
+    DRA_ONLY_POLICY,
+    WORKLOAD_POLICIES,
+    AdmissionPolicyPlan,
+    tenancy_policies,
+)
 from dra_gpu_platform.plans.device_classes import DeviceClassPlan, plan_device_classes
 from dra_gpu_platform.plans.gpu_software import SoftwarePlan, software_plan
+from dra_gpu_platform.plans.image_digests import pin_software
 from dra_gpu_platform.plans.maintenance import DeviceTaintRulePlan, plan_device_taints
 from dra_gpu_platform.plans.monitoring.plan import MonitoringPlan, monitoring_plan
 from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
 from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
+from dra_gpu_platform.plans.quota import quota_context
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
@@ -42,7 +50,7 @@ class StackPlan:
     software: SoftwarePlan
     device_classes: tuple[DeviceClassPlan, ...]  # sorted by name
     namespaces: tuple[NamespacePlan, ...]  # sorted by name
-    admission_policy: AdmissionPolicyPlan  # keeps nvidia.com/gpu out of dra-only namespaces
+    admission_policy: AdmissionPolicyPlan  # the GPU guard on pods of every tenant namespace (gpu-dra-only)
     device_taints: tuple[DeviceTaintRulePlan, ...]  # maintenance
     monitoring: MonitoringPlan | None
     # What publishes devices and which classes its chart brings (for the simulated inventory and `gpuplan fit`).
@@ -50,6 +58,11 @@ class StackPlan:
     dra_driver_version: str | None  # the NVIDIA DRA driver chart's version; None with the example driver
     driver_device_classes: tuple[str, ...]  # DeviceClasses the driver chart creates itself
     feature_gates: dict[str, bool]  # gates the stack turns on in its cluster (kind's featureGates, the bridge)
+    # The GPU guard's rules on workload pod templates, and the guards of tenant namespace labels and NetworkPolicies.
+    workload_policies: tuple[AdmissionPolicyPlan, ...] = WORKLOAD_POLICIES
+    tenancy_policies: tuple[AdmissionPolicyPlan, ...] = ()
+    deployer_groups: tuple[str, ...] = ()  # the Kubernetes groups the platform's deployer authenticates into
+    notes: tuple[str, ...] = ()  # what the preview should tell the operator about the stack as a whole
 
     @property
     def minor(self) -> int:
@@ -73,6 +86,29 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapp
     return existing.cluster_plan(config, pools)
 
 
+UNGUARDED_NOTE = {
+    "aks": "no deployers' Entra ID group (cluster.aks.adminGroupObjectIds or deployerGroupObjectId): the identity "
+    "running `pulumi up` is made cluster admin on its own, and tenant namespace labels and the platform's "
+    "NetworkPolicies are not guarded against other cluster users",
+    "existing": "cluster.existing.deployerGroups is empty: tenant namespace labels and the platform's NetworkPolicies "
+    "are not guarded against other cluster users; list the groups `kubectl auth whoami` shows for the stack's "
+    "kubeconfig",
+}
+
+
+def deployer_groups(config: StackConfig) -> tuple[str, ...]:
+    """The Kubernetes groups `pulumi up` authenticates into: the EKS access entry's group, the AKS deployers' Entra
+    ID group, kubeadm's admin group on kind, what the stack declares for an existing cluster."""
+    if config.platform == "eks":
+        return (cluster_access.DEPLOYER_GROUP,)
+    if config.platform == "aks":
+        group = aks.deployer_group(config)
+        return (group,) if group else ()
+    if config.platform == "kind":
+        return (cluster_access.KUBEADM_ADMIN_GROUP,)
+    return tuple(config.cluster.settings().deployer_groups)
+
+
 def feature_gates(config: StackConfig) -> dict[str, bool]:
     if config.platform == "kind":
         return kind.feature_gates(config)
@@ -83,6 +119,8 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
     """The StackPlan of a valid stack. `environ`: the environment `pulumi up` runs in (only the AKS kubeconfig's
     login mode reads it; components/plans/aks.py kubelogin_plan)."""
     pools = plan_pools(config)
+    gates = feature_gates(config)
+    deployers = deployer_groups(config)
     return StackPlan(
         stack=config.stack,
         name=config.cluster.name,
@@ -91,16 +129,19 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         protect=config.cluster.protect,
         cluster=cluster_plan(config, pools, environ or {}),
         pools=pools,
-        software=software_plan(config, pools),
+        software=pin_software(software_plan(config, pools)),
         device_classes=plan_device_classes(config),
-        namespaces=plan_namespaces(config.namespaces),
+        namespaces=plan_namespaces(config.namespaces, quota_context(config, gates), config.cluster.minor),
         admission_policy=DRA_ONLY_POLICY,
         device_taints=plan_device_taints(config.maintenance),
         monitoring=monitoring_plan(config),
         dra_driver=EXAMPLE_DRIVER if config.uses_example_driver else NVIDIA_DRIVER,
         dra_driver_version=None if config.uses_example_driver else config.dra_driver.version,
         driver_device_classes=tuple(config.driver_device_classes()),
-        feature_gates=feature_gates(config),
+        feature_gates=gates,
+        tenancy_policies=tenancy_policies(deployers) if deployers else (),
+        deployer_groups=deployers,
+        notes=() if deployers else (UNGUARDED_NOTE[config.platform],),
     )
 
 
