@@ -357,12 +357,12 @@ class Migration(enum.Enum):
 
 
 class Quota(TypedDict):
-    """`namespaces[].quota`: ResourceQuota of the namespace."""
+    """`namespaces[].quota`: GPU ResourceQuota of the namespace (absent: every class and the claim count at 0)."""
 
     claims: NotRequired[int]
-    """count/resourceclaims.resource.k8s.io"""
+    """count/resourceclaims.resource.k8s.io; default: as many claims as the granted devices back."""
     devices: NotRequired[dict[str, int]]
-    """<class>.deviceclass.resource.k8s.io/devices per device class."""
+    """<class>.deviceclass.resource.k8s.io/devices per device class; every other class of the cluster is held at 0."""
     legacy_gpus: NotRequired[int]
     """requests.nvidia.com/gpu (device plugin GPUs)."""
 
@@ -438,7 +438,7 @@ class Namespace(TypedDict):
     labels: NotRequired[dict[str, str]]
     """Extra namespace labels."""
     quota: NotRequired[Quota]
-    """ResourceQuota of the namespace."""
+    """GPU ResourceQuota of the namespace (absent: every class and the claim count at 0)."""
     claim_templates: NotRequired[list[ClaimTemplate]]
     """ResourceClaimTemplates (not in legacy namespaces)."""
     pod_security: NotRequired[PodSecurity]

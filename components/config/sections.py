@@ -171,9 +171,15 @@ class ClaimTemplateConfig(ConfigModel):
 
 
 class QuotaConfig(ConfigModel):
-    claims: StackInt | None = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
+    claims: StackInt | None = Field(
+        None,
+        ge=0,
+        description="count/resourceclaims.resource.k8s.io; default: as many claims as the granted devices back.",
+    )
     devices: dict[str, Annotated[StackInt, Field(ge=0)]] = Field(
-        default_factory=dict, description="<class>.deviceclass.resource.k8s.io/devices per device class."
+        default_factory=dict,
+        description="<class>.deviceclass.resource.k8s.io/devices per device class; every other class of the cluster "
+        "is held at 0.",
     )
     legacy_gpus: StackInt | None = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
 
@@ -183,7 +189,9 @@ class NamespaceConfig(ConfigModel):
     migration: Literal["legacy", "dual", "dra-only"] = Field("dra-only", description="Device plugin → DRA state.")
     admin_access: StackBool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
     labels: Labels = Field(default_factory=dict, description="Extra namespace labels.")
-    quota: QuotaConfig | None = Field(None, description="ResourceQuota of the namespace.")
+    quota: QuotaConfig | None = Field(
+        None, description="GPU ResourceQuota of the namespace (absent: every class and the claim count at 0)."
+    )
     claim_templates: list[ClaimTemplateConfig] = Field(
         default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces)."
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import AksCluster, StackConfig
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import cluster_access, network
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
@@ -173,6 +173,8 @@ def cluster_plan(
 
 def deployer_group(config: StackConfig) -> str:
     """The Entra ID group whose members run `pulumi up`: deployerGroupObjectId, else the first admin group."""
+    if not isinstance(config.cluster, AksCluster):
+        return ""
     settings = config.cluster.settings()
     if settings.deployer_group_object_id:
         return str(settings.deployer_group_object_id)

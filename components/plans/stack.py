@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import ExistingCluster, StackConfig
 from dra_gpu_platform.config.problems import ConfigError, Problem
 from dra_gpu_platform.dra.slices import Inventory
 from dra_gpu_platform.facts import cluster_access
@@ -106,7 +106,8 @@ def deployer_groups(config: StackConfig) -> tuple[str, ...]:
         return (group,) if group else ()
     if config.platform == "kind":
         return (cluster_access.KUBEADM_ADMIN_GROUP,)
-    return tuple(config.cluster.settings().deployer_groups)
+    cluster = config.cluster
+    return tuple(cluster.settings().deployer_groups) if isinstance(cluster, ExistingCluster) else ()
 
 
 def feature_gates(config: StackConfig) -> dict[str, bool]:

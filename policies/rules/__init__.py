@@ -3,4 +3,13 @@
 Who may import: policies.pack, gpuplan.checks, tests.
 """
 
-__all__ = ["cloud", "common", "dra", "fit", "helm", "migration"]  # the public modules of this package
+__all__ = [
+    "access",
+    "cloud",
+    "common",
+    "dra",
+    "fit",
+    "helm",
+    "migration",
+    "tenancy",
+]  # the public modules of this package
