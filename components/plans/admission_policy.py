@@ -326,12 +326,14 @@ def network_policies_policy(deployer_groups: tuple[str, ...]) -> AdmissionPolicy
         ),
         variables=(
             ("deployer", is_deployer(deployer_groups)),
+            # the namespace controller deletes everything in a namespace being deleted
+            ("terminating", "has(namespaceObject.metadata.deletionTimestamp)"),
             ("wasPlatforms", f"request.operation != 'CREATE' && {owned.format(o='oldObject')}"),
             ("isPlatforms", f"request.operation != 'DELETE' && {owned.format(o='object')}"),
         ),
         validations=(
             ValidationPlan(
-                "variables.deployer || (!variables.wasPlatforms && !variables.isPlatforms)",
+                "variables.deployer || variables.terminating || (!variables.wasPlatforms && !variables.isPlatforms)",
                 "'NetworkPolicy ' + namespaceObject.metadata.name + '/' + (request.operation == 'DELETE' ? "
                 "oldObject.metadata.name : object.metadata.name) + ' belongs to the platform "
                 f"({PLATFORM_LABEL}={PLATFORM_VALUE}): only the deployer creates, changes or deletes it'",

@@ -212,6 +212,18 @@ def test_tenants_keep_their_hands_off_the_platforms_network_policies(operation, 
     assert not any(f.startswith("policy error") for f in found)
 
 
+def test_a_namespace_being_deleted_loses_its_network_policies():
+    # the namespace controller (not the deployer) deletes what is left in a namespace being deleted
+    terminating = {
+        **_ns_object(TENANT),
+        "metadata": {**_ns_object(TENANT)["metadata"], "deletionTimestamp": "2030-01-01T00:00:00Z"},
+    }
+    request = ap.AdmissionRequest(
+        None, terminating, operation="DELETE", old_object=PLATFORM, groups=("system:serviceaccounts",)
+    )
+    assert ap.denials(NETWORK, request) == []
+
+
 def test_the_workload_guards_read_the_pod_template():
     env = [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]
     template = {"spec": {"containers": [{"name": "main", "env": env}]}}
