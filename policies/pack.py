@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel
 
+from dra_gpu_platform.policies.rules import access as access_rules
 from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from dra_gpu_platform.policies.rules import cost as cost_rules
 from dra_gpu_platform.policies.rules import dra as dra_rules
 from dra_gpu_platform.policies.rules import fit as fit_rules
 from dra_gpu_platform.policies.rules import helm as helm_rules
 from dra_gpu_platform.policies.rules import migration as migration_rules
+from dra_gpu_platform.policies.rules import tenancy as tenancy_rules
 
 PACK_NAME = "dra-gpu-platform"
 PACK_DESCRIPTION = (
-    "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts."
+    "Guard rails for GPU Kubernetes clusters scheduled with DRA: node pools, DRA objects, migration, charts, tenancy "
+    "and cluster access."
 )
 # Used only for a policy without its own level; every rule here sets one.
 PACK_LEVEL = EnforcementLevel.MANDATORY
@@ -35,4 +38,15 @@ POLICIES = [
     cloud_rules.GPU_BUDGET,
     cost_rules.GPU_ALWAYS_ON_COST,
     fit_rules.CLAIMS_SATISFIABLE,
+    tenancy_rules.TENANT_NAMESPACE_POD_SECURITY,
+    tenancy_rules.TENANT_QUOTA_CLOSED,
+    tenancy_rules.TENANT_GUARD_HOLDS,
+    tenancy_rules.TENANT_CONTROLS_GUARDED,
+    tenancy_rules.TENANT_NETWORK_ISOLATED,
+    access_rules.CLUSTER_ADMIN_SCOPED,
+    access_rules.CONTROL_PLANE_AUDIT_LOGS,
+    access_rules.POD_IDENTITY_TRUST_SCOPED,
+    access_rules.AUTOSCALER_IAM_SCOPED,
+    helm_rules.MONITORING_SECRETS_NAMESPACED,
+    helm_rules.HELM_IMAGES_BY_DIGEST,
 ]

@@ -463,6 +463,7 @@ class HelmRelease:
     version: str | None
     repository: str | None  # repositoryOpts.repo, or the oci:// location the chart was given by
     values: dict[str, Any] = field(default_factory=dict)
+    namespace: str | None = None  # where it installs
 
     def value(self, *path: str, default: Any = None) -> Any:
         return c.dig(self.values, *path, default=default)
@@ -526,6 +527,7 @@ def helm_release(resource_type: str, urn: str, name: str, props: Any) -> HelmRel
         version=str(version) if version not in (None, "") else None,
         repository=str(repository) if repository else None,
         values=c.plain(c.dig(props, "values", default={})),
+        namespace=c.known(lambda: c.dig(props, "namespace"), None),
     )
 
 

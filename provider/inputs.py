@@ -26,6 +26,15 @@ class SystemNodesEks(TypedDict):
     """Nodes in the system node group. Default: `2`."""
 
 
+class EksNamespaceEditor(TypedDict):
+    """`cluster.eks.namespaceEditors[]` in a stack file (docs/configuration.md)."""
+
+    role_arn: str
+    """IAM role whose principals may edit workloads in the namespaces."""
+    namespaces: list[str]
+    """Tenant namespaces of this stack (namespaces[].name) the role edits."""
+
+
 class EksSettings(TypedDict):
     """`cluster.eks`: EKS settings; only with platform: eks."""
 
@@ -44,7 +53,13 @@ class EksSettings(TypedDict):
     availability_zones: NotRequired[int]
     """Zones of the VPC created when subnetIds is omitted. Default: `3`."""
     admin_role_arns: NotRequired[list[str]]
-    """IAM roles given cluster-admin through EKS access entries (besides the creator)."""
+    """IAM roles given cluster-admin through EKS access entries (besides the deployer)."""
+    deployer_role_arn: NotRequired[str]
+    """IAM role (or user) that runs `pulumi up`: its access entry is the only one in the deployers' group that may change tenant namespace labels. Default: the identity running `pulumi up`."""
+    viewer_role_arns: NotRequired[list[str]]
+    """IAM roles that may read the cluster's objects, Secrets excepted (AmazonEKSViewPolicy)."""
+    namespace_editors: NotRequired[list[EksNamespaceEditor]]
+    """IAM roles that may edit workloads in some tenant namespaces only (AmazonEKSEditPolicy)."""
 
 
 class SystemNodesAks(TypedDict):
@@ -54,6 +69,15 @@ class SystemNodesAks(TypedDict):
     """Azure VM size of the system pool. Default: `"Standard_D4s_v5"`."""
     count: NotRequired[int]
     """Nodes in the system pool. Default: `2`."""
+
+
+class AksNamespaceEditor(TypedDict):
+    """`cluster.aks.namespaceEditors[]` in a stack file (docs/configuration.md)."""
+
+    group_object_id: str
+    """Entra ID group whose members may edit workloads in the namespaces."""
+    namespaces: list[str]
+    """Tenant namespaces of this stack (namespaces[].name) the group edits."""
 
 
 class KubeloginMode(enum.Enum):
@@ -66,7 +90,7 @@ class KubeloginMode(enum.Enum):
 
 
 class DeployerPrincipalType(enum.Enum):
-    """`cluster.aks.deployerPrincipalType`: Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity and msi."""
+    """`cluster.aks.deployerPrincipalType`: Kind of identity running `pulumi up`, for its own cluster-admin role assignment when there is no deployers' group; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity and msi."""
 
     User = "User"
     ServicePrincipal = "ServicePrincipal"
@@ -82,15 +106,23 @@ class AksSettings(TypedDict):
     system_nodes: NotRequired[SystemNodesAks]
     """System agent pool."""
     admin_group_object_ids: NotRequired[list[str]]
-    """Entra ID groups that become cluster admins (Azure AD RBAC)."""
+    """Entra ID groups that become cluster admins (Azure AD RBAC); the first is the deployers' group unless deployerGroupObjectId is set."""
+    deployer_group_object_id: NotRequired[str]
+    """Entra ID group of the identities that run `pulumi up` (CI, platform engineers): it gets Azure Kubernetes Service RBAC Cluster Admin and is the only group that may change tenant namespace labels. Default: the first of adminGroupObjectIds; with neither, the identity running `pulumi up` is made cluster admin on its own and tenant labels are not guarded (the policy pack flags it)."""
+    viewer_group_object_ids: NotRequired[list[str]]
+    """Entra ID groups that may read the cluster's objects, Secrets excepted (AKS RBAC Reader)."""
+    namespace_editors: NotRequired[list[AksNamespaceEditor]]
+    """Entra ID groups that may edit workloads in some tenant namespaces only (AKS RBAC Writer)."""
+    log_analytics_workspace_id: NotRequired[str]
+    """Log Analytics workspace (resource id) that receives the control-plane audit logs; default: a workspace the stack creates in the resource group."""
     authorized_ip_ranges: NotRequired[list[str]]
-    """CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."""
+    """CIDRs allowed to reach the API server (apiServerAccessProfile); required unless privateCluster."""
     private_cluster: NotRequired[bool]
     """Private API server (reachable only from the cluster's network). Default: `false`."""
     kubelogin_mode: NotRequired[KubeloginMode]
     """How the kubeconfig's kubelogin signs in; default: from the environment of `pulumi up` (AZURE_FEDERATED_TOKEN_FILE: workloadidentity, ARM_USE_MSI: msi, ARM_/AZURE_CLIENT_SECRET or _CERTIFICATE_PATH: spn, else azurecli)."""
     deployer_principal_type: NotRequired[DeployerPrincipalType]
-    """Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity and msi."""
+    """Kind of identity running `pulumi up`, for its own cluster-admin role assignment when there is no deployers' group; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity and msi."""
 
 
 class GpuDriver(enum.Enum):
@@ -118,6 +150,8 @@ class ExistingSettings(TypedDict):
 
     context: NotRequired[str]
     """kubeconfig context; the secret config value `kubeconfig` holds the file."""
+    deployer_groups: NotRequired[list[str]]
+    """Kubernetes groups the kubeconfig's identity authenticates into (`kubectl auth whoami`; kubeadm's admin.conf: kubeadm:cluster-admins): only they may change tenant namespace labels and the platform's NetworkPolicies. Empty: those guards are not installed."""
 
 
 class Cluster(TypedDict):
@@ -375,12 +409,12 @@ class Migration(enum.Enum):
 
 
 class Quota(TypedDict):
-    """`namespaces[].quota`: ResourceQuota of the namespace."""
+    """`namespaces[].quota`: GPU ResourceQuota of the namespace (absent: every class and the claim count at 0)."""
 
     claims: NotRequired[int]
-    """count/resourceclaims.resource.k8s.io"""
+    """count/resourceclaims.resource.k8s.io; default: as many claims as the granted devices back."""
     devices: NotRequired[dict[str, int]]
-    """<class>.deviceclass.resource.k8s.io/devices per device class."""
+    """<class>.deviceclass.resource.k8s.io/devices per device class; every other class of the cluster is held at 0."""
     legacy_gpus: NotRequired[int]
     """requests.nvidia.com/gpu (device plugin GPUs)."""
 
@@ -471,6 +505,20 @@ class GpuToleration(enum.Enum):
     Off = "off"
 
 
+class PodSecurity(enum.Enum):
+    """`namespaces[].podSecurity`: Pod Security Admission level the namespace enforces (and audits and warns about)."""
+
+    Restricted = "restricted"
+    Baseline = "baseline"
+
+
+class Egress(enum.Enum):
+    """`namespaces[].egress`: Where the namespace's pods may connect besides cluster DNS: internet (any address except the instance metadata service) or namespace (only pods of the same namespace)."""
+
+    Internet = "internet"
+    Namespace = "namespace"
+
+
 class Namespace(TypedDict):
     """`namespaces[]` in a stack file (docs/configuration.md)."""
 
@@ -483,13 +531,17 @@ class Namespace(TypedDict):
     labels: NotRequired[dict[str, str]]
     """Extra namespace labels."""
     quota: NotRequired[Quota]
-    """ResourceQuota of the namespace."""
+    """GPU ResourceQuota of the namespace (absent: every class and the claim count at 0)."""
     claim_templates: NotRequired[list[ClaimTemplate]]
     """ResourceClaimTemplates (not in legacy namespaces)."""
     gpu_toleration: NotRequired[GpuToleration]
     """auto: from Kubernetes 1.36 a MutatingAdmissionPolicy adds the GPU pools' taint toleration to pods of this namespace that use resourceClaims (dual and dra-only namespaces); off: pods carry their own. Default: `"auto"`."""
     shared_claims: NotRequired[list[ClaimTemplate]]
     """ResourceClaims that several pods share by resourceClaimName (one allocation; not in legacy namespaces); same keys as a claim template."""
+    pod_security: NotRequired[PodSecurity]
+    """Pod Security Admission level the namespace enforces (and audits and warns about). Default: `"restricted"`."""
+    egress: NotRequired[Egress]
+    """Where the namespace's pods may connect besides cluster DNS: internet (any address except the instance metadata service) or namespace (only pods of the same namespace). Default: `"internet"`."""
 
 
 class DeviceTaint(TypedDict):

@@ -13,6 +13,27 @@ from dra_gpu_platform.facts import driver_charts
 PLATFORMS = ("eks", "aks", "kind", "existing")
 
 
+_ROLE_ARN = r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$"
+_PRINCIPAL_ARN = r"^arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$"
+_OBJECT_ID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+RoleArn = Annotated[str, Field(pattern=_ROLE_ARN)]
+ObjectId = Annotated[str, Field(pattern=_OBJECT_ID)]
+
+
+class EksNamespaceEditor(ConfigModel):
+    role_arn: RoleArn = Field(description="IAM role whose principals may edit workloads in the namespaces.")
+    namespaces: list[DnsLabel] = Field(
+        min_length=1, description="Tenant namespaces of this stack (namespaces[].name) the role edits."
+    )
+
+
+class AksNamespaceEditor(ConfigModel):
+    group_object_id: ObjectId = Field(description="Entra ID group whose members may edit workloads in the namespaces.")
+    namespaces: list[DnsLabel] = Field(
+        min_length=1, description="Tenant namespaces of this stack (namespaces[].name) the group edits."
+    )
+
+
 class SystemNodesEks(ConfigModel):
     instance_type: str = Field("m7i.large", description="EC2 type of the system (CPU) node group.")
     count: StackInt = Field(2, ge=1, le=100, description="Nodes in the system node group.")
@@ -38,9 +59,22 @@ class EksSettings(ConfigModel):
     availability_zones: StackInt = Field(
         3, ge=2, le=6, description="Zones of the VPC created when subnetIds is omitted."
     )
-    admin_role_arns: list[Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")]] = Field(
+    admin_role_arns: list[RoleArn] = Field(
         default_factory=list,
-        description="IAM roles given cluster-admin through EKS access entries (besides the creator).",
+        description="IAM roles given cluster-admin through EKS access entries (besides the deployer).",
+    )
+    deployer_role_arn: Annotated[str, Field(pattern=_PRINCIPAL_ARN)] | None = Field(
+        None,
+        description="IAM role (or user) that runs `pulumi up`: its access entry is the only one in the deployers' "
+        "group that may change tenant namespace labels. Default: the identity running `pulumi up`.",
+    )
+    viewer_role_arns: list[RoleArn] = Field(
+        default_factory=list,
+        description="IAM roles that may read the cluster's objects, Secrets excepted (AmazonEKSViewPolicy).",
+    )
+    namespace_editors: list[EksNamespaceEditor] = Field(
+        default_factory=list,
+        description="IAM roles that may edit workloads in some tenant namespaces only (AmazonEKSEditPolicy).",
     )
 
 
@@ -54,10 +88,41 @@ class AksSettings(ConfigModel):
     existing_resource_group: StackBool = Field(False, description="Use resourceGroup as it is instead of creating it.")
     system_nodes: SystemNodesAks = Field(default_factory=SystemNodesAks, description="System agent pool.")
     admin_group_object_ids: list[str] = Field(
-        default_factory=list, description="Entra ID groups that become cluster admins (Azure AD RBAC)."
+        default_factory=list,
+        description="Entra ID groups that become cluster admins (Azure AD RBAC); the first is the deployers' group "
+        "unless deployerGroupObjectId is set.",
+    )
+    deployer_group_object_id: ObjectId | None = Field(
+        None,
+        description="Entra ID group of the identities that run `pulumi up` (CI, platform engineers): it gets "
+        "Azure Kubernetes Service RBAC Cluster Admin and is the only group that may change tenant namespace labels. "
+        "Default: the first of adminGroupObjectIds; with neither, the identity running `pulumi up` is made cluster "
+        "admin on its own and tenant labels are not guarded (the policy pack flags it).",
+    )
+    viewer_group_object_ids: list[ObjectId] = Field(
+        default_factory=list,
+        description="Entra ID groups that may read the cluster's objects, Secrets excepted (AKS RBAC Reader).",
+    )
+    namespace_editors: list[AksNamespaceEditor] = Field(
+        default_factory=list,
+        description="Entra ID groups that may edit workloads in some tenant namespaces only (AKS RBAC Writer).",
+    )
+    log_analytics_workspace_id: (
+        Annotated[
+            str,
+            Field(
+                pattern=r"(?i)^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.OperationalInsights/workspaces/[^/]+$"
+            ),
+        ]
+        | None
+    ) = Field(
+        None,
+        description="Log Analytics workspace (resource id) that receives the control-plane audit logs; default: a "
+        "workspace the stack creates in the resource group.",
     )
     authorized_ip_ranges: list[str] = Field(
-        default_factory=list, description="CIDRs allowed to reach the API server (apiServerAccessProfile); empty: any."
+        default_factory=list,
+        description="CIDRs allowed to reach the API server (apiServerAccessProfile); required unless privateCluster.",
     )
     private_cluster: StackBool = Field(
         False, description="Private API server (reachable only from the cluster's network)."
@@ -70,8 +135,9 @@ class AksSettings(ConfigModel):
     )
     deployer_principal_type: Literal["User", "ServicePrincipal"] | None = Field(
         None,
-        description="Kind of identity running `pulumi up`, for its cluster-admin role assignment; default: User with "
-        "the azurecli login, ServicePrincipal with spn, workloadidentity and msi.",
+        description="Kind of identity running `pulumi up`, for its own cluster-admin role assignment when there is "
+        "no deployers' group; default: User with the azurecli login, ServicePrincipal with spn, workloadidentity "
+        "and msi.",
     )
 
 
@@ -93,6 +159,12 @@ class KindSettings(ConfigModel):
 class ExistingSettings(ConfigModel):
     context: str | None = Field(
         None, description="kubeconfig context; the secret config value `kubeconfig` holds the file."
+    )
+    deployer_groups: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list,
+        description="Kubernetes groups the kubeconfig's identity authenticates into (`kubectl auth whoami`; kubeadm's "
+        "admin.conf: kubeadm:cluster-admins): only they may change tenant namespace labels and the platform's "
+        "NetworkPolicies. Empty: those guards are not installed.",
     )
 
 

@@ -30,6 +30,9 @@ PART_SECTIONS: tuple[str, ...] = tuple(key for key in SECTIONS if key != "cluste
 # component lands on exists, in subnets that exist; this block says so and no more. No plan a finer component takes
 # reads them (a pool's subnets are its own wiring: EksGpuNodePoolArgs.subnet_ids).
 EXISTING_EKS_CLUSTER: dict[str, Any] = {"subnetIds": ["subnet-0"]}
+# Likewise an AKS API server must be private or limited by authorized ranges (rules/cluster.py): how the existing
+# cluster's API server is reached is its own business, and no plan a finer component takes reads it.
+EXISTING_AKS_CLUSTER: dict[str, Any] = {"privateCluster": True}
 
 # Where a problem with the cluster block or the region points: the argument that filled it.
 ARGUMENT_PATHS = {
@@ -90,6 +93,8 @@ def part_stack(
     }
     if platform == "eks":
         cluster["eks"] = EXISTING_EKS_CLUSTER
+    if platform == "aks":
+        cluster["aks"] = EXISTING_AKS_CLUSTER
     data = {key: value for key, value in sections.items() if key in PART_SECTIONS}
     # The Kubernetes provider a component takes reaches the cluster: what the kubeconfig secret says on `existing`.
     data.update({"cluster": cluster, "region": region, "hasKubeconfig": True, "stack": stack})

@@ -393,9 +393,15 @@ class ClaimTemplateConfig(ConfigModel):
 
 
 class QuotaConfig(ConfigModel):
-    claims: StackInt | None = Field(None, ge=0, description="count/resourceclaims.resource.k8s.io")
+    claims: StackInt | None = Field(
+        None,
+        ge=0,
+        description="count/resourceclaims.resource.k8s.io; default: as many claims as the granted devices back.",
+    )
     devices: dict[str, Annotated[StackInt, Field(ge=0)]] = Field(
-        default_factory=dict, description="<class>.deviceclass.resource.k8s.io/devices per device class."
+        default_factory=dict,
+        description="<class>.deviceclass.resource.k8s.io/devices per device class; every other class of the cluster "
+        "is held at 0.",
     )
     legacy_gpus: StackInt | None = Field(None, ge=0, description="requests.nvidia.com/gpu (device plugin GPUs).")
 
@@ -405,7 +411,9 @@ class NamespaceConfig(ConfigModel):
     migration: Literal["legacy", "dual", "dra-only"] = Field("dra-only", description="Device plugin → DRA state.")
     admin_access: StackBool = Field(False, description="Label resource.kubernetes.io/admin-access=true.")
     labels: Labels = Field(default_factory=dict, description="Extra namespace labels.")
-    quota: QuotaConfig | None = Field(None, description="ResourceQuota of the namespace.")
+    quota: QuotaConfig | None = Field(
+        None, description="GPU ResourceQuota of the namespace (absent: every class and the claim count at 0)."
+    )
     claim_templates: list[ClaimTemplateConfig] = Field(
         default_factory=list, description="ResourceClaimTemplates (not in legacy namespaces)."
     )
@@ -418,6 +426,15 @@ class NamespaceConfig(ConfigModel):
         default_factory=list,
         description="ResourceClaims that several pods share by resourceClaimName (one allocation; not in legacy "
         "namespaces); same keys as a claim template.",
+    )
+    pod_security: Literal["restricted", "baseline"] = Field(
+        "restricted",
+        description="Pod Security Admission level the namespace enforces (and audits and warns about).",
+    )
+    egress: Literal["internet", "namespace"] = Field(
+        "internet",
+        description="Where the namespace's pods may connect besides cluster DNS: internet (any address except the "
+        "instance metadata service) or namespace (only pods of the same namespace).",
     )
 
 

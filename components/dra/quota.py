@@ -19,10 +19,27 @@ from dra_gpu_platform.facts.quota_charge import devices_charged
 CLAIMS_KEY = "count/resourceclaims.resource.k8s.io"
 LEGACY_GPU_KEY = "requests.nvidia.com/gpu"
 DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+REQUESTS_PREFIX = "requests."  # core/v1 DefaultResourceRequestsPrefix: requests.<extended resource name>
+# Devices of a class requested through its implicit extended resource `deviceclass.resource.kubernetes.io/<class>`
+# (KEP-5004): core/v1 ResourceImplicitExtendedClaimsPerClass, named from 1.35 (absent in kubernetes/api v0.34.0) and
+# counted only with the DRAExtendedResource gate on; every claim of the class is charged it
+# (docs/references.md#dra-quota-extended-resource-keys).
+IMPLICIT_PREFIX = "requests.deviceclass.resource.kubernetes.io/"
+IMPLICIT_KEYS_FROM_MINOR = 35
 
 
 def devices_key(device_class: str) -> str:
     return f"{device_class}{DEVICES_SUFFIX}"
+
+
+def implicit_key(device_class: str) -> str:
+    return f"{IMPLICIT_PREFIX}{device_class}"
+
+
+def extended_key(resource: str) -> str:
+    """requests.<extended resource>: a device plugin's resource, and with DRAExtendedResource also every claim of
+    the class whose `extendedResourceName` it is."""
+    return f"{REQUESTS_PREFIX}{resource}"
 
 
 def claim_charge(spec: ClaimSpec) -> dict[str, int]:
@@ -47,7 +64,34 @@ def quota_limit(spec: ClaimSpec, hards: Iterable[Mapping[str, Any]]) -> int | No
                 limits.append(amount)
             elif key.endswith(DEVICES_SUFFIX) and key[: -len(DEVICES_SUFFIX)] in charge:
                 limits.append(amount // charge[key[: -len(DEVICES_SUFFIX)]])
+            elif key.startswith(IMPLICIT_PREFIX) and key[len(IMPLICIT_PREFIX) :] in charge:
+                limits.append(amount // charge[key[len(IMPLICIT_PREFIX) :]])
     return min(limits) if limits else None
+
+
+def scope_matches(selector: Mapping[str, Any] | None, priority_class: str | None) -> bool:
+    """Whether a quota's scopeSelector matches an object (kubernetes pkg/quota/v1/evaluator/core/pods.go
+    podMatchesScopeFunc for PriorityClass; docs/references.md#resourcequota-admission): no selector matches every
+    object; a PriorityClass expression matches only pods (`priority_class` None is a claim: the resourceclaims
+    evaluator matches no scope); In / NotIn compare spec.priorityClassName, Exists / DoesNotExist its presence. Other
+    scopes (Terminating, BestEffort, ...) are not modelled: such a quota is taken to match."""
+    if not selector:
+        return True
+    for expression in selector.get("matchExpressions") or []:
+        if expression.get("scopeName") != "PriorityClass":
+            continue
+        if priority_class is None:
+            return False
+        operator, values = expression.get("operator"), list(expression.get("values") or [])
+        if operator == "In" and priority_class not in values:
+            return False
+        if operator == "NotIn" and priority_class in values:
+            return False
+        if operator == "Exists" and not priority_class:
+            return False
+        if operator == "DoesNotExist" and priority_class:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -60,7 +104,6 @@ def quota_limit(spec: ClaimSpec, hards: Iterable[Mapping[str, Any]]) -> int | No
 # kubernetes.io/<class>` and `requests.<extendedResourceName>` keys of classes that name one, minus what the owning
 # pod is already charged for a pod's extended-resource claim).
 
-IMPLICIT_REQUESTS_PREFIX = "requests.deviceclass.resource.kubernetes.io/"
 _MILLI_KEYS = ("cpu", "requests.cpu", "limits.cpu")
 
 
@@ -97,7 +140,7 @@ def claim_usage(
         usage[devices_key(device_class)] = usage.get(devices_key(device_class), 0) + amount
         name = (extended_names or {}).get(device_class)
         if extended_resource and name:
-            usage[f"{IMPLICIT_REQUESTS_PREFIX}{device_class}"] = amount
+            usage[f"{IMPLICIT_PREFIX}{device_class}"] = amount
             usage[f"requests.{name}"] = usage.get(f"requests.{name}", 0) + amount
     return usage
 
@@ -118,6 +161,7 @@ class QuotaLedger:
     """The ResourceQuotas of each namespace and what objects admitted so far use of them."""
 
     quotas: Mapping[str, Sequence[tuple[str, Mapping[str, Any]]]]  # namespace -> (quota name, spec.hard)
+    scopes: Mapping[tuple[str, str], Mapping[str, Any]] = field(default_factory=dict)  # (ns, name) -> scopeSelector
     used: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
 
     def _hard(self, namespace: str) -> list[tuple[str, dict[str, int]]]:
@@ -127,9 +171,14 @@ class QuotaLedger:
             result.append((name, parsed))
         return result
 
-    def charge(self, namespace: str, usage: Mapping[str, int]) -> str | None:
-        """Admit `usage` in the namespace and record it, or return `exceeded quota: …` (nothing recorded)."""
-        hards = self._hard(namespace)
+    def charge(self, namespace: str, usage: Mapping[str, int], priority_class: str | None = None) -> str | None:
+        """Admit `usage` in the namespace and record it, or return `exceeded quota: …` (nothing recorded).
+        `priority_class`: a pod's spec.priorityClassName (None for a claim, which no PriorityClass scope matches)."""
+        hards = [
+            (name, hard)
+            for name, hard in self._hard(namespace)
+            if scope_matches(self.scopes.get((namespace, name)), priority_class)
+        ]
         for name, hard in hards:
             used = self.used.get((namespace, name), {})
             requested = {key: value for key, value in usage.items() if key in hard and value}

@@ -46,6 +46,7 @@ DEVICE_CLASS_SELECTORS: dict[str, str] = {
     "gpu.example.com": "device.driver == 'gpu.example.com'",
 }
 COMPUTE_DOMAIN_CLASSES = ("compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com")
+NVIDIA_GPU_CLASS = "gpu.nvidia.com"  # the chart's class of whole GPUs
 # gpu.nvidia.com carries this extendedResourceName when rendered for resource.k8s.io/v1 (KEP-5004 bridge).
 GPU_CLASS_EXTENDED_RESOURCE = "nvidia.com/gpu"
 

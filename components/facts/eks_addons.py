@@ -13,10 +13,15 @@ addonVersion): no public table gives a 1.34+ version for that add-on; pin it wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from dra_gpu_platform.facts.network import VPC_CNI_NETWORK_POLICY
 
 POD_IDENTITY_SERVICE = "pods.eks.amazonaws.com"  # trust principal of every Pod Identity role
 POD_IDENTITY_ACTIONS = ("sts:AssumeRole", "sts:TagSession")
+# Session tags EKS Pod Identity attaches to each AssumeRole, which a trust policy conditions on
+# (amazon-eks-user-guide `service-accounts.adoc:868-877`; docs/references.md#eks-pod-identity-session-tags).
+POD_IDENTITY_TRUST_TAGS = ("eks-cluster-arn", "kubernetes-namespace", "kubernetes-service-account")
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,8 @@ class EksAddon:
     # Keep the add-on's software running when the add-on resource is deleted: without the CNI, kube-proxy
     # or DNS the cluster stops working (EKS DeleteAddon `preserve`).
     preserve: bool = False
+    # The add-on's configuration values (CreateAddon `configurationValues`, JSON against the add-on's schema).
+    configuration: dict[str, str] = field(default_factory=dict)
 
     def version(self, minor: str) -> str | None:
         return self.versions.get(minor)
@@ -47,6 +54,8 @@ ADDONS: tuple[EksAddon, ...] = (
         service_account=("kube-system", "aws-node"),
         managed_policy="AmazonEKS_CNI_Policy",
         preserve=True,
+        # NetworkPolicies are enforced only with the network policy agent on (docs/references.md#vpc-cni-network-policy)
+        configuration=dict(VPC_CNI_NETWORK_POLICY),
     ),
     # managing-kube-proxy.md (newest copy): 1.36 v1.36.0-eksbuild.14, 1.35 v1.35.3-eksbuild.13, 1.34 v1.34.6-eksbuild.13
     EksAddon(

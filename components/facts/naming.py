@@ -11,6 +11,12 @@ COMMON_LABELS = {
     "app.kubernetes.io/part-of": "dra-gpu-platform",
 }
 
+# Tenant namespace labels the platform sets: the migration state (components/plans/migration.py) and the label DRA
+# requires for adminAccess requests (kubernetes/api resource/v1 DRAAdminNamespaceLabelKey;
+# docs/references.md#dra-api-admin-access-label).
+GPU_MODE_LABEL = "gpu-mode"
+ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
+
 
 def child(parent: str, *roles: str) -> str:
     return "-".join((parent, *roles))

@@ -188,6 +188,9 @@ UNVERIFIED_TYPES: dict[str, str] = {
     Upstream.CLOUDWATCH_LOG_GROUP: "schema not checked: aws_cloudwatch_log_group (name is identity)",
     Upstream.AUTOSCALING_SCHEDULE: "schema not checked: aws_autoscaling_schedule",
     Upstream.AZURE_ROLE_ASSIGNMENT: "schema not checked: Microsoft.Authorization roleAssignments (scope is a URL path parameter)",
+    # Added with the AKS audit logs (issue 28); not read in azure-native's forceNewMap.
+    Upstream.AZURE_DIAGNOSTIC_SETTING: "schema not checked: Microsoft.Insights diagnosticSettings (resourceUri and name are URL path parameters)",
+    Upstream.AZURE_LOG_ANALYTICS_WORKSPACE: "schema not checked: Microsoft.OperationalInsights workspaces (resourceGroupName and workspaceName are URL path parameters)",
 }
 
 # ----------------------------------------------------------------------------------------------- Azure

@@ -32,6 +32,7 @@ class Component:
     TENANT_NAMESPACE = f"{PREFIX}:tenancy:TenantNamespace"
     DRA_ONLY_GUARD = f"{PREFIX}:tenancy:DraOnlyGuard"
     GPU_TOLERATION_POLICY = f"{PREFIX}:tenancy:GpuTolerationPolicy"
+    TENANCY_GUARDS = f"{PREFIX}:tenancy:TenancyGuards"
     MONITORING = f"{PREFIX}:monitoring:Monitoring"
 
     GPU_NODE_POOLS = frozenset({EKS_GPU_NODE_POOL, AKS_GPU_NODE_POOL})
@@ -70,12 +71,15 @@ class Upstream:
     AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
     AZURE_RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
     AZURE_ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
+    AZURE_DIAGNOSTIC_SETTING = "azure-native:monitor:DiagnosticSetting"
+    AZURE_LOG_ANALYTICS_WORKSPACE = "azure-native:operationalinsights:Workspace"
     # Kubernetes (pulumi-kubernetes)
     HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
     HELM_CHART_V4 = "kubernetes:helm.sh/v4:Chart"
     NAMESPACE = "kubernetes:core/v1:Namespace"
     NODE_PATCH = "kubernetes:core/v1:NodePatch"
     RESOURCE_QUOTA = "kubernetes:core/v1:ResourceQuota"
+    NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
     DEVICE_CLASS = "kubernetes:resource.k8s.io/v1:DeviceClass"
     RESOURCE_CLAIM_TEMPLATE = "kubernetes:resource.k8s.io/v1:ResourceClaimTemplate"
     RESOURCE_CLAIM = "kubernetes:resource.k8s.io/v1:ResourceClaim"

@@ -9,13 +9,14 @@ docs/references.md#kubelogin-login-modes, docs/references.md#aks-rbac-cluster-ad
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import yaml
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import AksCluster, StackConfig
 from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts import cluster_access, network
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
 from dra_gpu_platform.facts.autoscaler import DRA_PRODUCTION_READY_FROM
 from dra_gpu_platform.plans.driver_ownership import driver_owner
@@ -54,6 +55,27 @@ class AksAgentPoolPlan:
 
 
 @dataclass(frozen=True)
+class RoleAssignmentPlan:
+    """An Azure role assignment of an Entra ID group on the cluster, or on one of its namespaces."""
+
+    name: str  # logical-name part: stable, from the group and the namespace
+    group_object_id: str
+    role: str  # built-in role definition id (components/facts/cluster_access.py)
+    namespace: str | None = None  # None: the whole cluster
+
+
+@dataclass(frozen=True)
+class AuditLogPlan:
+    """The control plane's audit logs into Log Analytics (a DiagnosticSetting on the cluster)."""
+
+    workspace_id: str | None  # an existing workspace; None: the stack creates `workspace_name`
+    workspace_name: str
+    categories: tuple[str, ...]
+    retention_days: int
+    destination_type: str
+
+
+@dataclass(frozen=True)
 class AksClusterPlan:
     """What AksCluster needs from the stack: its settings, location, resource group, system pool, one agent pool per
     stack pool (sorted by name), API server access, the autoscaler and how Pulumi's kubeconfig signs in."""
@@ -73,8 +95,15 @@ class AksClusterPlan:
     gpu_driver: str
     autoscaled: bool = True
     kubelogin: KubeloginPlan = KubeloginPlan("azurecli", False, None, "default")
-    deployer_principal_type: str = "User"  # RoleAssignment.principalType (the SDK's default is User)
+    deployer_principal_type: str = "User"  # RoleAssignment.principalType of the identity, without a deployers' group
     notes: tuple[str, ...] = ()
+    # Who administers the cluster: the deployers' Entra ID group (cluster admin, the only group that may change
+    # tenant namespace labels) and the narrower tiers, sorted by name.
+    deployer_group: str = ""
+    role_assignments: tuple[RoleAssignmentPlan, ...] = ()
+    network_dataplane: str = network.AKS_NETWORK_DATAPLANE
+    network_policy: str = network.AKS_NETWORK_POLICY
+    audit_logs: AuditLogPlan | None = None
 
 
 def agent_pool_plan(pool: PoolPlan, gpu_driver: str) -> AksAgentPoolPlan:
@@ -129,7 +158,42 @@ def cluster_plan(
         deployer_principal_type=settings.deployer_principal_type
         or ("User" if kubelogin.mode == "azurecli" else "ServicePrincipal"),
         notes=tuple(notes),
+        deployer_group=deployer_group(config),
+        role_assignments=role_assignments(
+            settings.viewer_group_object_ids, [(e.group_object_id, e.namespaces) for e in settings.namespace_editors]
+        ),
+        audit_logs=AuditLogPlan(
+            workspace_id=settings.log_analytics_workspace_id,
+            workspace_name=f"law-{config.cluster.name}",
+            categories=cluster_access.AKS_AUDIT_CATEGORIES,
+            retention_days=cluster_access.AUDIT_RETENTION_DAYS,
+            destination_type=cluster_access.LOG_ANALYTICS_DESTINATION,
+        ),
     )
+
+
+def deployer_group(config: StackConfig) -> str:
+    """The Entra ID group whose members run `pulumi up`: deployerGroupObjectId, else the first admin group."""
+    if not isinstance(config.cluster, AksCluster):
+        return ""
+    settings = config.cluster.settings()
+    if settings.deployer_group_object_id:
+        return str(settings.deployer_group_object_id)
+    return str(settings.admin_group_object_ids[0]) if settings.admin_group_object_ids else ""
+
+
+def role_assignments(
+    viewers: Iterable[str], editors: Iterable[tuple[str, Iterable[str]]]
+) -> tuple[RoleAssignmentPlan, ...]:
+    """Viewers read the whole cluster (AKS RBAC Reader: no Secrets); editors edit workloads in their namespaces
+    (AKS RBAC Writer at namespace scope)."""
+    plans = [RoleAssignmentPlan(f"viewer-{g.lower()}", g, cluster_access.AKS_RBAC_READER) for g in viewers]
+    plans += [
+        RoleAssignmentPlan(f"editor-{g.lower()}-{ns}", g, cluster_access.AKS_RBAC_WRITER, ns)
+        for g, namespaces in editors
+        for ns in sorted(set(namespaces))
+    ]
+    return tuple(sorted(plans, key=lambda p: p.name))
 
 
 def _set(environ: Mapping[str, str], name: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -23,8 +24,8 @@ import yaml
 
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import autoscaler as ca
+from dra_gpu_platform.facts import cluster_access, eks_addons, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
-from dra_gpu_platform.facts import eks_addons, eks_amis
 from dra_gpu_platform.facts.catalog import InstanceType
 from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans.gpu_software import ReleasePlan, gpu_toleration
@@ -42,7 +43,7 @@ AUTHENTICATION_MODE = "API"
 # permissions go through Pod Identity: components/facts/eks_addons.py).
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = eks_addons.NODE_POLICIES
-CLUSTER_ADMIN_ACCESS_POLICY = "AmazonEKSClusterAdminPolicy"
+CLUSTER_ADMIN_ACCESS_POLICY = cluster_access.EKS_ADMIN_POLICY
 
 # IMDSv2 with one hop: host processes and host-network pods (aws-node, the EBS CSI node plugin, the EFA device
 # plugin) reach the instance metadata service, ordinary pods - one hop further - do not, so they cannot take
@@ -99,6 +100,7 @@ class AddonPlan:
     preserve: bool
     service_account: tuple[str, str] | None  # (namespace, name) bound to its own role through Pod Identity
     policy_arn: str | None
+    configuration: str | None = None  # configurationValues (JSON), None: the add-on's defaults
 
 
 @dataclass(frozen=True)
@@ -126,11 +128,24 @@ class EksNetworkPlan:
 
 
 @dataclass(frozen=True)
+class AccessTierPlan:
+    """One EKS access entry and the access policy associated with it (cluster scope, or some namespaces)."""
+
+    name: str  # logical-name part: stable, from the role's name
+    principal_arn: str
+    policy: str  # the EKS access policy (components/facts/cluster_access.py)
+    namespaces: tuple[str, ...] = ()  # empty: the whole cluster
+
+
+@dataclass(frozen=True)
 class EksAccessPlan:
     endpoint_public_access: bool
     public_access_cidrs: tuple[str, ...]
     private_access_cidrs: tuple[str, ...]  # 443 ingress on the cluster security group
     admin_role_arns: tuple[str, ...]  # cluster-admin through EKS access entries
+    # The deployer's access entry (cluster admin, in the deployers' group); None: the identity running `pulumi up`.
+    deployer_role_arn: str | None = None
+    tiers: tuple[AccessTierPlan, ...] = ()  # the view and namespace-edit tiers, sorted by name
 
 
 @dataclass(frozen=True)
@@ -181,6 +196,10 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksCluster
             public_access_cidrs=tuple(settings.public_access_cidrs),
             private_access_cidrs=tuple(settings.private_access_cidrs),
             admin_role_arns=tuple(settings.admin_role_arns),
+            deployer_role_arn=settings.deployer_role_arn,
+            tiers=access_tiers(
+                settings.viewer_role_arns, [(e.role_arn, e.namespaces) for e in settings.namespace_editors]
+            ),
         ),
         node_groups=node_groups,
         addons=addon_plans(minor, region),
@@ -252,13 +271,26 @@ def addon_plans(minor: str, region: str) -> tuple[AddonPlan, ...]:
             preserve=addon.preserve,
             service_account=addon.service_account,
             policy_arn=managed_policy_arn(region, addon.managed_policy) if addon.managed_policy else None,
+            configuration=json.dumps(addon.configuration, sort_keys=True) if addon.configuration else None,
         )
         for addon in eks_addons.ADDONS
     )
 
 
-def pod_identity_trust_policy() -> dict:
-    """Trust policy of a role that EKS Pod Identity hands to a service account."""
+def access_tiers(viewers: Iterable[str], editors: Iterable[tuple[str, Iterable[str]]]) -> tuple[AccessTierPlan, ...]:
+    """The narrower tiers: viewers read the whole cluster (no Secrets), editors edit workloads in their namespaces."""
+    tiers = [AccessTierPlan(role_name_of(arn), arn, cluster_access.EKS_VIEW_POLICY) for arn in viewers]
+    tiers += [
+        AccessTierPlan(role_name_of(arn), arn, cluster_access.EKS_EDIT_POLICY, tuple(sorted(set(namespaces))))
+        for arn, namespaces in editors
+    ]
+    return tuple(sorted(tiers, key=lambda t: t.name))
+
+
+def pod_identity_trust_policy(cluster_arn: str, namespace: str, service_account: str) -> dict[str, Any]:
+    """Trust policy of a role that EKS Pod Identity hands to one service account of one cluster: the session tags
+    EKS Pod Identity attaches to every request (eks-cluster-arn, kubernetes-namespace, kubernetes-service-account;
+    docs/references.md#eks-pod-identity-session-tags) must name them, so no other pod or cluster can assume it."""
     return {
         "Version": "2012-10-17",
         "Statement": [
@@ -266,6 +298,14 @@ def pod_identity_trust_policy() -> dict:
                 "Effect": "Allow",
                 "Principal": {"Service": eks_addons.POD_IDENTITY_SERVICE},
                 "Action": list(eks_addons.POD_IDENTITY_ACTIONS),
+                "Condition": {
+                    "StringEquals": {
+                        f"aws:RequestTag/{tag}": value
+                        for tag, value in zip(
+                            eks_addons.POD_IDENTITY_TRUST_TAGS, (cluster_arn, namespace, service_account), strict=True
+                        )
+                    }
+                },
             }
         ],
     }
@@ -289,7 +329,8 @@ def discovery_tags(cluster_name: str) -> dict[str, str]:
 
 def autoscaler_policy(cluster_name: str) -> dict[str, Any]:
     """cluster-autoscaler's IAM (cloudprovider/aws/README.md "Full Cluster Autoscaler Features Policy"), with the
-    scaling actions limited to this cluster's Auto Scaling groups by their owner tag."""
+    scaling actions limited to this cluster's Auto Scaling groups by their owner tag and to the groups this platform
+    marks as autoscaled (EKS puts the owner tag on every managed node group, the system nodes' too)."""
     return {
         "Version": "2012-10-17",
         "Statement": [
@@ -299,7 +340,12 @@ def autoscaler_policy(cluster_name: str) -> dict[str, Any]:
                 "Effect": "Allow",
                 "Action": list(ca.SCALE_ACTIONS),
                 "Resource": "*",
-                "Condition": {"StringEquals": {f"aws:ResourceTag/{ca.discovery_owner_tag(cluster_name)}": "owned"}},
+                "Condition": {
+                    "StringEquals": {
+                        f"aws:ResourceTag/{ca.discovery_owner_tag(cluster_name)}": "owned",
+                        f"aws:ResourceTag/{ca.DISCOVERY_MARKER}": "true",
+                    }
+                },
             },
         ],
     }
@@ -382,7 +428,7 @@ def managed_policy_arn(region: str, policy: str) -> str:
     return f"arn:{partition(region)}:iam::aws:policy/{policy}"
 
 
-def access_policy_arn(region: str, policy: str = CLUSTER_ADMIN_ACCESS_POLICY) -> str:
+def access_policy_arn(region: str, policy: str = cluster_access.EKS_ADMIN_POLICY) -> str:
     return f"arn:{partition(region)}:eks::aws:cluster-access-policy/{policy}"
 
 

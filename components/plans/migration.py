@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from dra_gpu_platform.facts.naming import ADMIN_ACCESS_LABEL, GPU_MODE_LABEL
+
 MigrationState = Literal["legacy", "dual", "dra-only"]
 
-GPU_MODE_LABEL = "gpu-mode"
-ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
+# the label facts live in components/facts/naming.py; re-exported here for the modules that read them from here
+__all__ = ["ADMIN_ACCESS_LABEL", "GPU_MODE_LABEL", "MigrationState", "namespace_labels"]
 
 
 def namespace_labels(state: MigrationState, admin_access: bool, extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -13,19 +13,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import ExistingCluster, StackConfig
 from dra_gpu_platform.config.problems import ConfigError, Problem
 from dra_gpu_platform.dra.slices import Inventory
+from dra_gpu_platform.facts import cluster_access
 from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.plans import aks, eks, existing, kind
-from dra_gpu_platform.plans.admission_policy import DRA_ONLY_POLICY, AdmissionPolicyPlan
+from dra_gpu_platform.plans.admission_policy import (
+    DRA_ONLY_POLICY,
+    WORKLOAD_POLICIES,
+    AdmissionPolicyPlan,
+    tenancy_policies,
+)
 from dra_gpu_platform.plans.device_classes import DeviceClassPlan, plan_device_classes
 from dra_gpu_platform.plans.gpu_software import SoftwarePlan, software_plan
 from dra_gpu_platform.plans.gpu_toleration import GpuTolerationPlan, plan_gpu_toleration
+from dra_gpu_platform.plans.image_digests import pin_software
 from dra_gpu_platform.plans.maintenance import DeviceTaintRulePlan, plan_device_taints
 from dra_gpu_platform.plans.monitoring.plan import MonitoringPlan, monitoring_plan
 from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
 from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
+from dra_gpu_platform.plans.quota import quota_context
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
@@ -43,7 +51,7 @@ class StackPlan:
     software: SoftwarePlan
     device_classes: tuple[DeviceClassPlan, ...]  # sorted by name
     namespaces: tuple[NamespacePlan, ...]  # sorted by name
-    admission_policy: AdmissionPolicyPlan  # keeps nvidia.com/gpu out of dra-only namespaces
+    admission_policy: AdmissionPolicyPlan  # the GPU guard on pods of every tenant namespace (gpu-dra-only)
     device_taints: tuple[DeviceTaintRulePlan, ...]  # maintenance
     monitoring: MonitoringPlan | None
     # What publishes devices and which classes its chart brings (for the simulated inventory and `gpuplan fit`).
@@ -58,6 +66,11 @@ class StackPlan:
     driver_class_extended_resource: bool = False
     region: str | None = None  # AWS region / Azure location of an eks or aks cluster (prices are per region)
     dynamic_mig: bool = False  # the NVIDIA DRA driver's DynamicMIG gate: GPUs published as partitionable devices
+    # The GPU guard's rules on workload pod templates, and the guards of tenant namespace labels and NetworkPolicies.
+    workload_policies: tuple[AdmissionPolicyPlan, ...] = WORKLOAD_POLICIES
+    tenancy_policies: tuple[AdmissionPolicyPlan, ...] = ()
+    deployer_groups: tuple[str, ...] = ()  # the Kubernetes groups the platform's deployer authenticates into
+    notes: tuple[str, ...] = ()  # what the preview should tell the operator about the stack as a whole
 
     @property
     def minor(self) -> int:
@@ -88,6 +101,30 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapp
     return existing.cluster_plan(config, pools)
 
 
+UNGUARDED_NOTE = {
+    "aks": "no deployers' Entra ID group (cluster.aks.adminGroupObjectIds or deployerGroupObjectId): the identity "
+    "running `pulumi up` is made cluster admin on its own, and tenant namespace labels and the platform's "
+    "NetworkPolicies are not guarded against other cluster users",
+    "existing": "cluster.existing.deployerGroups is empty: tenant namespace labels and the platform's NetworkPolicies "
+    "are not guarded against other cluster users; list the groups `kubectl auth whoami` shows for the stack's "
+    "kubeconfig",
+}
+
+
+def deployer_groups(config: StackConfig) -> tuple[str, ...]:
+    """The Kubernetes groups `pulumi up` authenticates into: the EKS access entry's group, the AKS deployers' Entra
+    ID group, kubeadm's admin group on kind, what the stack declares for an existing cluster."""
+    if config.platform == "eks":
+        return (cluster_access.DEPLOYER_GROUP,)
+    if config.platform == "aks":
+        group = aks.deployer_group(config)
+        return (group,) if group else ()
+    if config.platform == "kind":
+        return (cluster_access.KUBEADM_ADMIN_GROUP,)
+    cluster = config.cluster
+    return tuple(cluster.settings().deployer_groups) if isinstance(cluster, ExistingCluster) else ()
+
+
 def feature_gates(config: StackConfig) -> dict[str, bool]:
     if config.platform == "kind":
         return kind.feature_gates(config)
@@ -100,6 +137,8 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
     """The StackPlan of a valid stack. `environ`: the environment `pulumi up` runs in (only the AKS kubeconfig's
     login mode reads it; components/plans/aks.py kubelogin_plan)."""
     pools = plan_pools(config)
+    gates = feature_gates(config)
+    deployers = deployer_groups(config)
     return StackPlan(
         stack=config.stack,
         name=config.cluster.name,
@@ -108,16 +147,19 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         protect=config.cluster.protect,
         cluster=cluster_plan(config, pools, environ or {}),
         pools=pools,
-        software=software_plan(config, pools),
+        software=pin_software(software_plan(config, pools)),
         device_classes=plan_device_classes(config),
-        namespaces=plan_namespaces(config.namespaces),
+        namespaces=plan_namespaces(config.namespaces, quota_context(config, gates), config.cluster.minor),
         admission_policy=DRA_ONLY_POLICY,
         device_taints=plan_device_taints(config.maintenance, config.cluster.kubernetes_version),
         monitoring=monitoring_plan(config),
         dra_driver=EXAMPLE_DRIVER if config.uses_example_driver else NVIDIA_DRIVER,
         dra_driver_version=None if config.uses_example_driver else config.nvidia_dra_driver_version,
         driver_device_classes=tuple(config.driver_device_classes()),
-        feature_gates=feature_gates(config),
+        feature_gates=gates,
+        tenancy_policies=tenancy_policies(deployers) if deployers else (),
+        deployer_groups=deployers,
+        notes=() if deployers else (UNGUARDED_NOTE[config.platform],),
         gpu_toleration=plan_gpu_toleration(config),
         driver_class_extended_resource=config.driver_class_has_extended_resource(),
         region=config.region if config.platform in ("eks", "aks") else None,

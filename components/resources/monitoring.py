@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.networking import v1 as networking_v1
 
 from dra_gpu_platform.facts.naming import child, labels
 from dra_gpu_platform.facts.type_tokens import Component
@@ -22,6 +23,7 @@ from dra_gpu_platform.plans.monitoring import dashboard
 from dra_gpu_platform.plans.monitoring import values as monitoring_values
 from dra_gpu_platform.plans.monitoring.plan import MonitoringPlan
 from dra_gpu_platform.resources.software.helm_release import pinned_release
+from dra_gpu_platform.resources.tenancy.typed_args import network_policy_spec
 
 PROMETHEUS_RULE_NAME = "dra-gpu-platform"
 DASHBOARD_CONFIGMAP = "dra-gpu-platform-dashboard"
@@ -70,6 +72,13 @@ class Monitoring(pulumi.ComponentResource):
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=PROMETHEUS_RULE_NAME, namespace=namespace, labels=labels()),
                 spec={"groups": plan.rule_groups},
                 opts=after_release,
+            )
+        for policy in plan.network_policies:
+            networking_v1.NetworkPolicy(
+                child(name, "netpol", policy.name),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=policy.name, namespace=namespace, labels=labels()),
+                spec=network_policy_spec(policy),
+                opts=in_namespace,
             )
         if plan.dashboard:
             label, value = monitoring_values.DASHBOARD_LABEL

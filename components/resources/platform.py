@@ -24,6 +24,7 @@ from dra_gpu_platform.resources.software.gpu_operator import GpuOperator
 from dra_gpu_platform.resources.software.helm_release import ReleaseArgs
 from dra_gpu_platform.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
 from dra_gpu_platform.resources.tenancy.gpu_toleration import GpuTolerationPolicy, GpuTolerationPolicyArgs
+from dra_gpu_platform.resources.tenancy.tenancy_guards import TenancyGuards, TenancyGuardsArgs
 from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
 
 
@@ -115,7 +116,15 @@ class GpuPlatform(pulumi.ComponentResource):
         self.device_classes = DeviceClasses(
             child(name, "device-classes"), DeviceClassesArgs(plan.device_classes, provider), parent
         )
-        DraOnlyGuard(child(name, "dra-only-guard"), DraOnlyGuardArgs(plan.admission_policy, provider), parent)
+        DraOnlyGuard(
+            child(name, "dra-only-guard"),
+            DraOnlyGuardArgs(plan.admission_policy, provider, plan.workload_policies),
+            parent,
+        )
+        if plan.tenancy_policies:
+            TenancyGuards(child(name, "tenancy-guards"), TenancyGuardsArgs(plan.tenancy_policies, provider), parent)
+        for note in plan.notes:
+            pulumi.log.warn(note, resource=self)
         if plan.gpu_toleration is not None and served(plan.minor):  # MutatingAdmissionPolicy v1: 1.36+
             GpuTolerationPolicy(
                 child(name, "gpu-toleration"), GpuTolerationPolicyArgs(plan.gpu_toleration, provider), parent

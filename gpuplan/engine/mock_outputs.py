@@ -161,6 +161,30 @@ def _subnet(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     return {"id": subnet, "availabilityZone": f"{_aws_region(scope)}{_ZONE_LETTERS[position % len(_ZONE_LETTERS)]}"}
 
 
+def _aws_caller(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    """Who runs Pulumi (aws getCallerIdentity): a fixed fake role session."""
+    return {
+        "accountId": FAKE_ACCOUNT,
+        "arn": f"arn:aws:sts::{FAKE_ACCOUNT}:assumed-role/offline-deployer/offline",
+        "userId": "AROAOFFLINE:offline",
+        "id": FAKE_ACCOUNT,
+    }
+
+
+def _aws_session_context(args: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    """The role behind an assumed-role session ARN (aws iam getSessionContext)."""
+    arn = str(args.get("arn", ""))
+    role = arn.split("/")[1] if ":assumed-role/" in arn else None
+    issuer = f"arn:aws:iam::{FAKE_ACCOUNT}:role/{role}" if role else arn
+    return {
+        "arn": arn,
+        "issuerArn": issuer,
+        "issuerId": "AROAOFFLINE",
+        "issuerName": role or "",
+        "sessionName": "offline",
+    }
+
+
 FAKE_SUBSCRIPTION = "00000000-0000-0000-0000-000000005ab5"
 FAKE_TENANT = "00000000-0000-0000-0000-0000000070e7"
 
@@ -240,6 +264,8 @@ INVOKES.update(
     {
         "aws:index/getAvailabilityZones:getAvailabilityZones": _availability_zones,
         "aws:ec2/getSubnet:getSubnet": _subnet,
+        "aws:index/getCallerIdentity:getCallerIdentity": _aws_caller,
+        "aws:iam/getSessionContext:getSessionContext": _aws_session_context,
         "azure-native:containerservice:listManagedClusterUserCredentials": _aks_credentials,
         "azure-native:authorization:getClientConfig": _azure_client_config,
     }

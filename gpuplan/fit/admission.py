@@ -4,9 +4,8 @@ server runs it (components/dra/admission.py): defaulting (limits become missing 
 Kubernetes 1.36), the stack's ValidatingAdmissionPolicy (the dra-only guard: the plan's own CEL, evaluated), then
 ResourceQuota as a running tally (components/dra/quota.py).
 
-The dra-only guard's match constraints, actions and failure policy are those DraOnlyGuard declares
-(components/resources/tenancy/dra_only_guard.py: pods CREATE/UPDATE, Deny and Audit, Fail, reason Forbidden; kept in
-step by hand until the plan carries them); its CEL is read from the plan, never copied.
+The GPU guard's policies (match constraints, namespace selector, CEL, actions, failure policy) are read from the
+plan (components/plans/admission_policy.py), the one place the resources create them from; nothing is copied.
 """
 
 from __future__ import annotations
@@ -24,23 +23,23 @@ from dra_gpu_platform.plans.admission_policy import AdmissionPolicyPlan
 from dra_gpu_platform.plans.gpu_toleration import NAMESPACE_NAME_LABEL, served
 from dra_gpu_platform.plans.stack import StackPlan
 
-# DraOnlyGuard's matchConstraints, validationActions, failurePolicy and validation reason.
-GUARD_MATCH_OPERATIONS = ("CREATE", "UPDATE")
-GUARD_ACTIONS = (adm.DENY, adm.AUDIT)
-GUARD_REASON = "Forbidden"
 
-
-def guard_policy(plan: AdmissionPolicyPlan) -> adm.ValidatingPolicy:
-    """The dra-only guard as the API server runs it."""
+def validating_policy(plan: AdmissionPolicyPlan) -> adm.ValidatingPolicy:
+    """A planned ValidatingAdmissionPolicy and its binding as the API server runs them: match constraints, the
+    binding's namespace selector, variables, validations, actions and failure policy, all read from the plan."""
     return adm.ValidatingPolicy(
         name=plan.name,
         binding=plan.name,
-        match=adm.PolicyMatch(("pods",), GUARD_MATCH_OPERATIONS, {"matchLabels": dict(plan.namespace_labels)}),
-        validations=(adm.Validation(plan.validation, "", plan.message_expression, GUARD_REASON),),
+        match=adm.PolicyMatch(
+            tuple(sorted({r for rule in plan.resource_rules for r in rule.resources})),
+            tuple(sorted({o for rule in plan.resource_rules for o in rule.operations})),
+            plan.namespace_selector,
+        ),
+        validations=tuple(adm.Validation(v.expression, "", v.message_expression, v.reason) for v in plan.validations),
         match_conditions=plan.match_conditions,
         variables=plan.variables,
-        actions=GUARD_ACTIONS,
-        failure_policy=adm.FAIL,
+        actions=plan.validation_actions,
+        failure_policy=plan.failure_policy,
     )
 
 
@@ -76,6 +75,7 @@ class StackAdmission:
         quotas: Mapping[str, list[tuple[str, dict[str, Any]]]],
         extended_names: dict[str, str],
         extended_resource: bool,
+        scopes: Mapping[tuple[str, str], Mapping[str, Any]] | None = None,
     ) -> StackAdmission:
         mutating = []
         notes = []
@@ -95,9 +95,9 @@ class StackAdmission:
             plan.platform,
             minor,
             namespaces,
-            [guard_policy(plan.admission_policy)],
+            [validating_policy(p) for p in (plan.admission_policy, *plan.workload_policies)],
             mutating,
-            QuotaLedger(quotas),
+            QuotaLedger(quotas, scopes or {}),
             extended_names,
             extended_resource,
             notes,
@@ -130,7 +130,8 @@ class StackAdmission:
             if result.denied:
                 return PodAdmission(current, result.denied, changes, warnings)
         requests = pod_requests(current.get("spec") or {})
-        exceeded = self.ledger.charge(namespace, pod_usage(requests))
+        priority = str((current.get("spec") or {}).get("priorityClassName") or "")
+        exceeded = self.ledger.charge(namespace, pod_usage(requests), priority)
         if exceeded:
             return PodAdmission(current, adm.forbidden(request, exceeded), changes, warnings)
         return PodAdmission(current, None, changes, warnings, requests)

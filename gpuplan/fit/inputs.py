@@ -114,8 +114,17 @@ class FitInputs:
     advertised: dict[str, list[str]] = field(default_factory=dict)  # device-plugin resource -> pools advertising it
     quota_objects: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # ns -> (name, hard)
 
-    def add_quota(self, namespace: str, name: str, hard: dict[str, Any]) -> None:
-        self.quotas.setdefault(namespace, []).append(hard)
+    quota_scopes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (ns, name) -> scopeSelector
+
+    def add_quota(self, namespace: str, name: str, spec: dict[str, Any]) -> None:
+        """A ResourceQuota's spec: its `hard` map, and its scopeSelector when it has one (a scoped quota tracks only
+        the objects its scopes match; components/dra/quota.py scope_matches)."""
+        hard = dict(spec.get("hard") or {})
+        scope = spec.get("scopeSelector")
+        if scope:
+            self.quota_scopes[(namespace, name)] = dict(scope)
+        else:  # a scoped quota (pods of a priority class) never limits claims: quota_limit reads unscoped ones only
+            self.quotas.setdefault(namespace, []).append(hard)
         self.quota_objects.setdefault(namespace, []).append((name, hard))
 
     def add_class(self, spec: DeviceClassSpec, source: str, *, override: bool = True) -> None:
@@ -236,7 +245,7 @@ def add_stack_objects(
             if spec is not None:
                 inputs.add_class(spec, source)
         elif kind == "ResourceQuota":
-            inputs.add_quota(namespace, name, dict((document.get("spec") or {}).get("hard") or {}))
+            inputs.add_quota(namespace, name, dict(document.get("spec") or {}))
         elif kind == "Namespace":
             inputs.namespaces[name] = dict((document.get("metadata") or {}).get("labels") or {})
         elif kind == "DeviceTaintRule":
@@ -389,7 +398,7 @@ def _read_object(inputs: FitInputs, file: str, at: str, document: Mapping[str, A
                 admit_claim(inputs, entry, devices, base)
                 inputs.entries.append(entry)
     elif kind == "ResourceQuota":
-        inputs.add_quota(namespace, name, dict((document.get("spec") or {}).get("hard") or {}))
+        inputs.add_quota(namespace, name, dict(document.get("spec") or {}))
     elif kind == "Namespace":
         inputs.namespaces[name] = dict((document.get("metadata") or {}).get("labels") or {})
     return problems

@@ -306,7 +306,13 @@ def fit_report(
     if gates.extended_resource:
         scheduler.extended_classes = {name: cls for cls, name in extended_names.items()}
     admission = StackAdmission.of(
-        plan, gates.minor, inputs.namespaces, inputs.quota_objects, extended_names, gates.extended_resource
+        plan,
+        gates.minor,
+        inputs.namespaces,
+        inputs.quota_objects,
+        extended_names,
+        gates.extended_resource,
+        inputs.quota_scopes,
     )
     inputs.notes += admission.notes
     in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods

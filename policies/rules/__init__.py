@@ -3,4 +3,14 @@
 Who may import: policies.pack, gpuplan.checks, tests.
 """
 
-__all__ = ["cloud", "common", "cost", "dra", "fit", "helm", "migration"]  # the public modules of this package
+__all__ = [
+    "access",
+    "cloud",
+    "common",
+    "cost",
+    "dra",
+    "fit",
+    "helm",
+    "migration",
+    "tenancy",
+]  # the public modules of this package

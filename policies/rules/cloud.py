@@ -9,7 +9,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, ResourceValidationArgs, Severity, StackValidationArgs
 
-from dra_gpu_platform.facts import eks_amis
+from dra_gpu_platform.facts import eks_amis, ip_ranges
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
@@ -198,22 +198,46 @@ def _validate_endpoint(args: ResourceValidationArgs, report_violation) -> None:
                     f"EKS cluster {args.name} opens its public API endpoint to {cidr}: the whole internet can reach "
                     f"the Kubernetes API."
                 )
-    elif c.AKS_CLUSTER_RE.match(args.resource_type) and c.dig(args.props, "disableLocalAccounts") is not True:
-        report_violation(
-            f"AKS cluster {args.name} keeps local accounts: the static cluster-admin credential bypasses "
-            f"Entra ID and cannot be audited per person."
-        )
+        found = ip_ranges.coverage(cidrs)
+        if found.internet_wide and not set(cidrs) & set(OPEN_CIDRS):
+            report_violation(
+                f"EKS cluster {args.name} opens its public API endpoint to {', '.join(cidrs)}: {found.describe()}, "
+                "as good as the whole internet."
+            )
+    elif c.AKS_CLUSTER_RE.match(args.resource_type):
+        if c.dig(args.props, "disableLocalAccounts") is not True:
+            report_violation(
+                f"AKS cluster {args.name} keeps local accounts: the static cluster-admin credential bypasses "
+                f"Entra ID and cannot be audited per person."
+            )
+        access = c.dig(args.props, "apiServerAccessProfile")
+        if c.dig(access, "enablePrivateCluster") is True:
+            return
+        ranges = [str(x) for x in c.as_list(c.dig(access, "authorizedIPRanges"))]
+        found = ip_ranges.coverage(ranges)
+        if not ranges:
+            report_violation(
+                f"AKS cluster {args.name} has a public API server without authorized IP ranges: the whole internet "
+                "can reach the Kubernetes API."
+            )
+        elif found.internet_wide:
+            report_violation(
+                f"AKS cluster {args.name} authorizes {', '.join(ranges)} on its API server: {found.describe()}, as "
+                "good as the whole internet."
+            )
 
 
 CLUSTER_ENDPOINT_PRIVATE = c.resource_policy(
     "cluster-endpoint-private",
-    description="EKS API endpoints are public only for explicit CIDRs (never 0.0.0.0/0); AKS clusters disable local accounts.",
+    description="EKS and AKS API servers are private or limited to CIDRs that together are not the internet; AKS "
+    "clusters disable local accounts.",
     validate=_validate_endpoint,
     severity=Severity.CRITICAL,
     remediation_steps=(
         "EKS: keep `cluster.eks.endpointPublicAccess: false` (the default), or list office/VPN ranges in "
         "`cluster.eks.publicAccessCidrs`; on the resource, `vpc_config.endpoint_public_access=False` or explicit "
-        "`public_access_cidrs`. AKS: `disable_local_accounts=True` with Entra ID RBAC (dra-gpu-platform does this)."
+        "`public_access_cidrs`. AKS: `cluster.aks.authorizedIpRanges` (or `privateCluster: true`) and "
+        "`disable_local_accounts=True` with Entra ID RBAC (dra-gpu-platform does this)."
     ),
 )
 

@@ -12,6 +12,7 @@ from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity, 
 
 from dra_gpu_platform.dra import cel, quota
 from dra_gpu_platform.dra.claims import request_selectors
+from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
 
@@ -228,12 +229,34 @@ def _validate_namespace_quota(args: StackValidationArgs, report_violation) -> No
                 f"{', '.join(quota.devices_key(cls) for cls in missing)}: those devices are unlimited there.",
                 found[0][0],
             )
+        # a quota that closes a class (0) refuses every claim of it: the templates can never be used
+        closed = [
+            cls
+            for cls in classes
+            if cls not in missing and any(_amount(hard.get(quota.devices_key(cls))) == 0 for _, hard in found)
+        ]
+        if closed:
+            report_violation(
+                f"namespace {namespace} has claim templates ({names}) using {', '.join(closed)} but its quota grants "
+                f"0 devices of {'them' if len(closed) > 1 else 'it'}: every such claim is refused. Grant the class "
+                f"(namespaces[].quota.devices) or use one the namespace is granted.",
+                found[0][0],
+            )
+
+
+def _amount(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    try:
+        return int(parse_quantity(str(raw)).value)
+    except QuantityError:
+        return None
 
 
 GPU_NAMESPACE_HAS_QUOTA = c.stack_policy(
     "gpu-namespace-has-quota",
     description="Every namespace with claim templates has a ResourceQuota with a devices key for each DeviceClass "
-    "they use.",
+    "they use, granting more than 0.",
     validate=_validate_namespace_quota,
     severity=Severity.MEDIUM,
     remediation_steps=(

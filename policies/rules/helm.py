@@ -1,4 +1,5 @@
-"""helm-release-pinned: every Helm release installs an exact chart version from an allowed repository."""
+"""Helm release rules: an exact chart version from an allowed repository (helm-release-pinned), Grafana confined to
+its namespace (monitoring-secrets-namespaced), images by digest where the digest is known (helm-images-by-digest)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 
 from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
 
-from dra_gpu_platform.facts import autoscaler, driver_charts, efa, versions
+from dra_gpu_platform.facts import autoscaler, driver_charts, efa, image_digests, versions
 from dra_gpu_platform.policies import stack_resources as recorded
 from dra_gpu_platform.policies.rules import common as c
 
@@ -86,4 +87,87 @@ HELM_RELEASE_PINNED = c.resource_policy(
         "`draDriver.version`. To allow another repository, add it to `allowedRepositories` in the policy config."
     ),
     tags=["supply-chain"],
+)
+
+# ---------------------------------------------------------------------------------------------------
+# monitoring-secrets-namespaced
+
+# kube-prometheus-stack sets grafana.sidecar.dashboards.searchNamespace: ALL (docs/references.md#grafana-namespaced);
+# the grafana chart's own default is its namespace.
+_KPS = "kube-prometheus-stack"
+_GRAFANA_CHARTS = {_KPS: ("grafana",), "grafana": ()}
+
+
+def _validate_monitoring_secrets(args: ResourceValidationArgs, report_violation) -> None:
+    release = recorded.helm_release(args.resource_type, args.urn, args.name, args.props)
+    if release is None or release.chart not in _GRAFANA_CHARTS:
+        return
+    prefix = _GRAFANA_CHARTS[release.chart]
+    if release.chart == _KPS and release.value("grafana", "enabled", default=True) is False:
+        return
+    problems = []
+    if release.value(*prefix, "rbac", "namespaced", default=False) is not True:
+        problems.append("rbac.namespaced is not true (a ClusterRole reads every Secret and ConfigMap)")
+    for sidecar in ("dashboards", "datasources"):
+        default = "ALL" if release.chart == _KPS and sidecar == "dashboards" else None
+        search = release.value(*prefix, "sidecar", sidecar, "searchNamespace", default=default)
+        names = c.as_list(search) if c.is_list(search) else [search] if search else []
+        if any(str(n).upper() == "ALL" for n in names):
+            problems.append(f"sidecar.{sidecar}.searchNamespace is ALL")
+    if problems:
+        report_violation(
+            f"Helm release {release.name} ({release.chart}): Grafana's {'; '.join(problems)}: Grafana can read the "
+            "Secrets of every tenant namespace."
+        )
+
+
+MONITORING_SECRETS_NAMESPACED = c.resource_policy(
+    "monitoring-secrets-namespaced",
+    description="Grafana (kube-prometheus-stack or its own chart) reads ConfigMaps of its own namespace only: "
+    "rbac.namespaced true and no sidecar searching ALL namespaces.",
+    validate=_validate_monitoring_secrets,
+    severity=Severity.MEDIUM,
+    remediation_steps=(
+        "Set grafana.rbac.namespaced: true and grafana.sidecar.{dashboards,datasources}.searchNamespace to the "
+        "monitoring namespace (resource: configmap); dra-gpu-platform does with monitoring.install."
+    ),
+    tags=["security", "monitoring"],
+)
+
+# ---------------------------------------------------------------------------------------------------
+# helm-images-by-digest
+
+
+def _pinned(value: object) -> bool:
+    text = str(value or "")
+    return text.startswith("sha256:") or "@sha256:" in text
+
+
+def _validate_digests(args: ResourceValidationArgs, report_violation) -> None:
+    release = recorded.helm_release(args.resource_type, args.urn, args.name, args.props)
+    if release is None:
+        return
+    unpinned = [
+        f"{'.'.join(image.value_path)} ({image.image}:{image.tag})"
+        for image in image_digests.pinned_images(release.chart, release.version)
+        if not _pinned(release.value(*image.value_path))
+    ]
+    if unpinned:
+        report_violation(
+            f"Helm release {release.name} ({release.chart} {release.version}) runs {c.short(unpinned)} by tag: a tag "
+            "can be moved to other content; the digest of each is known (components/facts/image_digests.py)."
+        )
+
+
+HELM_IMAGES_BY_DIGEST = c.resource_policy(
+    "helm-images-by-digest",
+    description="Images whose digest at the pinned chart version is published (GPU Operator operands) are pinned by "
+    "digest in the release's values.",
+    validate=_validate_digests,
+    severity=Severity.MEDIUM,
+    remediation_steps=(
+        "Set the chart value to the digest (GPU Operator ClusterPolicy `version: sha256:<hex>`); dra-gpu-platform "
+        "does for every image components/facts/image_digests.py lists."
+    ),
+    tags=["security", "supply-chain"],
 )

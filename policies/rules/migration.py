@@ -12,9 +12,11 @@ from pulumi_policy import Severity, StackValidationArgs
 
 from dra_gpu_platform.dra.node_selectors import label_selector_matches, labels_match
 from dra_gpu_platform.facts.node_labels import DEVICE_PLUGIN_DEPLOY_LABEL, GPU_PRESENT_LABEL, NFD_NVIDIA_PCI_LABEL
+from dra_gpu_platform.plans.admission_policy import AdmissionRequest, denials
 from dra_gpu_platform.plans.migration import GPU_MODE_LABEL
 from dra_gpu_platform.plans.node_pools import PoolPlan
 from dra_gpu_platform.policies import stack_resources as recorded
+from dra_gpu_platform.policies.admission_policies import namespace_object
 from dra_gpu_platform.policies.rules import common as c
 
 LEGACY_RESOURCE = "nvidia.com/gpu"
@@ -32,13 +34,23 @@ def _covers_pod_creation(policy_props: Any) -> bool:
     return False
 
 
+# What a guard must refuse: a pod asking the device plugin's resource in a dra-only namespace.
+_LEGACY_POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "probe", "namespace": "probe"},
+    "spec": {"containers": [{"name": "probe", "image": "cuda", "resources": {"limits": {LEGACY_RESOURCE: "1"}}}]},
+}
+
+
 def _denies_legacy_gpus(policy_props: Any) -> bool:
-    """The policy validates pods and its CEL mentions nvidia.com/gpu (the guard's expressions are tested
-    against pods in tests/plans and tests/resources; here it is enough to know which policy is the guard)."""
-    validations = c.as_list(c.dig(policy_props, "spec", "validations"))
-    texts = [str(c.dig(v, "expression", default="")) for v in validations]
-    texts += [str(c.dig(v, "expression", default="")) for v in c.as_list(c.dig(policy_props, "spec", "variables"))]
-    return bool(validations) and _covers_pod_creation(policy_props) and any(LEGACY_RESOURCE in t for t in texts)
+    """The policy validates pod creation and its CEL, run as the API server runs it, denies a pod requesting
+    nvidia.com/gpu in a dra-only namespace."""
+    if not _covers_pod_creation(policy_props):
+        return False
+    spec = c.plain(c.dig(policy_props, "spec", default={}))
+    probe = namespace_object("probe", {GPU_MODE_LABEL: "dra-only"})
+    return bool(denials(spec, AdmissionRequest(_LEGACY_POD, probe)))
 
 
 def _validate_guarded(args: StackValidationArgs, report_violation) -> None:

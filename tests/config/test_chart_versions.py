@@ -30,7 +30,12 @@ EKS = {
 }
 AKS = {
     "azure-native:location": "eastus",
-    "cluster": {"platform": "aks", "name": "staging", "kubernetesVersion": "1.35"},
+    "cluster": {
+        "platform": "aks",
+        "name": "staging",
+        "kubernetesVersion": "1.35",
+        "aks": {"authorizedIpRanges": ["203.0.113.0/24"]},
+    },
     "nodePools": [
         {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2},
         {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"},

@@ -37,7 +37,12 @@ EKS = {
 }
 AKS = {
     "azure-native:location": "eastus",
-    "cluster": {"platform": "aks", "name": "gpu-test", "kubernetesVersion": "1.35"},
+    "cluster": {
+        "platform": "aks",
+        "name": "gpu-test",
+        "kubernetesVersion": "1.35",
+        "aks": {"authorizedIpRanges": ["203.0.113.0/24"]},
+    },
     "nodePools": [
         {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2, "mig": {"profile": "3g.40gb"}},
         {"name": "t4", "gpu": "T4", "maxNodes": 2},
@@ -201,6 +206,10 @@ EXISTING = {
     "cluster": {"platform": "existing", "name": "gpu-test", "kubernetesVersion": "1.35"},
 }
 
+SUBNETS = ["subnet-0a1b2c3d4e5f60718", "subnet-0b2c3d4e5f6071829"]
+ROLE = "arn:aws:iam::123456789012:role/ml-team"
+GROUP = "00000000-0000-0000-0000-0000000000e1"
+
 ACCESS_AND_SCALING_CASES = {
     "private-only endpoint on a created VPC": (
         _eks(endpointPublicAccess=False),
@@ -331,6 +340,56 @@ ACCESS_AND_SCALING_CASES = {
         "cluster.aks.kubeloginMode",
         "must be one of",
         "azurecli",
+    ),
+    # internet-wide allow-lists are refused on both clouds, whatever their spelling
+    "two halves of the internet on EKS": (
+        _eks(subnetIds=SUBNETS, endpointPublicAccess=True, publicAccessCidrs=["0.0.0.0/1", "128.0.0.0/1"]),
+        "cluster.eks.publicAccessCidrs[1]",
+        "the API endpoint must not be open to the internet: 128.0.0.0/1 spans more than any one organisation",
+        "keep the endpoint private",
+    ),
+    "every public /8 on EKS": (
+        _eks(subnetIds=SUBNETS, endpointPublicAccess=True, publicAccessCidrs=[f"{i}.0.0.0/8" for i in range(1, 224)]),
+        "cluster.eks.publicAccessCidrs",
+        "together they cover 100% of the internet's addresses",
+        "office, VPN or CI egress networks",
+    ),
+    "an AKS API server open to everyone": (
+        _aks(),
+        "cluster.aks.authorizedIpRanges",
+        "neither private nor limited to authorized IP ranges is open to the whole internet",
+        "or set cluster.aks.privateCluster: true",
+    ),
+    "an AKS allow-list of the whole internet": (
+        _aks(authorizedIpRanges=["0.0.0.0/0"]),
+        "cluster.aks.authorizedIpRanges[0]",
+        "the API server must not be open to the internet",
+        "privateCluster: true",
+    ),
+    # access tiers: one EKS access entry per principal, namespace editors only in tenant namespaces
+    "a role in two EKS tiers": (
+        _eks(subnetIds=SUBNETS, adminRoleArns=[ROLE], viewerRoleArns=[ROLE]),
+        "cluster.eks.viewerRoleArns[0]",
+        "one EKS access entry only, and this one is already in cluster.eks.adminRoleArns[0]",
+        "one tier",
+    ),
+    "an editor of the GPU software's namespace": (
+        _eks(subnetIds=SUBNETS, namespaceEditors=[{"roleArn": ROLE, "namespaces": ["gpu-operator"]}]),
+        "cluster.eks.namespaceEditors[0].namespaces[0]",
+        "tenant namespaces of this stack only",
+        "add it to namespaces",
+    ),
+    "an AKS viewer group that is an admin group": (
+        _aks(authorizedIpRanges=["203.0.113.0/24"], adminGroupObjectIds=[GROUP], viewerGroupObjectIds=[GROUP]),
+        "cluster.aks.viewerGroupObjectIds[0]",
+        "cluster admin group already",
+        "remove it here",
+    ),
+    "a Pod Security label set by hand": (
+        _section(EKS, namespaces=[{"name": "ml", "labels": {"pod-security.kubernetes.io/enforce": "privileged"}}]),
+        "namespaces[0].labels.pod-security.kubernetes.io/enforce",
+        "set by the platform",
+        "namespaces[].podSecurity",
     ),
 }
 

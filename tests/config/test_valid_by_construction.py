@@ -28,7 +28,12 @@ from tests.conftest import KIND_BASE, REFERENCE_STACKS, ROOT, STACKS_DIR, load_c
 REGION_KEYS = ("aws:region", "azure-native:location")
 AKS_BASE: dict[str, Any] = {
     "azure-native:location": "eastus",
-    "cluster": {"platform": "aks", "name": "gpu-test", "kubernetesVersion": "1.35"},
+    "cluster": {
+        "platform": "aks",
+        "name": "gpu-test",
+        "kubernetesVersion": "1.35",
+        "aks": {"authorizedIpRanges": ["203.0.113.0/24"]},
+    },
     "nodePools": [{"name": "t4", "gpu": "T4", "maxNodes": 2}],
 }
 

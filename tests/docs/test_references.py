@@ -18,6 +18,7 @@ SECTIONS = [
     "kind",
     "Monitoring",
     "Helm charts",
+    "Tenancy and cluster access",
     "Input handling",
 ]
 ENTRY = re.compile(r'^### <a id="([a-z0-9]+(?:-[a-z0-9]+)*)"></a>\S')

@@ -38,7 +38,7 @@ kind: ClusterPolicy
 metadata:
   name: cluster-policy
 spec:
-{{- $spec := dict "cdi" .Values.cdi "driver" .Values.driver "toolkit" .Values.toolkit "devicePlugin" .Values.devicePlugin "mig" .Values.mig "migManager" (merge (dict "config" (dict "default" "all-disabled")) .Values.migManager) "dcgmExporter" .Values.dcgmExporter "daemonsets" .Values.daemonsets }}
+{{- $spec := dict "cdi" .Values.cdi "driver" .Values.driver "toolkit" .Values.toolkit "devicePlugin" .Values.devicePlugin "mig" .Values.mig "migManager" (merge (dict "config" (dict "default" "all-disabled")) .Values.migManager) "dcgmExporter" .Values.dcgmExporter "gfd" .Values.gfd "daemonsets" .Values.daemonsets }}
 {{ toYaml $spec | indent 2 }}
 {{- end }}
 """,

@@ -110,7 +110,15 @@ def test_instance_type_on_the_node_group_replaces_it_and_is_refused(edits_report
 def test_adding_a_namespace_creates_it(edits_report):
     changes = _by_name(edits_report)
     created = {name for name, c in changes.items() if c.op == "create"}
-    assert created == {"gpu-prod-ns-ml-new", "gpu-prod-ns-ml-new-namespace", "gpu-prod-ns-ml-new-quota"}
+    policies = {f"gpu-prod-ns-ml-new-netpol-gpu-{p}" for p in ("default-deny", "allow-dns", "allow-same-namespace")}
+    assert created == {
+        "gpu-prod-ns-ml-new",
+        "gpu-prod-ns-ml-new-namespace",
+        "gpu-prod-ns-ml-new-quota",
+        "gpu-prod-ns-ml-new-priority-quota",
+        "gpu-prod-ns-ml-new-netpol-gpu-allow-internet",
+        *policies,
+    }
 
 
 def test_dra_only_to_dual_updates_the_namespace_labels_only(edits_report):
@@ -138,7 +146,7 @@ def test_edits_summary_counts_every_resource_once(edits_report, prod_runs):
     assert sum(summary[op] for op in ("create", "update", "replace", "delete", "same")) == len(
         {r.urn for r in before.resources} | {r.urn for r in edited.resources}
     )
-    assert summary["create"] == 3 and summary["delete"] == 0
+    assert summary["create"] == 8 and summary["delete"] == 0
     assert [c.name for c in edits_report.refused] == [
         "gpu-prod-eks-pool-t4-legacy-nodes",
         "gpu-prod-ns-ml-research-template-training-gpus",

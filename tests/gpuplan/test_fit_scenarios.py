@@ -120,17 +120,19 @@ CASES = [
         "Insufficient vpc.amazonaws.com/efa",
     ),
     (
+        # in a tenant namespace the GPU guard refuses spec.nodeName: it would skip the GPU taint (issue 28)
         "prescheduled-with-claim",
         [workload("Pod", "p", pod_spec("training-gpus", nodeName="h100-train-0"))],
         None,
         "p",
-        "unschedulable",
+        "rejected",
         0,
-        "bypasses the scheduler",
+        "skips the scheduler",
     ),
     (
-        "prescheduled-without-claim",  # the kubelet checks only NoExecute taints
-        [workload("Pod", "p", pod_spec(nodeName="h100-train-0"), namespace="ml-legacy")],
+        # outside the tenant namespaces the pod bypasses the scheduler; the kubelet checks only NoExecute taints
+        "prescheduled-without-claim",
+        [workload("Pod", "p", pod_spec(nodeName="h100-train-0"), namespace="default")],
         None,
         "p",
         "allocated",

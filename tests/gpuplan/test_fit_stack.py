@@ -11,7 +11,15 @@ from gpuplan.engine.outputs import is_kubernetes_object, manifest
 from gpuplan.fit.stack import stack_documents
 from tests.conftest import REFERENCE_STACKS, ROOT, run_file
 
-KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceClaim", "ResourceQuota", "Namespace", "DeviceTaintRule")
+KINDS = (
+    "DeviceClass",
+    "ResourceClaimTemplate",
+    "ResourceClaim",
+    "ResourceQuota",
+    "Namespace",
+    "DeviceTaintRule",
+    "NetworkPolicy",
+)
 
 
 def _key(document):
@@ -44,6 +52,8 @@ def test_stack_objects_from_the_plans_equal_the_program_run(stack):
     # The program also creates the software's own namespaces; fit reads the tenants' (their labels).
     tenants = {ns.name for ns in config.namespaces}
     recorded = {k: d for k, d in recorded.items() if k[0] != "Namespace" or k[2] in tenants}
+    # ... and the monitoring namespace's NetworkPolicies, which are the monitoring plan's
+    recorded = {k: d for k, d in recorded.items() if k[0] != "NetworkPolicy" or k[1] in tenants}
     assert set(planned) == set(recorded)
     for key, document in planned.items():
         expected = _comparable(recorded[key])

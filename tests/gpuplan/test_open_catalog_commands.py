@@ -33,7 +33,12 @@ A30 = {
     "migProfiles": [{"name": "1g.6gb", "maxCount": 4, "memorySlices": 2, "memory": "5952Mi"}],
 }
 EXISTING = {
-    "cluster": {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35", "existing": {"context": "lab"}},
+    "cluster": {
+        "platform": "existing",
+        "name": "lab",
+        "kubernetesVersion": "1.35",
+        "existing": {"context": "lab", "deployerGroups": ["platform-deployers"]},
+    },
     "kubeconfig": {"secure": "v1:offline-placeholder"},
     "nodePools": [
         {"name": "a5000", "gpu": A5000, "gpusPerNode": 4, "maxNodes": 2, "nodes": ["ws-1", "ws-2"]},

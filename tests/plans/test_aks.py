@@ -86,7 +86,12 @@ def aks_config(**operator):
         qualify(
             {
                 "azure-native:location": "eastus",
-                "cluster": {"platform": "aks", "name": "c", "kubernetesVersion": "1.35"},
+                "cluster": {
+                    "platform": "aks",
+                    "name": "c",
+                    "kubernetesVersion": "1.35",
+                    "aks": {"authorizedIpRanges": ["203.0.113.0/24"]},
+                },
                 "nodePools": [{"name": "t4", "gpu": "T4", "maxNodes": 1, "gpuStack": "device-plugin"}],
                 **({"gpuOperator": operator} if operator else {}),
             }

@@ -359,12 +359,28 @@ def test_the_autoscaler_may_scale_only_this_clusters_groups():
         for s in eks_plan.autoscaler_policy("gpu-prod")["Statement"]
         if "autoscaling:SetDesiredCapacity" in s["Action"]
     )
-    assert scale["Condition"] == {"StringEquals": {"aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-prod": "owned"}}
-    trust = eks_plan.pod_identity_trust_policy()["Statement"][0]
+    # EKS puts the owner tag on every managed node group (the system nodes' too): the platform's own marker, which
+    # only autoscaled pools carry, must match as well.
+    assert scale["Condition"] == {
+        "StringEquals": {
+            "aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-prod": "owned",
+            "aws:ResourceTag/dra-gpu-platform.io/autoscaled": "true",
+        }
+    }
+    arn = "arn:aws:eks:us-east-1:123456789012:cluster/gpu-prod"
+    trust = eks_plan.pod_identity_trust_policy(arn, "kube-system", "cluster-autoscaler")["Statement"][0]
     assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and trust["Action"] == [
         "sts:AssumeRole",
         "sts:TagSession",
     ]
+    # only this cluster's service account may assume it: the session tags EKS Pod Identity attaches
+    assert trust["Condition"] == {
+        "StringEquals": {
+            "aws:RequestTag/eks-cluster-arn": arn,
+            "aws:RequestTag/kubernetes-namespace": "kube-system",
+            "aws:RequestTag/kubernetes-service-account": "cluster-autoscaler",
+        }
+    }
 
 
 def test_every_supported_minor_has_an_entry_for_every_addon_and_credentials_go_through_pod_identity():

@@ -46,7 +46,15 @@ CLUSTERS = {
         },
         {"aws:region": "us-east-1"},
     ),
-    "aks": ({"platform": "aks", "name": "c", "kubernetesVersion": "1.35"}, {"azure-native:location": "eastus"}),
+    "aks": (
+        {
+            "platform": "aks",
+            "name": "c",
+            "kubernetesVersion": "1.35",
+            "aks": {"authorizedIpRanges": ["203.0.113.0/24"]},
+        },
+        {"azure-native:location": "eastus"},
+    ),
     "existing": ({"platform": "existing", "name": "c", "kubernetesVersion": "1.35"}, {"kubeconfig": "apiVersion: v1"}),
     "kind-nvidia": (
         {"platform": "kind", "name": "c", "kubernetesVersion": "1.35", "kind": {"gpuDriver": "nvidia"}},

@@ -98,7 +98,8 @@ def test_namespaces_carry_their_quota_and_claim_template_bodies():
     research = next(ns for ns in _plan("prod").namespaces if ns.name == "ml-research")
     assert research.labels["gpu-mode"] == "dra-only" and research.quota
     kinds = [d["kind"] for d in research.manifests()]
-    assert kinds[:2] == ["Namespace", "ResourceQuota"] and set(kinds[2:]) == {"ResourceClaimTemplate"}
+    assert kinds[:3] == ["Namespace", "ResourceQuota", "ResourceQuota"]
+    assert set(kinds[3:]) == {"NetworkPolicy", "ResourceClaimTemplate"}
     template = research.claim_templates[0]
     assert template.devices()["requests"][0]["name"] == template.claim.request
 

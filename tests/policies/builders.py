@@ -199,15 +199,28 @@ def agent_pool(
     }
 
 
-def managed_cluster(*, local_accounts_disabled: bool | None = True, profiles: list[dict] | None = None) -> dict:
+def managed_cluster(
+    *,
+    local_accounts_disabled: bool | None = True,
+    profiles: list[dict] | None = None,
+    access: dict | None = None,
+    network_policy: str | None = "cilium",
+) -> dict:
     props: dict[str, Any] = {
         "resourceGroupName": "rg",
+        "apiServerAccessProfile": access if access is not None else {"authorizedIPRanges": ["203.0.113.0/24"]},
         "agentPoolProfiles": profiles
         if profiles is not None
         else [{"name": "system", "vmSize": "Standard_D4s_v5", "count": 2.0, "mode": "System"}],
     }
     if local_accounts_disabled is not None:
         props["disableLocalAccounts"] = local_accounts_disabled
+    if network_policy is not None:
+        props["networkProfile"] = {
+            "networkPlugin": "azure",
+            "networkDataplane": "cilium",
+            "networkPolicy": network_policy,
+        }
     return props
 
 
@@ -305,34 +318,10 @@ def claim_template(
 
 
 def guard_policy(name: str = dra_only_rules.POLICY_NAME) -> dict:
-    """The dra-only guard exactly as components/resources/tenancy/dra_only_guard.py declares it."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": [""],
-                        "apiVersions": ["v1"],
-                        "operations": ["CREATE", "UPDATE"],
-                        "resources": ["pods"],
-                    }
-                ]
-            },
-            "matchConditions": [{"name": n, "expression": e} for n, e in dra_only_rules.MATCH_CONDITIONS.items()],
-            "variables": [{"name": n, "expression": e} for n, e in dra_only_rules.VARIABLES.items()],
-            "validations": [
-                {
-                    "expression": dra_only_rules.VALIDATION,
-                    "messageExpression": dra_only_rules.MESSAGE_EXPRESSION,
-                    "reason": "Forbidden",
-                }
-            ],
-        },
-    }
+    """The GPU guard exactly as components/resources/tenancy/dra_only_guard.py declares it (its plan's manifest)."""
+    manifest = dra_only_rules.DRA_ONLY_POLICY.policy_manifest()
+    manifest["metadata"]["name"] = name
+    return manifest
 
 
 def guard_binding(

@@ -39,6 +39,17 @@ NAMES = [
     "gpu-budget",
     "gpu-always-on-cost",
     "claims-satisfiable",
+    "tenant-namespace-pod-security",
+    "tenant-quota-closed",
+    "tenant-guard-holds",
+    "tenant-controls-guarded",
+    "tenant-network-isolated",
+    "cluster-admin-scoped",
+    "control-plane-audit-logs",
+    "pod-identity-trust-scoped",
+    "autoscaler-iam-scoped",
+    "monitoring-secrets-namespaced",
+    "helm-images-by-digest",
 ]
 
 

@@ -5,14 +5,19 @@ Rules no stack file can break, because the stack contract or the components prev
 the hand-built tests in test_*_rules.py):
 - gpu-node-pool-tainted, imds-v2-required: every GPU pool gets the taint and an IMDSv2 launch template.
 - gpu-node-pool-nvidia-ami: nodePools[].amiType only accepts the NVIDIA AMI types.
-- cluster-endpoint-private: config rules refuse a public endpoint without CIDRs and 0.0.0.0/0; AKS always
-  disables local accounts.
+- cluster-endpoint-private: config rules refuse a public endpoint without CIDRs, internet-wide CIDR sets and an
+  AKS API server neither private nor limited to authorized ranges; AKS always disables local accounts.
 - claim-template-class-exists, device-plugin-retirement-safe: config rules refuse unknown classes and
   legacy/dual namespaces without a device-plugin pool.
 - dra-quota-keys-valid: quota keys are built from `quota.claims`/`quota.devices`, always in the real form.
 - dra-only-namespace-guarded: the guard and its binding are always installed; stack files declare no workloads.
 - dra-driver-not-beside-device-plugin: placement follows from `gpuStack` (labels, selectors, operand labels).
 - helm-release-pinned: chart versions come from validated `gpuOperator.version`/`draDriver.version`.
+- tenant-namespace-pod-security, tenant-quota-closed, tenant-guard-holds, tenant-network-isolated: every tenant
+  namespace gets its labels, closed quotas, guard and NetworkPolicies (PSA labels cannot be set by hand).
+- cluster-admin-scoped, control-plane-audit-logs, pod-identity-trust-scoped, autoscaler-iam-scoped: the cluster
+  components always declare them (an AKS stack without admin groups also breaks tenant-controls-guarded).
+- monitoring-secrets-namespaced, helm-images-by-digest: the releases' values are the platform's.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ EXPECTED = {
     "Pulumi.production-unprotected.yaml": (PROD_CONFIG, "protected-in-production", "mandatory"),
     "Pulumi.over-gpu-budget.yaml": (PROD_CONFIG, "gpu-budget", "advisory"),
     "Pulumi.claim-cannot-fit.yaml": (None, "claims-satisfiable", "mandatory"),
+    "Pulumi.tenant-controls-unguarded.yaml": (PROD_CONFIG, "tenant-controls-guarded", "mandatory"),
 }
 
 

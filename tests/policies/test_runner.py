@@ -145,7 +145,15 @@ def test_a_violation_remediation_cannot_fix_is_reported_as_mandatory():
 
 
 def test_unknown_values_become_a_note_not_a_violation():
-    cluster = reg(b.EKS_CLUSTER, "eks", {"vpcConfig": {"endpointPublicAccess": UNKNOWN_BOOLEAN_VALUE}})
+    cluster = reg(
+        b.EKS_CLUSTER,
+        "eks",
+        {
+            "vpcConfig": {"endpointPublicAccess": UNKNOWN_BOOLEAN_VALUE},
+            "accessConfig": {"bootstrapClusterCreatorAdminPermissions": False},
+            "enabledClusterLogTypes": ["audit"],
+        },
+    )
     report = run([cluster])
     assert report.violations == []
     assert report.notes == [

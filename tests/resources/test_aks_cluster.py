@@ -33,6 +33,7 @@ STACK = {
             "resourceGroup": "rg-shared",
             "existingResourceGroup": True,
             "adminGroupObjectIds": ["6f1e0c3a-2d4b-4c5e-8f70-9a1b2c3d4e5f"],
+            "authorizedIpRanges": ["203.0.113.0/24"],
             "systemNodes": {"vmSize": "Standard_D8s_v5", "count": 3},
         },
     },
@@ -98,8 +99,12 @@ def test_system_pool_is_inline_and_gpu_pools_are_user_agent_pools(run):
     assert [(p["name"], p["mode"], p["vmSize"], p["count"]) for p in cluster["agentPoolProfiles"]] == [
         ("system", "System", "Standard_D8s_v5", 3)
     ]
-    # no ignore_changes: edits to the system pool apply through the cluster (the GPU pools are AgentPools)
-    assert "ignoreChanges" not in registration(run, "gpu-lab-aks-aks").options
+    # edits to the system pool apply through the cluster (the GPU pools are AgentPools): only the network policy
+    # engine is left as an existing cluster has it (moving to Cilium reimages nodes; docs/security.md)
+    assert registration(run, "gpu-lab-aks-aks").options["ignoreChanges"] == [
+        "networkProfile.networkDataplane",
+        "networkProfile.networkPolicy",
+    ]
     found = pools(run)
     assert set(found) == {"h100mig", "t4spot"}
     assert {p["mode"] for p in found.values()} == {"User"}
@@ -168,6 +173,7 @@ def test_protect_and_timeouts(run, staging):
     protected = {r.name for r in run.resources if r.protect and r.name.startswith("gpu-lab-aks")}
     assert protected == {
         "gpu-lab-aks-aks",
+        "gpu-lab-aks-audit-workspace",  # losing it loses the audit trail
         "gpu-lab-aks-pool-h100-mig-agent-pool",
         "gpu-lab-aks-pool-t4-spot-agent-pool",
     }
@@ -188,6 +194,7 @@ def test_protect_covers_a_created_resource_group():
     assert protected == {
         "gpu-staging-aks-resource-group",
         "gpu-staging-aks-aks",
+        "gpu-staging-aks-audit-workspace",
         "gpu-staging-aks-pool-a100-mig-agent-pool",
         "gpu-staging-aks-pool-t4-legacy-agent-pool",
     }
@@ -235,11 +242,12 @@ def locked():
     """Private API server, no autoscaler, the stack names the kubelogin mode: the cluster component alone."""
     config = copy.deepcopy(STACK)
     config["cluster"]["aks"].update(privateCluster=True, kubeloginMode="workloadidentity")
+    del config["cluster"]["aks"]["authorizedIpRanges"], config["cluster"]["aks"]["adminGroupObjectIds"]
     config["autoscaler"] = {"enabled": False}
     return cluster_alone(config, "lab")
 
 
-def test_the_identity_running_pulumi_administers_the_clusters_kubernetes_objects(staging):
+def test_the_deployers_group_administers_the_clusters_kubernetes_objects(staging):
     from gpuplan.engine.mock_outputs import FAKE_SUBSCRIPTION
 
     assignment = registration(staging, "gpu-staging-aks-deployer-admin")
@@ -247,12 +255,54 @@ def test_the_identity_running_pulumi_administers_the_clusters_kubernetes_objects
     assert inputs["roleDefinitionId"] == (
         f"/subscriptions/{FAKE_SUBSCRIPTION}/providers/Microsoft.Authorization/roleDefinitions/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
     )
-    assert inputs["principalId"] == "00000000-0000-0000-0000-0000000000b1"  # getClientConfig().objectId
-    assert inputs["principalType"] == "User"  # the azurecli login
+    # an Entra ID group (cluster.aks.adminGroupObjectIds[0]), not whoever happens to run `pulumi up`
+    assert inputs["principalId"] == "00000000-0000-0000-0000-00000000ad01"
+    assert inputs["principalType"] == "Group"
     assert inputs["scope"] == "gpu-staging-aks-aks-id"  # the cluster's resource id (the mock's id for it)
     assert registration(staging, "gpu-staging-aks-aks").urn in assignment.dependencies
     provider = staging.of_type(K8S_PROVIDER)[0]
     assert assignment.urn in provider.dependencies  # no Kubernetes object before the deployer may create it
+
+
+def test_cilium_enforces_network_policies_and_the_api_servers_audit_log_goes_to_log_analytics(staging):
+    network = clean_inputs(registration(staging, "gpu-staging-aks-aks"))["networkProfile"]
+    assert (network["networkPlugin"], network["networkPluginMode"]) == ("azure", "overlay")
+    assert (network["networkDataplane"], network["networkPolicy"]) == ("cilium", "cilium")
+    workspace = clean_inputs(registration(staging, "gpu-staging-aks-audit-workspace"))
+    assert workspace["sku"] == {"name": "PerGB2018"} and workspace["retentionInDays"] == 90
+    setting = registration(staging, "gpu-staging-aks-audit-logs")
+    inputs = clean_inputs(setting)
+    assert inputs["resourceUri"] == "gpu-staging-aks-aks-id" and inputs["logAnalyticsDestinationType"] == "Dedicated"
+    assert [(log["category"], log["enabled"]) for log in inputs["logs"]] == [
+        ("kube-audit-admin", True),
+        ("kube-apiserver", True),
+        ("guard", True),
+    ]
+    assert setting.type == "azure-native:monitor:DiagnosticSetting"
+
+
+def test_reader_and_namespace_writer_groups_get_their_roles_at_their_scope(tmp_path):
+    from gpuplan.engine.mock_outputs import FAKE_SUBSCRIPTION
+
+    config = copy.deepcopy(load_committed("staging"))
+    config["cluster"]["aks"].update(
+        viewerGroupObjectIds=["00000000-0000-0000-0000-0000000000e1"],
+        namespaceEditors=[{"groupObjectId": "00000000-0000-0000-0000-0000000000e2", "namespaces": ["ml-research"]}],
+        logAnalyticsWorkspaceId="/subscriptions/s/resourceGroups/rg-logs/providers/Microsoft.OperationalInsights/workspaces/central",
+    )
+    program = cluster_alone(config, "staging")
+    roles = {r.name: clean_inputs(r) for r in program if r.type == "azure-native:authorization:RoleAssignment"}
+    role = f"/subscriptions/{FAKE_SUBSCRIPTION}/providers/Microsoft.Authorization/roleDefinitions/"
+    viewer = roles["gpu-staging-aks-viewer-00000000-0000-0000-0000-0000000000e1"]
+    assert viewer["roleDefinitionId"] == role + "7f6c6a51-bcf8-42ba-9220-52d62157d7db"  # RBAC Reader: no Secrets
+    assert viewer["scope"] == "gpu-staging-aks-aks-id" and viewer["principalType"] == "Group"
+    editor = roles["gpu-staging-aks-editor-00000000-0000-0000-0000-0000000000e2-ml-research"]
+    assert editor["roleDefinitionId"] == role + "a7ffa36f-339b-4b5c-8bdf-e2c188b2c0eb"  # RBAC Writer
+    assert editor["scope"] == "gpu-staging-aks-aks-id/namespaces/ml-research"
+    # an existing workspace: none created, the setting writes there
+    assert not [r for r in program if r.type == "azure-native:operationalinsights:Workspace"]
+    setting = next(r for r in program if r.type == "azure-native:monitor:DiagnosticSetting")
+    assert clean_inputs(setting)["workspaceId"].endswith("/workspaces/central")
 
 
 def test_api_server_ranges_and_the_managed_autoscaler_profile(staging, locked):
@@ -277,7 +327,10 @@ def test_the_stack_can_name_the_kubelogin_mode_and_the_role_assignment_follows(l
     provider = locked.of_type(K8S_PROVIDER)[0]
     args = yaml.safe_load(provider.inputs["kubeconfig"]["value"])["users"][0]["user"]["exec"]["args"]
     assert args[args.index("--login") + 1] == "workloadidentity" and "--client-id" not in args
-    assert clean_inputs(registration(locked, "gpu-lab-aks-deployer-admin"))["principalType"] == "ServicePrincipal"
+    # without a deployers' group, the identity itself (and the platform says what that leaves open)
+    inputs = clean_inputs(registration(locked, "gpu-lab-aks-deployer-admin"))
+    assert inputs["principalType"] == "ServicePrincipal"
+    assert inputs["principalId"] == "00000000-0000-0000-0000-0000000000b1"  # getClientConfig().objectId
     assert (
         "info",
         "kubeconfig signs in with kubelogin --login workloadidentity (cluster.aks.kubeloginMode)",

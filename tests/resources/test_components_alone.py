@@ -201,7 +201,8 @@ def test_tenant_namespace_creates_exactly_the_plans_manifests(protect):
 def test_tenant_namespace_without_quota_or_templates_creates_only_the_namespace():
     from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace, TenantNamespaceArgs
 
-    plan = NamespacePlan("legacy", "legacy", {"gpu-mode": "legacy"}, {})
+    # a plan built by hand without quota, priority quota or policies: the component adds nothing of its own
+    plan = NamespacePlan("legacy", "legacy", {"gpu-mode": "legacy"}, {}, priority_quota=None)
     registered = register(lambda: TenantNamespace("lab-ns-legacy", TenantNamespaceArgs(plan, provider())))
     assert sorted(r.type for r in registered if r.custom and "providers" not in r.type) == [NAMESPACE]
 
@@ -275,7 +276,11 @@ def test_the_dra_only_guard_and_maintenance_take_their_plans():
     from dra_gpu_platform.resources.dra.maintenance import Maintenance, MaintenanceArgs
     from dra_gpu_platform.resources.tenancy.dra_only_guard import DraOnlyGuard, DraOnlyGuardArgs
 
-    policy = replace(DRA_ONLY_POLICY, name="no-legacy-gpus", namespace_labels={"gpu-mode": "dra-only", "tier": "a"})
+    policy = replace(
+        DRA_ONLY_POLICY,
+        name="no-legacy-gpus",
+        namespace_selector={"matchLabels": {"gpu-mode": "dra-only", "tier": "a"}},
+    )
     taint = DeviceTaintRulePlan(
         "bad-gpu", "gpu.example.com", "node-2", "gpu-7", "example.com/degraded", None, "NoSchedule"
     )

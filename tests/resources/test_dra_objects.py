@@ -184,21 +184,50 @@ def test_claim_templates_have_v1_shapes(run):
     assert isinstance(devices["research/training-gpus"]["requests"][0]["exactly"]["count"], int)
 
 
-def test_quotas_use_the_real_keys(run):
-    quotas = {name: q["spec"]["hard"] for name, q in objects(run, "ResourceQuota").items()}
-    assert quotas == {
-        "research/gpu-quota": {
-            "count/resourceclaims.resource.k8s.io": "10",
-            "a100-3g.deviceclass.resource.k8s.io/devices": "4",
-            "h100.deviceclass.resource.k8s.io/devices": "16",
-            "requests.nvidia.com/gpu": "0",
-        },
-        "migrating/gpu-quota": {
-            "mig.nvidia.com.deviceclass.resource.k8s.io/devices": "7",
-            "requests.nvidia.com/gpu": "4",
-        },
-        "legacy/gpu-quota": {"requests.nvidia.com/gpu": "8"},
+def test_quotas_close_every_class_of_the_cluster(run):
+    quotas = {name: q["spec"] for name, q in objects(run, "ResourceQuota").items()}
+    classes = (
+        "a100-3g",
+        "ampere-or-newer",
+        "gpu.nvidia.com",
+        "h100",
+        "mig.nvidia.com",
+        "t4-shared",
+        "vfio.gpu.nvidia.com",
+    )
+    closed = {f"{c}.deviceclass.resource.k8s.io/devices": "0" for c in classes}
+    assert quotas["research/gpu-quota"]["hard"] == {
+        **closed,
+        "count/resourceclaims.resource.k8s.io": "10",
+        "a100-3g.deviceclass.resource.k8s.io/devices": "4",
+        "h100.deviceclass.resource.k8s.io/devices": "16",
+        "requests.nvidia.com/gpu": "0",
     }
+    assert quotas["migrating/gpu-quota"]["hard"] == {
+        **closed,
+        "mig.nvidia.com.deviceclass.resource.k8s.io/devices": "7",
+        "count/resourceclaims.resource.k8s.io": "7",  # as many claims as the granted devices back
+        "requests.nvidia.com/gpu": "4",
+    }
+    # a legacy namespace makes no DRA claims at all: every class and the claim count at 0
+    assert quotas["legacy/gpu-quota"]["hard"] == {
+        **closed,
+        "count/resourceclaims.resource.k8s.io": "0",
+        "requests.nvidia.com/gpu": "8",
+    }
+    for namespace in ("research", "migrating", "legacy"):
+        assert quotas[f"{namespace}/gpu-system-priority"] == {
+            "hard": {"pods": "0"},
+            "scopeSelector": {
+                "matchExpressions": [
+                    {
+                        "operator": "In",
+                        "scopeName": "PriorityClass",
+                        "values": ["system-cluster-critical", "system-node-critical"],
+                    }
+                ]
+            },
+        }
 
 
 def test_namespaces_are_labelled_with_their_migration_state(run):
@@ -213,19 +242,32 @@ def test_namespaces_are_labelled_with_their_migration_state(run):
     assert "resource.kubernetes.io/admin-access" not in labels["migrating"]
 
 
-def test_admission_policy_is_bound_to_dra_only_namespaces(run):
+def test_the_gpu_guard_is_bound_to_every_tenant_namespace_and_covers_ephemeral_containers(run):
     binding = objects(run, "ValidatingAdmissionPolicyBinding")["gpu-dra-only"]
     assert binding["spec"]["policyName"] == "gpu-dra-only"
-    assert binding["spec"]["matchResources"]["namespaceSelector"] == {"matchLabels": {"gpu-mode": "dra-only"}}
+    assert binding["spec"]["matchResources"]["namespaceSelector"] == {
+        "matchExpressions": [{"key": "gpu-mode", "operator": "Exists"}]
+    }
     assert binding["spec"]["validationActions"] == ["Deny", "Audit"]
     policy = objects(run, "ValidatingAdmissionPolicy")["gpu-dra-only"]
     assert policy["spec"]["matchConstraints"]["resourceRules"] == [
-        {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"], "resources": ["pods"]}
+        {
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "operations": ["CREATE", "UPDATE"],
+            "resources": ["pods", "pods/ephemeralcontainers"],
+        }
     ]
+    # no exemption a tenant can set, and an error denies
+    assert "matchConditions" not in policy["spec"] and policy["spec"]["failurePolicy"] == "Fail"
+    # the registered objects are the plan's, field for field (the plan is what `gpuplan fit` evaluates)
+    from dra_gpu_platform.plans.admission_policy import DRA_ONLY_POLICY
+
+    assert policy["spec"] == DRA_ONLY_POLICY.policy_manifest()["spec"]
 
 
-def _pod(containers, init=None, priority=None):
-    spec = {"containers": containers}
+def _pod(containers, init=None, priority=None, **spec):
+    spec = {"containers": containers, **spec}
     if init is not None:
         spec["initContainers"] = init
     if priority:
@@ -233,46 +275,91 @@ def _pod(containers, init=None, priority=None):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "research"}, "spec": spec}
 
 
-def _admit(policy: dict, pod: dict) -> tuple[bool, str | None]:
-    """Evaluate the policy as the API server does: matchConditions, variables, validations, message."""
-    from dra_gpu_platform.dra.cel import evaluate
-
-    spec = policy["spec"]
-    context = {"object": pod, "namespaceObject": {"metadata": {"name": pod["metadata"]["namespace"]}}}
-    if not all(evaluate(m["expression"], context) for m in spec["matchConditions"]):
-        return True, None
-    variables: dict = {}
-    for variable in spec["variables"]:
-        variables[variable["name"]] = evaluate(variable["expression"], {**context, "variables": variables})
-    for validation in spec["validations"]:
-        if not evaluate(validation["expression"], {**context, "variables": variables}):
-            return False, evaluate(validation["messageExpression"], {**context, "variables": variables})
-    return True, None
-
-
 GPU = {"nvidia.com/gpu": "1"}
+CLAIM = {"resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "training-gpus"}]}
+TOLERATE_GPU = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
 
 
 @pytest.mark.parametrize(
     "pod, allowed",
     [
-        (_pod([{"name": "train", "resources": {"claims": [{"name": "gpu"}]}}]), True),
+        (_pod([{"name": "train", "resources": {"claims": [{"name": "gpu"}]}}], **CLAIM), True),
         (_pod([{"name": "cpu", "resources": {"requests": {"cpu": "1"}}}]), True),
         (_pod([{"name": "plain"}]), True),
         (_pod([{"name": "train", "resources": {"limits": GPU}}]), False),
         (_pod([{"name": "app"}], init=[{"name": "warmup", "resources": {"requests": GPU}}]), False),
-        (_pod([{"name": "node-agent", "resources": {"limits": GPU}}], priority="system-node-critical"), True),
+        (_pod([{"name": "slice", "resources": {"limits": {"nvidia.com/mig-1g.10gb": "1"}}}]), False),
+        (_pod([{"name": "shared", "resources": {"limits": {"nvidia.com/gpu.shared": "1"}}}]), False),
+        # the exemption a tenant could set is gone: a system priority is refused outright
+        (_pod([{"name": "node-agent", "resources": {"limits": GPU}}], priority="system-node-critical"), False),
+        (_pod([{"name": "agent"}], priority="system-cluster-critical"), False),
+        (_pod([{"name": "all", "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]}], **CLAIM), False),
+        (_pod([{"name": "void", "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "void"}]}]), True),
+        (
+            _pod(
+                [{"name": "a"}],
+                ephemeralContainers=[{"name": "dbg", "env": [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "0"}]}],
+            ),
+            False,
+        ),
+        (_pod([{"name": "sneak"}], tolerations=TOLERATE_GPU), False),
+        (_pod([{"name": "sneak"}], tolerations=[{"operator": "Exists"}]), False),
+        (
+            _pod([{"name": "train", "resources": {"claims": [{"name": "gpu"}]}}], tolerations=TOLERATE_GPU, **CLAIM),
+            True,
+        ),
+        (_pod([{"name": "pinned"}], nodeName="gpu-node-1"), False),
     ],
-    ids=["dra-claim", "cpu-only", "no-resources", "limits-gpu", "init-requests-gpu", "system-node-critical"],
+    ids=[
+        "dra-claim",
+        "cpu-only",
+        "no-resources",
+        "limits-gpu",
+        "init-requests-gpu",
+        "mig-slice",
+        "time-sliced",
+        "system-node-critical",
+        "system-cluster-critical",
+        "visible-devices-env",
+        "void-env",
+        "ephemeral-env",
+        "gpu-toleration-without-claim",
+        "tolerate-everything",
+        "gpu-toleration-with-claim",
+        "node-name",
+    ],
 )
-def test_admission_policy_cel_allows_and_denies_pods(run, pod, allowed):
+def test_gpu_guard_cel_allows_and_denies_pods(run, pod, allowed):
+    from dra_gpu_platform.plans.admission_policy import AdmissionRequest, denials
+
     policy = objects(run, "ValidatingAdmissionPolicy")["gpu-dra-only"]
-    admitted, message = _admit(policy, pod)
-    assert admitted is allowed
-    if not allowed:
+    namespace = {"metadata": {"name": "research", "labels": {"gpu-mode": "dra-only"}}}
+    found = denials(policy["spec"], AdmissionRequest(pod, namespace))
+    assert (found == []) is allowed, found
+    assert not any(message.startswith("policy error") for message in found)
+    if any(
+        "nvidia.com/" in str(c.get("resources"))
+        for c in pod["spec"]["containers"] + pod["spec"].get("initContainers", [])
+    ):
         name = (pod["spec"].get("initContainers") or pod["spec"]["containers"])[0]["name"]
-        assert message.startswith("namespace research is gpu-mode=dra-only: container(s) ")
-        assert name in message and "spec.resourceClaims" in message
+        assert found[0].startswith("namespace research is gpu-mode=dra-only: container(s) ")
+        assert name in found[0] and "spec.resourceClaims" in found[0]
+
+
+def test_legacy_namespaces_keep_nvidia_gpu_and_lose_the_rest(run):
+    from dra_gpu_platform.plans.admission_policy import AdmissionRequest, denials
+
+    spec = objects(run, "ValidatingAdmissionPolicy")["gpu-dra-only"]["spec"]
+    legacy = {"metadata": {"name": "legacy", "labels": {"gpu-mode": "legacy"}}}
+    gpu_pod = _pod([{"name": "train", "resources": {"limits": GPU}}], tolerations=TOLERATE_GPU)
+    assert denials(spec, AdmissionRequest(gpu_pod, legacy)) == []
+    # zero GPUs is no GPU: the toleration would put an unallocated container on a GPU node
+    zero = _pod([{"name": "train", "resources": {"limits": {"nvidia.com/gpu": "0"}}}], tolerations=TOLERATE_GPU)
+    assert "tolerates the GPU taint" in denials(spec, AdmissionRequest(zero, legacy))[0]
+    # a running pod keeps its nodeName through updates; only creating a pod with one is refused
+    bound = _pod([{"name": "train", "resources": {"limits": GPU}}], nodeName="gpu-node-1")
+    assert denials(spec, AdmissionRequest(bound, legacy, operation="UPDATE")) == []
+    assert "skips the scheduler" in denials(spec, AdmissionRequest(bound, legacy))[0]
 
 
 INVENTED_KEYS = {"alternatives", "priority", "operator"}  # request/constraint fields articles invent
@@ -303,6 +390,9 @@ def test_no_object_uses_an_invented_field(run):
         inputs = clean_inputs(resource)
         text = json.dumps(inputs)
         for word in INVENTED:
+            # the GPU guard names the NVIDIA runtime's variable to deny it in pods; no DRA object carries it
+            if word == "NVIDIA_VISIBLE_DEVICES" and inputs.get("kind") == "ValidatingAdmissionPolicy":
+                continue
             assert word not in text, (resource.urn, word)
         for path, key in _keys(inputs):
             if "requests" in path or "constraints" in path:

@@ -5,6 +5,7 @@ IAM, encryption, endpoint, protect, timeouts, and the cluster's Kubernetes provi
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 import yaml
@@ -286,7 +287,8 @@ def test_cluster_api_access_encryption_logging_and_endpoint(run):
     cluster = by_name(run, CLUSTER)["gpu-lab-eks-eks"]
     key_arn = registration(run, "gpu-lab-eks-secrets-key").state["arn"]
     assert cluster["name"] == "gpu-lab" and cluster["version"] == "1.35"
-    assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": True}
+    # no admin outside the program: whoever creates the cluster gets no access of their own (an access entry below)
+    assert cluster["accessConfig"] == {"authenticationMode": "API", "bootstrapClusterCreatorAdminPermissions": False}
     assert cluster["encryptionConfig"] == {"provider": {"keyArn": key_arn}, "resources": ["secrets"]}
     assert cluster["enabledClusterLogTypes"] == ["api", "audit", "authenticator", "controllerManager", "scheduler"]
     vpc = cluster["vpcConfig"]
@@ -324,6 +326,36 @@ def test_admin_roles_get_access_entries_with_the_cluster_admin_policy(run):
     assert entry["principalArn"] == ADMIN and entry["type"] == "STANDARD"
     assert association["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
     assert association["accessScope"] == {"type": "cluster"} and association["principalArn"] == ADMIN
+
+
+def test_the_deployer_viewers_and_namespace_editors_get_their_own_access_entries(run, tmp_path):
+    entries = by_name(run, "aws:eks/accessEntry:AccessEntry")
+    associations = by_name(run, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+    # the deployer (the caller's role, not its session) is cluster admin in the deployers' group
+    deployer = entries["gpu-lab-eks-deployer-access"]
+    assert deployer["principalArn"] == f"arn:aws:iam::{FAKE_ACCOUNT}:role/offline-deployer"
+    assert deployer["kubernetesGroups"] == ["dra-gpu-platform:deployers"]
+    admin = associations["gpu-lab-eks-deployer-access-admin"]
+    assert admin["policyArn"].endswith("/AmazonEKSClusterAdminPolicy") and admin["accessScope"] == {"type": "cluster"}
+    provider = next(r for r in run.of_type(K8S_PROVIDER))
+    assert registration(run, "gpu-lab-eks-deployer-access-admin").urn in provider.dependencies
+
+    config = copy.deepcopy(STACK)
+    viewer, editor, deployer_arn = (f"arn:aws:iam::{FAKE_ACCOUNT}:role/{n}" for n in ("auditors", "ml-team", "ci"))
+    config["cluster"]["eks"].update(
+        deployerRoleArn=deployer_arn,
+        viewerRoleArns=[viewer],
+        namespaceEditors=[{"roleArn": editor, "namespaces": ["research", "legacy"]}],
+    )
+    tiers = run_config(tmp_path, config, stack="lab")
+    entries = by_name(tiers, "aws:eks/accessEntry:AccessEntry")
+    associations = by_name(tiers, "aws:eks/accessPolicyAssociation:AccessPolicyAssociation")
+    assert entries["gpu-lab-eks-deployer-access"]["principalArn"] == deployer_arn
+    view = associations["gpu-lab-eks-access-auditors-AmazonEKSViewPolicy"]
+    assert view["principalArn"] == viewer and view["accessScope"] == {"type": "cluster"}
+    edit = associations["gpu-lab-eks-access-ml-team-AmazonEKSEditPolicy"]
+    assert edit["policyArn"] == "arn:aws:eks::aws:cluster-access-policy/AmazonEKSEditPolicy"
+    assert edit["accessScope"] == {"type": "namespace", "namespaces": ["legacy", "research"]}
 
 
 def test_new_vpc_spans_the_pinned_zone_with_a_nat_per_zone(run):
@@ -460,7 +492,11 @@ def test_private_access_cidrs_open_443_on_the_cluster_security_group_before_kube
 def test_managed_addons_replace_the_self_managed_ones_without_replacing_the_cluster(run):
     cluster = registration(run, "gpu-lab-eks-eks")
     assert cluster.inputs["bootstrapSelfManagedAddons"] is False
-    assert cluster.options["ignoreChanges"] == ["bootstrapSelfManagedAddons"]  # it forces a new cluster
+    # both force a new cluster and only matter at creation: an existing cluster keeps what it was created with
+    assert sorted(cluster.options["ignoreChanges"]) == [
+        "accessConfig.bootstrapClusterCreatorAdminPermissions",
+        "bootstrapSelfManagedAddons",
+    ]
     addons = {r.inputs["addonName"]: r for r in run.of_type(ADDON)}
     assert set(addons) == {"eks-pod-identity-agent", "vpc-cni", "kube-proxy", "coredns", "aws-ebs-csi-driver"}
     assert addons["kube-proxy"].inputs["addonVersion"] == "v1.35.3-eksbuild.13"
@@ -478,11 +514,22 @@ def test_managed_addons_replace_the_self_managed_ones_without_replacing_the_clus
 def test_vpc_cni_and_ebs_csi_credentials_come_through_pod_identity(run):
     addons = {r.inputs["addonName"]: clean_inputs(r) for r in run.of_type(ADDON)}
     roles = {r.state["arn"]: clean_inputs(r) for r in run.of_type("aws:iam/role:Role")}
+    cluster_arn = registration(run, "gpu-lab-eks-eks").state["arn"]
     for name, account in (("vpc-cni", "aws-node"), ("aws-ebs-csi-driver", "ebs-csi-controller-sa")):
         (association,) = addons[name]["podIdentityAssociations"]
         assert association["serviceAccount"] == account
-        trust = roles[association["roleArn"]]["assumeRolePolicy"]
-        assert '"pods.eks.amazonaws.com"' in trust and "sts:TagSession" in trust
+        (trust,) = json.loads(roles[association["roleArn"]]["assumeRolePolicy"])["Statement"]
+        assert trust["Principal"] == {"Service": "pods.eks.amazonaws.com"} and "sts:TagSession" in trust["Action"]
+        # only this cluster's kube-system/<account> may assume the role
+        assert trust["Condition"] == {
+            "StringEquals": {
+                "aws:RequestTag/eks-cluster-arn": cluster_arn,
+                "aws:RequestTag/kubernetes-namespace": "kube-system",
+                "aws:RequestTag/kubernetes-service-account": account,
+            }
+        }
+    # the VPC CNI enforces NetworkPolicies (the tenants' default deny)
+    assert json.loads(addons["vpc-cni"]["configurationValues"]) == {"enableNetworkPolicy": "true"}
     for name in ("coredns", "kube-proxy", "eks-pod-identity-agent"):
         assert "podIdentityAssociations" not in addons[name]
 

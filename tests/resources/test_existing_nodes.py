@@ -58,7 +58,7 @@ def test_patches_use_the_clusters_provider_under_the_cluster_component(run):
 
 
 def test_a_pool_without_nodes_gets_the_kubectl_commands(run):
-    (warning,) = [message for severity, message in run.logs if severity == "warning"]
+    (warning,) = [m for severity, m in run.logs if severity == "warning" and m.startswith("pool h100")]
     assert warning.startswith("pool h100: no nodes listed")
     assert "will not run on any node until you run" in warning
     for command in label_commands(plan_stack(run.config).pool("h100")):

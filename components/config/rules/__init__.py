@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dra_gpu_platform.config.problems import Problem
 from dra_gpu_platform.config.rules import (
+    access,
     autoscaler,
     cluster,
     compute_domains,
@@ -42,6 +43,7 @@ def consistency_problems(config: StackSections, declared: dict[str, set[str]] | 
         maintenance.check,
         monitoring.check,
         autoscaler.check,
+        access.check,
     ):
         check(context)
     return context.problems

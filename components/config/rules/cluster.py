@@ -7,7 +7,7 @@ import ipaddress
 
 from dra_gpu_platform.config.problems import MISSING
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.facts import chart_releases, driver_charts
+from dra_gpu_platform.facts import chart_releases, driver_charts, ip_ranges
 
 
 def check(r: RuleContext) -> None:
@@ -21,16 +21,13 @@ def check(r: RuleContext) -> None:
                 "a public endpoint needs explicit CIDRs",
                 "list the office/VPN CIDRs, or set endpointPublicAccess: false",
             )
-        for i, cidr in enumerate(settings.public_access_cidrs):
-            if cidr in ("0.0.0.0/0", "::/0"):
-                r.add(
-                    f"cluster.eks.publicAccessCidrs[{i}]",
-                    cidr,
-                    "the API endpoint must not be open to the whole internet",
-                    "list specific CIDRs, or keep the endpoint private",
-                )
-            elif not is_cidr(cidr):
-                r.add(f"cluster.eks.publicAccessCidrs[{i}]", cidr, "not an IPv4 CIDR", "write it like 203.0.113.0/24")
+        _allow_list(
+            r,
+            "cluster.eks.publicAccessCidrs",
+            settings.public_access_cidrs,
+            "the API endpoint must not be open to the internet",
+            "list the office, VPN or CI egress networks you deploy from, or keep the endpoint private",
+        )
         if not settings.endpoint_public_access and not settings.subnet_ids:
             r.add(
                 "cluster.eks.endpointPublicAccess",
@@ -41,16 +38,14 @@ def check(r: RuleContext) -> None:
                 "off afterwards once you reach the VPC), or set subnetIds to private subnets of a VPC you deploy "
                 "from and list that network in privateAccessCidrs",
             )
-        for i, cidr in enumerate(settings.private_access_cidrs):
-            if cidr in ("0.0.0.0/0", "::/0"):
-                r.add(
-                    f"cluster.eks.privateAccessCidrs[{i}]",
-                    cidr,
-                    "the private endpoint must not admit every address that can route to the VPC",
-                    "list the VPN, bastion or CI networks you deploy from, e.g. 10.40.0.0/16",
-                )
-            elif not is_cidr(cidr):
-                r.add(f"cluster.eks.privateAccessCidrs[{i}]", cidr, "not an IPv4 CIDR", "write it like 10.40.0.0/16")
+        _allow_list(
+            r,
+            "cluster.eks.privateAccessCidrs",
+            settings.private_access_cidrs,
+            "the private endpoint must not admit every address that can route to the VPC",
+            "list the VPN, bastion or CI networks you deploy from, e.g. 10.40.0.0/16",
+            example="10.40.0.0/16",
+        )
         if not is_cidr(settings.vpc_cidr):
             r.add("cluster.eks.vpcCidr", settings.vpc_cidr, "not an IPv4 CIDR", "write it like 10.0.0.0/16")
         if not r.c.region:
@@ -63,15 +58,28 @@ def check(r: RuleContext) -> None:
             "add `azure-native:location: eastus` under config",
         )
     if cluster.platform == "aks":
-        for i, cidr in enumerate(settings.authorized_ip_ranges):
-            if not is_cidr(cidr):
-                r.add(f"cluster.aks.authorizedIpRanges[{i}]", cidr, "not an IPv4 CIDR", "write it like 203.0.113.0/24")
+        _allow_list(
+            r,
+            "cluster.aks.authorizedIpRanges",
+            settings.authorized_ip_ranges,
+            "the API server must not be open to the internet",
+            "list the office, VPN or CI egress networks you deploy from, or set privateCluster: true",
+        )
         if settings.private_cluster and settings.authorized_ip_ranges:
             r.add(
                 "cluster.aks.authorizedIpRanges",
                 list(settings.authorized_ip_ranges),
                 "API server authorized IP ranges apply to a public API server; a private cluster has none",
                 "remove authorizedIpRanges, or set privateCluster: false",
+            )
+        if not settings.private_cluster and not settings.authorized_ip_ranges:
+            r.add(
+                "cluster.aks.authorizedIpRanges",
+                [],
+                "an AKS API server that is neither private nor limited to authorized IP ranges is open to the "
+                "whole internet",
+                "set cluster.aks.authorizedIpRanges to the networks you deploy and operate from (CI runners' and VPN "
+                "egress ranges), or set cluster.aks.privateCluster: true and deploy from the cluster's network",
             )
     if cluster.platform == "kind" and settings.node_image:
         tag = settings.node_image.split("@", 1)[0].rsplit(":", 1)[-1]  # name:tag@sha256:digest
@@ -107,6 +115,21 @@ def check(r: RuleContext) -> None:
             "the Pulumi CLI, a placeholder is enough for gpuplan: `dra-gpu-platform:kubeconfig: {secure: v1:offline-placeholder}` "
             "(docs/configuration.md)",
         )
+
+
+def _allow_list(
+    r: RuleContext, at: str, cidrs: list[str], rule: str, fix: str, example: str = "203.0.113.0/24"
+) -> None:
+    """An API server allow-list: every entry an IPv4 CIDR, and together not internet-wide
+    (components/facts/ip_ranges.py)."""
+    for i, cidr in enumerate(cidrs):
+        if not is_cidr(cidr):
+            r.add(f"{at}[{i}]", cidr, "not an IPv4 CIDR", f"write it like {example}")
+        elif ip_ranges.coverage([cidr]).widest:
+            r.add(f"{at}[{i}]", cidr, f"{rule}: {ip_ranges.coverage([cidr]).describe()}", fix)
+    found = ip_ranges.coverage(c for c in cidrs if is_cidr(c))
+    if not found.widest and found.internet_wide:
+        r.add(at, list(cidrs), f"{rule}: {found.describe()}", fix)
 
 
 def is_cidr(text: str) -> bool:

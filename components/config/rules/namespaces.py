@@ -7,8 +7,11 @@ from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
-from dra_gpu_platform.facts import kubernetes
+from dra_gpu_platform.facts import kubernetes, pod_security
+from dra_gpu_platform.facts.naming import ADMIN_ACCESS_LABEL, GPU_MODE_LABEL
 from dra_gpu_platform.facts.quota_charge import Alternative, devices_charged
+
+PROTECTED = (GPU_MODE_LABEL, ADMIN_ACCESS_LABEL)  # labels the platform derives from the namespace's settings
 
 
 def check(r: RuleContext) -> None:
@@ -40,6 +43,15 @@ def check(r: RuleContext) -> None:
                     ns.migration,
                     f"a {ns.migration} namespace needs the DRA driver",
                     "set draDriver.enabled: true",
+                )
+        for key in sorted(ns.labels):
+            if key in PROTECTED or key.startswith(pod_security.LABEL_PREFIX):
+                r.add(
+                    f"{at}.labels.{key}",
+                    ns.labels[key],
+                    "this label is set by the platform from the namespace's settings (and only the deployer may "
+                    "change it in the cluster)",
+                    "use namespaces[].podSecurity (restricted | baseline), migration or adminAccess instead",
                 )
         if ns.migration == "legacy":
             for key, what, claims in (

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.facts.pod_security import PRIVILEGED_NAMESPACE_LABELS
 from dra_gpu_platform.plans.gpu_software import GPU_OPERATOR_NAMESPACE, ReleasePlan
 from dra_gpu_platform.plans.monitoring import alerts as alert_rules
 from dra_gpu_platform.plans.monitoring import sources, values
+from dra_gpu_platform.plans.network_policy import NetworkPolicyPlan, monitoring_policies
 
 # kube-prometheus-stack's node-exporter uses the host network, PID namespace and host paths.
-POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
+POD_SECURITY = PRIVILEGED_NAMESPACE_LABELS
 # The GPU Operator runs dcgm-exporter as this service account in its own namespace
 # (NVIDIA/gpu-operator@v25.10.1 assets/state-dcgm-exporter/0100_service_account.yaml, 0800_daemonset.yaml:26).
 DCGM_SERVICE_ACCOUNT = "nvidia-dcgm-exporter"
@@ -50,6 +52,8 @@ class MonitoringPlan:
     inputs: alert_rules.RuleInputs
     dcgm_rbac: DcgmRbacPlan | None = None
     sources: tuple[sources.Source, ...] = field(default_factory=tuple)
+    # With install: only the namespace itself and the API server (the operator's webhook) reach its pods.
+    network_policies: tuple[NetworkPolicyPlan, ...] = ()
 
 
 def dra_namespaces(config: StackConfig) -> tuple[str, ...]:
@@ -98,4 +102,5 @@ def monitoring_plan(config: StackConfig) -> MonitoringPlan | None:
         inputs=inputs,
         dcgm_rbac=rbac,
         sources=inputs.sources,
+        network_policies=monitoring_policies(values.RELEASE_NAME) if m.install else (),
     )

@@ -96,4 +96,15 @@ def values(config: StackConfig) -> dict[str, Any]:
         "kubeScheduler": {"enabled": not managed_control_plane},
         "kubeEtcd": {"enabled": not managed_control_plane},
         "kube-state-metrics": {"metricLabelsAllowlist": metric_labels_allowlist()},
+        "grafana": grafana_values(config.monitoring.namespace),
     }
+
+
+def grafana_values(namespace: str) -> dict[str, Any]:
+    """Grafana reads ConfigMaps of its own namespace only: with `rbac.namespaced` its rights are a Role there
+    instead of a ClusterRole on every Secret and ConfigMap of the cluster, and its sidecars look for dashboards and
+    datasources in that namespace only, in ConfigMaps (grafana chart 10.5.15 templates/clusterrole.yaml:1,13-17,
+    templates/role.yaml:13,20-24, values.yaml:19-26,1122,1234; kube-prometheus-stack 81.4.3 values.yaml:1384-1390
+    sets searchNamespace ALL; docs/references.md#grafana-namespaced)."""
+    sidecar = {"searchNamespace": [namespace], "resource": "configmap"}
+    return {"rbac": {"namespaced": True}, "sidecar": {"dashboards": dict(sidecar), "datasources": dict(sidecar)}}

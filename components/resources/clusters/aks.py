@@ -1,8 +1,9 @@
 """AksCluster: a resource group (or an existing one), an AKS cluster with a managed identity and Azure AD
-RBAC (local accounts off), API server authorized ranges or a private API server, the managed cluster
-autoscaler's profile, a system pool, one AksGpuNodePool per stack pool, "Azure Kubernetes Service RBAC Cluster
-Admin" for the identity running Pulumi, and the Kubernetes provider built from the cluster's user kubeconfig
-with a kubelogin mode that needs no person."""
+RBAC (local accounts off), API server authorized ranges or a private API server, Azure CNI powered by Cilium
+enforcing NetworkPolicies, the managed cluster autoscaler's profile, a system pool, one AksGpuNodePool per stack
+pool, "Azure Kubernetes Service RBAC Cluster Admin" for the deployers' Entra ID group and the narrower reader and
+namespace-writer groups, the control plane's audit logs in Log Analytics, and the Kubernetes provider built from
+the cluster's user kubeconfig with a kubelogin mode that needs no person."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_azure_native import authorization, containerservice, resources
+from pulumi_azure_native import authorization, containerservice, monitor, operationalinsights, resources
 
 from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts import cluster_access
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.facts.type_tokens import Component
@@ -79,6 +81,9 @@ class AksCluster(pulumi.ComponentResource):
             network_profile=containerservice.ContainerServiceNetworkProfileArgs(
                 network_plugin=containerservice.NetworkPlugin.AZURE,
                 network_plugin_mode=containerservice.NetworkPluginMode.OVERLAY,
+                # Cilium enforces the tenants' NetworkPolicies (components/facts/network.py).
+                network_dataplane=plan.network_dataplane,
+                network_policy=plan.network_policy,
             ),
             api_server_access_profile=containerservice.ManagedClusterAPIServerAccessProfileArgs(
                 authorized_ip_ranges=list(plan.authorized_ip_ranges) or None,
@@ -111,21 +116,48 @@ class AksCluster(pulumi.ComponentResource):
             # AgentPool that already exists ("cannot create already existing subresource"; ContainerService agent
             # pools are not in its default-state list). AKS leaves pools missing from agentPoolProfiles (the GPU
             # AgentPool resources) as they are (docs/references.md#aks-system-pool-inline).
-            opts=pulumi.ResourceOptions(parent=self, protect=protect, custom_timeouts=CLUSTER_TIMEOUTS),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                protect=protect,
+                custom_timeouts=CLUSTER_TIMEOUTS,
+                # A cluster created before the network policy engine keeps its own: moving an existing cluster to
+                # the Cilium dataplane reimages its nodes and is done with `az aks update` (docs/security.md).
+                ignore_changes=["networkProfile.networkDataplane", "networkProfile.networkPolicy"],
+            ),
         )
 
-        # Whoever runs Pulumi administers the cluster's Kubernetes objects through Entra ID RBAC (local accounts
-        # are off, so there is no other way in).
+        # The deployers' Entra ID group administers the cluster's Kubernetes objects through Entra ID RBAC (local
+        # accounts are off, so there is no other way in); nobody is admin on their own.
         client = authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(parent=self))
         admin = authorization.RoleAssignment(
             child(name, "deployer-admin"),
-            principal_id=client.object_id,
-            principal_type=plan.deployer_principal_type,
+            # Without a deployers' group, the identity running `pulumi up` itself (StackPlan.notes says so).
+            principal_id=plan.deployer_group or client.object_id,
+            principal_type=authorization.PrincipalType.GROUP if plan.deployer_group else plan.deployer_principal_type,
             role_definition_id=client.subscription_id.apply(aks_facts.role_definition_id),
             scope=self.cluster.id,
-            description=f"Azure Kubernetes Service RBAC Cluster Admin on {cluster_name} for the identity running Pulumi",
+            description=f"Azure Kubernetes Service RBAC Cluster Admin on {cluster_name} for "
+            + ("the deployers' group" if plan.deployer_group else "the identity running Pulumi"),
             opts=pulumi.ResourceOptions(parent=self),
         )
+        for assignment in plan.role_assignments:
+            scope = self.cluster.id
+            if assignment.namespace is not None:
+                scope = self.cluster.id.apply(lambda cid, ns=assignment.namespace: f"{cid}/namespaces/{ns}")
+            authorization.RoleAssignment(
+                child(name, assignment.name),
+                principal_id=assignment.group_object_id,
+                principal_type=authorization.PrincipalType.GROUP,
+                role_definition_id=client.subscription_id.apply(
+                    lambda sub, role=assignment.role: aks_facts.role_definition_id(sub, role)
+                ),
+                scope=scope,
+                description=f"{cluster_access.AKS_ROLE_NAMES[assignment.role]} on {cluster_name}"
+                + (f" namespace {assignment.namespace}" if assignment.namespace else ""),
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+        if plan.audit_logs is not None:
+            self._audit_logs(name, plan.audit_logs, plan, group_name, tags)
 
         self.pools = {}
         for agent_pool in plan.agent_pools:
@@ -173,4 +205,39 @@ class AksCluster(pulumi.ComponentResource):
                 "kubeconfig": self.kubeconfig,
                 "nodePools": {p: aks_facts.agent_pool_name(p) for p in sorted(self.pools)},
             }
+        )
+
+    def _audit_logs(
+        self,
+        name: str,
+        audit: aks_plan.AuditLogPlan,
+        plan: aks_plan.AksClusterPlan,
+        group_name: pulumi.Input[str],
+        tags: dict[str, str],
+    ) -> None:
+        """The API server's audit trail (kube-audit-admin: every write) into Log Analytics, resource-specific tables."""
+        workspace_id: pulumi.Input[str]
+        if audit.workspace_id is not None:
+            workspace_id = audit.workspace_id
+        else:
+            workspace = operationalinsights.Workspace(
+                child(name, "audit-workspace"),
+                workspace_name=audit.workspace_name,
+                resource_group_name=group_name,
+                location=plan.location,
+                sku=operationalinsights.WorkspaceSkuArgs(name=cluster_access.LOG_ANALYTICS_SKU),
+                retention_in_days=audit.retention_days,
+                tags=tags,
+                # Losing the workspace loses the audit trail.
+                opts=pulumi.ResourceOptions(parent=self, protect=plan.protect),
+            )
+            workspace_id = workspace.id
+        monitor.DiagnosticSetting(
+            child(name, "audit-logs"),
+            name="dra-gpu-platform-audit",
+            resource_uri=self.cluster.id,
+            workspace_id=workspace_id,
+            log_analytics_destination_type=audit.destination_type,
+            logs=[monitor.DiagnosticsLogSettingsArgs(category=c, enabled=True) for c in audit.categories],
+            opts=pulumi.ResourceOptions(parent=self),
         )

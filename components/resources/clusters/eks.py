@@ -1,4 +1,5 @@
-"""EksCluster: an EKS control plane (access entries, KMS-encrypted secrets, control-plane logs with a retention,
+"""EksCluster: an EKS control plane (access entries for the deployer, admins, viewers and namespace editors, no
+bootstrap admin, KMS-encrypted secrets, control-plane logs with a retention,
 private endpoint by default with 443 ingress for privateAccessCidrs), its IAM roles, the EKS managed add-ons, a
 system node group and one EksGpuNodePool per stack pool, the Kubernetes provider everything Kubernetes-side uses,
 and on it the cluster-autoscaler and the EFA device plugin."""
@@ -12,6 +13,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from dra_gpu_platform.facts import cluster_access
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.facts.type_tokens import Component
@@ -92,8 +94,8 @@ class EksCluster(pulumi.ComponentResource):
             ),
             access_config=aws.eks.ClusterAccessConfigArgs(
                 authentication_mode=eks_plan.AUTHENTICATION_MODE,
-                # Whoever runs `pulumi up` becomes cluster admin, so the Kubernetes provider can deploy.
-                bootstrap_cluster_creator_admin_permissions=True,
+                # No admin outside the program: the deployer's access entry below is declared like every other.
+                bootstrap_cluster_creator_admin_permissions=False,
             ),
             encryption_config=aws.eks.ClusterEncryptionConfigArgs(
                 provider=aws.eks.ClusterEncryptionConfigProviderArgs(key_arn=key.arn),
@@ -114,8 +116,10 @@ class EksCluster(pulumi.ComponentResource):
                 # bootstrapSelfManagedAddons forces a new cluster (pulumi_aws ClusterArgs docstring) and only
                 # matters at creation: a cluster created with the default (true) keeps running and its self-managed
                 # add-ons are taken over by the managed ones (resolveConflicts OVERWRITE). terraform-aws-eks
-                # v21.19.0 main.tf:207-212 ignores it the same way.
-                ignore_changes=["bootstrapSelfManagedAddons"],
+                # v21.19.0 main.tf:207-212 ignores it the same way. bootstrapClusterCreatorAdminPermissions cannot be
+                # updated either (EKS UpdateClusterConfig has no such field; it forces a new cluster): a cluster created
+                # with it keeps its creator's access entry until removed by hand (docs/security.md, "EKS access").
+                ignore_changes=["bootstrapSelfManagedAddons", "accessConfig.bootstrapClusterCreatorAdminPermissions"],
             ),
         )
 
@@ -138,7 +142,13 @@ class EksCluster(pulumi.ComponentResource):
         # The CNI, its credentials and kube-proxy exist before any node: nodes become Ready only with a CNI.
         core_addons = EksAddons(
             child(name, "core-addons"),
-            EksAddonsArgs(tuple(a for a in plan.addons if a.before_compute), self.cluster.name, protect, tags=tags),
+            EksAddonsArgs(
+                tuple(a for a in plan.addons if a.before_compute),
+                self.cluster.name,
+                protect,
+                tags=tags,
+                cluster_arn=self.cluster.arn,
+            ),
             parent,
         )
 
@@ -162,6 +172,28 @@ class EksCluster(pulumi.ComponentResource):
                     access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
                     opts=parent,
                 )
+            )
+        admins.append(self._deployer_access(name, access.deployer_role_arn, region, tags))
+        for tier in access.tiers:
+            entry = aws.eks.AccessEntry(
+                child(name, "access", tier.name),
+                cluster_name=self.cluster.name,
+                principal_arn=tier.principal_arn,
+                type="STANDARD",
+                tags=tags,
+                opts=parent,
+            )
+            aws.eks.AccessPolicyAssociation(
+                child(name, "access", tier.name, tier.policy),
+                cluster_name=self.cluster.name,
+                principal_arn=entry.principal_arn,
+                policy_arn=eks_plan.access_policy_arn(region, tier.policy),
+                access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(
+                    type="namespace", namespaces=list(tier.namespaces)
+                )
+                if tier.namespaces
+                else aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+                opts=parent,
             )
 
         node_needs = [*node_role.attachments, *core_addons.addons.values()]
@@ -231,6 +263,7 @@ class EksCluster(pulumi.ComponentResource):
                 protect,
                 after=[system_nodes],
                 tags=tags,
+                cluster_arn=self.cluster.arn,
             ),
             parent,
         )
@@ -263,6 +296,7 @@ class EksCluster(pulumi.ComponentResource):
                     protect,
                     after=list(core_addons.addons.values()),
                     tags=tags,
+                    cluster_arn=self.cluster.arn,
                 ),
                 parent,
             )
@@ -283,6 +317,39 @@ class EksCluster(pulumi.ComponentResource):
         )
 
     # ------------------------------------------------------------------------------------------ helpers
+
+    def _deployer_access(
+        self, name: str, role_arn: str | None, region: str, tags: dict[str, str]
+    ) -> aws.eks.AccessPolicyAssociation:
+        """The access entry of whoever runs `pulumi up`: cluster admin (the Kubernetes provider deploys with it) and
+        member of the deployers' group, the only identity the tenant-label guard lets change tenant namespaces. The
+        role is cluster.eks.deployerRoleArn, else the caller's (its role, not the session: stable between runs)."""
+        principal: pulumi.Input[str]
+        if role_arn is not None:
+            principal = role_arn
+        else:
+            caller = aws.get_caller_identity_output(opts=pulumi.InvokeOutputOptions(parent=self))
+            principal = aws.iam.get_session_context_output(
+                arn=caller.arn, opts=pulumi.InvokeOutputOptions(parent=self)
+            ).issuer_arn
+        parent = pulumi.ResourceOptions(parent=self)
+        entry = aws.eks.AccessEntry(
+            child(name, "deployer-access"),
+            cluster_name=self.cluster.name,
+            principal_arn=principal,
+            type="STANDARD",
+            kubernetes_groups=[cluster_access.DEPLOYER_GROUP],
+            tags=tags,
+            opts=parent,
+        )
+        return aws.eks.AccessPolicyAssociation(
+            child(name, "deployer-access", "admin"),
+            cluster_name=self.cluster.name,
+            principal_arn=entry.principal_arn,
+            policy_arn=eks_plan.access_policy_arn(region),
+            access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
+            opts=parent,
+        )
 
     def _role(
         self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str], protect: bool

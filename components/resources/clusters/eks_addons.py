@@ -26,6 +26,14 @@ class EksAddonsArgs:
     protect: bool = False  # protects the add-ons' IAM roles
     after: Sequence[pulumi.Resource] = ()  # what must exist first (nodes, for add-ons that run Deployments)
     tags: dict[str, str] = field(default_factory=dict)
+    cluster_arn: pulumi.Input[str] = ""  # the roles' trust names it (Pod Identity's eks-cluster-arn session tag)
+
+
+def trust_policy(cluster_arn: pulumi.Input[str], namespace: str, service_account: str) -> pulumi.Output[str]:
+    """A Pod Identity role's trust policy, for this cluster's service account only (components/plans/eks.py)."""
+    return pulumi.Output.from_input(cluster_arn).apply(
+        lambda arn: json.dumps(eks_plan.pod_identity_trust_policy(arn, namespace, service_account))
+    )
 
 
 class EksAddons(pulumi.ComponentResource):
@@ -38,9 +46,10 @@ class EksAddons(pulumi.ComponentResource):
             associations = None
             depends: list[pulumi.Resource] = list(args.after)
             if addon.service_account is not None and addon.policy_arn is not None:
+                namespace, service_account = addon.service_account
                 role = aws.iam.Role(
                     child(name, addon.name, "role"),
-                    assume_role_policy=json.dumps(eks_plan.pod_identity_trust_policy()),
+                    assume_role_policy=trust_policy(args.cluster_arn, namespace, service_account),
                     description=f"EKS add-on {addon.name} through EKS Pod Identity",
                     tags=args.tags,
                     opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
@@ -61,6 +70,7 @@ class EksAddons(pulumi.ComponentResource):
                 addon_name=addon.name,
                 addon_version=addon.version,
                 pod_identity_associations=associations,
+                configuration_values=addon.configuration,
                 resolve_conflicts_on_create=eks_addons.RESOLVE_CONFLICTS_ON_CREATE,
                 resolve_conflicts_on_update=eks_addons.RESOLVE_CONFLICTS_ON_UPDATE,
                 preserve=addon.preserve or None,

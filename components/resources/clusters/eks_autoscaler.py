@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.resources.clusters.eks_addons import trust_policy
 from dra_gpu_platform.resources.software.helm_release import pinned_release
 
 
@@ -25,6 +26,7 @@ class ClusterAutoscalerArgs:
     protect: bool = False
     after: Sequence[pulumi.Resource] = ()  # the Pod Identity agent must run before the autoscaler asks it
     tags: dict[str, str] = field(default_factory=dict)
+    cluster_arn: pulumi.Input[str] = ""  # the role's trust names it (Pod Identity's eks-cluster-arn session tag)
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -35,7 +37,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         plan = args.plan
         role = aws.iam.Role(
             child(name, "role"),
-            assume_role_policy=json.dumps(eks_plan.pod_identity_trust_policy()),
+            assume_role_policy=trust_policy(args.cluster_arn, plan.namespace, plan.service_account),
             description="cluster-autoscaler through EKS Pod Identity",
             tags=args.tags,
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect),

@@ -12,11 +12,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from dra_gpu_platform.facts.naming import child, labels
+from dra_gpu_platform.facts.pod_security import PRIVILEGED_NAMESPACE_LABELS
 from dra_gpu_platform.plans.gpu_software import ReleasePlan
 
 # The operator's driver, toolkit and device-plugin pods and the DRA kubelet plugins run privileged with
 # host paths; Pod Security Admission would reject them in a baseline/restricted namespace.
-POD_SECURITY = {"pod-security.kubernetes.io/enforce": "privileged"}
+POD_SECURITY = PRIVILEGED_NAMESPACE_LABELS
 
 
 def pinned_release(

@@ -1,7 +1,8 @@
-"""TenantNamespace: one namespace with its migration state (label gpu-mode), its ResourceQuota, its
-ResourceClaimTemplates and its shared ResourceClaims (keyed by name: a claim's identity, and its allocation, follow
-its name). In a protected stack all of them are protected and the namespace is also kept in the cluster when it
-leaves the stack (retainOnDelete): deleting it would delete every tenant pod and claim in it."""
+"""TenantNamespace: one namespace with its migration state (label gpu-mode) and Pod Security labels, its closed GPU
+ResourceQuota and system-priority quota, its NetworkPolicies, its ResourceClaimTemplates and its shared ResourceClaims
+(keyed by name: a claim's identity, and its allocation, follow its name). In a protected stack all of them are
+protected and the namespace is also kept in the cluster when it leaves the stack (retainOnDelete): deleting it would
+delete every tenant pod and claim in it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes.networking import v1 as networking_v1
 from pulumi_kubernetes.resource import v1 as resource_v1
 
 from dra_gpu_platform.facts.naming import child, labels
@@ -18,6 +20,7 @@ from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import parts
 from dra_gpu_platform.plans.claim_templates import ClaimPlan, TolerationPlan
 from dra_gpu_platform.plans.namespaces import QUOTA_NAME, NamespacePlan
+from dra_gpu_platform.resources.tenancy.typed_args import network_policy_spec
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,31 @@ class TenantNamespace(pulumi.ComponentResource):
                 child(name, "quota"),
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=QUOTA_NAME, namespace=namespace_name, labels=labels()),
                 spec=k8s.core.v1.ResourceQuotaSpecArgs(hard=dict(ns.quota)),
+                opts=child_opts,
+            )
+        priority = ns.priority_quota
+        if priority is not None:
+            k8s.core.v1.ResourceQuota(
+                child(name, "priority-quota"),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=priority.name, namespace=namespace_name, labels=labels()),
+                spec=k8s.core.v1.ResourceQuotaSpecArgs(
+                    hard=dict(priority.hard),
+                    # its own quota: a scope applies to every key of the quota it is in
+                    scope_selector=k8s.core.v1.ScopeSelectorArgs(
+                        match_expressions=[
+                            k8s.core.v1.ScopedResourceSelectorRequirementArgs(
+                                scope_name=priority.scope, operator=priority.operator, values=list(priority.values)
+                            )
+                        ]
+                    ),
+                ),
+                opts=child_opts,
+            )
+        for policy in ns.network_policies:
+            networking_v1.NetworkPolicy(
+                child(name, "netpol", policy.name),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=policy.name, namespace=namespace_name, labels=labels()),
+                spec=network_policy_spec(policy),
                 opts=child_opts,
             )
         self.templates = {}
