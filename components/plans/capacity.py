@@ -48,6 +48,11 @@ class Price:
             "asOf": self.as_of,
         }
 
+    @classmethod
+    def on_demand(cls, fact: PriceFact) -> Price:
+        """A recorded or live on-demand price fact as a node's price."""
+        return cls(fact.usd_per_hour, CURRENCY, fact.region, fact.kind, fact.source, fact.as_of)
+
 
 def _money(value: float) -> float:
     return round(value, _DECIMALS)
@@ -74,6 +79,10 @@ class PoolCapacity:
     @property
     def max_gpus(self) -> int | None:
         return None if self.gpus_per_node is None else self.gpus_per_node * self.max_nodes
+
+    @property
+    def per_node_hour(self) -> float | None:
+        return None if self.price is None else self.price.per_node_hour
 
     @property
     def always_on_per_hour(self) -> float | None:
@@ -179,14 +188,14 @@ def pool_price(pool: PoolPlan, region: str | None, prices: Iterable[PriceFact] |
     )
     if fact is None:
         return None
-    return Price(fact.usd_per_hour, CURRENCY, fact.region, "on-demand", fact.source, fact.as_of)
+    return Price.on_demand(fact)
 
 
 def pools_capacity(
     pools: Sequence[PoolPlan], region: str | None, prices: Iterable[PriceFact] | None = None
 ) -> Capacity:
     """The capacity table of GPU pools in `region` (the stack's AWS region or Azure location). `prices`: the
-    on-demand price facts to use (the recorded ones by default; `gpuplan preflight --prices` can hand in live ones)."""
+    on-demand price facts to use (the recorded ones by default; `gpuplan preflight --prices` hands in live ones)."""
     known = tuple(price_facts.PRICES if prices is None else prices)
     return Capacity(
         tuple(

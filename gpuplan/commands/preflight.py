@@ -138,6 +138,8 @@ def _money(value: float | None) -> str:
 
 
 def _render_costs(costs: live_prices.PriceReport) -> None:
+    """The live figures at four decimals, each beside its source or why it is unknown (preview's capacity table
+    shows GPUs and recorded prices to the cent instead); the figures are the report's Capacity rows."""
     table = Table(
         title=f"On-demand prices in {costs.region} (USD, read {costs.read_at})",
         title_justify="left",
@@ -146,11 +148,11 @@ def _render_costs(costs: live_prices.PriceReport) -> None:
         table.add_column(column, justify="right" if "/h" in column or column == "per node-hour" else "left")
     table.add_column("source / why unknown", overflow="fold")
     for pool in costs.pools:
-        fact = pool.price.fact
-        where = f"{fact.source}, as of {fact.as_of}" if fact is not None else pool.price.reason
+        price = pool.price
+        where = f"{price.source}, as of {price.as_of}" if price is not None else costs.unknown_reasons[pool.pool]
         table.add_row(
             pool.pool,
-            pool.instance_type,
+            pool.instance_type or "",
             f"{pool.min_nodes}–{pool.max_nodes}",
             _money(pool.per_node_hour),
             _money(pool.always_on_per_hour),
@@ -159,8 +161,9 @@ def _render_costs(costs: live_prices.PriceReport) -> None:
         )
     console = output.console()
     console.print(table)
-    unpriced = f"; unpriced: {', '.join(costs.unpriced)}" if costs.unpriced else ""
+    totals = costs.capacity.totals
+    unpriced = f"; unpriced: {', '.join(totals.unpriced)}" if totals.unpriced else ""
     console.print(
-        f"Priced pools cost {_money(costs.always_on_per_hour)} per hour always-on and "
-        f"{_money(costs.max_per_hour)} at their maximum{unpriced}"
+        f"Priced pools cost {_money(totals.always_on_per_hour)} per hour always-on and "
+        f"{_money(totals.max_per_hour)} at their maximum{unpriced}"
     )

@@ -5,20 +5,23 @@ EKS prices come from the AWS Price List Query API (`pricing:GetProducts`, docs/r
 AKS prices from the public Azure Retail Prices API (docs/references.md#azure-retail-prices-api), each queried the
 way components/facts/prices.py records. A figure is kept only with its source and date, as a
 `dra_gpu_platform.facts.prices.PriceFact`, plus the moment it was read; a price that cannot be read (no offer, an
-ambiguous answer, a refused or failed call, a Spot or Capacity Block pool) is unknown with the reason, never guessed
-(docs/references.md#gpu-prices). Reading prices never fails the preflight.
+ambiguous answer, a refused or failed call) is unknown with the reason, never guessed (docs/references.md#gpu-prices).
+The figures read go to components/plans/capacity.py as the facts `pools_capacity` prices pools with, so each pool is
+priced and costed exactly as `gpuplan preview` does it (a Spot pool unknown, a Capacity Block or reservation at what
+the stack declares). Reading prices never fails the preflight.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from dra_gpu_platform.facts import prices as price_facts
 from dra_gpu_platform.facts.prices import CURRENCY, PriceFact
+from dra_gpu_platform.plans.capacity import Capacity, PoolCapacity, Price, Purchase, pools_capacity, purchase_of
 from dra_gpu_platform.plans.node_pools import PoolPlan
 
 # Azure Retail Prices pages through NextPageLink; one VM size in one location is a handful of items, so a longer
@@ -29,10 +32,15 @@ CONNECT_SECONDS, READ_SECONDS = 10, 60
 AWS_HOURLY_UNIT = "Hrs"
 AZURE_HOURLY_UNIT = "1 Hour"
 
-# Why a pool's price is not an on-demand figure at all.
-NOT_ON_DEMAND = {
+# Why a pool that is not paid on demand has no price: preflight reads on-demand figures only, and a block or a
+# reservation costs what the stack declares (nodePools[].price), as in preview.
+NOT_READ: dict[Purchase, str] = {
     "spot": "spot pool: preflight reads on-demand prices, and the Spot price changes by the hour and zone",
-    "capacity-block": "capacity-block pool: the block is paid up front at the price quoted when it is bought",
+    "capacity-block": "capacity-block pool: the block is paid up front at the price quoted when it is bought; "
+    "declare it as nodePools[].price to count it",
+    "reserved": "pool in a capacity reservation: declare what it costs as nodePools[].price to count it",
+    "owned": "owned nodes have no hourly price",
+    "on-demand": "the pool names no instance type to price",
 }
 
 
@@ -47,17 +55,10 @@ class LivePrice:
     reason: str = ""  # why the price is unknown ("" when known)
 
     def as_json(self) -> dict[str, Any] | None:
+        """The capacity contract's `price` plus `readAt`."""
         if self.fact is None:
             return None
-        return {
-            "perNodeHour": self.fact.usd_per_hour,
-            "currency": CURRENCY,
-            "region": self.fact.region,
-            "kind": self.fact.kind,
-            "source": self.fact.source,
-            "asOf": self.fact.as_of,
-            "readAt": self.read_at,
-        }
+        return {**Price.on_demand(self.fact).as_json(), "readAt": self.read_at}
 
 
 # (instance type, region, time read) → its price
@@ -214,99 +215,75 @@ def azure_price(client: Any, name: str, region: str, read_at: str) -> LivePrice:
 
 
 # ---------------------------------------------------------------------------------------------------
-# per pool and totals
-
-
-def _rounded(value: float) -> float:
-    return round(value, 6)  # millionths of a dollar: exact enough, without binary-fraction noise
-
-
-@dataclass(frozen=True)
-class PoolCost:
-    pool: str
-    instance_type: str
-    capacity: str
-    min_nodes: int  # always on (the cluster autoscaler never goes below it)
-    max_nodes: int
-    price: LivePrice
-
-    @property
-    def per_node_hour(self) -> float | None:
-        return self.price.fact.usd_per_hour if self.price.fact is not None else None
-
-    @property
-    def always_on_per_hour(self) -> float | None:
-        return None if self.per_node_hour is None else _rounded(self.per_node_hour * self.min_nodes)
-
-    @property
-    def max_per_hour(self) -> float | None:
-        return None if self.per_node_hour is None else _rounded(self.per_node_hour * self.max_nodes)
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "pool": self.pool,
-            "instanceType": self.instance_type,
-            "capacity": self.capacity,
-            "minNodes": self.min_nodes,
-            "maxNodes": self.max_nodes,
-            "price": self.price.as_json(),
-            "unknownReason": self.price.reason or None,
-            "alwaysOnPerHour": self.always_on_per_hour,
-            "maxPerHour": self.max_per_hour,
-        }
+# per pool and totals: plans/capacity.py's arithmetic on the live figures
 
 
 @dataclass(frozen=True)
 class PriceReport:
+    """The stack's capacity table priced with the figures read now (components/plans/capacity.py computes every
+    cost and total), and what only a live read knows beside it: when it was read, each pool's capacity option as the
+    stack names it, and why a pool's price is unknown."""
+
     region: str
     read_at: str
-    pools: tuple[PoolCost, ...]
+    capacity: Capacity
+    options: Mapping[str, str]  # pool → nodePools[].capacity (on-demand, spot, capacity-block)
+    unknown_reasons: Mapping[str, str]  # pool → why its price is unknown (only pools without a price)
 
     @property
-    def priced(self) -> list[PoolCost]:
-        return [p for p in self.pools if p.per_node_hour is not None]
+    def pools(self) -> tuple[PoolCapacity, ...]:
+        return self.capacity.pools
 
-    @property
-    def unpriced(self) -> list[str]:
-        return [p.pool for p in self.pools if p.per_node_hour is None]
-
-    @property
-    def always_on_per_hour(self) -> float:
-        return _rounded(sum(p.always_on_per_hour or 0.0 for p in self.priced))
-
-    @property
-    def max_per_hour(self) -> float:
-        return _rounded(sum(p.max_per_hour or 0.0 for p in self.priced))
-
-    def pool(self, name: str) -> PoolCost:
+    def pool(self, name: str) -> PoolCapacity:
         return next(p for p in self.pools if p.pool == name)
 
+    def price_json(self, pool: PoolCapacity) -> dict[str, Any] | None:
+        """The capacity contract's `price` plus `readAt` (null for a price the stack declares: nothing was read)."""
+        if pool.price is None:
+            return None
+        return {**pool.price.as_json(), "readAt": self.read_at if pool.price.kind == "on-demand" else None}
+
     def as_json(self) -> dict[str, Any]:
+        totals = self.capacity.totals
         return {
             "region": self.region,
             "currency": CURRENCY,
             "readAt": self.read_at,
-            "pools": [p.as_json() for p in self.pools],
+            "pools": [
+                {
+                    "pool": p.pool,
+                    "instanceType": p.instance_type,
+                    "capacity": self.options[p.pool],
+                    "minNodes": p.min_nodes,
+                    "maxNodes": p.max_nodes,
+                    "price": self.price_json(p),
+                    "unknownReason": self.unknown_reasons.get(p.pool),
+                    "alwaysOnPerHour": p.always_on_per_hour,
+                    "maxPerHour": p.max_per_hour,
+                }
+                for p in self.pools
+            ],
             "totals": {
-                "alwaysOnPerHour": self.always_on_per_hour,
-                "maxPerHour": self.max_per_hour,
-                "unpriced": self.unpriced,
+                "alwaysOnPerHour": totals.always_on_per_hour,
+                "maxPerHour": totals.max_per_hour,
+                "unpriced": list(totals.unpriced),
             },
         }
 
 
 def price_report(pools: Iterable[PoolPlan], region: str, read: PriceReader, read_at: str | None = None) -> PriceReport:
-    """Each pool's price (one read per instance type) and its always-on and maximum cost per hour."""
+    """Each pool priced as preview prices it, with the on-demand figures read now (one read per instance type, only
+    for pools paid on demand); a pool left without a price keeps the reason."""
     when = read_at or now_utc()
-    cache: dict[str, LivePrice] = {}
-    costs = []
+    pools = tuple(pools)
+    reads: dict[str, LivePrice] = {}
     for pool in pools:
-        name = pool.instance_type or ""
-        if pool.capacity in NOT_ON_DEMAND:
-            price = LivePrice(name, region, None, when, NOT_ON_DEMAND[pool.capacity])
-        else:
-            if name not in cache:
-                cache[name] = read(name, region, when)
-            price = cache[name]
-        costs.append(PoolCost(pool.name, name, pool.capacity, pool.min_nodes, pool.max_nodes, price))
-    return PriceReport(region, when, tuple(costs))
+        if purchase_of(pool) == "on-demand" and pool.instance_type and pool.instance_type not in reads:
+            reads[pool.instance_type] = read(pool.instance_type, region, when)
+    capacity = pools_capacity(pools, region, [r.fact for r in reads.values() if r.fact is not None])
+    reasons = {}
+    for pool, row in zip(pools, capacity.pools, strict=True):
+        if row.price is None:
+            live = reads.get(pool.instance_type or "") if row.purchase == "on-demand" else None
+            reasons[pool.name] = live.reason if live is not None and live.reason else NOT_READ[row.purchase]
+    return PriceReport(region, when, capacity, {p.name: p.capacity for p in pools}, reasons)

@@ -12,6 +12,7 @@ from botocore.stub import Stubber
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import prices as price_facts
+from dra_gpu_platform.plans.capacity import stack_capacity
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.preflight import live_prices
 from tests.conftest import write_stack
@@ -248,3 +249,55 @@ def test_costs_per_pool_and_totals_with_unknown_prices_left_out(tmp_path):
         "alwaysOnPerHour": None,
         "maxPerHour": None,
     }
+
+
+def test_blocks_and_reservations_cost_what_the_stack_declares_as_in_preview(tmp_path):
+    declared = {"perNodeHour": 31.464, "asOf": "2026-10-01", "source": "block purchase cb-1"}  # test figure
+    pools = [
+        {**EKS_POOLS[4], "price": declared},  # h100-block
+        {
+            "name": "h100-odcr",
+            "gpu": "H100",
+            "minNodes": 1,
+            "maxNodes": 2,
+            "capacityReservationId": "cr-0aaaabbbbccccdddd",
+        },
+        EKS_POOLS[2],  # l4
+    ]
+    config = {
+        "aws:region": REGION,
+        "cluster": {
+            "platform": "eks",
+            "name": "gpu-test",
+            "kubernetesVersion": "1.35",
+            "eks": {"endpointPublicAccess": True, "publicAccessCidrs": ["203.0.113.0/24"]},
+        },
+        "nodePools": pools,
+    }
+    plan = plan_stack(load_stack_file(write_stack(tmp_path, config)))
+    l4 = price_facts.PriceFact("eks", "g6.xlarge", REGION, 0.8048, "recorded", "2026-09-01")
+    asked: list[str] = []
+
+    def read(name: str, region: str, read_at: str) -> live_prices.LivePrice:
+        asked.append(name)
+        return live_prices.LivePrice(name, region, l4 if name == l4.instance_type else None, read_at, "")
+
+    report = live_prices.price_report(plan.pools, REGION, read, READ_AT)
+
+    assert asked == ["g6.xlarge"]  # the block and the reservation are priced from the stack, never read
+    assert report.capacity == stack_capacity(plan, (l4,))  # the figures are preview's, with the live facts
+    document = {p["pool"]: p for p in report.as_json()["pools"]}
+    assert document["h100-block"]["price"] == {
+        "perNodeHour": 31.464,
+        "currency": "USD",
+        "region": REGION,
+        "kind": "capacity-block",
+        "source": "block purchase cb-1; declared in the stack file (nodePools[].price)",
+        "asOf": "2026-10-01",
+        "readAt": None,
+    }
+    assert document["h100-block"]["maxPerHour"] == 62.928 and document["h100-block"]["unknownReason"] is None
+    assert document["h100-odcr"]["price"] is None
+    assert document["h100-odcr"]["unknownReason"].startswith("pool in a capacity reservation: declare")
+    assert document["l4"]["price"]["readAt"] == READ_AT
+    assert report.as_json()["totals"] == {"alwaysOnPerHour": 1.6096, "maxPerHour": 65.3424, "unpriced": ["h100-odcr"]}
