@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from dra_gpu_platform.dra.claims import ClaimSpec
+from dra_gpu_platform.facts.naming import QUOTA_DEVICES_DOMAIN
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 CLAIMS_KEY = "count/resourceclaims.resource.k8s.io"
 LEGACY_GPU_KEY = "requests.nvidia.com/gpu"
-DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+DEVICES_SUFFIX = f"{QUOTA_DEVICES_DOMAIN}/devices"
 # allocationMode: All is charged as the API maximum of devices per request (AllocationResultsMaxSize).
 ALL_MODE_CHARGE = 32
 

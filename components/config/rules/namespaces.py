@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.facts.naming import DNS_SUBDOMAIN_MAX, QUOTA_DEVICES_DOMAIN, dns_label
 
 
 def check(r: RuleContext) -> None:
@@ -64,6 +65,14 @@ def check(r: RuleContext) -> None:
                         "no such device class in this stack or its driver chart",
                         f"use one of {', '.join(sorted(usable)) or '(none)'}",
                     )
+                elif len(name + QUOTA_DEVICES_DOMAIN) > DNS_SUBDOMAIN_MAX:
+                    r.add(
+                        f"{at}.quota.devices.{name}",
+                        quota.devices[name],
+                        f"the quota key {name}{QUOTA_DEVICES_DOMAIN}/devices is no qualified name: its domain is longer "
+                        f"than {DNS_SUBDOMAIN_MAX} characters (docs/references.md#dra-api-object-names)",
+                        f"shorten the class name to at most {DNS_SUBDOMAIN_MAX - len(QUOTA_DEVICES_DOMAIN)} characters",
+                    )
         r.unique(f"{at}.claimTemplates", (t.name for t in ns.claim_templates))
         for j, tpl in enumerate(ns.claim_templates):
             _template(r, f"{at}.claimTemplates[{j}]", ns, tpl, usable)
@@ -121,7 +130,7 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
                 f"use one of {', '.join(sorted(usable)) or '(none)'}",
             )
         _count(r, sub_at, sub.count, sub.allocation_mode)
-        names[sub.name or sub.device_class.replace(".", "-")] += 1
+        names[sub.name or dns_label(sub.device_class)] += 1
     for name, seen in names.items():
         if seen > 1:
             r.add(
