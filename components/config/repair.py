@@ -150,8 +150,9 @@ class Repair:
         return slot
 
     def _scalar_items(self, annotation: Any, item: Any, raw: list[Any] | Mapping[Any, Any], loc: Loc) -> Slot | None:
-        """A list (or mapping) of scalars with refused items: those items replaced by a valid value of their type, so
-        the rules see as many selectors as were written and the other keys of a quota, else None."""
+        """A list (or mapping) of scalars with refused items: those items replaced by a valid value of their type (or
+        left out where their type has none), so the rules see as many selectors as were written, the other subnets
+        and the other keys of a quota; None when what is left is still refused."""
         pairs = list(enumerate(raw)) if isinstance(raw, list) else list(raw.items())
         kept: dict[Any, Any] = {}
         for key, value in pairs:
@@ -159,7 +160,7 @@ class Repair:
             if not ok:
                 options = candidates(item, value, None, MISSING)
                 if not options:
-                    return None
+                    continue  # no value of its type stands in (a subnet id): the others still count
                 valid = options[0]
             kept[key] = valid
         ok, whole = _valid(annotation, list(kept.values()) if isinstance(raw, list) else kept)
@@ -245,9 +246,10 @@ def candidates(annotation: Any, raw: Any, name: str | None, default: Any, loc: L
     value of a Literal, both booleans, the smallest and largest of some whole numbers, a few texts. A `name` is
     identity, never varied: the text as written (rules compare names, so a reference to it still resolves)."""
     if name == "name":
-        if isinstance(raw, (str, int, float)) and not isinstance(raw, bool):
-            return [str(raw)]
-        return [f"<unnamed {join_path(*loc)}>" if loc else "<unnamed>"]
+        # the text as written first, then a valid name of its own (what depends on the text is then a knock-on)
+        own = "-".join(["stand-in", *(str(part) for part in loc if isinstance(part, int))])
+        written = [str(raw)] if isinstance(raw, (str, int, float)) and not isinstance(raw, bool) else []
+        return [*written, *([own] if _valid(annotation, own)[0] else [])] or [f"<unnamed {join_path(*loc)}>"]
     pool: list[Any] = [] if default is MISSING else [default]
     ints: list[int] = []
     for member in _members(annotation):

@@ -316,17 +316,23 @@ def _metadata(data: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any
     return fields
 
 
-def _declared_names(data: Mapping[str, Any]) -> dict[str, set[str]]:
+def _declared_names(data: Mapping[str, Any]) -> dict[str, set[str] | None]:
     """Names written in list sections, valid or not: a reference to an item that failed validation is
-    not reported a second time as a dangling reference."""
-    names: dict[str, set[str]] = {}
+    not reported a second time as a dangling reference. None for a section where a name cannot be read (an item
+    without a text name, a section that is no list): any reference may mean that item."""
+    names: dict[str, set[str] | None] = {}
     for key in ("nodePools", "deviceClasses", "namespaces"):
         items = data.get(key)
-        names[key] = set()
+        found: set[str] | None = set()
+        if items is not None and not isinstance(items, list):
+            found = None
         for item in items if isinstance(items, list) else ():
             name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
-            if isinstance(name, str):
-                names[key].add(name)
+            if isinstance(name, str) and found is not None:
+                found.add(name)
+            else:
+                found = None
+        names[key] = found
     return names
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.problems import InputError
@@ -448,3 +450,45 @@ def test_a_yaml_mistake_shows_the_line_the_caret_the_cause_and_the_fix(tmp_path,
         assert caret.index("^") - caret.index("|") - 2 == column - 1
         assert body.index("|") == caret.index("|")
     assert problem.render().count("^") == 1
+
+
+# --- any one refused value: problems only where it is -----------------------------------------------------------
+
+
+def _leaves(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(node, dict):
+        return [leaf for key, value in node.items() for leaf in _leaves(value, (*prefix, key))]
+    if isinstance(node, list):
+        return [leaf for index, value in enumerate(node) for leaf in _leaves(value, (*prefix, index))]
+    return [prefix]
+
+
+def _path(parts: tuple[Any, ...]) -> str:
+    from dra_gpu_platform.config.problems import join_path
+
+    return join_path(*parts)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_refused_value_causes_no_problem_anywhere_else(data):
+    """Whatever leaf of a valid stack becomes a value of no type it takes (a mapping where a scalar or a list belongs),
+    every problem lies on the line from the stack's root to that leaf: nothing elsewhere is a knock-on."""
+    from dra_gpu_platform.config.problems import is_under
+
+    base = data.draw(st.sampled_from([EKS, KIND]))
+    leaf = data.draw(st.sampled_from([p for p in _leaves(base) if p and ":" not in str(p[0])]))
+    config = copy.deepcopy(base)
+    parent = config
+    for part in leaf[:-1]:
+        parent = parent[part]
+    parent[leaf[-1]] = {"refused": [1, 2]}
+    try:
+        parse_config_map(qualify(config), stack="prod", source="Pulumi.prod.yaml")
+    except InputError as error:
+        where = _path(leaf)
+        assert error.problems
+        stray = [p for p in error.problems if not (is_under(p.path, where) or is_under(where, p.path))]
+        assert not stray, (where, [(p.path, p.rule) for p in error.problems])
+    else:
+        raise AssertionError(f"{_path(leaf)} took a mapping")

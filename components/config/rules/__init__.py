@@ -26,7 +26,7 @@ from dra_gpu_platform.config.sections import StackSections
 __all__ = ["consistency_problems"]
 
 
-def consistency_problems(config: StackSections, declared: dict[str, set[str]] | None = None) -> list[Problem]:
+def consistency_problems(config: StackSections, declared: dict[str, set[str] | None] | None = None) -> list[Problem]:
     context = RuleContext(config, declared or {})
     for check in (
         cluster.check,

@@ -11,7 +11,7 @@ from dra_gpu_platform.facts.naming import DNS_SUBDOMAIN_MAX, QUOTA_DEVICES_DOMAI
 def check(r: RuleContext) -> None:
     c = r.c
     r.unique("namespaces", (n.name for n in c.namespaces))
-    usable = c.usable_device_classes() | r.declared.get("deviceClasses", set())
+    usable = c.usable_device_classes()
     has_plugin_pool = bool(c.device_plugin_pools)
     for i, ns in enumerate(c.namespaces):
         at = f"namespaces[{i}]"
@@ -58,14 +58,14 @@ def check(r: RuleContext) -> None:
                     f"{at}.quota.devices", quota.devices, "legacy namespaces make no DRA claims", "remove quota.devices"
                 )
             for name in quota.devices:
-                if name not in usable:
+                if r.dangling("deviceClasses", name, usable):
                     r.add(
                         f"{at}.quota.devices.{name}",
                         quota.devices[name],
                         "no such device class in this stack or its driver chart",
                         f"use one of {', '.join(sorted(usable)) or '(none)'}",
                     )
-                elif len(name + QUOTA_DEVICES_DOMAIN) > DNS_SUBDOMAIN_MAX:
+                elif name in usable and len(name + QUOTA_DEVICES_DOMAIN) > DNS_SUBDOMAIN_MAX:
                     r.add(
                         f"{at}.quota.devices.{name}",
                         quota.devices[name],
@@ -105,7 +105,7 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
         if tpl.admin_access:
             r.add(f"{at}.adminAccess", True, "adminAccess cannot be combined with firstAvailable", "use deviceClass")
     _count(r, at, tpl.count, tpl.allocation_mode)
-    if tpl.device_class is not None and tpl.device_class not in usable:
+    if tpl.device_class is not None and r.dangling("deviceClasses", tpl.device_class, usable):
         r.add(
             f"{at}.deviceClass",
             tpl.device_class,
@@ -122,7 +122,7 @@ def _template(r: RuleContext, at: str, ns, tpl, usable: set[str]) -> None:
     names: Counter[str] = Counter()
     for k, sub in enumerate(tpl.first_available or []):
         sub_at = f"{at}.firstAvailable[{k}]"
-        if sub.device_class not in usable:
+        if r.dangling("deviceClasses", sub.device_class, usable):
             r.add(
                 f"{sub_at}.deviceClass",
                 sub.device_class,
