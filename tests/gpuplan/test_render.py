@@ -10,8 +10,9 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from dra_gpu_platform.config.problems import InputError
 from gpuplan.cli.app import app
-from gpuplan.render import helm
+from gpuplan.render import charts, helm
 from tests.conftest import ROOT, write_stack
 from tests.gpuplan import probe_charts
 from tests.helm_binary import helm_from_wheel
@@ -197,21 +198,14 @@ def test_text_output_prints_the_table(helm_path, tmp_path):
 
 
 def test_a_missing_chart_is_invalid_input_with_the_pull_command(tmp_path):
-    spec = helm.ReleaseSpec(
-        "dra-driver-nvidia-gpu",
-        "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
-        "0.4.1",
-        None,
-        "dra-driver-nvidia-gpu",
-        {},
-    )
-    with pytest.raises(helm.InputError) as caught:
-        helm.local_chart(tmp_path, spec)
+    chart_set = charts.ChartSet("helm", tmp_path / "work", tmp_path, tmp_path / "pulled")
+    ref = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
+    assert chart_set.add("dra-driver-nvidia-gpu", ref, "dra-driver-nvidia-gpu", "0.4.1", None) is None
+    with pytest.raises(InputError) as caught:
+        chart_set.check()
     (problem,) = caught.value.problems
-    assert problem.fix == (
-        f"helm pull oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu --version 0.4.1 "
-        f"--untar --untardir {tmp_path / 'dra-driver-nvidia-gpu-0.4.1'}"
-    )
+    assert problem.fix == f"helm pull {ref} --version 0.4.1 --destination {tmp_path}"
+    assert problem.value == "dra-driver-nvidia-gpu 0.4.1"
 
 
 def test_a_chart_of_another_version_and_a_failing_template_are_findings(helm_path, tmp_path):
@@ -222,9 +216,9 @@ def test_a_chart_of_another_version_and_a_failing_template_are_findings(helm_pat
         {"fail.yaml": '{{ fail "probe: this chart refuses the values" }}'},
     )
     spec = helm.ReleaseSpec("dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu", "0.4.1", None, "dra", {})
-    rendered = helm.render(
-        helm_path, spec, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path
-    )
+    chart_set = charts.ChartSet(helm_path, tmp_path / "work", tmp_path, tmp_path / "pulled")
+    source = chart_set.add(spec.name, spec.chart, spec.chart_name, spec.version, spec.repository)
+    rendered = helm.render(helm_path, spec, tmp_path / "out", kube_version="1.35.0", api_versions=[], chart=source)
     assert rendered.chart_path == str(folder)
     assert "probe: this chart refuses the values" in rendered.error
     assert helm.version_mismatch(rendered).startswith(f"{folder} is chart version 0.4.0, the stack pins 0.4.1")
