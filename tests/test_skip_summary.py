@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ROOT, SHARED, skip_summary
+from tests.skip_summary import ROOT, SHARED, skip_summary
 
 pytest_plugins = ["pytester"]
 
@@ -23,9 +23,8 @@ def test_reasons_are_grouped_on_one_line():
     assert skip_summary([]) == "skipped: none"
 
 
-def test_the_line_is_the_last_of_the_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makeconftest("from tests.conftest import pytest_sessionfinish  # noqa: F401\n")
+def test_the_line_is_the_last_of_the_run(pytester: pytest.Pytester):
+    pytester.makeconftest("from tests.skip_summary import pytest_sessionfinish  # noqa: F401\n")
     pytester.makepyfile(
         """
         import pytest
@@ -38,7 +37,7 @@ def test_the_line_is_the_last_of_the_run(pytester: pytest.Pytester, monkeypatch:
             pytest.skip("no GPU here: the live NVML test needs one")
         """
     )
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "-p", "no:xdist")
     lines = [line for line in result.outlines if line.strip()]
     assert lines[-1] == "skipped 2: 2 no GPU here", lines
     assert "1 passed, 2 skipped" in lines[-2]

@@ -23,7 +23,8 @@ ChartsFolder = Annotated[
     Path | None,
     typer.Option(
         "--charts",
-        help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories.",
+        help="Folder of charts, offline: <chart>-<version>.tgz as `helm pull --destination DIR` writes them (subcharts "
+        "pulled alongside), or unpacked <chart>-<version>/; default: pulled from the chart repositories into <out>/charts.",
     ),
 ]
 
