@@ -146,8 +146,9 @@ def table(
     headers: list[str], rows: list[list[str]], width: int, *, whole: Iterable[str] = (), **options: object
 ) -> Table:
     """A rich Table of `rows` (cells in rich markup) no wider than `width` where that is possible: the columns in
-    `whole` (short values: a state, a count) never wrap; the others wrap at spaces, the first (a name) last of all.
-    No cell is ever cut ("…"): a word longer than its column folds."""
+    `whole` (short values: a state, a count) never wrap; the others wrap at spaces, the first (a name) last of all,
+    and where even their longest words do not fit, they share the width and fold those words. No cell is ever cut
+    ("…")."""
     whole = set(whole)
     plain = [[Text.from_markup(cell).plain for cell in row] for row in rows]
     natural = [max([cell_len(h), *(cell_len(r[i]) for r in plain)]) for i, h in enumerate(headers)]
@@ -159,13 +160,25 @@ def table(
     ]
     widths = list(natural)
     excess = sum(natural) + 3 * len(headers) + 1 - width
-    order = [i for i in range(1, len(headers)) if headers[i] not in whole] + ([0] if headers[0] not in whole else [])
-    for i in order:  # the widest wrapping column gives first, the name column last
+    wrapping = [i for i in range(len(headers)) if headers[i] not in whole]
+    order = [i for i in wrapping if i != 0] + [i for i in wrapping if i == 0]
+    for i in order:  # down to each column's longest word: the other columns first, the name column last
         if excess <= 0:
             break
         give = min(excess, widths[i] - least[i])
         widths[i] -= give
         excess -= give
+    if excess > 0 and wrapping:  # still too wide: the name column keeps its longest word where it can; the other
+        room = sum(widths[i] for i in wrapping) - excess  # wrapping columns share the rest, folding long words
+        others = [i for i in wrapping if i != 0]
+        if 0 in wrapping and others and room - least[0] >= 12 * len(others):
+            widths[0] = least[0]
+            room -= least[0]
+        else:
+            others = wrapping
+        total = sum(least[i] for i in others)
+        for i in others:
+            widths[i] = max(8, room * least[i] // total)
     result = Table(**options)  # type: ignore[arg-type]
     for i, header in enumerate(headers):
         fixed = widths[i] if widths[i] != natural[i] else None

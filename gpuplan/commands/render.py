@@ -94,7 +94,7 @@ def render_text(report, console) -> None:
     for placement in report.placements:
         rows = [
             [
-                escape(f"{d.release}/{d.name}"),
+                escape(f"{d.name} ({d.release})"),  # a space to break at: the name stays whole at 80 columns
                 d.role,
                 "chart render" if d.source == "chart" else escape(f"operator facts: {d.source}"),
             ]

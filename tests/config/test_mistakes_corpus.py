@@ -492,3 +492,13 @@ def test_a_refused_value_causes_no_problem_anywhere_else(data):
         assert not stray, (where, [(p.path, p.rule) for p in error.problems])
     else:
         raise AssertionError(f"{_path(leaf)} took a mapping")
+
+
+def test_a_misspelled_project_namespace_is_one_problem_and_other_namespaces_stay_theirs():
+    config = qualify(copy.deepcopy(EKS))
+    config["dra-gpu-plaform:namespaces"] = config.pop("dra-gpu-platform:namespaces")
+    config["kubernetes:enableServerSideApply"] = True  # another provider's key: not ours to judge
+    with pytest.raises(InputError) as caught:
+        parse_config_map(config, stack="prod", source="Pulumi.prod.yaml")
+    [problem] = caught.value.problems
+    assert problem.path == "dra-gpu-plaform:namespaces" and "did you mean dra-gpu-platform:namespaces?" in problem.fix

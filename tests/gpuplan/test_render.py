@@ -5,9 +5,11 @@ exit codes. The real charts at their pinned tags are rendered outside the tests 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
+from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.problems import InputError
@@ -195,6 +197,26 @@ def test_text_output_prints_the_table(helm_path, tmp_path):
     assert result.exit_code == 0, result.output
     assert "pool a100-mig (gpuStack dra)" in result.output and "nvidia-operator-validator" in result.output
     assert "one NVIDIA GPU stack on every pool" in result.output
+    # on an 80-column terminal: every line fits (but a path longer than it), no DaemonSet name is cut
+    narrow = CliRunner().invoke(
+        app,
+        [
+            "render",
+            "--config",
+            str(stack),
+            "--out",
+            str(tmp_path / "out"),
+            "--helm",
+            helm_path,
+            "--charts",
+            str(charts),
+        ],
+        env={"COLUMNS": "80", "FORCE_COLOR": "1"},
+    )
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in narrow.stdout.splitlines()]
+    assert narrow.exit_code == 0 and "…" not in narrow.stdout
+    assert all(cell_len(line) <= 80 or len(line.split()) == 1 for line in lines), [x for x in lines if cell_len(x) > 80]
+    assert any("nvidia-operator-validator" in line for line in lines)
 
 
 def test_a_missing_chart_is_invalid_input_with_the_pull_command(tmp_path):
