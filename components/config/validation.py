@@ -111,11 +111,11 @@ def validate_stack(cls: type[Stack], data: Any, handler: Callable[[Any], Stack])
         except ValidationError as exc:
             problems.extend(pydantic_problems(exc, (key,), value, source, model))
             templates[field] = repair.template(model, value, (key,))
-    declared = _declared_names(data)
+    declared, unknown = _declared_names(data)
 
     def rules(choice: Mapping[str, int]) -> list[Problem]:
         built = {**fields, **{field: repair.build(template, choice) for field, template in templates.items()}}
-        return consistency_problems(with_autoscaler_defaults(cls.model_construct(**built)), declared)
+        return consistency_problems(with_autoscaler_defaults(cls.model_construct(**built)), declared, unknown)
 
     problems.extend(agreed_problems(repair, rules))
     problems = [*(spelling.as_written(p) for p in problems), *spelling.problems]
@@ -316,24 +316,24 @@ def _metadata(data: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any
     return fields
 
 
-def _declared_names(data: Mapping[str, Any]) -> dict[str, set[str] | None]:
-    """Names written in list sections, valid or not: a reference to an item that failed validation is
-    not reported a second time as a dangling reference. None for a section where a name cannot be read (an item
-    without a text name, a section that is no list): any reference may mean that item."""
-    names: dict[str, set[str] | None] = {}
+def _declared_names(data: Mapping[str, Any]) -> tuple[dict[str, set[str]], set[str]]:
+    """Names written in list sections, valid or not (a reference to an item that failed validation is not reported
+    a second time as a dangling reference), and the sections where a name cannot be read (an item without a text
+    name, a section that is no list): any reference may mean that item."""
+    names: dict[str, set[str]] = {}
+    unknown: set[str] = set()
     for key in ("nodePools", "deviceClasses", "namespaces"):
         items = data.get(key)
-        found: set[str] | None = set()
+        names[key] = set()
         if items is not None and not isinstance(items, list):
-            found = None
+            unknown.add(key)
         for item in items if isinstance(items, list) else ():
             name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
-            if isinstance(name, str) and found is not None:
-                found.add(name)
+            if isinstance(name, str):
+                names[key].add(name)
             else:
-                found = None
-        names[key] = found
-    return names
+                unknown.add(key)
+    return names, unknown
 
 
 # ---------------------------------------------------------------------------------------------------
