@@ -13,28 +13,33 @@ GPUPLAN := $(VENV)/bin/gpuplan
 .PHONY: setup preview policy test bench oracle clean
 
 $(UV):
+	@echo "== setup: installing uv $(UV_VERSION) into $(TOOLS)/ (first run only, a few seconds)"
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
+	@echo "== setup: creating $(VENV) from uv.lock (about a minute the first time; again only when uv.lock changes)"
 	$(UV) sync --frozen --all-extras --all-groups --compile-bytecode --python $(PYTHON)
 	touch $@
 
 setup: $(STAMP)
 
 preview: setup
+	@echo "== make preview: each stack in stacks/ run offline (a few seconds each; the first call loads the schemas)"
 	@set -e; for stack in $(STACKS); do \
 		echo "== gpuplan preview --config $$stack"; \
 		$(GPUPLAN) preview --config $$stack; \
 	done
 
 policy: setup
+	@echo "== make policy: each stack in stacks/ through the policy pack, offline"
 	@set -e; for stack in $(STACKS); do \
 		echo "== gpuplan policy --config $$stack"; \
 		$(GPUPLAN) policy --config $$stack; \
 	done
 
 test: setup
+	@echo "== make test: lint (ruff), format check, import contracts, then pytest on 2 workers (a few minutes)"
 	$(VENV)/bin/ruff check --quiet .
 	$(VENV)/bin/ruff format --check --quiet .
 	$(VENV)/bin/lint-imports --no-cache

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config.models import PROJECT
+from tests.skip_summary import pytest_sessionfinish  # noqa: F401  (the hook: the run's last line says the skips)
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
@@ -133,6 +134,13 @@ def clean_inputs(resource) -> dict[str, Any]:
     from gpuplan.engine.outputs import clean
 
     return clean(resource.inputs)
+
+
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gpuplan lays text out for $COLUMNS (gpuplan/cli/layout.py); pytest-xdist sets it in its workers to the
+    controller's width, so every test starts without it (a test of widths sets its own)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
 
 
 @pytest.fixture

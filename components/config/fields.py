@@ -14,6 +14,7 @@ from pydantic_core import PydanticCustomError
 from dra_gpu_platform.dra.cel import CelCompileError, compile_selector
 from dra_gpu_platform.facts import versions
 from dra_gpu_platform.facts.catalog import GPU_MODELS
+from dra_gpu_platform.facts.naming import DNS_SUBDOMAIN_MAX
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
 PROJECT = "dra-gpu-platform"  # the Pulumi project: stack file keys are `dra-gpu-platform:<section>`
@@ -40,6 +41,25 @@ def _dns_label(value: str) -> str:
             f"rename it, e.g. {_suggest_label(value)!r}",
         )
     return value
+
+
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def _dns_subdomain(value: str) -> str:
+    if len(value) > DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.match(value):
+        raise rule_error(
+            "must be a DNS subdomain (RFC 1123), as Kubernetes names a DeviceClass: lower-case letters, digits, '-' "
+            f"and '.', each dot-separated part starting and ending with a letter or digit, at most {DNS_SUBDOMAIN_MAX} "
+            "characters",
+            f"rename it, e.g. {_suggest_subdomain(value)!r}",
+        )
+    return value
+
+
+def _suggest_subdomain(value: str) -> str:
+    parts = (part.strip("-") for part in re.sub(r"[^a-z0-9.-]+", "-", value.lower()).split("."))
+    return ".".join(part for part in parts if part)[:DNS_SUBDOMAIN_MAX].strip(".-") or "name"
 
 
 def _suggest_label(value: str) -> str:
@@ -136,11 +156,8 @@ def _label_value(value: str) -> str:
     return value
 
 
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
 def _node_name(value: str) -> str:
-    if len(value) > 253 or not _DNS_SUBDOMAIN.match(value):
+    if len(value) > DNS_SUBDOMAIN_MAX or not _DNS_SUBDOMAIN.match(value):
         raise rule_error(
             "a node name is a DNS subdomain (RFC 1123): lower-case letters, digits, '-' and '.', at most 253 "
             "characters",
@@ -172,6 +189,7 @@ def _pulumi_int(value: Any) -> Any:
 StackBool = Annotated[bool, Strict(), BeforeValidator(_pulumi_bool)]
 StackInt = Annotated[int, Strict(), BeforeValidator(_pulumi_int)]
 DnsLabel = Annotated[str, AfterValidator(_dns_label)]
+DnsSubdomain = Annotated[str, AfterValidator(_dns_subdomain)]
 NodeName = Annotated[str, AfterValidator(_node_name)]
 QuantityText = Annotated[str, AfterValidator(_quantity)]
 QualifiedAttribute = Annotated[str, AfterValidator(_qualified_attribute)]

@@ -17,6 +17,7 @@ from typing import Any
 from dra_gpu_platform.config.fields import PROJECT, STACK_CONFIG_DIR
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.problems import MISSING, ConfigError, InputError, Problem, join_path
+from dra_gpu_platform.config.spelling import read_as
 from dra_gpu_platform.config.strict_yaml import read_stack_yaml
 from dra_gpu_platform.config.validation import (
     METADATA,
@@ -121,6 +122,19 @@ def parse_config_map(values: Mapping[str, Any], *, stack: str, source: str) -> S
     region = None
     for key, raw in values.items():
         namespace, _, name = key.rpartition(":")
+        if namespace not in ("", PROJECT) and key not in _REGION_TABLES and read_as(namespace, {}, [PROJECT], set())[0]:
+            # `dra-gpu-plaform:nodePools`: the project's key misspelled, read as meant (other namespaces are other
+            # providers' config and stay theirs)
+            problems.append(
+                Problem(
+                    source,
+                    key,
+                    _decode(raw),
+                    "unknown config namespace",
+                    f"did you mean {PROJECT}:{name}? rename it (it was read as {PROJECT}:{name} for the other checks)",
+                )
+            )
+            namespace = PROJECT
         if namespace in ("", PROJECT):
             if name in METADATA:  # filled from the file's name and the provider keys, never written as a section
                 problems.append(

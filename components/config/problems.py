@@ -6,6 +6,7 @@ stack author can correct all of them in one pass.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass
@@ -21,21 +22,34 @@ class Problem:
     value: Any
     rule: str
     fix: str
+    # The path with the names of the list items it passes through, for people: `nodePools[1] (t4-legacy).maxNodes`.
+    # `path` stays the plain field path (the contract's); None: the path names nothing.
+    where: str | None = None
+    # The source lines around the place, with a caret under the column (a YAML syntax error), as they are shown.
+    excerpt: str | None = None
 
     def render(self) -> str:
         value = "(missing)" if self.value is _MISSING else _short(self.value)
         file = short_text(self.file, TEXT_LIMIT) if self.file is not None else ""
-        path = short_text(self.path, TEXT_LIMIT)
+        path = short_text(self.where or self.path, TEXT_LIMIT)
         where = ": ".join(part for part in (file, path) if part) or "(input)"
-        return f"{where} = {value}\n    rule: {short_text(self.rule, TEXT_LIMIT)}\n    fix:  {short_text(self.fix, TEXT_LIMIT)}"
+        head = where if self.value is _MISSING and self.excerpt else f"{where} = {value}"
+        shown = "".join(f"\n      {line}" for line in (self.excerpt or "").splitlines())
+        return f"{head}{shown}\n    rule: {short_text(self.rule, TEXT_LIMIT)}\n    fix:  {short_text(self.fix, TEXT_LIMIT)}"
+
+    def named(self, data: Any) -> Problem:
+        """This problem with `where` naming the list items of `data` (as written) that its path passes through."""
+        return dataclasses.replace(self, where=named_path(self.path, data))
 
     def as_json(self) -> dict[str, Any]:
         return {
             "file": short_text(self.file, TEXT_LIMIT) if self.file is not None else None,
             "path": short_text(self.path, TEXT_LIMIT),
+            "where": short_text(self.where or self.path, TEXT_LIMIT),
             "value": None if self.value is _MISSING else _jsonable(self.value),
             "rule": short_text(self.rule, TEXT_LIMIT),
             "fix": short_text(self.fix, TEXT_LIMIT),
+            "excerpt": self.excerpt,
         }
 
 
@@ -73,10 +87,10 @@ DEPTH_LIMIT = 6
 
 
 def short_text(text: Any, limit: int = VALUE_LIMIT) -> str:
-    text = str(text)
-    if len(text) <= limit:
-        return text
-    return f"{text[: limit - 40]}... ({len(text) - (limit - 40)} more characters)"
+    shown = str(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[: limit - 40]}... ({len(shown) - (limit - 40)} more characters)"
 
 
 def _short(value: Any, limit: int = 120) -> str:
@@ -95,10 +109,10 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
         return "..."
     if isinstance(value, dict):
         items = list(value.items())
-        cut = {short_text(str(k), 100): _jsonable(v, depth + 1) for k, v in items[:ITEMS_LIMIT]}
+        keys = {short_text(str(k), 100): _jsonable(v, depth + 1) for k, v in items[:ITEMS_LIMIT]}
         if len(items) > ITEMS_LIMIT:
-            cut["..."] = f"{len(items) - ITEMS_LIMIT} more keys"
-        return cut
+            keys["..."] = f"{len(items) - ITEMS_LIMIT} more keys"
+        return keys
     if isinstance(value, (list, tuple)):
         cut = [_jsonable(v, depth + 1) for v in value[:ITEMS_LIMIT]]
         if len(value) > ITEMS_LIMIT:
@@ -107,7 +121,7 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     return short_text(repr(value))
 
 
-def _path_key(path: str) -> tuple:
+def _path_key(path: str) -> tuple[Any, ...]:
     # sort nodePools[2] before nodePools[10]
     parts: list[Any] = []
     for token in path.replace("]", "").replace("[", ".").split("."):
@@ -131,3 +145,73 @@ def join_path(*parts: str | int) -> str:
         else:
             out = str(part)
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# paths: where one lies within another, and the names of the list items they pass through
+
+
+def is_under(path: str, prefix: str) -> bool:
+    """`path` is `prefix` or lies within it (`nodePools[1].mig.profile` is under `nodePools[1]`)."""
+    return path == prefix or (path.startswith(prefix) and path[len(prefix)] in ".[") or prefix == ""
+
+
+def with_prefix(path: str, old: str, new: str) -> str:
+    """`path` with its leading `old` (a whole path part) written as `new`."""
+    return new + path[len(old) :] if old and is_under(path, old) else path
+
+
+_INDEX = re.compile(r"\[(\d+)\]")
+NAME_LIMIT = 60  # characters of an item's name shown in a path
+
+
+def named_path(path: str, data: Any) -> str | None:
+    """`path` with the name of every list item it passes through (`nodePools[1] (t4-legacy).maxNodes`), read from
+    `data` as the user wrote it; None when it passes through no named item. The path is read as far as `data`
+    goes; the rest is kept as written."""
+    out: list[str] = []
+    node, pos, named = data, 0, False
+    while pos < len(path):
+        if path[pos] == ".":
+            out.append(".")
+            pos += 1
+            continue
+        index = _INDEX.match(path, pos)
+        if index is not None and isinstance(node, list) and int(index.group(1)) < len(node):
+            node = node[int(index.group(1))]
+            out.append(index.group(0))
+            pos = index.end()
+            name = node.get("name") if isinstance(node, dict) else None
+            if isinstance(name, str) and name:
+                out.append(f" ({short_text(name, NAME_LIMIT)})")
+                named = True
+            continue
+        key = _key_at(path, pos, node)
+        if key is None:
+            out.append(path[pos:])
+            break
+        text, node, pos = key
+        out.append(text)
+    return "".join(out) if named else None
+
+
+def _key_at(path: str, pos: int, node: Any) -> tuple[str, Any, int] | None:
+    """The key of mapping `node` that `path` spells at `pos` (plain or quoted), its value and where it ends."""
+    if not isinstance(node, dict):
+        return None
+    if path.startswith('["', pos):
+        end = path.find('"]', pos + 2)
+        while end != -1:
+            try:
+                key = json.loads(path[pos + 1 : end + 1])
+            except ValueError:
+                end = path.find('"]', end + 1)
+                continue
+            return (path[pos : end + 2], node[key], end + 2) if key in node else None
+        return None
+    # plain keys may hold dots themselves (a label key): the longest key that ends where a part ends
+    for key in sorted((k for k in node if isinstance(k, str)), key=len, reverse=True):
+        end = pos + len(key)
+        if path.startswith(key, pos) and (end == len(path) or path[end] in ".["):
+            return key, node[key], end
+    return None

@@ -16,6 +16,7 @@ from dra_gpu_platform.config.fields import (
     ComputeCapability,
     ConfigModel,
     DnsLabel,
+    DnsSubdomain,
     GpuKey,
     LabelKey,
     Labels,
@@ -335,7 +336,8 @@ class SharingConfig(ConfigModel):
 
 
 class DeviceClassConfig(ConfigModel):
-    name: DnsLabel = Field(description="DeviceClass name, used by claim templates and quotas.")
+    # a DNS subdomain, as Kubernetes names a DeviceClass (`nvidia-h100-mig-3g.40gb`; docs/references.md#dra-api-object-names)
+    name: DnsSubdomain = Field(description="DeviceClass name, used by claim templates and quotas.")
     gpu: GpuKey | None = Field(None, description="Match this GPU model (NVML productName).")
     min_memory: QuantityText | None = Field(None, description="Minimum `memory` capacity, e.g. 79Gi.")
     mig_profile: str | None = Field(None, description="Match MIG devices of this profile.")

@@ -36,6 +36,7 @@ from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, Sc
 from yaml.nodes import MappingNode
 from yaml.resolver import BaseResolver, Resolver
 
+from dra_gpu_platform.config import yaml_hints
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short_text
 
 try:  # libyaml's parser (it ships in PyYAML's wheels): C speed, and no recursion while it reads events
@@ -304,25 +305,39 @@ def _where(mark) -> str:
 
 
 def _syntax_problem(file: str, error: yaml.YAMLError, text: str) -> Problem:
+    """The problem of a YAML syntax error: where it is, the line with a caret under the column, the usual cause in
+    words and its fix (components/config/yaml_hints.py), and the parser's own message."""
     mark = getattr(error, "problem_mark", None)
+    opened = getattr(error, "context_mark", None)
     where = _where(mark)
     problem = getattr(error, "problem", None) or str(error)
     context = getattr(error, "context", None)
-    if context:
-        problem = f"{context}, {problem}"
     if isinstance(error, yaml.reader.ReaderError):
         character = error.character if isinstance(error.character, int) else ord(str(error.character)[:1] or "\0")
         position = int(error.position)
         line = text.count("\n", 0, position)
-        where = f"line {line + 1}, column {position - (text.rfind(chr(10), 0, position) + 1) + 1}"
-        problem = f"character U+{character:04X} is not allowed in YAML"
-    return Problem(
-        file,
-        where if mark is not None or isinstance(error, yaml.reader.ReaderError) else "",
-        MISSING,
-        f"not valid YAML ({where}): {short_text(problem, 200)}",
-        "fix the YAML syntax",
+        column = position - (text.rfind(chr(10), 0, position) + 1)
+        where = f"line {line + 1}, column {column + 1}"
+        return Problem(
+            file,
+            where,
+            MISSING,
+            f"not valid YAML ({where}): character U+{character:04X} is not allowed in YAML",
+            "remove the character or write it as an escape in a double-quoted string (\\uXXXX)",
+            excerpt=yaml_hints.excerpt(text, line, column),
+        )
+    if mark is None:
+        return Problem(file, "", MISSING, f"not valid YAML: {short_text(problem, 200)}", "fix the YAML syntax")
+    said = f"{context}, {problem}" if context else problem
+    if "quoted scalar" in said and opened is not None:  # shown where the quote opens: the end of the file says nothing
+        mark, opened, where = opened, None, _where(opened)
+    found = yaml_hints.hint(
+        text, mark.line, mark.column, said, (opened.line, opened.column) if opened is not None else None
     )
+    rule = f"not valid YAML ({where}): " + (
+        f"{found.cause} (the parser: {short_text(said, 160)})" if found.cause else short_text(said, 200)
+    )
+    return Problem(file, where, MISSING, rule, found.fix, excerpt=yaml_hints.excerpt(text, mark.line, mark.column))
 
 
 def scan(text: str, file: str, limits: Limits) -> None:

@@ -6,13 +6,12 @@ loader (components/config/loading.py) only adapts qualified keys to sections. Pu
 
 from __future__ import annotations
 
-import difflib
+import re
 import typing
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from dra_gpu_platform.config.cluster import (
     CLUSTER_MODELS,
@@ -21,8 +20,9 @@ from dra_gpu_platform.config.cluster import (
     ClusterBase,
     ClusterConfig,
 )
-from dra_gpu_platform.config.fields import PROJECT, DnsLabel, StackBool, check_kubernetes_version
+from dra_gpu_platform.config.fields import PROJECT, StackBool
 from dra_gpu_platform.config.problems import MISSING, ConfigError, Problem, join_path, short_text
+from dra_gpu_platform.config.repair import Repair, Slot, agreed_problems
 from dra_gpu_platform.config.rules import consistency_problems
 from dra_gpu_platform.config.sections import (
     GPU_CHOICE_TAGS,
@@ -36,7 +36,10 @@ from dra_gpu_platform.config.sections import (
     NodePool,
     StackSections,
 )
-from dra_gpu_platform.facts import regions, versions
+from dra_gpu_platform.config.spelling import Spelling, closest_key, correct, read_as, unknown_key_fix
+from dra_gpu_platform.facts import regions
+
+__all__ = ["closest_key", "config_error", "unknown_config_key", "unknown_key_fix", "validate_stack"]
 
 # The stack file's sections (`dra-gpu-platform:<key>`) and the model field each fills.
 SECTIONS: dict[str, tuple[str, Any]] = {
@@ -70,7 +73,8 @@ Stack = TypeVar("Stack", bound=StackSections)
 
 def validate_stack(cls: type[Stack], data: Any, handler: Callable[[Any], Stack]) -> Stack:
     """The body of StackConfig's validator: the StackConfig of `data` (its sections by their camelCase keys, plus
-    METADATA), or one ConfigError listing every problem."""
+    METADATA), or one ConfigError listing every problem: each mistake once, none hidden by another
+    (components/config/repair.py: refused sections reach the rules as stand-ins; spelling.py: misspelled keys)."""
     if isinstance(data, cls):
         return handler(data)  # built and validated before: a StackConfig that exists is valid
     if not isinstance(data, Mapping):
@@ -86,45 +90,79 @@ def validate_stack(cls: type[Stack], data: Any, handler: Callable[[Any], Stack])
             ],
             "the stack config",
         )
+    written = data
+    source = data.get("source") if isinstance(data.get("source"), str) else None
+    spelling = Spelling(data)
+    data = _read_as_meant(data, source, spelling)
     problems: list[Problem] = []
     fields = _metadata(data, problems)
-    source = fields.get("source")
     for key in data:
         if key not in SECTIONS and key not in SECRET_KEYS and key not in METADATA:
             problems.append(unknown_config_key(source, key, data[key]))
-    if data.get("cluster") is None:
-        problems.append(
-            Problem(
-                source,
-                "cluster",
-                MISSING,
-                "required key",
-                f"add `{PROJECT}:cluster` with platform, name, kubernetesVersion",
-            )
-        )
+    repair = Repair()
+    templates: dict[str, Any] = {}
+    cluster = _cluster(data.get("cluster"), source, problems, repair)
+    (templates if _is_template(cluster) else fields)["cluster"] = cluster
     for key, (field, model) in SECTIONS.items():
         value = data.get(key)
-        if value is None:
-            continue
-        if key == "cluster":
-            cluster = _cluster(value, source, problems)
-            if cluster is not None:
-                fields[field] = cluster
+        if value is None or key == "cluster":
             continue
         try:
             fields[field] = _ADAPTERS[key].validate_python(value)
         except ValidationError as exc:
             problems.extend(pydantic_problems(exc, (key,), value, source, model))
-            if typing.get_origin(model) is list:
-                fields[field] = _valid_items(value, typing.get_args(model)[0])
-    if "cluster" not in fields:
-        raise ConfigError(problems, source or "the stack config")
-    config = with_autoscaler_defaults(cls.model_construct(**fields))
-    problems.extend(consistency_problems(config, _declared_names(data)))
+            templates[field] = repair.template(model, value, (key,))
+    declared, unknown = _declared_names(data)
+
+    def rules(choice: Mapping[str, int]) -> list[Problem]:
+        built = {**fields, **{field: repair.build(template, choice) for field, template in templates.items()}}
+        return consistency_problems(with_autoscaler_defaults(cls.model_construct(**built)), declared, unknown)
+
+    problems.extend(agreed_problems(repair, rules))
+    problems = [*(spelling.as_written(p) for p in problems), *spelling.problems]
     if problems:
-        raise ConfigError(problems, source or "the stack config")
+        raise ConfigError([p.named(written) for p in problems], source or "the stack config")
+    config = with_autoscaler_defaults(cls.model_construct(**fields))
     # what was given (so model_fields_set stays what the user wrote), with the derived defaults
     return handler({cls.model_fields[field].alias or field: getattr(config, field) for field in fields})
+
+
+def _read_as_meant(data: Mapping[str, Any], source: str | None, spelling: Spelling) -> dict[str, Any]:
+    """`data` with misspelled section keys (`nodepools`) and misspelled keys inside the sections read as the keys
+    they mean (components/config/spelling.py)."""
+    out: dict[str, Any] = {}
+    claimed: set[str] = set()
+    known = list(STACK_FILE_KEYS)
+    for key, value in data.items():
+        if key in SECTIONS or key in SECRET_KEYS or key in METADATA:
+            out[key] = value
+            continue
+        meant, _ = read_as(key, data, known, claimed)
+        if meant is None:
+            out[key] = value
+            continue
+        claimed.add(meant)
+        out[meant] = value
+        spelling.written[meant] = str(key)
+        spelling.problems.append(
+            Problem(
+                source,
+                join_path(str(key)),
+                value,
+                "unknown config key",
+                f"did you mean {meant}? rename it to {PROJECT}:{meant} (it was read as {meant} for the other "
+                f"checks); known keys: {', '.join(STACK_FILE_KEYS)}",
+            )
+        )
+    for key, (_, model) in SECTIONS.items():
+        if key in out and key != "cluster":
+            out[key] = correct(model, out[key], (key,), source, spelling)
+    cluster = out.get("cluster")
+    if isinstance(cluster, Mapping):
+        platform = cluster.get("platform")
+        model = CLUSTER_MODELS.get(platform) if isinstance(platform, str) else None
+        out["cluster"] = correct(model or ClusterBase, cluster, ("cluster",), source, spelling, PLATFORMS)
+    return out
 
 
 def with_autoscaler_defaults(config: Stack) -> Stack:
@@ -153,6 +191,7 @@ def config_error(error: ValidationError, source: str | None = None) -> ConfigErr
 
 
 def unknown_config_key(source: str | None, key: Any, value: Any) -> Problem:
+    """A stack file key that is no section: what it may have meant and the known keys."""
     return Problem(
         source,
         join_path(str(key)),
@@ -162,39 +201,31 @@ def unknown_config_key(source: str | None, key: Any, value: Any) -> Problem:
     )
 
 
-def unknown_key_fix(key: Any, allowed: list[str], listing: str = "allowed here") -> str:
-    guess = closest_key(key, allowed)
-    hint = f" (did you mean {guess}?)" if guess else ""
-    return f"remove it or fix the spelling{hint}; {listing}: {', '.join(allowed)}"
-
-
-def closest_key(key: Any, allowed: list[str]) -> str | None:
-    """The allowed key `key` most likely meant: its camelCase spelling (`instance_type` → instanceType), the same
-    letters in another case (`maxnodes` → maxNodes), or a near spelling."""
-    text = str(key)
-    by_letters = {a.lower(): a for a in allowed}
-    for candidate in (to_camel(text), text.replace("_", "").replace("-", "").lower()):
-        if candidate in allowed:
-            return candidate
-        if candidate.lower() in by_letters:
-            return by_letters[candidate.lower()]
-    matches = difflib.get_close_matches(text, allowed, n=1, cutoff=0.6)
-    return matches[0] if matches else None
-
-
 # ---------------------------------------------------------------------------------------------------
 # the cluster section
 
 
-def _cluster(raw: Any, source: str | None, problems: list[Problem]) -> ClusterConfig | None:
-    """The cluster of its platform's class. A block of another platform is one problem (the block is then left out,
-    so it causes nothing more); with the platform missing or unknown, the rest is still checked."""
+def _cluster(raw: Any, source: str | None, problems: list[Problem], repair: Repair) -> Any:
+    """The cluster of its platform's class, or a template of its stand-in (repair.py) when it is refused. A block of
+    another platform is one problem (the block is then left out, so it causes nothing more); with the platform
+    missing or unknown, the rest is still checked and the rules see a cluster of each platform in turn."""
+    if raw is None:
+        problems.append(
+            Problem(
+                source,
+                "cluster",
+                MISSING,
+                "required key",
+                f"add `{PROJECT}:cluster` with platform, name, kubernetesVersion",
+            )
+        )
+        return _any_platform({}, ("cluster",), repair)
     if not isinstance(raw, Mapping):  # a cluster model built in Python, or not a mapping at all
         try:
             return _ADAPTERS["cluster"].validate_python(raw)
         except ValidationError as exc:
             problems.extend(pydantic_problems(exc, ("cluster",), raw, source, ClusterBase))
-            return None
+            return _any_platform({}, ("cluster",), repair)
     platform = raw.get("platform")
     if isinstance(platform, str) and platform in CLUSTER_MODELS:
         for other in PLATFORMS:
@@ -214,7 +245,7 @@ def _cluster(raw: Any, source: str | None, problems: list[Problem]) -> ClusterCo
             return model.model_validate(own)
         except ValidationError as exc:
             problems.extend(pydantic_problems(exc, ("cluster",), own, source, model))
-            return _fallback_cluster(platform, own)
+            return repair.model(model, own, ("cluster",))
     common = {key: value for key, value in raw.items() if key not in PLATFORMS}
     try:
         ClusterBase.model_validate(common)
@@ -228,33 +259,26 @@ def _cluster(raw: Any, source: str | None, problems: list[Problem]) -> ClusterCo
                 problems.extend(
                     pydantic_problems(exc, ("cluster", block), raw[block], source, PLATFORM_SETTINGS[block])
                 )
-    return None
+    return _any_platform(raw, ("cluster", "platform"), repair)
 
 
-def _fallback_cluster(platform: str, raw: Mapping[str, Any]) -> ClusterConfig:
-    """A stand-in cluster built from the parts of an invalid `cluster` block that are valid, so the
-    cross-field rules of the other sections still run and every problem shows up in one pass."""
-    fields: dict[str, Any] = {
-        "platform": platform,
-        "name": "invalid",
-        "kubernetes_version": versions.SUPPORTED_KUBERNETES[-1],
-    }
-    for alias, field, adapter in (
-        ("name", "name", TypeAdapter(DnsLabel)),
-        (
-            "kubernetesVersion",
-            "kubernetes_version",
-            TypeAdapter(Annotated[Any, AfterValidator(check_kubernetes_version)]),
-        ),
-        ("protect", "protect", TypeAdapter(StackBool)),
-        (platform, platform, TypeAdapter(PLATFORM_SETTINGS[platform] | None)),
-    ):
-        try:
-            if alias in raw:
-                fields[field] = adapter.validate_python(raw[alias])
-        except ValidationError:
-            continue
-    return CLUSTER_MODELS[platform].model_construct(**fields)
+def _any_platform(raw: Mapping[str, Any], loc: tuple[str, ...], repair: Repair) -> Slot:
+    """A cluster whose platform is unknown: a stand-in of each platform (with that platform's block where one is
+    written), so the rules report only what holds on every platform."""
+    common = {key: value for key, value in raw.items() if key not in PLATFORMS and key != "platform"}
+    options = [
+        repair.model(
+            CLUSTER_MODELS[platform],
+            {**common, "platform": platform, **({platform: raw[platform]} if raw.get(platform) is not None else {})},
+            ("cluster",),
+        )
+        for platform in PLATFORMS
+    ]
+    return repair.slot(loc, options)
+
+
+def _is_template(value: Any) -> bool:
+    return not isinstance(value, BaseModel)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -293,31 +317,24 @@ def _metadata(data: Mapping[str, Any], problems: list[Problem]) -> dict[str, Any
     return fields
 
 
-def _valid_items(items: Any, model: type[BaseModel]) -> list[BaseModel]:
-    """Items of a list section that validate on their own, so cross-field rules still run on them."""
-    if not isinstance(items, list):
-        return []
-    good = []
-    for item in items:
-        try:
-            good.append(model.model_validate(item))
-        except ValidationError:
-            continue
-    return good
-
-
-def _declared_names(data: Mapping[str, Any]) -> dict[str, set[str]]:
-    """Names written in list sections, valid or not: a reference to an item that failed validation is
-    not reported a second time as a dangling reference."""
+def _declared_names(data: Mapping[str, Any]) -> tuple[dict[str, set[str]], set[str]]:
+    """Names written in list sections, valid or not (a reference to an item that failed validation is not reported
+    a second time as a dangling reference), and the sections where a name cannot be read (an item without a text
+    name, a section that is no list): any reference may mean that item."""
     names: dict[str, set[str]] = {}
+    unknown: set[str] = set()
     for key in ("nodePools", "deviceClasses", "namespaces"):
         items = data.get(key)
         names[key] = set()
+        if items is not None and not isinstance(items, list):
+            unknown.add(key)
         for item in items if isinstance(items, list) else ():
             name = item.get("name") if isinstance(item, Mapping) else getattr(item, "name", None)
             if isinstance(name, str):
                 names[key].add(name)
-    return names
+            else:
+                unknown.add(key)
+    return names, unknown
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -333,6 +350,11 @@ def pydantic_problems(
         loc = _user_path(error["loc"])
         bad = _lookup(value, loc)
         rule, fix = _explain(error, model, loc, bad)
+        if error["type"] == "extra_forbidden":
+            parent = _lookup(value, loc[:-1])
+            allowed = _allowed_keys(model, loc[:-1])
+            given = isinstance(parent, Mapping) and closest_key(loc[-1], allowed) in parent
+            fix = unknown_key_fix(loc[-1], allowed, written=given)
         problems.append(Problem(source, join_path(*prefix, *loc), bad, rule, fix))
     return problems
 
@@ -350,7 +372,7 @@ def _user_path(loc: tuple[int | str, ...]) -> list[int | str]:
     return path
 
 
-def _lookup(value: Any, loc: list) -> Any:
+def _lookup(value: Any, loc: list[Any]) -> Any:
     for part in loc:
         if (isinstance(value, Mapping) and part in value) or (
             isinstance(value, list) and isinstance(part, int) and 0 <= part < len(value)
@@ -361,7 +383,7 @@ def _lookup(value: Any, loc: list) -> Any:
     return value
 
 
-def _explain(error: Any, model: Any, loc: list, value: Any = MISSING) -> tuple[str, str]:
+def _explain(error: Any, model: Any, loc: list[Any], value: Any = MISSING) -> tuple[str, str]:
     kind = error["type"]
     ctx = error.get("ctx") or {}
     if kind == "dra_rule":
@@ -371,7 +393,10 @@ def _explain(error: Any, model: Any, loc: list, value: Any = MISSING) -> tuple[s
     if kind == "missing":
         return "required key is missing", f"add `{loc[-1]}`"
     if kind in ("literal_error", "enum"):
-        return f"must be one of {ctx.get('expected', '')}", f"use one of {ctx.get('expected', '')}"
+        expected = str(ctx.get("expected", ""))
+        guess = closest_key(value, re.findall(r"'([^']*)'", expected)) if isinstance(value, str) else None
+        hint = f"did you mean {guess}? " if guess is not None and guess != value else ""
+        return f"must be one of {expected}", f"{hint}use one of {expected}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
         if isinstance(value, bool):
             return "must be a whole number, not a boolean", "write the number itself, e.g. 4 (true is not read as 1)"
@@ -384,21 +409,80 @@ def _explain(error: Any, model: Any, loc: list, value: Any = MISSING) -> tuple[s
             )
         return "must be true or false", "write true or false (a number is not read as a boolean)"
     if kind in ("string_type",):
+        if isinstance(value, Mapping) and len(value) == 1:
+            key, inner = next(iter(value.items()))
+            return "must be a string; YAML read it as a mapping because it holds ': '", (
+                f'quote the whole text: "{short_text(key, 80)}: {short_text(inner, 80)}"'
+            )
         return "must be a string", "quote the value"
     if kind in ("list_type",):
+        if isinstance(value, Mapping) and value and all(isinstance(item, Mapping) for item in value.values()):
+            first = next(iter(value))
+            return "must be a list", (
+                f"write the entries as a YAML list with their names inside, e.g. `- name: {first}` followed by its "
+                "keys, one `- name:` entry per item"
+            )
         return "must be a list", "write a YAML list (`- item` or `[a, b]`)"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
         return "must be a mapping", "write `key: value` entries"
     if kind == "string_pattern_mismatch":
         return f"must match {ctx.get('pattern')}", "check the identifier's format"
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        return error["msg"].lower(), "use a number within the allowed range"
+        low, high = _bounds(model, loc)
+        low = low if low is not None else ctx.get("ge", ctx["gt"] + 1 if "gt" in ctx else None)
+        high = high if high is not None else ctx.get("le", ctx["lt"] - 1 if "lt" in ctx else None)
+        allowed = (
+            f"from {low} to {high}"
+            if low is not None and high is not None
+            else f"of at least {low}"
+            if low is not None
+            else f"of at most {high}"
+        )
+        return f"must be a number {allowed}", f"use a number {allowed}"
     if kind in ("too_short", "too_long", "string_too_long", "string_too_short"):
         return error["msg"], "shorten or lengthen the value to the allowed size"
     return error["msg"], "see the config reference in docs/configuration.md"
 
 
-def _allowed_keys(model: Any, loc: list) -> list[str]:
+def _bounds(model: Any, loc: list[Any]) -> tuple[Any, Any]:
+    """(smallest, largest) number the field at `loc` takes, from its ge/gt/le/lt constraints (None: unbounded)."""
+    field = _field_at(model, loc)
+    low = high = None
+    for item in _constraints(field):
+        low = getattr(item, "ge", None) if getattr(item, "ge", None) is not None else low
+        low = item.gt + 1 if getattr(item, "gt", None) is not None else low
+        high = getattr(item, "le", None) if getattr(item, "le", None) is not None else high
+        high = item.lt - 1 if getattr(item, "lt", None) is not None else high
+    return low, high
+
+
+def _constraints(field: Any) -> list[Any]:
+    """The metadata of a field and of the Annotated types inside its annotation (dict values, list items)."""
+    if field is None:
+        return []
+    found = list(field.metadata)
+    todo = [field.annotation]
+    while todo:
+        annotation = todo.pop()
+        if typing.get_origin(annotation) is typing.Annotated:
+            for item in typing.get_args(annotation)[1:]:
+                found.extend(getattr(item, "metadata", None) or [item])  # Field(ge=0) inside Annotated
+        todo.extend(a for a in typing.get_args(annotation) if not isinstance(a, (str, int)))
+    return found
+
+
+def _field_at(model: Any, loc: list[Any]) -> Any:
+    current, field = model, None
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(part, int) or not (isinstance(current, type) and issubclass(current, BaseModel)):
+            continue
+        field = next((f for f in current.model_fields.values() if f.alias == part), field)
+        current = field.annotation if field is not None else None
+    return field
+
+
+def _allowed_keys(model: Any, loc: list[Any]) -> list[str]:
     current = model
     for part in loc:
         current = _unwrap(current)

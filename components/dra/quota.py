@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dra_gpu_platform.dra.claims import ClaimSpec
+from dra_gpu_platform.facts.naming import QUOTA_DEVICES_DOMAIN
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from dra_gpu_platform.facts.quota_charge import devices_charged
 
 CLAIMS_KEY = "count/resourceclaims.resource.k8s.io"
 LEGACY_GPU_KEY = "requests.nvidia.com/gpu"
-DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+DEVICES_SUFFIX = f"{QUOTA_DEVICES_DOMAIN}/devices"
 REQUESTS_PREFIX = "requests."  # core/v1 DefaultResourceRequestsPrefix: requests.<extended resource name>
 # Devices of a class requested through its implicit extended resource `deviceclass.resource.kubernetes.io/<class>`
 # (KEP-5004): core/v1 ResourceImplicitExtendedClaimsPerClass, named from 1.35 (absent in kubernetes/api v0.34.0) and

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dra_gpu_platform.config.models import ClaimTemplateConfig, DeviceTolerationConfig, SubRequestConfig
+from dra_gpu_platform.facts.naming import dns_label
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,8 @@ class ClaimTemplatePlan:
 
 
 def subrequest_name(sub: SubRequestConfig) -> str:
-    # DeviceSubRequest names are DNS labels; driver class names contain dots
-    return sub.name or sub.device_class.replace(".", "-")
+    # DeviceSubRequest names are DNS labels; class names are DNS subdomains (docs/references.md#dra-api-object-names)
+    return sub.name or dns_label(sub.device_class)
 
 
 def plan_tolerations(tolerations: list[DeviceTolerationConfig]) -> tuple[TolerationPlan, ...]:

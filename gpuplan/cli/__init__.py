@@ -1,4 +1,4 @@
-"""The command line: the typer app, shared options, output and exit codes.
+"""The command line: the typer app, shared options, output (and its layout for terminals and pipes) and exit codes.
 
 Who may import: gpuplan commands, `gpuplan/__main__.py`, the `gpuplan` entry point.
 """
@@ -7,6 +7,7 @@ __all__ = [
     "app",
     "atomic_out",
     "exit_codes",
+    "layout",
     "main",
     "options",
     "output",

@@ -10,23 +10,52 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from dra_gpu_platform.config.problems import InputError, short_text
-from gpuplan.cli import atomic_out
+from gpuplan.cli import atomic_out, layout
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
 
 
 def console() -> Console:
-    # Off a terminal (CI logs, pipes) rich would wrap at 80 columns and mangle the tree.
-    probe = Console()
-    return Console(highlight=False, width=None if probe.is_terminal else 200)
+    """stdout for text: the terminal's width (or $COLUMNS); in a pipe lines are left whole (gpuplan/cli/layout.py)."""
+    return layout.text_console()
+
+
+def say(console: Console, text: str, *, style: str | None = None, lead: int = 0) -> None:
+    """Print `text` (plain, no markup): on a terminal broken at spaces to its width, further lines indented under
+    the first; in a pipe on one line. `style` colours its first `lead` characters (a `note:` label), or all of it."""
+    lines = (
+        layout.wrap(text, console.width, hanging="      " if lead else "    ")
+        if layout.breaks_lines(console)
+        else [text]
+    )
+    for number, line in enumerate(lines):
+        if style and number == 0 and lead:
+            console.print(Text(line[:lead], style=style) + Text(line[lead:]), soft_wrap=True)
+        else:
+            console.print(Text(line, style=style or ""), soft_wrap=True)
+
+
+@contextmanager
+def status(fmt: OutputFormat, message: str) -> Iterator[Callable[[str], None]]:
+    """A live status line (a spinner and what is being done) on stderr while a slow step runs, only where a person
+    watches: text output to a terminal. Never in a pipe, a CI log or with --format json. Yields a function that
+    changes the message."""
+    err = error_console()
+    if fmt != OutputFormat.text or not err.is_terminal or err.is_dumb_terminal:
+        yield lambda text: None
+        return
+    with err.status(message) as shown:
+        yield shown.update
 
 
 def error_console() -> Console:

@@ -12,7 +12,7 @@ import typer
 
 from dra_gpu_platform.config.problems import MISSING, InputError, Problem
 from dra_gpu_platform.config.strict_yaml import STACK_FILE, read_text
-from gpuplan.cli import options, output, signals
+from gpuplan.cli import layout, options, output, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 from gpuplan.diff.revisions import read_revision, run_labelled
@@ -40,14 +40,20 @@ _COLOUR = {"create": "green", "update": "yellow", "replace": "magenta", "delete"
 _MAX_PATHS = 8
 
 
-def _short(value: Any) -> str:
+def _text(value: Any) -> str:
     from gpuplan.diff.compare import _MISSING
 
     if value is _MISSING:
         return "(none)"
     text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text.replace("\n", "\\n")
+
+
+def change_text(old: Any, new: Any) -> str:
+    """`old → new` for a changed value: whole when short; else where the two differ, with the same text before
+    and after it counted, not shown (two long CEL selectors that share a beginning show their difference)."""
+    before, after = layout.difference(_text(old), _text(new))
+    return f"{before} → {after}"
 
 
 def render_text(report, console) -> None:
@@ -66,14 +72,14 @@ def render_text(report, console) -> None:
         for path in change.paths[:_MAX_PATHS]:
             if path in change.values:
                 old, new = change.values[path]
-                value = f": {_short(old)} → {_short(new)}"
+                value = f": {change_text(old, new)}"
             else:
                 value = " (known after apply)"
             forces = " (forces replacement)" if path in change.replace_reasons else ""
             rolls = " (rolls every node)" if path in change.rolling else ""
-            console.print(f"       {path}{value}{forces}{rolls}", markup=False, soft_wrap=True)
+            output.say(console, f"       {path}{value}{forces}{rolls}")
         if len(change.paths) > _MAX_PATHS:
-            console.print(f"       … and {len(change.paths) - _MAX_PATHS} more (see --format json)")
+            console.print(f"       and {len(change.paths) - _MAX_PATHS} more (see --format json)")
         if "provider" in change.replace_reasons:
             console.print("       provider (forces replacement)", markup=False)
         if change.may_replace:
@@ -83,7 +89,7 @@ def render_text(report, console) -> None:
                 soft_wrap=True,
             )
         for consequence in change.consequences:
-            console.print(f"       note: {consequence}", markup=False, soft_wrap=True)
+            output.say(console, f"       note: {consequence}")
     counts = report.summary()
     console.print("\nResources:")
     for op, word in (
@@ -100,10 +106,11 @@ def render_text(report, console) -> None:
             f"\n[bold red]{len(report.refused)} change(s) refused[/]: they would destroy running capacity or data."
         )
         for change in report.refused:
-            console.print(f"\n  x {change.urn}", markup=False, soft_wrap=True)
-            console.print(f"    what would be lost: {change.why}", markup=False, soft_wrap=True)
+            console.print()
+            output.say(console, f"  x {change.urn}")
+            output.say(console, f"    what would be lost: {change.why}")
             if change.how:
-                console.print(f"    how to do it safely: {change.how}", markup=False, soft_wrap=True)
+                output.say(console, f"    how to do it safely: {change.how}")
             if not change.allowable:
                 console.print("    --allow-replace cannot accept it: the cloud refuses this step", markup=False)
         if any(c.allowable for c in report.refused):
@@ -156,14 +163,18 @@ def diff(
                     [replace(p, path="--against-config") for p in error.problems], "--against-config"
                 ) from None
             label = str(against_config)
-        with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
+        with (
+            output.status(format, f"gpuplan diff: running stack {name} as of {label}") as step,
+            tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp,
+        ):
             signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
             # Same file name as the stack file: same stack name, so the URNs of both runs match.
             before_path = Path(tmp) / stack_file.name
             before_path.write_text(text, encoding="utf-8")
             before = run_labelled(before_path, label)
             signals.forget(Path(tmp))
-        after = run_labelled(stack_file, str(stack_file))
+            step(f"gpuplan diff: running stack {name} as {stack_file} has it")
+            after = run_labelled(stack_file, str(stack_file))
         report = diff_runs(before, after, against=label)
         unmatched = allow(report, allow_replace or [])
         if unmatched:

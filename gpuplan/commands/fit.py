@@ -69,14 +69,15 @@ def fit(
         from gpuplan.fit.text import render_text
 
         name, stack_file = options.resolve_stack(stack, config)
-        report = fit_report(
-            plan_stack(load_stack_file(stack_file)),
-            name,
-            [*(claims or []), *(more_claims or [])],
-            inventory,
-            feature_gates,
-            kubernetes_version,
-        )
+        with output.status(format, f"gpuplan fit: scheduling the claims of stack {name} on its simulated cluster"):
+            report = fit_report(
+                plan_stack(load_stack_file(stack_file)),
+                name,
+                [*(claims or []), *(more_claims or [])],
+                inventory,
+                feature_gates,
+                kubernetes_version,
+            )
         failed = output.write_and_emit(
             options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)
         )

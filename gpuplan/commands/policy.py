@@ -37,13 +37,13 @@ def render_text(report, console) -> None:
         colour = "red" if level == "mandatory" else "yellow"
         console.print(f"\n[bold {colour}]{name}[/] [{colour}]({level})[/]: {len(violations)} violation(s)")
         for violation in violations:
-            console.print(f"  [{violation.level}] {violation.urn or '(stack)'}", markup=False, soft_wrap=True)
+            output.say(console, f"  [{violation.level}] {violation.urn or '(stack)'}")
             for line in violation.message.splitlines():
-                console.print(f"      {line}", markup=False, soft_wrap=True)
+                output.say(console, f"      {line}")
     for remediation in report.remediations:
-        console.print(f"[cyan]remediated[/] by {remediation.policy}: {remediation.urn}", soft_wrap=True)
+        output.say(console, f"remediated by {remediation.policy}: {remediation.urn}", style="cyan", lead=10)
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {note}", soft_wrap=True)
+        output.say(console, f"note: {note}", style="yellow", lead=5)
     mandatory, advisory = len(report.mandatory), len(report.violations) - len(report.mandatory)
     if report.violations:
         console.print(f"\n{mandatory} mandatory and {advisory} advisory violation(s)")
@@ -66,7 +66,8 @@ def policy(
         from gpuplan.checks.policy_runner import run_policies
 
         source = options.resolve_source(stack, config, project)
-        report = run_policies(source, policy_config)
+        with output.status(format, f"gpuplan policy: running stack {source.stack} offline through the policy pack"):
+            report = run_policies(source, policy_config)
         failed = output.write_and_emit(
             options.out_dir(out, source.stack),
             "policy.json",

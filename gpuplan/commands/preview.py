@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from dra_gpu_platform.plans.capacity import stack_capacity
 from gpuplan.cli import options, output
@@ -28,7 +27,10 @@ def preview(
         source = options.resolve_source(stack, config, project)
         name = source.stack
         target = options.out_dir(out, name)
-        preview = render_preview(source, target)
+        with output.status(
+            format, f"gpuplan preview: running the program of stack {name} offline and validating its manifests"
+        ):
+            preview = render_preview(source, target)
         run, manifests, checked, errors = preview.run, preview.manifests, preview.checked, preview.errors
         notes = [message for severity, message in run.logs]
         from gpuplan.timing import critical_path
@@ -53,25 +55,26 @@ def preview(
 
             render_tree(run, console)
             for note in notes:
-                console.print(f"[yellow]note:[/] {escape(note)}")
+                output.say(console, f"note: {note}", style="yellow", lead=len("note:"))
             if errors:
                 console.print(f"[bold red]{len(errors)} manifest validation error(s)[/]:")
                 for error in errors:
-                    console.print("  " + error.render(), markup=False)
+                    output.say(console, "  " + error.render())
             else:
-                console.print(
-                    f"[green]✓[/] all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})"
+                output.say(
+                    console,
+                    f"✓ all manifests valid (kubernetes-validate --strict, Kubernetes {', '.join(checked)})",
+                    style="green",
+                    lead=1,
                 )
             for line in critical_path.text_lines(deploy):
-                console.print(line, markup=False, soft_wrap=True)
+                output.say(console, line)
             for line in capacity_table.text_lines(capacity) if capacity is not None else ():
-                console.print(line, markup=False, soft_wrap=True)
+                output.say(console, line)
 
         def wrote() -> None:
-            console.print(
-                f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}",
-                markup=False,
-                soft_wrap=True,
+            output.say(
+                console, f"Wrote {target / 'plan.json'} and {len(manifests)} manifests under {target / 'manifests'}"
             )
 
         failed = output.publish(

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuplan.cli import options, output
+from gpuplan.cli import layout, options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
 
@@ -23,7 +23,8 @@ ChartsFolder = Annotated[
     Path | None,
     typer.Option(
         "--charts",
-        help="Folder of unpacked charts, <chart>-<version>/ each (air-gapped); default: the chart repositories.",
+        help="Folder of charts, offline: <chart>-<version>.tgz as `helm pull --destination DIR` writes them (subcharts "
+        "pulled alongside), or unpacked <chart>-<version>/; default: pulled from the chart repositories into <out>/charts.",
     ),
 ]
 
@@ -67,46 +68,49 @@ def as_json(report) -> dict[str, Any]:
 
 
 def render_text(report, console) -> None:
-    from rich.table import Table
+    from rich.markup import escape
 
     for result in report.releases:
         r = result.rendered
         where = r.chart_path or (
             f"{r.release.chart} {r.release.version}" + (f" from {r.release.repository}" if r.release.repository else "")
         )
-        state = f"[red]failed[/]: {r.error}" if r.error else f"{len(r.documents)} objects"
-        console.print(f"helm template {r.release.name} ({where}): {state}", soft_wrap=True)
+        state = f"failed: {r.error}" if r.error else f"{len(r.documents)} objects"
+        output.say(console, f"helm template {r.release.name} ({where}): {state}")
         if result.hooks:
-            console.print(
-                f"  {len(result.hooks)} Helm hook object(s) kept apart under rendered/{r.release.name}/hooks/"
+            output.say(
+                console, f"  {len(result.hooks)} Helm hook object(s) kept apart under rendered/{r.release.name}/hooks/"
             )
         if result.unread is not None:
-            console.print(f"  values keys read by no template: {', '.join(result.unread) or 'none'}", soft_wrap=True)
+            output.say(console, f"  values keys read by no template: {', '.join(result.unread) or 'none'}")
     if report.kustomization:
-        console.print(f"Wrote {report.kustomization} (everything the stack deploys)")
+        output.say(console, f"Wrote {report.kustomization} (everything the stack deploys)")
     for line in report.unvalidated:
-        console.print(f"[yellow]not validated[/] (no schema, no CRD in this render): {line}", soft_wrap=True)
+        output.say(console, f"not validated (no schema, no CRD in this render): {line}", style="yellow", lead=13)
     for placement in report.placements:
-        table = Table(title=f"pool {placement.pool.name} (gpuStack {placement.pool.gpu_stack})", title_justify="left")
-        table.add_column("DaemonSet")
-        table.add_column("role")
-        table.add_column("placed by")
-        for d in placement.landed:
-            table.add_row(
-                f"{d.release}/{d.name}",
+        rows = [
+            [
+                escape(f"{d.name} ({d.release})"),  # a space to break at: the name stays whole at 80 columns
                 d.role,
-                "chart render" if d.source == "chart" else f"operator facts: {d.source}",
-            )
-        for name, role in placement.host_entries():
-            table.add_row(name, role, "node image")
-        console.print(table)
+                "chart render" if d.source == "chart" else escape(f"operator facts: {d.source}"),
+            ]
+            for d in placement.landed
+        ]
+        rows += [[escape(name), role, "node image"] for name, role in placement.host_entries()]
+        title = f"pool {placement.pool.name} (gpuStack {placement.pool.gpu_stack})"
+        headers = ["DaemonSet", "role", "placed by"]
+        console.print(
+            layout.table(headers, rows, console.width, whole=("role",), title=escape(title), title_justify="left")
+        )
         for finding in placement.findings:
-            console.print(f"  [bold red]✗[/] {finding}", soft_wrap=True)
+            output.say(console, f"  ✗ {finding}", style="bold red", lead=3)
     others = [f for f in report.findings if not f.startswith("pool ")]
     for finding in others:
-        console.print(f"[bold red]✗[/] {finding}", markup=True, soft_wrap=True)
+        output.say(console, f"✗ {finding}", style="bold red", lead=1)
     if not report.findings:
-        console.print("[green]✓[/] every release rendered and validated; one NVIDIA GPU stack on every pool")
+        output.say(
+            console, "✓ every release rendered and validated; one NVIDIA GPU stack on every pool", style="green", lead=1
+        )
     else:
         console.print(f"[bold red]{len(report.findings)} finding(s)[/]")
 
@@ -145,7 +149,8 @@ def render(
                 "the command line",
             )
         target = options.out_dir(out, name)
-        report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
+        with output.status(format, f"gpuplan render: previewing stack {name} and rendering its Helm releases"):
+            report = render_stack(stack_file, target, binary, Path(charts) if charts else None, check_values)
         output.write_and_emit(
             target, "render.json", as_json(report), format, lambda: render_text(report, output.console())
         )

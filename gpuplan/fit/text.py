@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpuplan.cli import output
+from gpuplan.cli import layout, output
 
 _STYLE = {"allocated": "green", "unschedulable": "red", "error": "red", "rejected": "magenta"}
 
@@ -25,27 +25,30 @@ def _source(source: str) -> str:
 
 
 def render_text(name: str, report: dict[str, Any]) -> None:
-    from rich.table import Table
+    from rich.markup import escape
 
     console = output.console()
+    # a long selector (CEL) is printed once and named afterwards (S1, S2, ...): every pool's reason quotes it
+    legend = layout.Legend()
     inventory, gates = report["inventory"], report["featureGates"]
-    console.print(
+    output.say(
+        console,
         f"gpuplan fit: stack {name}, inventory {inventory['source']}: {inventory['nodes']} nodes, "
         f"{inventory['devices']} devices ({', '.join(inventory['drivers']) or 'no driver'}), "
-        f"{inventory['nodeClasses']} node classes, {inventory['shapes']} device shapes"
+        f"{inventory['nodeClasses']} node classes, {inventory['shapes']} device shapes",
     )
     changed = ", ".join(f"{k}={str(v).lower()}" for k, v in gates["changed"].items()) or "defaults"
-    console.print(f"Kubernetes {gates['kubernetes']} feature gates: {changed}; allocator {gates['allocator']}")
+    output.say(console, f"Kubernetes {gates['kubernetes']} feature gates: {changed}; allocator {gates['allocator']}")
     for note in inventory["notes"] + report["notes"]:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        output.say(console, legend.shorten(f"note: {note}"), style="yellow", lead=len("note:"))
     for change in report["apiServer"]:
         for line in change["dropped"]:
-            console.print(f"[yellow]api server:[/] {change['object']}: {line}", highlight=False)
+            output.say(console, f"api server: {change['object']}: {line}", style="yellow", lead=len("api server:"))
         for line in change["rejected"]:
-            console.print(f"[magenta]rejected:[/] {change['object']}: {line}", highlight=False)
-    table = Table(show_lines=False)
-    for column in ("claim", "source", "result", "pools (subrequest)", "at once", "quota", "binds"):
-        table.add_column(column)
+            output.say(console, f"rejected: {change['object']}: {line}", style="magenta", lead=len("rejected:"))
+    # the source column only where a claim comes from a file (--claims): the stack's own templates need none
+    with_source = any(not claim["source"].startswith("stack:") for claim in report["claims"])
+    rows = []
     for claim in report["claims"]:
         kind = claim["outcome"]
         status = f"[{_STYLE[kind]}]{'fits' if claim['satisfiable'] else kind}[/]"
@@ -56,40 +59,47 @@ def render_text(name: str, report: dict[str, Any]) -> None:
                 pools[str(allocation["pool"])].add(f"{allocation['request']}/{allocation['subrequest']}")
         shown = ", ".join(f"{p} ({', '.join(sorted(s))})" if s else p for p, s in pools.items()) or "-"
         quota = "-" if claim["quotaLimit"] is None else str(claim["quotaLimit"])
-        table.add_row(
-            f"{claim['namespace']}/{claim['name']}",
-            _source(claim["source"]),
+        cells = [
+            escape(f"{claim['namespace']}/{claim['name']}"),
+            escape(_source(claim["source"])),
             status,
-            shown,
-            str(claim["maxConcurrent"]),
-            quota,
-            binds(claim),
+            escape(shown),
+        ]
+        rows.append(
+            [*(cells if with_source else cells[:1] + cells[2:]), str(claim["maxConcurrent"]), quota, binds(claim)]
         )
-    console.print(table)
+    headers = ["claim", "source", "result", "pools (subrequest)", "at once", "quota", "binds"]
+    headers = headers if with_source else [h for h in headers if h != "source"]
+    short = ("result", "at once", "quota", "binds")
+    console.print(layout.table(headers, rows, console.width, whole=short, show_lines=False))
     if report["pods"]:
-        pods = Table(show_lines=False)
-        for column in ("pod / workload", "source", "result", "placed", "nodes"):
-            pods.add_column(column)
+        rows = []
         for pod in report["pods"]:
             nodes = sorted({i["node"] for i in pod["instances"] if i["node"]})
-            shown = ", ".join(nodes[:3]) + (f", … ({len(nodes)})" if len(nodes) > 3 else "") or "-"
-            pods.add_row(
-                f"{pod['kind']} {pod['namespace']}/{pod['name']}",
-                _source(pod["source"]),
-                f"[{_STYLE[pod['outcome']]}]{pod['outcome']}[/]",
-                f"{pod['placed']}/{pod['replicas']}",
-                shown,
+            shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "") or "-"
+            rows.append(
+                [
+                    escape(f"{pod['kind']} {pod['namespace']}/{pod['name']}"),
+                    escape(_source(pod["source"])),
+                    f"[{_STYLE[pod['outcome']]}]{pod['outcome']}[/]",
+                    f"{pod['placed']}/{pod['replicas']}",
+                    escape(shown),
+                ]
             )
-        console.print(pods)
+        headers = ["pod / workload", "source", "result", "placed", "nodes"]
+        console.print(layout.table(headers, rows, console.width, whole=("result", "placed"), show_lines=False))
     for claim in report["claims"]:
-        for line in claim["errors"]:
-            console.print(f"[red]error[/] {claim['namespace']}/{claim['name']}: {line}", markup=True, highlight=False)
-        for line in claim["reasons"]:
-            console.print(f"[red]why[/] {claim['namespace']}/{claim['name']}: {line}", markup=True, highlight=False)
+        for label, lines in (("error", claim["errors"]), ("why", claim["reasons"])):
+            for line in lines:
+                text = legend.shorten(f"{label} {claim['namespace']}/{claim['name']}: {line}")
+                output.say(console, text, style="red", lead=len(label))
     for pod in report["pods"]:
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
-            console.print(
-                f"[red]why[/] {pod['kind']} {pod['namespace']}/{pod['name']}: {line}", markup=True, highlight=False
+            output.say(
+                console,
+                legend.shorten(f"why {pod['kind']} {pod['namespace']}/{pod['name']}: {line}"),
+                style="red",
+                lead=3,
             )
     bad = sum(1 for c in report["claims"] if not c["satisfiable"] or c["errors"])
     unplaced = sum(1 for p in report["pods"] if p["outcome"] != "allocated")

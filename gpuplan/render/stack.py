@@ -4,6 +4,7 @@ every DaemonSet on every node pool."""
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, valid
 from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values
 from gpuplan.engine.preview import preview_stack
-from gpuplan.render import files, helm, values_check
+from gpuplan.render import charts, files, helm, values_check
 from gpuplan.render.placement import (
     DRA_PLUGIN,
     NFD_WORKER,
@@ -51,6 +52,8 @@ def node_labels(pool: PoolPlan) -> dict[str, str]:
 
 
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
+# Where charts pulled online are kept, under --out: `--charts <out>/charts` renders from them offline next time.
+PULLED_CHARTS = "charts"
 # Always served from 1.34 (resource.k8s.io/v1 GA); the ServiceMonitor API where monitoring expects Prometheus Operator.
 # Charts ask both for the group/version and for one kind in it (gpu-operator v26.7.0 templates/validations.yaml:25-30
 # checks resource.k8s.io/v1/DeviceClass before it renders a GPUCluster).
@@ -143,34 +146,43 @@ def render_stack(
     kube_version = f"{plan.kubernetes_version}.0"
     results: list[ReleaseResult] = []
     findings: list[str] = []
-    for spec in release_specs(run):
-        rendered = helm.render(
-            helm_binary,
-            spec,
-            out / "helm-values",
-            kube_version=kube_version,
-            api_versions=api_versions(plan),
-            charts_dir=charts_dir,
-        )
-        result = ReleaseResult(rendered)
-        results.append(result)
-        if rendered.error:
-            findings.append(f"helm template of {spec.name} ({spec.chart_name} {spec.version}) failed: {rendered.error}")
-        elif check_values:
-            result.unread = values_check.unread_keys(
+    specs = release_specs(run)
+    with tempfile.TemporaryDirectory(prefix="gpuplan-charts-") as work:
+        # every chart had first: one that cannot be had is invalid input naming its `helm pull`, before any render
+        chart_set = charts.ChartSet(helm_binary, Path(work), charts_dir, out / PULLED_CHARTS)
+        sources = {s.name: chart_set.add(s.name, s.chart, s.chart_name, s.version, s.repository) for s in specs}
+        chart_set.check()
+        for spec in specs:
+            source = sources[spec.name]
+            assert source is not None  # check() raised otherwise
+            rendered = helm.render(
                 helm_binary,
-                rendered,
+                spec,
                 out / "helm-values",
                 kube_version=kube_version,
                 api_versions=api_versions(plan),
-                charts_dir=charts_dir,
+                chart=source,
             )
-            findings += [
-                f"{spec.name}: values key {key} is read by no template of {spec.chart_name} {spec.version}"
-                for key in result.unread
-            ]
-        if (mismatch := helm.version_mismatch(rendered)) is not None:
-            findings.append(mismatch)
+            result = ReleaseResult(rendered)
+            results.append(result)
+            if rendered.error:
+                findings.append(
+                    f"helm template of {spec.name} ({spec.chart_name} {spec.version}) failed: {rendered.error}"
+                )
+            elif check_values:
+                result.unread = values_check.unread_keys(
+                    helm_binary,
+                    rendered,
+                    out / "helm-values",
+                    kube_version=kube_version,
+                    api_versions=api_versions(plan),
+                )
+                findings += [
+                    f"{spec.name}: values key {key} is read by no template of {spec.chart_name} {spec.version}"
+                    for key in result.unread
+                ]
+            if (mismatch := helm.version_mismatch(rendered)) is not None:
+                findings.append(mismatch)
     rendered_docs = {r.rendered.release.name: r.rendered.documents for r in results}
     everything = [d for docs in rendered_docs.values() for d in docs]
     cluster_scoped = cluster_scoped_kinds(everything)

@@ -62,7 +62,6 @@ def unread_keys(
     *,
     kube_version: str,
     api_versions: list[str],
-    charts_dir: Path | None,
 ) -> list[str]:
     """The dotted paths of the values leaves no template of the chart reads."""
     baseline = rendered.documents
@@ -70,8 +69,9 @@ def unread_keys(
 
     def renders_the_same(path: tuple[str, ...], value: Any) -> bool:
         variant = replace(rendered.release, values=_with(rendered.release.values, path, value))
+        assert rendered.source is not None  # a release that rendered has its chart
         again = helm.render(
-            helm_binary, variant, workdir, kube_version=kube_version, api_versions=api_versions, charts_dir=charts_dir
+            helm_binary, variant, workdir, kube_version=kube_version, api_versions=api_versions, chart=rendered.source
         )
         return again.error is None and again.documents == baseline
 

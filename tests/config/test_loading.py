@@ -102,7 +102,7 @@ def test_unquoted_kubernetes_version_is_accepted_when_unambiguous():
         ("cluster.extra", 1, "cluster.extra", "unknown key"),
         ("nodePools[0].name", "Bad Name", "nodePools[0].name", "DNS label"),
         ("nodePools[0].gpu", "V100", "nodePools[0].gpu", "must be one of"),
-        ("nodePools[0].maxNodes", 0, "nodePools[0].maxNodes", "greater than or equal"),
+        ("nodePools[0].maxNodes", 0, "nodePools[0].maxNodes", "must be a number from 1 to 1000"),
         ("nodePools[0].maxNodes", "two", "nodePools[0].maxNodes", "whole number"),
         ("nodePools[0].maxNodes", DELETE, "nodePools[0].maxNodes", "required"),
         ("nodePools[0].gpuStack", "both", "nodePools[0].gpuStack", "must be one of"),
@@ -120,8 +120,13 @@ def test_unquoted_kubernetes_version_is_accepted_when_unambiguous():
             "namespaces[0].claimTemplates[0].sameAttribute",
             "C identifier",
         ),
-        ("namespaces[0].claimTemplates[0].count", 0, "namespaces[0].claimTemplates[0].count", "greater than or equal"),
-        ("monitoring.claimPendingMinutes", 0, "monitoring.claimPendingMinutes", "greater than or equal"),
+        (
+            "namespaces[0].claimTemplates[0].count",
+            0,
+            "namespaces[0].claimTemplates[0].count",
+            "must be a number from 1 to 32",
+        ),
+        ("monitoring.claimPendingMinutes", 0, "monitoring.claimPendingMinutes", "must be a number from 1 to 1440"),
     ],
 )
 def test_field_rules_name_path_and_rule(path, value, expected_path, rule_fragment):
@@ -156,7 +161,7 @@ def test_every_problem_is_reported_at_once_with_value_and_fix():
     } <= set(by_path)
     assert by_path["namespaces[0].claimTemplates[0].deviceClass"].value == "missing-class"
     rendered = caught.value.render()
-    assert "Pulumi.test.yaml: nodePools[1].maxNodes = 'x'" in rendered and "fix:" in rendered
+    assert "Pulumi.test.yaml: nodePools[1] (plugin-pool).maxNodes = 'x'" in rendered and "fix:" in rendered
 
 
 # --- cross-field rules of "Meaning that code must enforce" -------------------------------------------------

@@ -94,7 +94,7 @@ def test_the_file_is_named_when_the_sections_say_where_they_come_from():
     bad["nodePools"][0]["minNodes"] = 5
     error = refused(StackConfig.model_validate, {**bad, "source": "team/Pulumi.lab.yaml", "stack": "lab"})
     assert [p.file for p in error.problems] == ["team/Pulumi.lab.yaml"]
-    assert "team/Pulumi.lab.yaml: nodePools[0].minNodes = 5" in str(error)
+    assert "team/Pulumi.lab.yaml: nodePools[0] (dra-pool).minNodes = 5" in str(error)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +135,9 @@ def test_pydantic_validation_error_does_not_leak_and_nested_use_carries_the_same
 
     with pytest.raises(ValidationError) as nested:
         Holder.model_validate({"stack": bad})
-    assert "nodePools[0].minNodes = 5" in str(nested.value) and "minNodes must be ≤ maxNodes (2)" in str(nested.value)
+    assert "nodePools[0] (p).minNodes = 5" in str(nested.value) and "minNodes must be ≤ maxNodes (2)" in str(
+        nested.value
+    )
 
 
 def test_a_stack_config_that_exists_is_valid_and_the_escape_hatch_is_model_construct():

@@ -12,9 +12,11 @@ SOUND = prices.PriceFact(
 )
 
 
-@pytest.mark.parametrize("fact", prices.PRICES, ids=lambda f: f"{f.platform}/{f.instance_type}/{f.region}")
-def test_every_recorded_price_is_sound(fact):
-    assert prices.price_problems(fact) == []
+def test_every_recorded_price_is_sound():
+    # one test over the table (possibly empty: a price without a first-hand source and date is not recorded)
+    assert {f"{f.platform}/{f.instance_type}/{f.region}": prices.price_problems(f) for f in prices.PRICES} == {
+        f"{f.platform}/{f.instance_type}/{f.region}": [] for f in prices.PRICES
+    }
 
 
 def test_recorded_prices_are_one_per_type_and_region():

@@ -51,7 +51,7 @@ def test_preview_json_keeps_its_keys_and_adds_critical_path(prod_json):
 
 
 def test_preview_text_prints_the_modelled_duration_and_path(tmp_path):
-    result = CliRunner().invoke(app, ["preview", "--stack", "dev", "--out", str(tmp_path)])
+    result = CliRunner().invoke(app, ["preview", "--stack", "dev", "--out", str(tmp_path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "Modelled `pulumi up`: 2 min" in result.output
     assert (

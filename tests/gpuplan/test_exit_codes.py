@@ -31,7 +31,7 @@ def test_invalid_input_is_exit_2_with_every_problem(tmp_path):
     stack = write_stack(tmp_path, {**KIND_BASE, "nodePools": [{"name": "Bad_Name", "gpu": "H100", "maxNodes": 0}]})
     result = _invoke("preview", "--config", str(stack), "--out", str(tmp_path / "out"))
     assert result.exit_code == ExitCode.INVALID_INPUT
-    assert "nodePools[0].name" in result.output and "nodePools[0].maxNodes" in result.output
+    assert "nodePools[0] (Bad_Name).name" in result.output and "nodePools[0] (Bad_Name).maxNodes" in result.output
     assert "Traceback" not in result.output
 
 

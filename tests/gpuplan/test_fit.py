@@ -452,7 +452,7 @@ def test_invalid_claim_files_exit_2_with_every_problem(tmp_path):
     )
     assert result.exit_code == 2, result.output
     problems = json.loads(result.output)["errors"]
-    assert all(set(p) == {"file", "path", "value", "rule", "fix"} for p in problems)
+    assert all(set(p) == {"file", "path", "where", "value", "rule", "fix", "excerpt"} for p in problems)
     rules = " | ".join(p["rule"] for p in problems)
     assert "does not exist" in rules and "does not read this kind" in rules and "alternatives" in rules
     assert "the API server rejects it" in rules and "Traceback" not in result.output

