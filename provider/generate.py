@@ -1,6 +1,6 @@
-"""Generates the component package's input types (provider/inputs.py) and its schema (provider/schema.json) from the
-config models. Run `python -m provider.generate` after a model changes; `--check` exits 1 when either is stale
-(tests/provider/test_generated.py runs the same comparison).
+"""Generates the component package's input types (provider/input_types.py, provider/inputs.py) and its schema
+(provider/schema.json) from the config models. Run `python -m provider.generate` after a model changes; `--check` exits
+1 when one is stale (tests/provider/test_generated.py runs the same comparison).
 
 The input types are TypedDicts with a docstring per key, because that is what Pulumi's analyzer reads
 (docs/references.md#pulumi-component-analyzer): it infers the schema from annotations and finds each key's description
@@ -22,14 +22,23 @@ from provider.arguments import HOSTED, Argument, Hosted
 from provider.shapes import FieldShape, Shape
 
 HERE = Path(__file__).resolve().parent
+# Two modules, so that neither passes the 800-line limit of tests/test_architecture.py: the sections' enums and
+# objects, and one TypedDict of inputs per hosted component.
+INPUT_TYPES = HERE / "input_types.py"
 INPUTS = HERE / "inputs.py"
 SCHEMA = HERE / "schema.json"
-HEADER = f'''"""Input types of the `{PROJECT}` component package, generated from the config models by
-`python -m provider.generate`: do not edit. Pulumi's analyzer reads these annotations and the docstring after each
-key to infer provider/schema.json."""
+HEADER = f'''"""The enums and objects of the `{PROJECT}` component package's inputs (the stack file's sections), generated
+from the config models by `python -m provider.generate`: do not edit. Pulumi's analyzer reads these annotations and the
+docstring after each key to infer provider/schema.json."""
 
 import enum
 from typing import Any, NotRequired, TypedDict
+'''
+INPUTS_HEADER = f'''"""Input types of the `{PROJECT}` component package, one per hosted component, generated from the config
+models by `python -m provider.generate`: do not edit. Pulumi's analyzer reads these annotations and the docstring
+after each key to infer provider/schema.json."""
+
+from typing import NotRequired, TypedDict
 
 import pulumi
 '''
@@ -92,12 +101,28 @@ class _Renderer:
         return _key(field.name, annotation, field.required, _field_doc(field))
 
 
-def render_inputs() -> str:
-    """The source of provider/inputs.py: one TypedDict of inputs per hosted component (provider/arguments.py)."""
+def render_inputs() -> dict[Path, str]:
+    """The sources of provider/input_types.py (the enums and objects the inputs use) and provider/inputs.py (one
+    TypedDict of inputs per hosted component, provider/arguments.py), by path."""
     renderer = _Renderer()
     classes = [_inputs_class(renderer, hosted) for hosted in HOSTED]
-    blocks = [HEADER, *renderer.blocks, *classes]
+    defined = {*renderer.objects, *renderer.enums.values()}
+    annotations = " ".join(line.split(":", 1)[1] for block in classes for line in _key_lines(block))
+    used = sorted(defined & set(re.findall(r"[A-Za-z_]\w*", annotations)))
+    imports = "from provider.input_types import (\n" + "".join(f"    {name},\n" for name in used) + ")\n"
+    return {
+        INPUT_TYPES: _module([HEADER, *renderer.blocks]),
+        INPUTS: _module([f"{INPUTS_HEADER}\n{imports}", *classes]),
+    }
+
+
+def _module(blocks: list[str]) -> str:
     return "\n\n\n".join(block.rstrip("\n") for block in blocks) + "\n"
+
+
+def _key_lines(block: str) -> list[str]:
+    """The `    name: annotation` lines of a rendered TypedDict (its docstrings are indented lines in quotes)."""
+    return [line for line in block.splitlines() if re.match(r"^    \w+: ", line)]
 
 
 def _inputs_class(renderer: _Renderer, hosted: Hosted) -> str:
@@ -122,7 +147,8 @@ def _argument(renderer: _Renderer, argument: Argument) -> str:
 
 
 def render_schema() -> str:
-    """provider/schema.json: the schema the plugin serves (GetSchema), built from provider/inputs.py as it is now."""
+    """provider/schema.json: the schema the plugin serves (GetSchema), built from provider/inputs.py (and the types it
+    imports) as they are now."""
     from provider import package
 
     return json.dumps(json.loads(package.GpuPlatformProvider().schema), indent=2, ensure_ascii=False) + "\n"
@@ -180,13 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     inputs = render_inputs()
     if args.check:
-        stale = [str(p) for p, text in ((INPUTS, inputs),) if p.read_text(encoding="utf-8") != text]
+        stale = [str(p) for p, text in inputs.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
         if not stale:
             stale = [str(SCHEMA)] if SCHEMA.read_text(encoding="utf-8") != render_schema() else []
         for path in stale:
             print(f"{path} is not current: run `python -m provider.generate`", file=sys.stderr)
         return 1 if stale else 0
-    _write(INPUTS, inputs)
+    for path, text in inputs.items():
+        _write(path, text)
     _write(SCHEMA, render_schema())
     return 0
 

@@ -3,7 +3,7 @@ to a platform does not exist there (an EksCluster has `eks` and no `aks`). Pure:
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, Field
 
@@ -230,6 +230,17 @@ CLUSTER_MODELS: dict[str, type[EksCluster | AksCluster | KindCluster | ExistingC
     "kind": KindCluster,
     "existing": ExistingCluster,
 }
+_Platform = TypeVar("_Platform", bound=ClusterBase)
+
+
+def platform_cluster(cluster: ClusterBase, model: type[_Platform]) -> _Platform:
+    """The stack's cluster as the class of the one platform the calling code serves (plans/eks.py plans EKS stacks
+    only): another platform's cluster there is a caller's bug, never a stack error."""
+    if not isinstance(cluster, model):
+        raise TypeError(f"{model.__name__} expected; the stack's cluster has platform {cluster.platform!r}")
+    return cluster
+
+
 # The block each platform's cluster takes, by key (`cluster.eks`, ...).
 PLATFORM_SETTINGS: dict[str, type[ConfigModel]] = {
     "eks": EksSettings,

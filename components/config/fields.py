@@ -5,7 +5,7 @@ compiles, ...), and the base model every section shares: camelCase keys only, un
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from pydantic.alias_generators import to_camel
@@ -23,7 +23,7 @@ STACK_CONFIG_DIR = "stacks"
 GpuKey = Literal[
     "H100", "H100-NVL", "H200", "A100-40GB", "A100-80GB", "B200", "GB200", "A10G", "A10", "T4", "L4", "L40S"
 ]
-assert set(GpuKey.__args__) == set(GPU_MODELS)  # the stack contract and the catalog list the same GPUs
+assert set(get_args(GpuKey)) == set(GPU_MODELS)  # the stack contract and the catalog list the same GPUs
 
 
 def rule_error(rule: str, fix: str) -> PydanticCustomError:

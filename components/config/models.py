@@ -27,6 +27,7 @@ from dra_gpu_platform.config.cluster import (
     KindSettings,
     SystemNodesAks,
     SystemNodesEks,
+    platform_cluster,
 )
 from dra_gpu_platform.config.fields import (
     PROJECT,
@@ -102,6 +103,7 @@ __all__ = [
     "SystemNodesAks",
     "SystemNodesEks",
     "check_kubernetes_version",
+    "platform_cluster",
 ]
 
 

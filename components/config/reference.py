@@ -8,6 +8,7 @@ import typing
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from dra_gpu_platform.config.cluster import CLUSTER_MODELS, ClusterBase
@@ -48,11 +49,11 @@ def _model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
-def _default(field) -> str:
+def _default(field: FieldInfo) -> str:
     if field.is_required():
         return "**required**"
     if field.default_factory is not None:
-        value = field.default_factory()
+        value = field.get_default(call_default_factory=True)
         return "" if isinstance(value, BaseModel) else f"`{value}`"
     if field.default is None or field.default is PydanticUndefined:
         return ""
@@ -90,6 +91,8 @@ def config_reference() -> str:
             lines.extend(_cluster_rows())
         else:
             inner = _model(model)
+            if inner is None:
+                raise TypeError(f"section {key} is not a model nor a list of models: {model!r}")
             lines.extend(_rows(inner, key + ("[]" if typing.get_origin(model) is list else "")))
         lines.append("")
     return "\n".join(lines)

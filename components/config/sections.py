@@ -199,7 +199,7 @@ class NodePool(ConfigModel):
     )
     mig: MigSettings | None = Field(None, description="MIG partitioning of every GPU in the pool.")
     labels: Labels = Field(default_factory=dict, description="Extra node labels.")
-    ami_type: Literal[eks_amis.GPU_POOL_AMI_TYPES] | None = Field(
+    ami_type: eks_amis.GpuPoolAmiType | None = Field(
         None, description="EKS only: NVIDIA AMI family (AL2023 by default)."
     )
     disk_size_gb: StackInt = Field(200, ge=20, le=16384, description="Root volume size per node.")
@@ -559,7 +559,7 @@ class StackSections(ConfigModel):
 
     @property
     def uses_example_driver(self) -> bool:
-        return self.platform == "kind" and self.cluster.settings().gpu_driver == "example"
+        return self.cluster.platform == "kind" and self.cluster.settings().gpu_driver == "example"
 
     @property
     def uses_gpu_cluster(self) -> bool:

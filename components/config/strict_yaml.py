@@ -26,14 +26,15 @@ import math
 import os
 import re
 import stat
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, ScalarEvent
-from yaml.nodes import MappingNode
+from yaml.nodes import MappingNode, ScalarNode
 from yaml.resolver import BaseResolver, Resolver
 
 from dra_gpu_platform.config import yaml_hints
@@ -42,9 +43,11 @@ from dra_gpu_platform.config.problems import MISSING, InputError, Problem, short
 try:  # libyaml's parser (it ships in PyYAML's wheels): C speed, and no recursion while it reads events
     from yaml._yaml import CParser as _Parser
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-
-    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer):
-        def __init__(self, stream):
+    # The same interface in pure Python (mypy sees the first definition, libyaml's).
+    class _Parser(  # type: ignore[no-redef]
+        yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer
+    ):
+        def __init__(self, stream: str) -> None:
             yaml.reader.Reader.__init__(self, stream)
             yaml.scanner.Scanner.__init__(self)
             yaml.parser.Parser.__init__(self)
@@ -241,7 +244,7 @@ class _StrictConstructor(SafeConstructor):
         super().__init__()
         self.duplicates: list[tuple[Any, str, str]] = []  # (key, first place, second place)
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         if isinstance(node, MappingNode):
             seen: dict[tuple[type, Any], str] = {}
             for key_node, _ in node.value:
@@ -262,36 +265,38 @@ class _StrictConstructor(SafeConstructor):
 
 
 class _PulumiConstructor(_StrictConstructor):
-    def construct_yaml_int(self, node):
+    def construct_go_int(self, node: ScalarNode) -> int | str:
         value = go_int(self.construct_scalar(node))
         if value is None:
             return self.construct_scalar(node)  # out of int64 range: go-yaml keeps it a string too
         return value
 
-    def construct_yaml_float(self, node):
+    def construct_go_float(self, node: ScalarNode) -> float:
         text = self.construct_scalar(node).replace("_", "")
         special = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan}
         return special[text.lower()] if text.lower() in special else float(text)
 
 
-_PulumiConstructor.add_constructor("tag:yaml.org,2002:int", _PulumiConstructor.construct_yaml_int)
-_PulumiConstructor.add_constructor("tag:yaml.org,2002:float", _PulumiConstructor.construct_yaml_float)
+# typeshed types a constructor's first argument as one of PyYAML's own Loader classes; these constructors belong to a
+# constructor mixin, as PyYAML's own do (SafeConstructor.construct_yaml_str below), hence the type-var ignores.
+_PulumiConstructor.add_constructor("tag:yaml.org,2002:int", _PulumiConstructor.construct_go_int)  # type: ignore[type-var]
+_PulumiConstructor.add_constructor("tag:yaml.org,2002:float", _PulumiConstructor.construct_go_float)  # type: ignore[type-var]
 
 
 # PyYAML's YAML 1.1 resolver tags a bare `=` as !!value, for which SafeConstructor has no constructor; go-yaml
 # (kubectl) reads it as the string "=".
-_StrictConstructor.add_constructor("tag:yaml.org,2002:value", SafeConstructor.construct_yaml_str)
+_StrictConstructor.add_constructor("tag:yaml.org,2002:value", SafeConstructor.construct_yaml_str)  # type: ignore[type-var]
 
 
 class _StackLoader(_Parser, _PulumiConstructor, PulumiResolver):
-    def __init__(self, stream):
+    def __init__(self, stream: str) -> None:
         _Parser.__init__(self, stream)
         _PulumiConstructor.__init__(self)
         PulumiResolver.__init__(self)
 
 
 class _DocumentLoader(_Parser, _StrictConstructor, Resolver):
-    def __init__(self, stream):
+    def __init__(self, stream: str) -> None:
         _Parser.__init__(self, stream)
         _StrictConstructor.__init__(self)
         Resolver.__init__(self)
@@ -300,7 +305,14 @@ class _DocumentLoader(_Parser, _StrictConstructor, Resolver):
 # ------------------------------------------------------------------------------------------------ parsing
 
 
-def _where(mark) -> str:
+class _Mark(Protocol):
+    """A place in the text: PyYAML's Mark and libyaml's alike."""
+
+    line: int
+    column: int
+
+
+def _where(mark: _Mark | None) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "unknown position"
 
 
@@ -349,13 +361,14 @@ def scan(text: str, file: str, limits: Limits) -> None:
     sizes: dict[str, int] = {}  # anchor -> expanded size of its node
     open_anchors: list[tuple[str | None, int]] = []  # per open collection: (anchor, decoded before it)
 
-    def refuse(rule: str, fix: str, mark, value: Any = MISSING) -> InputError:
+    def refuse(rule: str, fix: str, mark: _Mark | None, value: Any = MISSING) -> InputError:
         return InputError([Problem(file, _where(mark), value, rule, fix)], file)
 
     try:
-        for event in yaml.parse(text, Loader=_DocumentLoader):
+        # typeshed lists PyYAML's own Loader classes only; this one is built from the same parts as they are.
+        for event in yaml.parse(text, Loader=_DocumentLoader):  # type: ignore[arg-type]
             if isinstance(event, AliasEvent):
-                anchor = event.anchor
+                anchor = event.anchor or ""  # an alias always names its anchor (the parser requires `*name`)
                 if limits.aliases == "refuse":
                     raise refuse(
                         f"a {limits.what} may not use YAML aliases (*{short_text(anchor, 40)})",
@@ -395,9 +408,9 @@ def scan(text: str, file: str, limits: Limits) -> None:
                     open_anchors.append((event.anchor, decoded - 1))
             elif isinstance(event, CollectionEndEvent):
                 depth -= 1
-                anchor, before = open_anchors.pop()
-                if anchor is not None:
-                    sizes[anchor] = decoded - before
+                closed, before = open_anchors.pop()
+                if closed is not None:
+                    sizes[closed] = decoded - before
             if decoded > limits.max_nodes:
                 raise refuse(
                     f"more than {limits.max_nodes} YAML nodes (aliases expanded)",
@@ -408,7 +421,7 @@ def scan(text: str, file: str, limits: Limits) -> None:
         raise InputError([_syntax_problem(file, error, text)], file) from None
 
 
-def _construct(text: str, file: str, loader_class, *, single: bool) -> list[Any]:
+def _construct(text: str, file: str, loader_class: type[_StackLoader | _DocumentLoader], *, single: bool) -> list[Any]:
     refused_by = " and Pulumi refuses the file" if loader_class is _StackLoader else " and kubectl refuses the file"
     loader = loader_class(text)
     try:
@@ -416,7 +429,7 @@ def _construct(text: str, file: str, loader_class, *, single: bool) -> list[Any]
             documents = [loader.get_single_data()]
         else:
             documents = []
-            while loader.check_data():
+            while loader.check_data():  # type: ignore[no-untyped-call]  # unannotated in typeshed's PyYAML stubs
                 documents.append(loader.get_data())
     except yaml.YAMLError as error:
         raise InputError([_syntax_problem(file, error, text)], file) from None

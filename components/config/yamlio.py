@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-
 # libyaml's emitter writes the same bytes as PyYAML's pure-Python one for these documents (checked on every
 # committed stack's manifests and values) and is about 5x faster: it matters for stacks with thousands of objects.
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+# Both have the SafeRepresenter interface used here; mypy is shown the pure-Python one.
+if TYPE_CHECKING:
+    _SafeDumper = yaml.SafeDumper
+else:
+    _SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_SafeDumper):
     pass
 
 

@@ -19,7 +19,7 @@ The class engine is used unless the pod needs per-device bookkeeping it does not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -59,9 +59,9 @@ SEARCH_BUDGET = 200_000
 class _MatchAttribute:
     __slots__ = ("attribute", "count", "names", "value")
 
-    def __init__(self, constraint: Constraint):
+    def __init__(self, constraint: Constraint, attribute: str):
         self.names = frozenset(constraint.requests)
-        self.attribute = constraint.attribute
+        self.attribute = attribute  # constraint.attribute, once an empty constraint was refused
         self.value: tuple[str, Any] | None = None
         self.count = 0
 
@@ -96,8 +96,8 @@ class _DistinctAttribute(_MatchAttribute):
 
     __slots__ = ("values",)
 
-    def __init__(self, constraint: Constraint):
-        super().__init__(constraint)
+    def __init__(self, constraint: Constraint, attribute: str):
+        super().__init__(constraint, attribute)
         self.values: dict[str, tuple[str, Any]] = {}
 
     def add(self, request: str, sub: str | None, shape: Shape) -> bool:
@@ -306,9 +306,8 @@ class Allocation:
                     raise AllocationError(
                         f"claim {claim.ref}, constraint #{i}: empty constraint (unsupported constraint type?)"
                     )
-                self.constraints[ci].append(
-                    _DistinctAttribute(constraint) if constraint.distinct else _MatchAttribute(constraint)
-                )
+                kind = _DistinctAttribute if constraint.distinct else _MatchAttribute
+                self.constraints[ci].append(kind(constraint, constraint.attribute))
             min_total += minimum
         self._matches = {}  # Allocate starts the search with a new deviceMatchesRequest cache
         if self.engine == "classes":
@@ -433,8 +432,8 @@ class Allocation:
             return self._allocate_one(ci, ri + 1, 0, 0, False)
         if len(self.results[ci]) + data.count - di > MAX_DEVICES_PER_CLAIM:
             return False, _MAX_SIZE
-        if sub.mode == "All":
-            position = data.all_devices[di]  # type: ignore[index]
+        if sub.mode == "All" and data.all_devices is not None:  # (an All request always has its positions)
+            position = data.all_devices[di]
             ok, undo = self._allocate_device(ci, data, position, must=True)
             if not ok:
                 return False, None
@@ -458,7 +457,7 @@ class Allocation:
                 return False, err
         return False, None
 
-    def _candidates(self, ci: int, data: _RequestData, start: int = 0):
+    def _candidates(self, ci: int, data: _RequestData, start: int = 0) -> Iterator[int]:
         """Devices to try for the next pick: every device of a usable pool in scan order, after the cheap in-use
         check and the selectors (the device loop of allocateOne); or one device per class."""
         admin = data.sub.admin_access
@@ -643,8 +642,8 @@ class Allocation:
             bucket = consumed.setdefault(counter_set, {})
             for name, amount in counters:
                 bucket[name] = bucket.get(name, Fraction(0)) + amount
-        for set_name, counters in available.items():
-            for name, amount in counters.items():
+        for set_name, limits in available.items():
+            for name, amount in limits.items():
                 if amount < consumed.get(set_name, {}).get(name, Fraction(0)):
                     self._release_counters(entry)
                     return False
@@ -659,7 +658,7 @@ class Allocation:
 
     # -- classes ---------------------------------------------------------------------------------------
     def _build_classes(self) -> None:
-        index: dict[tuple, int] = {}
+        index: dict[tuple[int, bool, bool | None], int] = {}
         for position, entry in enumerate(self.positions):
             if not entry.usable:
                 self._class_of.append(-1)
@@ -691,10 +690,12 @@ class Allocation:
                         entry.shape.binds_to_node and self.features.binding_and_status,
                     )
                 )
-            chosen = {}
+            chosen: dict[str, str] = {}
             for ri, request in enumerate(claim.spec.requests):
                 if request.first_available:
-                    chosen[request.name] = request.alternatives[self.request_data[(ci, ri, 0)].selected].name
+                    alternative = request.alternatives[self.request_data[(ci, ri, 0)].selected]
+                    if alternative.name is not None:  # always: every firstAvailable subrequest has a name
+                        chosen[request.name] = alternative.name
             allocations.append(ClaimAllocation(tuple(devices), self._node_selector(slices), chosen))
         return allocations
 

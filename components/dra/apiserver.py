@@ -100,12 +100,13 @@ def drop_slice_fields(
     document: Mapping[str, Any], gates: g.FeatureGates
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """A new ResourceSlice after dropping (resourceslice strategy dropDisabledFields)."""
-    document = copy.deepcopy(dict(document))
+    copied: dict[str, Any] = copy.deepcopy(dict(document))
     dropped: list[tuple[str, str]] = []
-    spec = document.get("spec")
+    spec = copied.get("spec")
     if not isinstance(spec, dict):
-        return document, dropped
-    devices = spec.get("devices") if isinstance(spec.get("devices"), list) else []
+        return copied, dropped
+    listed = spec.get("devices")
+    devices: list[Any] = listed if isinstance(listed, list) else []
     if not gates.device_taints:
         for i, device in enumerate(devices):
             _drop(device, "taints", f"spec.devices[{i}].taints", g.DEVICE_TAINTS, dropped)
@@ -144,7 +145,7 @@ def drop_slice_fields(
             for name, value in (attributes or {}).items():
                 for key in ("ints", "bools", "strings", "versions"):
                     _drop(value, key, f"spec.devices[{i}].attributes.{name}.{key}", g.LIST_TYPE_ATTRIBUTES, dropped)
-    return document, dropped
+    return copied, dropped
 
 
 def slice_problems(document: Mapping[str, Any]) -> list[tuple[str, Any, str, str]]:
@@ -181,11 +182,11 @@ def slice_problems(document: Mapping[str, Any]) -> list[tuple[str, Any, str, str
 def drop_device_class_fields(
     document: Mapping[str, Any], gates: g.FeatureGates
 ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    document = copy.deepcopy(dict(document))
+    copied: dict[str, Any] = copy.deepcopy(dict(document))
     dropped: list[tuple[str, str]] = []
     if not gates.extended_resource:
-        _drop(document.get("spec"), "extendedResourceName", "spec.extendedResourceName", g.EXTENDED_RESOURCE, dropped)
-    return document, dropped
+        _drop(copied.get("spec"), "extendedResourceName", "spec.extendedResourceName", g.EXTENDED_RESOURCE, dropped)
+    return copied, dropped
 
 
 def describe(dropped: list[tuple[str, str]]) -> list[str]:

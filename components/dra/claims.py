@@ -217,7 +217,7 @@ def _sub_request(
     selectors = _selectors(raw.get("selectors"), f"{path}.selectors", problems)
     tolerations = _tolerations(raw.get("tolerations"), f"{path}.tolerations", problems)
     capacity = _capacity_requests(raw.get("capacity"), f"{path}.capacity", problems)
-    if len(problems) > before:
+    if len(problems) > before or not isinstance(device_class, str):  # a class name that is no string: reported above
         return None
     return SubRequest(
         request,

@@ -38,6 +38,9 @@ from dra_gpu_platform.dra.model import (
 from dra_gpu_platform.dra.slices import DeviceTaint
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 
+# The keys a shape reads from a driver's devices: (qualified name, bare name for the driver's own domain or None).
+_Keys = tuple[tuple[str, str | None], ...]
+
 _VALUE_KINDS = ("string", "int", "bool", "version")
 
 
@@ -97,7 +100,7 @@ class Shapes:
         self.reads = reads
         self.consumable_capacity = consumable_capacity
         self._by_key: dict[Any, Shape] = {}
-        self._lookups: dict[str, tuple] = {}  # driver -> ((qualified, bare or None), ...) per read set
+        self._lookups: dict[str, tuple[_Keys, _Keys, _Keys]] = {}  # driver -> (attributes, capacity, constraints)
         self._layouts: dict[Any, tuple[SliceDevice, ...]] = {}  # one tuple per distinct slice layout
 
     def __len__(self) -> int:
@@ -123,15 +126,17 @@ class Shapes:
             found = self._layouts[key] = tuple(devices)
         return found
 
-    def _keys_for(self, driver: str) -> tuple:
+    def _keys_for(self, driver: str) -> tuple[_Keys, _Keys, _Keys]:
         found = self._lookups.get(driver)
         if found is None:
 
-            def keys(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str | None], ...]:
+            def keys(pairs: Iterable[tuple[str, str]]) -> _Keys:
                 return tuple((f"{d}/{n}", n if d == driver else None) for d, n in sorted(pairs))
 
-            constraint_pairs = [tuple(q.partition("/")[::2]) for q in sorted(self.reads.constraints)]
-            found = (keys(self.reads.attributes), keys(self.reads.capacity), keys(constraint_pairs))  # type: ignore[arg-type]
+            constraint_pairs = [
+                (domain, name) for domain, _, name in (q.partition("/") for q in sorted(self.reads.constraints))
+            ]
+            found = (keys(self.reads.attributes), keys(self.reads.capacity), keys(constraint_pairs))
             self._lookups[driver] = found
         return found
 
@@ -245,7 +250,7 @@ def _raw_key(values: Mapping[str, Any], qualified: str, bare: str | None) -> str
     return None
 
 
-def _raw_value(values: Mapping[str, Any], qualified: str, bare: str | None) -> Any:
+def _raw_value(values: Mapping[str, Any], qualified: str, bare: str | None) -> str | None:
     value = values.get(qualified)
     if value is None and bare is not None:
         value = values.get(bare)
@@ -254,10 +259,14 @@ def _raw_value(values: Mapping[str, Any], qualified: str, bare: str | None) -> A
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def _projection(values: Mapping[str, Any], keys: tuple[tuple[str, str | None], ...]) -> tuple:
+# One value of a projection: absent, a published {kind: scalar} as its one item, anything else as its JSON.
+_Projected = tuple[str, str | int | float | bool] | str | None
+
+
+def _projection(values: Mapping[str, Any], keys: _Keys) -> tuple[_Projected, ...]:
     """The raw values at `keys` as a hashable tuple; a published value is {kind: scalar}, which hashes as its
     one item, anything else as its JSON."""
-    found = []
+    found: list[_Projected] = []
     for qualified, bare in keys:
         value = values.get(qualified)
         if value is None and bare is not None:
@@ -555,7 +564,9 @@ class Cluster:
         consumed = self.usage.consumed
         for pool in self.pools(node):
             layout = self._layout(pool)
-            used = []
+            used: list[
+                int | tuple[int, tuple[tuple[str, Fraction], ...]]
+            ] = []  # an allocated device, or its consumption
             matches = []
             position = 0
             for s in pool.slices:

@@ -38,7 +38,10 @@ class Explanations:
             for p in pools
             if p.incomplete or p.invalid is not None
         ]
-        prefix = (lambda c: f"claim {c.ref} ") if len(claims) > 1 else (lambda c: "")
+
+        def prefix(claim: PodClaim) -> str:
+            return f"claim {claim.ref} " if len(claims) > 1 else ""
+
         problems = []
         for claim in claims:
             for request in claim.spec.requests:

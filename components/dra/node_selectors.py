@@ -36,11 +36,11 @@ def requirement_matches(requirement: Mapping[str, Any], value: str | None) -> bo
     if operator == "DoesNotExist":
         return value is None
     if operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            return False  # "for 'Gt', 'Lt' operators, exactly one value is required"
+        if len(values) != 1 or value is None:
+            return False  # "for 'Gt', 'Lt' operators, exactly one value is required"; no label, no number
         try:
-            have, bound = int(value), int(values[0])  # type: ignore[arg-type]
-        except (TypeError, ValueError, IndexError):
+            have, bound = int(value), int(values[0])
+        except ValueError:
             return False
         return have > bound if operator == "Gt" else have < bound
     return False

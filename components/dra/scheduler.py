@@ -242,6 +242,7 @@ class Scheduler(Explanations):
         for delegated, nodes in by_delegated.items():
             spec = self._extended_for(pod, delegated) if extended is not None else None
             with_extended = extended if spec is not None else None
+            # A pending claim has a spec: _prefilter refused those without one.
             to_allocate = [PodClaim(c.namespace, c.name, c.spec) for _, c in pending]  # type: ignore[arg-type]
             if with_extended is not None and spec is not None:
                 to_allocate.append(PodClaim(with_extended.namespace, with_extended.name, spec))
@@ -407,6 +408,7 @@ class Scheduler(Explanations):
                 for ref, claim in claims:
                     if reserve and f"{pod.namespace}/{pod.name}" not in claim.reserved_for:
                         claim.reserved_for.append(f"{pod.namespace}/{pod.name}")
+                    # Every claim is allocated here: those that are not were `waiting` above.
                     outcome.claims.append(_claim_outcome(ref, claim, ALLOCATED, claim.allocation))  # type: ignore[arg-type]
                 if reserve:
                     self._take(node, pod)
@@ -440,11 +442,11 @@ class Scheduler(Explanations):
                     f"spec.resourceClaims {ref.name}: ResourceClaimTemplate {template.ref} is rejected "
                     f"by the API server: {'; '.join(template.rejected)}",
                 )
-            claim = ClaimObject(
+            created = ClaimObject(
                 pod.namespace, f"{pod.name}-{ref.name}", template.spec, template.source, template=template.name
             )
-            self.claims[(claim.namespace, claim.name)] = claim
-            return claim, ("", "")
+            self.claims[(created.namespace, created.name)] = created
+            return created, ("", "")
         claim = self.claims.get((pod.namespace, ref.claim or ""))
         if claim is None:
             return None, (
@@ -579,6 +581,7 @@ class Scheduler(Explanations):
                 if pool not in firsts or order[node.name] < firsts[pool][0]:
                     firsts[pool] = (order[node.name], node, representative, verdict)
         for _, node, representative, verdict in sorted(firsts.values(), key=lambda first: first[0]):
+            # An "ok" verdict always carries its allocations.
             placement.fits.append((node, self._translate(verdict.allocations[0], representative, node)))  # type: ignore[index]
         if placement.fits:
             placement.kind = ALLOCATED

@@ -154,10 +154,10 @@ def mig_layout(shapes: list[MigShape], spec: str) -> list[tuple[MigShape, int]]:
             wanted += [candidates[0]] * count
     elif "=" in spec or "," in spec:
         for part in spec.split(","):
-            name, _, count = part.partition("=")
-            if name.strip() not in by_name or not count.strip().isdigit():
+            name, _, number = part.partition("=")
+            if name.strip() not in by_name or not number.strip().isdigit():
                 raise ValueError(f"{part!r}: expected PROFILE=COUNT with a profile of this GPU ({', '.join(by_name)})")
-            wanted += [by_name[name.strip()]] * int(count)
+            wanted += [by_name[name.strip()]] * int(number)
     elif spec in by_name:
         wanted = [by_name[spec]] * by_name[spec].max_count
     else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 EXISTS, EQUAL, LESS_THAN, GREATER_THAN = "Exists", "Equal", "Lt", "Gt"
 # Effects that keep a pod off a node (PreferNoSchedule only scores) or a device from an allocation (None is ignored).
@@ -89,9 +89,12 @@ def tolerated(tolerations: Iterable[Toleration], taint: TaintLike, *, comparison
     return any(t.tolerates(taint, comparison_operators=comparison_operators) for t in tolerations)
 
 
+_Taint = TypeVar("_Taint", bound=TaintLike)
+
+
 def untolerated(
-    tolerations: Iterable[Toleration], taints: Iterable[TaintLike], effects: tuple[str, ...] = HARD_EFFECTS
-) -> list[TaintLike]:
+    tolerations: Iterable[Toleration], taints: Iterable[_Taint], effects: tuple[str, ...] = HARD_EFFECTS
+) -> list[_Taint]:
     """The taints with one of `effects` that no toleration tolerates (FindMatchingUntoleratedTaint, all of them)."""
     tolerations = tuple(tolerations)
     return [t for t in taints if t.effect in effects and not tolerated(tolerations, t)]

@@ -15,7 +15,7 @@ docs/references.md#example-driver-chart, docs/references.md#example-driver-devic
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypedDict, Unpack
 
 from packaging.version import InvalidVersion, Version
 
@@ -121,14 +121,26 @@ class DraDriverRelease:
         return (self.gpu_classes if gpus else ()) + (COMPUTE_DOMAIN_CLASSES if compute_domains else ())
 
 
-def _calver(version: str, commit: str, **facts) -> DraDriverRelease:
+class _ChartFacts(TypedDict):
+    """The facts of DraDriverRelease that several releases share (one set per chart generation)."""
+
+    gpu_classes: tuple[str, ...]
+    resource_api: Literal["detect", "v1beta1"]
+    feature_gates_value: bool
+    resource_api_version_value: bool
+    gpu_class_extended_resource: bool
+    feature_gates: tuple[str, ...]
+    attribute_naming: AttributeNaming
+
+
+def _calver(version: str, commit: str, **facts: Unpack[_ChartFacts]) -> DraDriverRelease:
     source = ChartSource("NVIDIA/k8s-dra-driver-gpu", f"v{version}", commit, "deployments/helm/nvidia-dra-driver-gpu")
     return DraDriverRelease(
         version=version, lineage="nvidia-calver", controller_requires_control_plane=True, source=source, **facts
     )
 
 
-def _sigs(version: str, commit: str, **facts) -> DraDriverRelease:
+def _sigs(version: str, commit: str, **facts: Unpack[_ChartFacts]) -> DraDriverRelease:
     source = ChartSource(
         "kubernetes-sigs/dra-driver-nvidia-gpu", f"v{version}", commit, "deployments/helm/dra-driver-nvidia-gpu"
     )
@@ -137,7 +149,7 @@ def _sigs(version: str, commit: str, **facts) -> DraDriverRelease:
     )
 
 
-_LEGACY_25_3: dict[str, Any] = {
+_LEGACY_25_3: _ChartFacts = {
     "gpu_classes": ("gpu.nvidia.com", "mig.nvidia.com"),
     "resource_api": "v1beta1",
     "feature_gates_value": False,
@@ -146,8 +158,13 @@ _LEGACY_25_3: dict[str, Any] = {
     "feature_gates": (),
     "attribute_naming": "legacy",
 }
-_LEGACY_25_8 = {**_LEGACY_25_3, "resource_api": "detect", "feature_gates_value": True, "feature_gates": _GATES_25_8}
-_CURRENT_25_12: dict[str, Any] = {
+_LEGACY_25_8: _ChartFacts = {
+    **_LEGACY_25_3,
+    "resource_api": "detect",
+    "feature_gates_value": True,
+    "feature_gates": _GATES_25_8,
+}
+_CURRENT_25_12: _ChartFacts = {
     "gpu_classes": ("gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"),
     "resource_api": "detect",
     "feature_gates_value": True,
@@ -156,7 +173,7 @@ _CURRENT_25_12: dict[str, Any] = {
     "feature_gates": _GATES_25_12,
     "attribute_naming": "current",
 }
-_CURRENT_0_4 = {**_CURRENT_25_12, "feature_gates": _GATES_0_4}
+_CURRENT_0_4: _ChartFacts = {**_CURRENT_25_12, "feature_gates": _GATES_0_4}
 
 DRA_DRIVER_RELEASES: dict[str, DraDriverRelease] = {
     r.version: r

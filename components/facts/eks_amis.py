@@ -9,11 +9,13 @@ docs/references.md#bottlerocket-nvidia-dra-driver.
 
 from __future__ import annotations
 
-AL2023_NVIDIA = "AL2023_x86_64_NVIDIA"
-BOTTLEROCKET_NVIDIA = "BOTTLEROCKET_x86_64_NVIDIA"
+from typing import Literal, get_args
 
-# What a GPU pool of the stack file may choose (x86_64: every catalog instance type is x86_64).
-GPU_POOL_AMI_TYPES = (AL2023_NVIDIA, BOTTLEROCKET_NVIDIA)
+# What a GPU pool of the stack file may choose (x86_64: every catalog instance type is x86_64); the stack file's
+# `amiType` is this type.
+GpuPoolAmiType = Literal["AL2023_x86_64_NVIDIA", "BOTTLEROCKET_x86_64_NVIDIA"]
+GPU_POOL_AMI_TYPES: tuple[str, ...] = get_args(GpuPoolAmiType)
+AL2023_NVIDIA, BOTTLEROCKET_NVIDIA = GPU_POOL_AMI_TYPES
 DEFAULT_GPU_AMI = AL2023_NVIDIA
 # Graviton instances (p6e-gb200: Grace CPUs) boot the arm64 NVIDIA AMI; an x86_64 AMI type does not launch there.
 AL2023_NVIDIA_ARM64 = "AL2023_ARM_64_NVIDIA"

@@ -79,7 +79,7 @@ class Gate:
         return found
 
 
-def _gate(name: str, acts_in: tuple[str, ...], *stages: tuple) -> Gate:
+def _gate(name: str, acts_in: tuple[str, ...], *stages: tuple[int, bool, str] | tuple[int, bool, str, bool]) -> Gate:
     return Gate(name, tuple(GateStage(*row) for row in stages), frozenset(acts_in))
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from dra_gpu_platform.config.models import AksCluster, StackConfig
+from dra_gpu_platform.config.models import AksCluster, StackConfig, platform_cluster
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import cluster_access, network
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
@@ -123,7 +123,7 @@ def agent_pool_plan(pool: PoolPlan, gpu_driver: str) -> AksAgentPoolPlan:
 def cluster_plan(
     config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapping[str, str] | None = None
 ) -> AksClusterPlan:
-    settings = config.cluster.settings()
+    settings = platform_cluster(config.cluster, AksCluster).settings()
     kubelogin = kubelogin_plan(settings.kubelogin_mode, environ or {})
     notes = []
     if config.autoscaler_enabled and (1, config.cluster.minor) < DRA_PRODUCTION_READY_FROM and config.dra_pools:
@@ -236,7 +236,7 @@ def gpu_driver(config: StackConfig) -> str:
 
 
 def resource_group_name(config: StackConfig) -> str:
-    settings = config.cluster.settings()
+    settings = platform_cluster(config.cluster, AksCluster).settings()
     return settings.resource_group or f"rg-{config.cluster.name}"
 
 

@@ -123,7 +123,11 @@ def plan_device_class(dc: DeviceClassConfig, *, example_driver: bool) -> DeviceC
             terms, notes = example_selector_terms(dc)
             selectors.append(" && ".join(terms))
         if dc.sharing is not None:
-            parameters = {"apiVersion": EXAMPLE_CONFIG_API, "kind": "GpuConfig", "sharing": {"strategy": "TimeSlicing"}}
+            parameters: dict[str, Any] = {
+                "apiVersion": EXAMPLE_CONFIG_API,
+                "kind": "GpuConfig",
+                "sharing": {"strategy": "TimeSlicing"},
+            }
             if dc.sharing.interval is not None:
                 parameters["sharing"]["timeSlicingConfig"] = {"interval": dc.sharing.interval}
             configs.append((catalog.EXAMPLE_DRIVER, parameters))

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import EksCluster, StackConfig, platform_cluster
 from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import cluster_access, eks_addons, eks_amis
 from dra_gpu_platform.facts import efa as efa_facts
@@ -173,7 +173,7 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksCluster
     name = config.cluster.name
     region = config.region or ""
     minor = config.cluster.kubernetes_version
-    settings = config.cluster.settings()
+    settings = platform_cluster(config.cluster, EksCluster).settings()
     bridge = config.extended_resource_bridge_on
     node_groups = tuple(node_group_plan(name, pool, block_window(config, pool.name), bridge) for pool in pools)
     autoscaler = None
@@ -250,7 +250,7 @@ def cluster_notes(config: StackConfig, node_groups: Iterable[EksNodeGroupPlan]) 
                 f"pool {pool.name}: {pool.instance_type} has {nvme} NVMe instance-store disk(s), "
                 "left unused on Bottlerocket (nodeadm's RAID0 local storage is an AL2023 feature)"
             )
-    settings = config.cluster.settings()
+    settings = platform_cluster(config.cluster, EksCluster).settings()
     if not settings.endpoint_public_access and settings.subnet_ids and not settings.private_access_cidrs:
         notes.append(
             "the API endpoint is private and no privateAccessCidrs are listed: only members of the cluster security "
@@ -432,7 +432,7 @@ def access_policy_arn(region: str, policy: str = cluster_access.EKS_ADMIN_POLICY
     return f"arn:{partition(region)}:eks::aws:cluster-access-policy/{policy}"
 
 
-def assume_role_policy(service: str) -> dict:
+def assume_role_policy(service: str) -> dict[str, Any]:
     """Trust policy letting one AWS service principal assume the role."""
     return {
         "Version": "2012-10-17",

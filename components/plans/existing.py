@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import ExistingCluster, StackConfig, platform_cluster
 from dra_gpu_platform.plans.node_pools import NodePatchPlan, PoolPlan, node_patches, unmapped_pool_warning
 
 
@@ -21,7 +21,7 @@ class ExistingClusterPlan:
 def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> ExistingClusterPlan:
     return ExistingClusterPlan(
         name=config.cluster.name,
-        context=config.cluster.settings().context,
+        context=platform_cluster(config.cluster, ExistingCluster).settings().context,
         node_patches=node_patches(pools),
         unmapped=tuple(unmapped_pool_warning(p) for p in pools if not p.nodes),
     )

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import KindCluster, StackConfig, platform_cluster
 from dra_gpu_platform.facts import driver_charts, eks_amis, versions
 from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
@@ -405,7 +405,7 @@ def example_driver_plan(config: StackConfig) -> ReleasePlan | None:
     return ReleasePlan(
         release=EXAMPLE_DRIVER_RELEASE,
         chart=f"{driver_charts.EXAMPLE_DRIVER_OCI_REPO}/{driver_charts.EXAMPLE_CHART}",
-        version=config.cluster.settings().example_driver_version,
+        version=platform_cluster(config.cluster, KindCluster).settings().example_driver_version,
         repository=None,
         namespace=EXAMPLE_DRIVER_NAMESPACE,
         values=example_driver_values(config),

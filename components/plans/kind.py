@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from dra_gpu_platform.config.models import StackConfig
+from dra_gpu_platform.config.models import KindCluster, StackConfig, platform_cluster
 from dra_gpu_platform.config.yamlio import dump_yaml
 from dra_gpu_platform.facts import driver_charts, versions
 from dra_gpu_platform.facts import kubernetes as k8s
@@ -78,7 +78,7 @@ def v1beta1_driver_chart(config: StackConfig) -> bool:
 
 
 def node_image(config: StackConfig) -> str:
-    settings = config.cluster.settings()
+    settings = platform_cluster(config.cluster, KindCluster).settings()
     return settings.node_image or versions.KIND_NODE_IMAGES[config.cluster.kubernetes_version]
 
 

@@ -41,7 +41,7 @@ ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClus
 
 @dataclass(frozen=True)
 class StackPlan:
-    stack: str
+    stack: str | None  # None for a StackConfig built without a stack name (a library call)
     name: str  # the cluster's name: GpuPlatform's name and the root of every logical name
     platform: str  # eks | aks | kind | existing
     kubernetes_version: str

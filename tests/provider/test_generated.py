@@ -1,4 +1,4 @@
-"""provider/inputs.py and provider/schema.json are what the generator makes of the config models today, and the
+"""provider/input_types.py, provider/inputs.py and provider/schema.json are what the generator makes of the config models today, and the
 schema is valid against Pulumi's metaschema."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from jsonschema._keywords import pattern as json_schema_pattern
 from pulumi.provider.experimental.util import camel_case
 
 from dra_gpu_platform.config.loading import SECRET_KEYS, SECTIONS
-from provider.generate import INPUTS, SCHEMA, render_inputs, render_schema
+from provider.generate import INPUT_TYPES, INPUTS, SCHEMA, render_inputs, render_schema
 from provider.package import PACKAGE, VERSION
 from tests.conftest import ROOT, UPSTREAM_SPECS
 
@@ -27,7 +27,10 @@ def _schema() -> dict:
 
 
 def test_the_input_types_are_current():
-    assert INPUTS.read_text(encoding="utf-8") == render_inputs(), "run `python -m provider.generate`"
+    rendered = render_inputs()
+    assert set(rendered) == {INPUT_TYPES, INPUTS}
+    for path, text in rendered.items():
+        assert path.read_text(encoding="utf-8") == text, f"{path.name}: run `python -m provider.generate`"
 
 
 def test_the_schema_is_current():

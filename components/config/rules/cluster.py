@@ -12,9 +12,9 @@ from dra_gpu_platform.facts import chart_releases, driver_charts, ip_ranges
 
 def check(r: RuleContext) -> None:
     cluster = r.c.cluster
-    settings = cluster.settings()
     if cluster.platform == "eks":
-        if settings.endpoint_public_access and not settings.public_access_cidrs:
+        eks = cluster.settings()
+        if eks.endpoint_public_access and not eks.public_access_cidrs:
             r.add(
                 "cluster.eks.publicAccessCidrs",
                 [],
@@ -24,11 +24,11 @@ def check(r: RuleContext) -> None:
         _allow_list(
             r,
             "cluster.eks.publicAccessCidrs",
-            settings.public_access_cidrs,
+            eks.public_access_cidrs,
             "the API endpoint must not be open to the internet",
             "list the office, VPN or CI egress networks you deploy from, or keep the endpoint private",
         )
-        if not settings.endpoint_public_access and not settings.subnet_ids:
+        if not eks.endpoint_public_access and not eks.subnet_ids:
             r.add(
                 "cluster.eks.endpointPublicAccess",
                 False,
@@ -41,13 +41,13 @@ def check(r: RuleContext) -> None:
         _allow_list(
             r,
             "cluster.eks.privateAccessCidrs",
-            settings.private_access_cidrs,
+            eks.private_access_cidrs,
             "the private endpoint must not admit every address that can route to the VPC",
             "list the VPN, bastion or CI networks you deploy from, e.g. 10.40.0.0/16",
             example="10.40.0.0/16",
         )
-        if not is_cidr(settings.vpc_cidr):
-            r.add("cluster.eks.vpcCidr", settings.vpc_cidr, "not an IPv4 CIDR", "write it like 10.0.0.0/16")
+        if not is_cidr(eks.vpc_cidr):
+            r.add("cluster.eks.vpcCidr", eks.vpc_cidr, "not an IPv4 CIDR", "write it like 10.0.0.0/16")
         if not r.c.region:
             r.add("aws:region", MISSING, "EKS stacks need the AWS region", "add `aws:region: us-east-1` under config")
     if cluster.platform == "aks" and not r.c.region:
@@ -58,21 +58,22 @@ def check(r: RuleContext) -> None:
             "add `azure-native:location: eastus` under config",
         )
     if cluster.platform == "aks":
+        aks = cluster.settings()
         _allow_list(
             r,
             "cluster.aks.authorizedIpRanges",
-            settings.authorized_ip_ranges,
+            aks.authorized_ip_ranges,
             "the API server must not be open to the internet",
             "list the office, VPN or CI egress networks you deploy from, or set privateCluster: true",
         )
-        if settings.private_cluster and settings.authorized_ip_ranges:
+        if aks.private_cluster and aks.authorized_ip_ranges:
             r.add(
                 "cluster.aks.authorizedIpRanges",
-                list(settings.authorized_ip_ranges),
+                list(aks.authorized_ip_ranges),
                 "API server authorized IP ranges apply to a public API server; a private cluster has none",
                 "remove authorizedIpRanges, or set privateCluster: false",
             )
-        if not settings.private_cluster and not settings.authorized_ip_ranges:
+        if not aks.private_cluster and not aks.authorized_ip_ranges:
             r.add(
                 "cluster.aks.authorizedIpRanges",
                 [],
@@ -81,31 +82,33 @@ def check(r: RuleContext) -> None:
                 "set cluster.aks.authorizedIpRanges to the networks you deploy and operate from (CI runners' and VPN "
                 "egress ranges), or set cluster.aks.privateCluster: true and deploy from the cluster's network",
             )
-    if cluster.platform == "kind" and settings.node_image:
-        tag = settings.node_image.split("@", 1)[0].rsplit(":", 1)[-1]  # name:tag@sha256:digest
-        if not tag.startswith(f"v{cluster.kubernetes_version}."):
-            r.add(
-                "cluster.kind.nodeImage",
-                settings.node_image,
-                f"the node image must run Kubernetes {cluster.kubernetes_version} (kubernetesVersion)",
-                f"use kindest/node:v{cluster.kubernetes_version}.x or change kubernetesVersion",
-            )
-    if cluster.platform == "kind" and settings.example_driver_version not in driver_charts.EXAMPLE_DRIVER_RELEASES:
-        version = settings.example_driver_version
-        if driver_charts.parse_version(version) is None:
-            r.add(
-                "cluster.kind.exampleDriverVersion",
-                version,
-                "not a chart version",
-                f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}",
-            )
-        elif not settings.allow_unlisted:
-            r.add(
-                "cluster.kind.exampleDriverVersion",
-                version,
-                "not a dra-example-driver chart release this package lists (components/facts/driver_charts.py)",
-                chart_releases.unlisted_fix("cluster.kind", list(driver_charts.EXAMPLE_DRIVER_RELEASES)),
-            )
+    if cluster.platform == "kind":
+        kind = cluster.settings()
+        if kind.node_image:
+            tag = kind.node_image.split("@", 1)[0].rsplit(":", 1)[-1]  # name:tag@sha256:digest
+            if not tag.startswith(f"v{cluster.kubernetes_version}."):
+                r.add(
+                    "cluster.kind.nodeImage",
+                    kind.node_image,
+                    f"the node image must run Kubernetes {cluster.kubernetes_version} (kubernetesVersion)",
+                    f"use kindest/node:v{cluster.kubernetes_version}.x or change kubernetesVersion",
+                )
+        if kind.example_driver_version not in driver_charts.EXAMPLE_DRIVER_RELEASES:
+            version = kind.example_driver_version
+            if driver_charts.parse_version(version) is None:
+                r.add(
+                    "cluster.kind.exampleDriverVersion",
+                    version,
+                    "not a chart version",
+                    f"use one of {', '.join(driver_charts.EXAMPLE_DRIVER_RELEASES)}",
+                )
+            elif not kind.allow_unlisted:
+                r.add(
+                    "cluster.kind.exampleDriverVersion",
+                    version,
+                    "not a dra-example-driver chart release this package lists (components/facts/driver_charts.py)",
+                    chart_releases.unlisted_fix("cluster.kind", list(driver_charts.EXAMPLE_DRIVER_RELEASES)),
+                )
     if cluster.platform == "existing" and not r.c.has_kubeconfig:
         r.add(
             "kubeconfig",

@@ -48,11 +48,16 @@ def check(r: RuleContext) -> None:
                     "not a MIG profile of any catalog GPU",
                     f"use one of {', '.join(sorted(catalog.all_mig_profile_names()))}",
                 )
-        if dc.min_memory is not None and model is not None and (mig is None or mig.memory is not None):
+        if dc.min_memory is not None and model is not None:
             from dra_gpu_platform.facts.quantity import parse_quantity
 
-            available = parse_quantity(mig.memory) if mig else model.memory
-            if parse_quantity(dc.min_memory) > available:
+            if mig is None:
+                available = model.memory
+            elif mig.memory is not None:
+                available = parse_quantity(mig.memory)
+            else:
+                available = None  # no NVML figure is sourced for the profile: nothing to compare with
+            if available is not None and parse_quantity(dc.min_memory) > available:
                 r.add(
                     f"{at}.minMemory",
                     dc.min_memory,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from dra_gpu_platform.config.cluster import AksCluster, platform_cluster
 from dra_gpu_platform.config.problems import MISSING
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import DescribedGpu, NodePool
@@ -423,7 +424,7 @@ def _eks_pools(r: RuleContext) -> None:
 
 def _aks_pools(r: RuleContext) -> None:
     c = r.c
-    settings = c.cluster.settings()
+    settings = platform_cluster(c.cluster, AksCluster).settings()
     if settings.existing_resource_group and not settings.resource_group:
         r.add(
             "cluster.aks.resourceGroup",

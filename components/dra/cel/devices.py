@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from dra_gpu_platform.dra.cel.rewrite import _Projection
 from dra_gpu_platform.dra.cel.values import Version, _encode_quantity, _encode_version
@@ -20,7 +20,7 @@ def _split_qualified_name(qualified: str, driver: str) -> tuple[str, str]:
     return (domain, name) if separator else (driver, qualified)
 
 
-_ATTRIBUTE_KINDS = {"bool": bool, "int": int, "string": str, "version": str}
+_ATTRIBUTE_KINDS: dict[str, type[bool | int | str]] = {"bool": bool, "int": int, "string": str, "version": str}
 
 
 def _attribute_value(qualified: str, value: Mapping[str, Any]) -> bool | int | str | Version:
@@ -33,7 +33,7 @@ def _attribute_value(qualified: str, value: Mapping[str, Any]) -> bool | int | s
     raw = value[kind]
     if not isinstance(raw, _ATTRIBUTE_KINDS[kind]) or (kind == "int" and isinstance(raw, bool)):
         raise ValueError(f"attribute {qualified!r}: {kind} value {raw!r} has the wrong type")
-    if kind == "version":
+    if kind == "version" and isinstance(raw, str):  # (a version that is no string was refused above)
         try:
             return Version.parse(raw)
         except ValueError as error:
@@ -76,6 +76,13 @@ class Device:
     attributes: Mapping[str, Mapping[str, bool | int | str | Version]]
     capacity: Mapping[str, Mapping[str, Quantity]]
     allow_multiple_allocations: bool = False
+    # Derived in __post_init__ (object.__setattr__ on the frozen instance); no dataclass fields at run time, so
+    # equality, repr and replace() see the published device only.
+    if TYPE_CHECKING:
+        _key: Hashable = field(init=False, repr=False, compare=False)
+        _selector_input: dict[str, Any] = field(init=False, repr=False, compare=False)  # CEL values by variable
+        _projected_inputs: dict[_Projection, dict[str, Any]] = field(init=False, repr=False, compare=False)
+        _projected_keys: dict[int, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         attributes = {domain: dict(values) for domain, values in self.attributes.items()}
@@ -154,13 +161,14 @@ class Device:
     def _key_for(self, projection: _Projection, projection_id: int) -> int:
         key = self._projected_keys.get(projection_id)
         if key is None:
+            described: Hashable
             if any(domains is None for _, domains in projection):
-                key = ("full", self._key)
+                described = ("full", self._key)
             else:
                 parts: list[Any] = [self.driver, self.allow_multiple_allocations]
                 for map_name, domains in projection:
                     maps = self.attributes if map_name == "device.attributes" else self.capacity
-                    for domain, names in domains:
+                    for domain, names in domains or ():  # (none is None here)
                         values = maps.get(domain, {})
                         parts.append(
                             (
@@ -172,9 +180,9 @@ class Device:
                                 ),
                             )
                         )
-                key = ("projected", tuple(parts))
+                described = ("projected", tuple(parts))
             # A small int: cache lookups would otherwise re-hash the nested tuple every time.
-            key = _PROJECTED_KEY_IDS.setdefault(key, len(_PROJECTED_KEY_IDS))
+            key = _PROJECTED_KEY_IDS.setdefault(described, len(_PROJECTED_KEY_IDS))
             self._projected_keys[projection_id] = key
         return key
 

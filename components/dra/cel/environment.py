@@ -106,7 +106,7 @@ def _function_decls(overloads: Collection[_Overload]) -> list[cel.FunctionDecl]:
     return [cel.FunctionDecl(name, decls) for name, decls in by_name.items()]
 
 
-def _extensions() -> list:
+def _extensions() -> list[cel.CelExtensionBase]:
     return [ext_strings.ExtStrings(), ext_optional.ExtOptional(), ext_bindings.ExtBindings()]
 
 
@@ -147,5 +147,5 @@ def _shorten(expression: str, limit: int = 120) -> str:
 
 
 def _type_name(cel_type: cel.Type) -> str:
-    name = cel_type.name()
+    name: str = cel_type.name()
     return name.lower() if name.isupper() else name  # STRING -> string; kubernetes.Quantity stays

@@ -65,12 +65,12 @@ class _Rewriter:
         return self._node(ident_expr=_AST["Ident"](name=name))
 
     def _call(self, function: str, *args: Any, target: Any = None) -> Any:
-        call = _AST["Call"](function=function, args=list(args))
+        call: Any = _AST["Call"](function=function, args=list(args))
         if target is not None:
             call.target.CopyFrom(target)
         return self._node(call_expr=call)
 
-    def _list(self, values: tuple) -> Any:
+    def _list(self, values: tuple[bool | int | str | bytes, ...]) -> Any:
         return self._node(list_expr=_AST["CreateList"](elements=[self._const(value) for value in values]))
 
     def _copy(self, node: Any) -> Any:
@@ -334,7 +334,8 @@ def _selector_projection(checked: Any) -> _Projection:
         """The constant name `node` reads from the domain map `domain_index`, if that is what it does."""
         kind = node.WhichOneof("kind")
         if kind == "select_expr" and node.select_expr.operand.id == domain_index.id:
-            return node.select_expr.field
+            field: str = node.select_expr.field
+            return field
         if kind == "call_expr" and node.call_expr.function in ("_[_]", "_[?_]", "_?._"):
             args = node.call_expr.args
             if len(args) == 2 and args[0].id == domain_index.id:
@@ -343,7 +344,8 @@ def _selector_projection(checked: Any) -> _Projection:
 
     def visit(node: Any, parent: Any, grandparent: Any) -> None:
         name = _ident_name(node)
-        if name in wanted and wanted[name] is not None:
+        domains = wanted.get(name) if name is not None else None
+        if name is not None and domains is not None:
             domain = None
             if parent is not None and parent.WhichOneof("kind") == "call_expr":
                 call = parent.call_expr
@@ -352,10 +354,10 @@ def _selector_projection(checked: Any) -> _Projection:
             field_name = None
             if domain is not None and grandparent is not None:
                 field_name = field_read_from(grandparent, parent)
-            if field_name is None:
+            if domain is None or field_name is None:  # (no field without a domain)
                 wanted[name] = None
             else:
-                wanted[name].setdefault(domain, set()).add(field_name)
+                domains.setdefault(domain, set()).add(field_name)
         for child in _children(node):
             visit(child, node, parent)
 

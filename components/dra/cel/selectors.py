@@ -37,7 +37,8 @@ class DeviceSelector:
         result = self._program.eval(data=device._input_for(self._projection))
         result_type = result.type()
         if result_type == _T.BOOL:
-            return result.value()
+            verdict: bool = result.value()
+            return verdict
         if result_type == _T.ERROR:
             raise CelEvaluationError(
                 f"selector {_shorten(self.expression)} failed on device {device.driver}/{device.name}: "
@@ -57,7 +58,7 @@ class DeviceSelector:
         return tuple(
             (map_name.removeprefix("device."), domain, name)
             for map_name, domains in self._projection
-            for domain, names in domains
+            for domain, names in domains or ()  # (none is None here)
             for name in names
         )
 

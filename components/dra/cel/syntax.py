@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 from cel_expr_python import cel
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import Message
 
 from dra_gpu_platform.dra.cel.base import CelCompileError
 from dra_gpu_platform.dra.cel.environment import _engine_message, _typing_env
@@ -18,7 +19,7 @@ from dra_gpu_platform.dra.cel.environment import _engine_message, _typing_env
 
 _STRING, _BYTES, _BOOL, _DOUBLE = "string", "bytes", "bool", "double"
 _INT32, _INT64, _UINT64 = "int32", "int64", "uint64"
-_AST_SCHEMA: dict[str, tuple[tuple, ...]] = {
+_AST_SCHEMA: dict[str, tuple[tuple[str, int, str, bool, str | None], ...]] = {
     # message: (field, number, type, repeated, oneof)
     "Constant": (
         ("null_value", 1, _INT32, False, "kind"),
@@ -87,7 +88,9 @@ _AST_SCHEMA: dict[str, tuple[tuple, ...]] = {
 }
 
 
-def _ast_messages() -> dict[str, type]:
+def _ast_messages() -> dict[str, type[Message]]:
+    """The message classes of _AST_SCHEMA, built at run time: their fields are unknown to a type checker, so
+    code that reads them holds the messages as Any."""
     kinds = descriptor_pb2.FieldDescriptorProto
     scalar = {
         _STRING: kinds.TYPE_STRING,
@@ -158,13 +161,15 @@ def _walk(node: Any) -> Iterator[Any]:
 
 def _string_constant(node: Any) -> str | None:
     if node.WhichOneof("kind") == "const_expr" and node.const_expr.WhichOneof("kind") == "string_value":
-        return node.const_expr.string_value
+        value: str = node.const_expr.string_value
+        return value
     return None
 
 
 def _bool_constant(node: Any) -> bool | None:
     if node.WhichOneof("kind") == "const_expr" and node.const_expr.WhichOneof("kind") == "bool_value":
-        return node.const_expr.bool_value
+        value: bool = node.const_expr.bool_value
+        return value
     return None
 
 
@@ -183,5 +188,5 @@ def _typecheck(expression: str, generic_variables: tuple[str, ...] | None) -> _C
         compiled = _typing_env(generic_variables).compile(expression)
     except RuntimeError as error:
         raise CelCompileError(f"invalid CEL expression: {_engine_message(error)}") from None
-    envelope = _AST["Any"].FromString(compiled.serialize())
+    envelope: Any = _AST["Any"].FromString(compiled.serialize())
     return _Checked(compiled.return_type(), _AST["CheckedExpr"].FromString(envelope.value))

@@ -54,7 +54,7 @@ class Version:
             match["build"] or "",
         )
 
-    def _precedence(self) -> tuple:
+    def _precedence(self) -> tuple[int, int, int, int, tuple[tuple[int, int, str], ...]]:
         # A release sorts after its prereleases; numeric identifiers sort before alphanumeric ones.
         if not self.prerelease:
             return (self.major, self.minor, self.patch, 1, ())
@@ -152,20 +152,20 @@ def _semver_order_key(version: Version) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _encode_quantity_value(value: Fraction) -> tuple:
+def _encode_quantity_value(value: Fraction) -> tuple[bytes, str, str]:
     return (_QUANTITY_TAG, _quantity_order_key(value), str(value))
 
 
-def _encode_quantity(value: Fraction) -> list:
+def _encode_quantity(value: Fraction) -> list[bytes | str]:
     return list(_encode_quantity_value(value))
 
 
 @functools.lru_cache(maxsize=1024)
-def _encode_version_value(version: Version) -> tuple:
+def _encode_version_value(version: Version) -> tuple[bytes, str, int, int, int, str]:
     return (_SEMVER_TAG, _semver_order_key(version), version.major, version.minor, version.patch, version.canonical())
 
 
-def _encode_version(version: Version) -> list:
+def _encode_version(version: Version) -> list[bytes | str | int]:
     return list(_encode_version_value(version))
 
 
@@ -223,7 +223,7 @@ def _to_quantity(value: Fraction) -> Quantity:
 # --- library functions that stay in Python (rare in selectors; see the module docstring) ---------------
 
 
-def _cel_quantity(text: str) -> list:
+def _cel_quantity(text: str) -> list[bytes | str]:
     try:
         return _encode_quantity(parse_quantity(text).value)
     except QuantityError as error:
@@ -238,7 +238,7 @@ def _cel_is_quantity(text: str) -> bool:
     return True
 
 
-def _cel_semver(text: str, normalize: bool = False) -> list:
+def _cel_semver(text: str, normalize: bool = False) -> list[bytes | str | int]:
     return _encode_version(Version.parse(text, normalize=normalize))
 
 
@@ -254,18 +254,18 @@ def _fits_int64(value: Fraction) -> bool:
     return value.denominator == 1 and _INT64_MIN <= value.numerator <= _INT64_MAX
 
 
-def _cel_is_integer(receiver: list) -> bool:
+def _cel_is_integer(receiver: list[Any]) -> bool:
     return _fits_int64(_quantity_operand(receiver, "isInteger"))
 
 
-def _cel_as_integer(receiver: list) -> int:
+def _cel_as_integer(receiver: list[Any]) -> int:
     value = _quantity_operand(receiver, "asInteger")
     if not _fits_int64(value):
         raise ValueError("cannot convert value to integer")
     return int(value)
 
 
-def _cel_as_approximate_float(receiver: list) -> float:
+def _cel_as_approximate_float(receiver: list[Any]) -> float:
     value = _quantity_operand(receiver, "asApproximateFloat")
     try:
         return float(value)
@@ -273,12 +273,12 @@ def _cel_as_approximate_float(receiver: list) -> float:
         return math.copysign(math.inf, value)
 
 
-def _cel_add(receiver: list, other: list | int) -> list:
+def _cel_add(receiver: list[Any], other: list[Any] | int) -> list[bytes | str]:
     addend = Fraction(other) if isinstance(other, int) else _quantity_operand(other, "add")
     return _encode_quantity(_quantity_operand(receiver, "add") + addend)
 
 
-def _cel_sub(receiver: list, other: list | int) -> list:
+def _cel_sub(receiver: list[Any], other: list[Any] | int) -> list[bytes | str]:
     subtrahend = Fraction(other) if isinstance(other, int) else _quantity_operand(other, "sub")
     return _encode_quantity(_quantity_operand(receiver, "sub") - subtrahend)
 
@@ -286,5 +286,5 @@ def _cel_sub(receiver: list, other: list | int) -> list:
 _NO_SUCH_OVERLOAD = "_k8s_no_such_overload"  # not declared for type-checking, so users cannot call it
 
 
-def _cel_no_such_overload(function: str, operands: list) -> bool:
+def _cel_no_such_overload(function: str, operands: list[Any]) -> bool:
     raise TypeError(f"no such overload: {function}({', '.join(_cel_type_name(value) for value in operands)})")

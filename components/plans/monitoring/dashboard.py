@@ -13,7 +13,7 @@ stack (components/plans/monitoring/sources.py), exactly like the alerts.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from grafana_foundation_sdk.builders import common as common_builders
 from grafana_foundation_sdk.builders import dashboard as builders
@@ -199,14 +199,19 @@ def panel_queries(inputs: RuleInputs) -> dict[str, tuple[str, list[tuple[str, st
 # panels
 
 
-def _targets(panel, entries: list[tuple[str, str]], instant: bool = False):
+_Panel = TypeVar("_Panel", timeseries.Panel, stat.Panel)
+
+
+def _targets(panel: _Panel, entries: list[tuple[str, str]], instant: bool = False) -> _Panel:
     for index, (expr, legend) in enumerate(entries):
         query = prometheus.Dataquery().expr(expr).legend_format(legend).ref_id(chr(ord("A") + index))
         panel = panel.with_target(query.instant() if instant else query)
     return panel
 
 
-def _timeseries(title: str, entries, unit: str, width: int = 12, description: str = ""):
+def _timeseries(
+    title: str, entries: list[tuple[str, str]], unit: str, width: int = 12, description: str = ""
+) -> timeseries.Panel:
     panel = (
         timeseries.Panel()
         .title(title)
@@ -231,7 +236,9 @@ def _timeseries(title: str, entries, unit: str, width: int = 12, description: st
     return _targets(panel, entries)
 
 
-def _stat(title: str, entries, unit: str = "short", red_from: float = 1, description: str = ""):
+def _stat(
+    title: str, entries: list[tuple[str, str]], unit: str = "short", red_from: float = 1, description: str = ""
+) -> stat.Panel:
     panel = (
         stat.Panel()
         .title(title)
@@ -358,7 +365,7 @@ def dashboard_json(inputs: RuleInputs) -> str:
 
 def exprs(document: dict[str, Any]) -> list[str]:
     """Every PromQL expression in an exported dashboard, rows included."""
-    found = []
+    found: list[str] = []
     for panel in document.get("panels", []):
         for nested in [panel, *panel.get("panels", [])]:
             found.extend(t["expr"] for t in nested.get("targets", []) if "expr" in t)
