@@ -82,7 +82,7 @@ def _well_known(node: str, arch: str, instance_type: str | None, zone: str | Non
 
 def pool_nodes(pool: PoolPlan, strategy: str, agent_pool: str | None = None) -> list[NodeInfo]:
     shape = pool.shape
-    arch = alloc.GO_ARCH.get(shape.cpu_architecture if shape is not None else "x86_64", "amd64")
+    arch = pool.node_arch
     allocatable = _allocatable(
         pool.platform, pool.instance_type, shape.vcpus if shape else None, shape.memory_gib if shape else None
     )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dra_gpu_platform.config.models import AUTOSCALED_PLATFORMS, NodePool, StackConfig
 from dra_gpu_platform.dra.tolerations import Taint
-from dra_gpu_platform.facts import catalog, eks_amis
+from dra_gpu_platform.facts import catalog, eks_amis, node_allocatable
 from dra_gpu_platform.facts.aks import SPOT_TAINT
 from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
 from dra_gpu_platform.facts.node_labels import (
@@ -163,6 +163,13 @@ class PoolPlan:
     @property
     def max_gpus(self) -> int | None:
         return None if self.gpus_per_node is None else self.gpus_per_node * self.max_nodes
+
+    @property
+    def node_arch(self) -> str:
+        """The `kubernetes.io/arch` value the kubelet gives the pool's nodes (Go's GOARCH): arm64 on Grace instances
+        (p6e-gb200, ND GB200 v6), amd64 elsewhere and where the shape is unknown."""
+        architecture = self.shape.cpu_architecture if self.shape is not None else "x86_64"
+        return node_allocatable.GO_ARCH[architecture]
 
     def has_taint(self, key: str, effect: str) -> bool:
         return any(t.key == key and t.effect == effect for t in self.taints)

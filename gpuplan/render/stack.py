@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from dra_gpu_platform.facts import efa as efa_facts
-from dra_gpu_platform.facts import eks_amis
+from dra_gpu_platform.facts import eks_amis, node_allocatable
 from dra_gpu_platform.facts.node_labels import EFA_LABEL
 from dra_gpu_platform.plans.gpu_software import (
     BOTTLEROCKET_OPERAND_LABELS,
@@ -37,18 +37,21 @@ from gpuplan.render.placement import (
     place_pool,
 )
 
-# Labels the kubelet sets on every node (kubernetes.io well-known labels); the arch of every catalog type is x86_64.
-KUBELET_LABELS = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
 # Set from the cloud provider on EKS and AKS nodes (well-known label); charts such as the EFA device plugin select on it.
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+INSTANCE_TYPE_LABEL = node_allocatable.INSTANCE_TYPE_LABEL
+
+
+def kubelet_labels(pool: PoolPlan) -> dict[str, str]:
+    """The well-known labels the kubelet sets on every node: its OS and its CPU architecture (arm64 on Grace)."""
+    return {node_allocatable.OS_LABEL: "linux", node_allocatable.ARCH_LABEL: pool.node_arch}
 
 
 def node_labels(pool: PoolPlan) -> dict[str, str]:
     """Every label a node of the pool carries when it has joined: the pool's labels (the EFA marker on EKS EFA
     pools), the kubelet's well-known labels and, on clouds, the instance type."""
     if pool.platform in ("eks", "aks") and pool.instance_type:
-        return {**pool.labels, **KUBELET_LABELS, INSTANCE_TYPE_LABEL: pool.instance_type}
-    return {**pool.labels, **KUBELET_LABELS}
+        return {**pool.labels, **kubelet_labels(pool), INSTANCE_TYPE_LABEL: pool.instance_type}
+    return {**pool.labels, **kubelet_labels(pool)}
 
 
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
@@ -97,7 +100,7 @@ def pool_facts(pool: PoolPlan) -> PoolFacts:
     return PoolFacts(
         name=pool.name,
         gpu_stack=pool.gpu_stack,
-        labels=dict(KUBELET_LABELS) if unlabelled else node_labels(pool),
+        labels=kubelet_labels(pool) if unlabelled else node_labels(pool),
         taints=() if unlabelled else pool.taints,
         unlabelled="its nodes are not listed in nodePools[].nodes: until the kubectl label/taint commands preview prints "
         "are applied, they carry none of the pool's labels"

@@ -194,6 +194,7 @@ BLOCK = {
     "capacityReservationId": "cr-0123456789abcdef0",
     "availabilityZone": "us-east-1a",
 }
+GB200_BLOCK = {**BLOCK, "name": "gb200", "gpu": "GB200"}  # p6e-gb200: Capacity Blocks only
 
 
 def test_a_capacity_block_takes_a_declared_price():
@@ -243,6 +244,20 @@ def test_compute_domains_follow_multi_node_nvlink_by_default():
 
 
 def test_an_x86_ami_on_a_grace_instance_is_refused():
-    pool = {"name": "gb200", "gpu": "GB200", "maxNodes": 2, "amiType": "AL2023_x86_64_NVIDIA"}
+    pool = {**GB200_BLOCK, "amiType": "AL2023_x86_64_NVIDIA"}
     found = problems(stack(EKS, pool))
     assert list(found) == ["nodePools[0].amiType"] and "AL2023_ARM_64_NVIDIA" in found["nodePools[0].amiType"][2]
+
+
+@pytest.mark.parametrize("capacity", ["on-demand", "spot"])
+def test_a_capacity_blocks_only_type_is_refused_outside_a_block(capacity):
+    """p6e-gb200 has no on-demand or spot market: its node group would never get an instance. Named or by default."""
+    for pool in (
+        {"name": "gb200", "gpu": "GB200", "maxNodes": 2, "capacity": capacity},
+        {"name": "gb200", "gpu": "GB200", "instanceType": "p6e-gb200.36xlarge", "maxNodes": 2, "capacity": capacity},
+    ):
+        value, rule, fix = problems(stack(EKS, pool))["nodePools[0].capacity"]
+        assert value == capacity and "only through EC2 Capacity Blocks" in rule and "capacity: capacity-block" in fix
+    assert StackConfig.model_validate(stack(EKS, GB200_BLOCK)).node_pools[0].capacity == "capacity-block"
+    # p6-b200 is sold on demand, as spot and as Capacity Blocks (DescribeInstanceTypes SupportedUsageClasses)
+    assert StackConfig.model_validate(stack(EKS, {"name": "b200", "gpu": "B200", "maxNodes": 2, "minNodes": 1}))

@@ -135,6 +135,74 @@ spec:
 }
 
 
+# probe-efa-plugin stands in for aws-efa-k8s-device-plugin v0.5.30 (docs/references.md#efa-device-plugin-chart,
+# templates/daemonset.yaml:34-63): tolerations CriticalAddonsOnly plus .Values.tolerations, .Values.nodeSelector, and a
+# required node affinity per key of .Values.supportedInstanceLabels (In its values; the last term also excludes EKS Auto
+# Mode nodes, as the chart's does). The real values.yaml lists every EFA instance type; the probe's values name a few of
+# them, p6-b200.48xlarge among them.
+EFA_TEMPLATES = {
+    "daemonset.yaml": """apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  selector: {matchLabels: {name: {{ .Release.Name }}}}
+  template:
+    metadata: {labels: {name: {{ .Release.Name }}}}
+    spec:
+      tolerations:
+        - key: CriticalAddonsOnly
+          operator: Exists
+        {{- with .Values.tolerations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with .Values.nodeSelector }}
+      nodeSelector: {{ toYaml . | nindent 8 }}
+      {{- end }}
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+              {{- range .Values.supportedInstanceLabels.keys }}
+              - matchExpressions:
+                - key: {{ . }}
+                  operator: In
+                  values: {{ toYaml $.Values.supportedInstanceLabels.values | nindent 20 }}
+              {{- end }}
+                - key: eks.amazonaws.com/compute-type
+                  operator: NotIn
+                  values: [auto]
+      containers: [{name: plugin, image: "registry.example/probe-efa:1"}]
+""",
+}
+EFA_VALUES = {
+    "supportedInstanceLabels": {
+        "keys": ["node.kubernetes.io/instance-type"],
+        "values": ["g5.12xlarge", "p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "p6e-gb200.36xlarge"],
+    },
+    "nodeSelector": {},
+    "tolerations": [],
+}
+
+# probe-autoscaler stands in for cluster-autoscaler: one Deployment (no DaemonSet, so it places nothing on the pools).
+AUTOSCALER_TEMPLATES = {
+    "deployment.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-probe
+spec:
+  selector: {matchLabels: {app: probe-autoscaler}}
+  template:
+    metadata: {labels: {app: probe-autoscaler}}
+    spec:
+      containers: [{name: autoscaler, image: "registry.example/probe-autoscaler:1"}]
+      {{- with .Values.nodeSelector }}
+      nodeSelector: {{ toYaml . | nindent 8 }}
+      {{- end }}
+""",
+}
+
+
 def write_chart(folder: Path, name: str, version: str, templates: dict[str, str], values: dict | None = None) -> Path:
     (folder / "templates").mkdir(parents=True, exist_ok=True)
     (folder / "Chart.yaml").write_text(
@@ -166,5 +234,17 @@ def write_charts(root: Path, operator_version: str = "v25.10.1", dra_version: st
         dra_version,
         DRA_TEMPLATES,
         {"kubeletPlugin": {}, "resources": {"computeDomains": {"enabled": False}}},
+    )
+    return root
+
+
+def write_eks_addon_charts(root: Path, efa_version: str = "v0.5.30", autoscaler_version: str = "9.59.0") -> Path:
+    """The EKS add-on charts an EKS stack's render needs beside the GPU charts: the EFA device plugin (EFA pools) and
+    the cluster autoscaler, as probes in the same --charts folder."""
+    write_chart(
+        root / f"aws-efa-k8s-device-plugin-{efa_version}", "probe-efa-plugin", efa_version, EFA_TEMPLATES, EFA_VALUES
+    )
+    write_chart(
+        root / f"cluster-autoscaler-{autoscaler_version}", "probe-autoscaler", autoscaler_version, AUTOSCALER_TEMPLATES
     )
     return root

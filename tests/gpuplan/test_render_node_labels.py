@@ -6,10 +6,11 @@ from __future__ import annotations
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts.node_labels import EFA_LABEL
+from dra_gpu_platform.plans.cluster_nodes import pool_nodes
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.render.placement import daemonset_facts
 from gpuplan.render.stack import INSTANCE_TYPE_LABEL, efa_findings, node_labels, place_pools, pool_facts
-from tests.conftest import ROOT
+from tests.conftest import ROOT, write_stack
 
 # The placement the EFA device plugin chart asks for (nodeSelector on our EFA marker, required affinity on the
 # instance type, the GPU taint tolerated), written here for the test.
@@ -67,3 +68,21 @@ def test_an_efa_pool_the_efa_plugin_does_not_reach_is_a_finding():
     unreached = place_pools(pools, {"other": [EFA_DAEMONSET]})
     [finding] = efa_findings(unreached)
     assert finding.startswith("pool h100-train: its EFA interfaces stay unusable")
+
+
+def test_grace_nodes_carry_arm64_in_placement_and_in_fit(tmp_path):
+    """p6e-gb200 and ND GB200 v6 have Grace (arm64) CPUs: the kubelet labels their nodes kubernetes.io/arch=arm64,
+    so a chart that selects an architecture lands (or not) there as on the cluster; placement and fit agree."""
+    config = {
+        "azure-native:location": "eastus",
+        "cluster": {"platform": "aks", "name": "nvl", "kubernetesVersion": "1.35", "aks": {"privateCluster": True}},
+        "nodePools": [
+            {"name": "gb200", "gpu": "GB200", "minNodes": 1, "maxNodes": 2},
+            {"name": "a10", "gpu": "A10", "minNodes": 1, "maxNodes": 2},
+        ],
+    }
+    plan = plan_stack(load_stack_file(write_stack(tmp_path, config, "nvl")))
+    arch = {pool.name: node_labels(pool)["kubernetes.io/arch"] for pool in plan.pools}
+    assert arch == {"gb200": "arm64", "a10": "amd64"}
+    fit_arch = {pool.name: {n.labels["kubernetes.io/arch"] for n in pool_nodes(pool, "single")} for pool in plan.pools}
+    assert fit_arch == {"gb200": {"arm64"}, "a10": {"amd64"}}

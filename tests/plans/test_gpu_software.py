@@ -25,6 +25,12 @@ T4_PLUGIN_BR = {**T4_PLUGIN, "name": "t4-br", "amiType": "BOTTLEROCKET_x86_64_NV
 H100_DRA_BR = {**H100_DRA, "name": "h100-br", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}
 AKS_A100 = {"name": "a100", "gpu": "A100-80GB", "maxNodes": 2}
 GB200_DRA = {"name": "gb200", "gpu": "GB200", "maxNodes": 2}
+GB200_BLOCK = {  # on EKS p6e-gb200 is sold only as Capacity Blocks
+    **GB200_DRA,
+    "capacity": "capacity-block",
+    "capacityReservationId": "cr-0123456789abcdef0",
+    "availabilityZone": "us-east-1a",
+}
 AKS_T4 = {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin"}
 SHARED_CLASS = {"name": "shared", "gpu": "H100", "sharing": {"strategy": "TimeSlicing", "interval": "Long"}}
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -367,7 +373,7 @@ TABLE: list[tuple[str, dict, dict | None, dict | None]] = [
     (
         "dra-compute-domains",
         # a multi-node NVLink pool turns ComputeDomains on by default
-        {"platform": "eks", "pools": [GB200_DRA, H100_DRA]},
+        {"platform": "eks", "pools": [GB200_BLOCK, H100_DRA]},
         # 0.4 charts only prefer control-plane nodes for the controller (values.yaml:227-242): no override
         {},
         {"resources.computeDomains.enabled": True, "controller": ABSENT},

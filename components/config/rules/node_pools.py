@@ -57,6 +57,7 @@ def check(r: RuleContext) -> None:
             _cloud_instance(r, at, pool, platform)
             if platform == "eks":
                 _ami_architecture(r, at, pool)
+                _capacity_blocks_only(r, at, pool)
             if pool.gpus_per_node is not None:
                 r.add(
                     f"{at}.gpusPerNode",
@@ -295,6 +296,20 @@ def _ami_architecture(r: RuleContext, at: str, pool: NodePool) -> None:
             pool.ami_type,
             f"{shape.name} has arm64 (Grace) CPUs; {pool.ami_type} is an x86_64 AMI type",
             f"remove amiType: the pool gets {eks_amis.default_gpu_ami('arm64')}",
+        )
+
+
+def _capacity_blocks_only(r: RuleContext, at: str, pool: NodePool) -> None:
+    """An instance type AWS sells only through Capacity Blocks (p6e-gb200, inside UltraServers) has no on-demand or
+    spot market: such a node group would never get an instance (docs/references.md#ec2-p6e-gb200)."""
+    shape = catalog.pool_shape("eks", pool.gpu_key, pool.instance_type)
+    if shape is not None and shape.capacity_blocks_only and pool.capacity != "capacity-block":
+        r.add(
+            f"{at}.capacity",
+            pool.capacity,
+            f"{shape.name} is sold only through EC2 Capacity Blocks (inside UltraServers), never {pool.capacity}",
+            "set capacity: capacity-block with the block's capacityReservationId and availabilityZone, and maxNodes "
+            "its instance count",
         )
 
 
