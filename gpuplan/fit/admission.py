@@ -47,11 +47,13 @@ def validating_policy(plan: AdmissionPolicyPlan) -> adm.ValidatingPolicy:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why the API server refuses an object: its error, and what refused it (a quota, or a policy's own words)."""
+    """Why the API server refuses an object: its error, and what refused it (a quota, or a policy's own words), or
+    the fix where the refusal is made (a field that fails validation)."""
 
     message: str
     quota: QuotaRefusal | None = None
     policy_message: str | None = None
+    fix: str | None = None
 
 
 @dataclass

@@ -10,7 +10,8 @@ namespaces' quotas and GPU-toleration policy) and the Kubernetes minor it is jud
 - NodeResourcesFit: which pools advertise the resource and how much per node;
 - NodeUnschedulable: the cordon;
 - a ResourceQuota's refusal: the quota key and the stack's `quota` entry of the namespace that sets it;
-- a ValidatingAdmissionPolicy's denial: the policy's own message (it says what to do).
+- a ValidatingAdmissionPolicy's denial: the policy's own message (it says what to do);
+- a field the API server's validation refuses: the fix made where the refusal is (gpuplan/fit/inputs.py).
 """
 
 from __future__ import annotations
@@ -238,7 +239,9 @@ class Fixes:
         fixes: dict[str, None] = {}
         quotas: dict[tuple[str, tuple[str, ...]], QuotaRefusal] = {}
         for refusal in refusals:
-            if refusal.policy_message is not None:
+            if refusal.fix is not None:
+                fixes[refusal.fix] = None
+            elif refusal.policy_message is not None:
                 fixes[refusal.policy_message] = None
             elif refusal.quota is not None:
                 key = (refusal.quota.quota, tuple(sorted(refusal.quota.limited)))

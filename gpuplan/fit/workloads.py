@@ -124,8 +124,9 @@ def schedule_workload(
         verdict = admission.admit_pod(pod, reported)
         if verdict.rejected or workload.rejected:
             why = verdict.rejected or "; ".join(workload.rejected)
-            refusals += [verdict.refusal] if verdict.refusal else []
-            fix = _refusal_fix(fixes, workload.namespace, [verdict.refusal] if verdict.refusal else [])
+            refusal = verdict.refusal or Refusal(why, fix="; ".join(workload.rejected_fix) or None)
+            refusals.append(refusal)
+            fix = _refusal_fix(fixes, workload.namespace, [refusal])
             instances.append(_instance_row(name, REJECTED, reasons=[why], admission=verdict.changes, fix=fix))
             if workload.kind in CONTROLLER_OF or workload.kind == "StatefulSet":
                 controller = CONTROLLER_OF.get(workload.kind, workload.kind)

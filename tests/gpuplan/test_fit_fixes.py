@@ -123,6 +123,19 @@ def test_a_guard_denial_keeps_the_policys_own_words(prod, tmp_path):
     assert verdict["reasons"][0].endswith(f"denied request: {fix}")
 
 
+# k/k pkg/apis/core/validation validatePodResourceClaims: a container's resources.claims names a pod claim
+def test_a_field_validation_refusal_names_the_field_to_change(prod, tmp_path):
+    spec = pod_spec()
+    spec["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}
+    verdict = only(prod, tmp_path, workload("Deployment", "d", spec, replicas=2))
+    assert verdict["outcome"] == "rejected"
+    assert verdict["fix"] == [
+        "add an entry named gpu to spec.resourceClaims of the pod template, or drop it from container main's "
+        "resources.claims"
+    ]
+    assert verdict["instances"][0]["fix"] == verdict["fix"]
+
+
 def test_the_text_shows_counts_capacity_left_and_fixes_within_100_columns(tmp_path):
     documents = [
         workload("Pod", "lonely", pod_spec("training-gpus")),  # its claim is created (and charged), it waits
