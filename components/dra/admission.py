@@ -1,14 +1,20 @@
 """Admission of an object at create, as the API server runs it: mutating plugins first (ExtendedResourceToleration,
 then MutatingAdmissionPolicies with JSONPatch mutations), then ValidatingAdmissionPolicies; ResourceQuota comes last
 (components/dra/quota.py). Pure: no Pulumi imports, no I/O; CEL runs on the project's engine
-(components/dra/cel) with the variables the API server binds: object, oldObject, request, namespaceObject,
-variables.
+(components/dra/cel) with the variables the API server binds: object, oldObject, request (userInfo included),
+namespaceObject, variables.
+
+This is the one evaluator of a ValidatingAdmissionPolicy's CEL: `gpuplan fit` runs the plan's policies through
+`validate`, and the policy pack and tests run manifests (planned or recorded) through it with
+components/plans/admission_policy.py `denials` (`policy_from_manifests`).
 
 Sources (docs/references.md#kubernetes-admission-policies): kubernetes/apiserver v0.36.3
-`pkg/admission/plugin/policy/validating/validator.go` (matchConditions, then the validations; a failed validation's
+`pkg/admission/plugin/policy/validating/validator.go` (matchConditions, then every validation; a failed validation's
 message is its trimmed messageExpression, else its message, else `failed expression: <expression>`; errors follow
 failurePolicy), `validating/dispatcher.go` (`ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied
-request: <message>` for Deny, a warning for Warn), `pkg/admission/errors.go` `NewForbidden` (`<resource> "<name>"
+request: <message>` of the first denial for Deny, a warning per failure for Warn), `cel/composition.go` (variables
+evaluated where read: their errors are the reading expression's), `webhook/matchconditions/matcher.go` (a false
+condition wins over errors), `pkg/admission/errors.go` `NewForbidden` (`<resource> "<name>"
 is forbidden: …`, the name or else generateName), `mutating/patch/json_patch.go` (JSON Patch from the CEL list; a
 failed `test` leaves the object as it was); kubernetes `plugin/pkg/admission/extendedresourcetoleration/admission.go`
 (`Admit`: an Exists/NoSchedule toleration per extended resource in the containers' requests, sorted).
@@ -17,6 +23,7 @@ failed `test` leaves the object as it was); kubernetes `plugin/pkg/admission/ext
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,32 +41,42 @@ DENY, WARN, AUDIT = "Deny", "Warn", "Audit"
 
 @dataclass(frozen=True)
 class Request:
-    """One create request: the object, what it is, and its namespace as the policies see it."""
+    """One admission request: the object, what it is, its namespace as the policies see it, and who sends it."""
 
     resource: str  # plural resource name: pods, resourceclaims, …
     group: str  # "" for core
     kind: str
-    namespace: str
+    namespace: str  # "" for a cluster-scoped object
     name: str  # metadata.name, or generateName for a controller's pod
-    object: Mapping[str, Any]
+    object: Mapping[str, Any] | None  # None on DELETE
     namespace_labels: Mapping[str, str] = field(default_factory=dict)
     operation: str = "CREATE"
+    old_object: Mapping[str, Any] | None = None  # UPDATE and DELETE
+    username: str = ""
+    groups: tuple[str, ...] = ()
+    # the whole Namespace object where it is known (its deletionTimestamp, say); else built from name and labels
+    namespace_object: Mapping[str, Any] | None = None
 
     def variables(self, obj: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """object, oldObject, request and namespaceObject as CEL sees them (CreateAdmissionRequest,
-        CreateNamespaceObject)."""
+        """object, oldObject, request (with userInfo) and namespaceObject as CEL sees them (CreateAdmissionRequest,
+        CreateNamespaceObject; null for a cluster-scoped object)."""
+        found = obj if obj is not None else self.object
+        namespace = self.namespace_object
+        if namespace is None and self.namespace:
+            namespace = {"metadata": {"name": self.namespace, "labels": dict(self.namespace_labels)}}
         return {
-            "object": dict(obj if obj is not None else self.object),
-            "oldObject": None,
+            "object": dict(found) if found is not None else None,
+            "oldObject": dict(self.old_object) if self.old_object is not None else None,
             "request": {
                 "operation": self.operation,
                 "namespace": self.namespace,
                 "name": self.name,
                 "kind": {"group": self.group, "version": "v1", "kind": self.kind},
                 "resource": {"group": self.group, "version": "v1", "resource": self.resource},
+                "userInfo": {"username": self.username, "groups": list(self.groups)},
                 "dryRun": False,
             },
-            "namespaceObject": {"metadata": {"name": self.namespace, "labels": dict(self.namespace_labels)}},
+            "namespaceObject": dict(namespace) if namespace is not None else None,
         }
 
 
@@ -77,16 +94,21 @@ class PolicyMatch:
 
     resources: tuple[str, ...]  # plural names; "*" matches all
     operations: tuple[str, ...] = ("CREATE",)
-    namespace_selector: Mapping[str, Any] | None = None  # metav1 LabelSelector; None: every namespace
+    namespace_selector: Mapping[str, Any] | None = None  # the binding's LabelSelector; None: every namespace
+    policy_namespace_selector: Mapping[str, Any] | None = None  # matchConstraints.namespaceSelector
 
     def matches(self, request: Request) -> bool:
         if request.operation not in self.operations and "*" not in self.operations:
             return False
         if request.resource not in self.resources and "*" not in self.resources:
             return False
-        return self.namespace_selector is None or label_selector_matches(
-            self.namespace_selector, request.namespace_labels
+        return all(
+            selector is None or label_selector_matches(selector, request.namespace_labels)
+            for selector in (self.namespace_selector, self.policy_namespace_selector)
         )
+
+
+MATCH_EVERYTHING = PolicyMatch(("*",), ("*",))
 
 
 @dataclass(frozen=True)
@@ -103,6 +125,53 @@ class ValidatingPolicy:
     failure_policy: str = FAIL
 
 
+def _named(entries: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (str(e.get("name", "")), str(e.get("expression", ""))) for e in entries or () if isinstance(e, Mapping)
+    )
+
+
+def _strings(values: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in values or ())
+
+
+def policy_from_manifests(policy: Mapping[str, Any], binding: Mapping[str, Any] | None = None) -> ValidatingPolicy:
+    """A ValidatingAdmissionPolicy and its binding as manifests (planned, recorded by the stack program, or read
+    from a cluster) as the API server runs them. Without a binding the policy sees every request and denies (the
+    caller has matched the request already). Resources and operations are the resource rules' union, sorted."""
+    spec = policy.get("spec") or {}
+    binding_spec = (binding or {}).get("spec") or {}
+    constraints = spec.get("matchConstraints") or {}
+    rules = [r for r in constraints.get("resourceRules") or () if isinstance(r, Mapping)]
+    match = MATCH_EVERYTHING
+    if binding is not None:
+        match = PolicyMatch(
+            tuple(sorted({str(x) for r in rules for x in r.get("resources") or ()})),
+            tuple(sorted({str(x) for r in rules for x in r.get("operations") or ()})),
+            (binding_spec.get("matchResources") or {}).get("namespaceSelector"),
+            constraints.get("namespaceSelector"),
+        )
+    return ValidatingPolicy(
+        name=str((policy.get("metadata") or {}).get("name", "")),
+        binding=str(((binding or {}).get("metadata") or {}).get("name", "")),
+        match=match,
+        validations=tuple(
+            Validation(
+                str(v.get("expression", "")),
+                str(v.get("message") or ""),
+                str(v.get("messageExpression") or ""),
+                str(v.get("reason") or "Invalid"),
+            )
+            for v in spec.get("validations") or ()
+            if isinstance(v, Mapping)
+        ),
+        match_conditions=_named(spec.get("matchConditions")),
+        variables=_named(spec.get("variables")),
+        actions=_strings(binding_spec.get("validationActions")) if binding is not None else (DENY,),
+        failure_policy=str(spec.get("failurePolicy") or FAIL),
+    )
+
+
 @dataclass(frozen=True)
 class MutatingPolicy:
     """A MutatingAdmissionPolicy with JSONPatch mutations and one binding."""
@@ -117,13 +186,24 @@ class MutatingPolicy:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """A validation that did not pass: its message, and whether its CEL failed to evaluate (an error, which denies
+    only under failurePolicy Fail) rather than returned false."""
+
+    message: str
+    error: bool = False
+
+
+@dataclass(frozen=True)
 class Decision:
-    """What one policy did: `denied` the API error's message, `warnings`, `changed` for a mutation."""
+    """What one policy did: `denied` the API error's message (the first failure, as the dispatcher reports it),
+    `warnings`, `changed` for a mutation, and `failures`: every validation that failed and counts, in order."""
 
     policy: str
     denied: str | None = None
     warnings: tuple[str, ...] = ()
     changed: bool = False
+    failures: tuple[Failure, ...] = ()
 
 
 def forbidden(request: Request, message: str) -> str:
@@ -131,58 +211,77 @@ def forbidden(request: Request, message: str) -> str:
     return f'{request.resource} "{request.name}" is forbidden: {message}'
 
 
+def _resulted_in_error(expression: str, error: Exception | str) -> str:
+    return f"expression '{expression}' resulted in error: {error}"
+
+
 def _conditions(conditions: Sequence[tuple[str, str]], variables: Mapping[str, Any]) -> tuple[bool, str | None]:
-    """(all true, the error text of the first that failed to evaluate)."""
-    for name, expression in conditions:
+    """matchconditions.Match: any condition false leaves the request out; else conditions that failed to evaluate
+    are an error (all of them, aggregated); else it matches."""
+    errors = []
+    for _, expression in conditions:
         try:
             if evaluate(expression, variables) is not True:
                 return False, None
         except (CelCompileError, CelEvaluationError) as error:
-            return False, f"failed to evaluate matchCondition {name!r}: {error}"
+            errors.append(_resulted_in_error(expression, error))
+    if errors:
+        return False, errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
     return True, None
 
 
-def _variables(variables: Sequence[tuple[str, str]], context: dict[str, Any]) -> str | None:
+def _compose(variables: Sequence[tuple[str, str]], context: dict[str, Any]) -> dict[str, str]:
+    """Binds `variables` in `context`. The API server evaluates a variable when an expression first reads it, so its
+    error is that expression's error: here a variable that fails is left unbound (reading it fails) and its error is
+    returned by name."""
     composed: dict[str, Any] = {}
     context["variables"] = composed
+    failed: dict[str, str] = {}
     for name, expression in variables:
         try:
             composed[name] = evaluate(expression, context)
         except (CelCompileError, CelEvaluationError) as error:
-            return f"variable {name!r}: {error}"
-    return None
+            failed[name] = f'composited variable "{name}" fails to evaluate: {error}'
+    return failed
+
+
+def _evaluation_error(expression: str, error: Exception, failed: Mapping[str, str]) -> str:
+    """The error of an expression, naming the failed variable it reads where there is one."""
+    read = next((failed[n] for n in failed if re.search(rf"\bvariables\.{re.escape(n)}\b", expression)), None)
+    return _resulted_in_error(expression, read or error)
 
 
 def validate(policy: ValidatingPolicy, request: Request) -> Decision:
-    """One ValidatingAdmissionPolicy on a create request."""
+    """One ValidatingAdmissionPolicy on a request: matchConditions, then every validation (validator.go Validate);
+    the API error names the first failure (dispatcher.go), Warn bindings warn for each."""
     if not policy.match.matches(request):
         return Decision(policy.name)
     context = request.variables()
-    header = f"ValidatingAdmissionPolicy '{policy.name}' with binding '{policy.binding}'"
-    failures: list[str] = []
+    fail = policy.failure_policy == FAIL
     matched, error = _conditions(policy.match_conditions, context)
+    failures: list[Failure] = []
     if error is not None:
-        failures.append(error)
+        if fail:
+            failures.append(Failure(error, error=True))
     elif not matched:
         return Decision(policy.name)
     else:
-        error = _variables(policy.variables, context)
-        if error is not None:
-            failures.append(error)
-        else:
-            for validation in policy.validations:
-                try:
-                    verdict = evaluate(validation.expression, context)
-                except (CelCompileError, CelEvaluationError) as failure:
-                    if policy.failure_policy == FAIL:
-                        return _deny(policy, request, header, str(failure))
-                    continue
-                if verdict is True:
-                    continue
-                return _deny(policy, request, header, _message(validation, context))
-    if failures and policy.failure_policy == FAIL:
-        return _deny(policy, request, header, failures[0])
-    return Decision(policy.name)
+        failed = _compose(policy.variables, context)
+        for validation in policy.validations:
+            try:
+                verdict = evaluate(validation.expression, context)
+            except (CelCompileError, CelEvaluationError) as problem:
+                if fail:
+                    failures.append(Failure(_evaluation_error(validation.expression, problem, failed), error=True))
+                continue
+            if verdict is not True:
+                failures.append(Failure(_message(validation, context)))
+    if not failures:
+        return Decision(policy.name)
+    header = f"ValidatingAdmissionPolicy '{policy.name}' with binding '{policy.binding}'"
+    warnings = tuple(f"Validation failed for {header}: {f.message}" for f in failures) if WARN in policy.actions else ()
+    denied = forbidden(request, f"{header} denied request: {failures[0].message}") if DENY in policy.actions else None
+    return Decision(policy.name, denied, warnings, failures=tuple(failures))
 
 
 def _message(validation: Validation, context: Mapping[str, Any]) -> str:
@@ -198,13 +297,6 @@ def _message(validation: Validation, context: Mapping[str, Any]) -> str:
     return f"failed expression: {validation.expression.strip()}"
 
 
-def _deny(policy: ValidatingPolicy, request: Request, header: str, message: str) -> Decision:
-    warnings = (f"Validation failed for {header}: {message}",) if WARN in policy.actions else ()
-    if DENY in policy.actions:
-        return Decision(policy.name, forbidden(request, f"{header} denied request: {message}"), warnings)
-    return Decision(policy.name, None, warnings)
-
-
 def mutate(policy: MutatingPolicy, request: Request, obj: Mapping[str, Any]) -> tuple[dict[str, Any], Decision]:
     """One MutatingAdmissionPolicy's JSONPatch mutations on `obj`; returns the object it leaves and the decision
     (an error under failurePolicy Fail denies the request)."""
@@ -214,10 +306,9 @@ def mutate(policy: MutatingPolicy, request: Request, obj: Mapping[str, Any]) -> 
     context = request.variables(current)
     header = f"MutatingAdmissionPolicy '{policy.name}' with binding '{policy.binding}'"
     matched, error = _conditions(policy.match_conditions, context)
-    if error is None and matched:
-        error = _variables(policy.variables, context)
     if error is None and not matched:
         return current, Decision(policy.name)
+    failed = _compose(policy.variables, context) if error is None else {}
     changed = False
     for expression in policy.patches if error is None else ():
         try:
@@ -226,7 +317,10 @@ def mutate(policy: MutatingPolicy, request: Request, obj: Mapping[str, Any]) -> 
             changed = changed or bool(operations)
         except jsonpatch.JsonPatchTestFailed:
             continue  # a failed test operation leaves the object as it was
-        except (CelCompileError, CelEvaluationError, jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as e:
+        except (CelCompileError, CelEvaluationError) as e:
+            error = _evaluation_error(expression, e, failed)
+            break
+        except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as e:
             error = f"JSON Patch: {e}"
             break
     if error is not None:

@@ -96,6 +96,8 @@ class FilterStatus:
     reasons: tuple[str, ...]
     unresolvable: bool = True
     detail: str = ""
+    taint: Taint | None = None  # TaintToleration: the first taint no toleration tolerates
+    resources: tuple[str, ...] = ()  # NodeResourcesFit: what the node lacks (`pods` for Too many pods)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -120,7 +122,7 @@ def taint_toleration(pod: PodConstraints, node: NodeInfo) -> FilterStatus | None
         return None
     taint = found[0]
     text = f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
-    return FilterStatus(TAINT_TOLERATION, (REASON_TAINTS,), detail=f"untolerated taint {text}")
+    return FilterStatus(TAINT_TOLERATION, (REASON_TAINTS,), detail=f"untolerated taint {text}", taint=taint)
 
 
 def node_affinity(pod: PodConstraints, node: NodeInfo) -> FilterStatus | None:
@@ -141,7 +143,8 @@ def affinity_matches(selector: Mapping[str, Any], node: NodeInfo) -> bool:
     return node_selector_matches(selector, node.labels, node.name)
 
 
-def _unit(resource: str, value: int) -> str:
+def amount_text(resource: str, value: int) -> str:
+    """An amount of a resource for people: cpu in millicores, memory and storage in Mi or Gi."""
     if resource == CPU:
         return f"{value}m"
     if resource in (MEMORY, EPHEMERAL_STORAGE) or resource.startswith("hugepages-"):
@@ -162,9 +165,11 @@ def node_resources_fit(
     allocatable = node.allocatable
     reasons: list[str] = []
     details: list[str] = []
+    lacking: list[str] = []
     unresolvable = False
     if PODS in allocatable and pods_on_node + 1 > allocatable[PODS]:
         reasons.append(REASON_TOO_MANY_PODS)
+        lacking.append(PODS)
         details.append(f"{pods_on_node} of {allocatable[PODS]} pods on the node")
     for resource, wanted in sorted(pod.requests.items(), key=lambda item: _resource_order(item[0])):
         if not wanted:
@@ -178,14 +183,15 @@ def node_resources_fit(
         free = have - requested.get(resource, 0)
         if wanted > free:
             reasons.append(f"Insufficient {resource}")
+            lacking.append(resource)
             unresolvable = unresolvable or wanted > have
             details.append(
-                f"{resource}: the pod requests {_unit(resource, wanted)}, the node has {_unit(resource, have)} "
-                f"allocatable" + (f", {_unit(resource, have - free)} of it requested" if have - free else "")
+                f"{resource}: the pod requests {amount_text(resource, wanted)}, the node has {amount_text(resource, have)} "
+                f"allocatable" + (f", {amount_text(resource, have - free)} of it requested" if have - free else "")
             )
     if not reasons:
         return None
-    return FilterStatus(NODE_RESOURCES_FIT, tuple(reasons), unresolvable, "; ".join(details))
+    return FilterStatus(NODE_RESOURCES_FIT, tuple(reasons), unresolvable, "; ".join(details), resources=tuple(lacking))
 
 
 def _resource_order(resource: str) -> tuple[int, str]:
@@ -221,7 +227,9 @@ def kubelet_admission(
     noexecute = untolerated(pod.tolerations, node.taints, ("NoExecute",))
     if noexecute:
         taint = noexecute[0]
-        return FilterStatus(TAINT_TOLERATION, (REASON_TAINTS,), detail=f"untolerated NoExecute taint {taint.key}")
+        return FilterStatus(
+            TAINT_TOLERATION, (REASON_TAINTS,), detail=f"untolerated NoExecute taint {taint.key}", taint=taint
+        )
     status = node_affinity(pod, node)
     if status is not None:
         return status

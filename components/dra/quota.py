@@ -157,6 +157,25 @@ def pod_usage(requests: Mapping[str, int]) -> dict[str, int]:
     return usage
 
 
+@dataclass(frozen=True)
+class QuotaRefusal:
+    """A ResourceQuota that refuses an object: its name and, for the keys it exceeds only, what the object requests,
+    what is used and the limit."""
+
+    quota: str
+    requested: Mapping[str, int]
+    used: Mapping[str, int]
+    limited: Mapping[str, int]
+
+    @property
+    def message(self) -> str:
+        """The API server's words (controller.go: only the exceeded keys, sorted)."""
+        return (
+            f"exceeded quota: {self.quota}, requested: {pretty(self.requested)}, used: {pretty(self.used)}, "
+            f"limited: {pretty(self.limited)}"
+        )
+
+
 @dataclass
 class QuotaLedger:
     """The ResourceQuotas of each namespace and what objects admitted so far use of them."""
@@ -172,8 +191,8 @@ class QuotaLedger:
             result.append((name, parsed))
         return result
 
-    def charge(self, namespace: str, usage: Mapping[str, int], priority_class: str | None = None) -> str | None:
-        """Admit `usage` in the namespace and record it, or return `exceeded quota: …` (nothing recorded).
+    def admit(self, namespace: str, usage: Mapping[str, int], priority_class: str | None = None) -> QuotaRefusal | None:
+        """Admit `usage` in the namespace and record it, or return the first quota it exceeds (nothing recorded).
         `priority_class`: a pod's spec.priorityClassName (None for a claim, which no PriorityClass scope matches)."""
         hards = [
             (name, hard)
@@ -185,10 +204,11 @@ class QuotaLedger:
             requested = {key: value for key, value in usage.items() if key in hard and value}
             exceeded = [key for key, value in requested.items() if used.get(key, 0) + value > hard[key]]
             if exceeded:
-                return (
-                    f"exceeded quota: {name}, requested: {pretty({k: requested[k] for k in exceeded})}, "
-                    f"used: {pretty({k: used.get(k, 0) for k in exceeded})}, "
-                    f"limited: {pretty({k: hard[k] for k in exceeded})}"
+                return QuotaRefusal(
+                    name,
+                    {k: requested[k] for k in exceeded},
+                    {k: used.get(k, 0) for k in exceeded},
+                    {k: hard[k] for k in exceeded},
                 )
         for name, hard in hards:
             bucket = self.used.setdefault((namespace, name), {})
@@ -196,6 +216,11 @@ class QuotaLedger:
                 if key in hard:
                     bucket[key] = bucket.get(key, 0) + value
         return None
+
+    def charge(self, namespace: str, usage: Mapping[str, int], priority_class: str | None = None) -> str | None:
+        """`admit`, returning the refusal as the API server words it (`exceeded quota: …`), or None."""
+        refusal = self.admit(namespace, usage, priority_class)
+        return refusal.message if refusal is not None else None
 
     def left(self, namespace: str) -> dict[str, dict[str, int]]:
         """quota name -> key -> what is still free."""

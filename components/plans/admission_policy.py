@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dra_gpu_platform.dra.cel import CelCompileError, CelEvaluationError, evaluate
+from dra_gpu_platform.dra import admission
 from dra_gpu_platform.facts import pod_security
 from dra_gpu_platform.facts.naming import COMMON_LABELS
 from dra_gpu_platform.facts.node_labels import GPU_TAINT_KEY
@@ -369,43 +369,31 @@ class AdmissionRequest:
     groups: tuple[str, ...] = ()
     username: str = "tenant"
 
-    def context(self) -> dict[str, Any]:
-        return {
-            "object": self.object,
-            "oldObject": self.old_object,
-            "namespaceObject": self.namespace,
-            "request": {
-                "operation": self.operation,
-                "userInfo": {"username": self.username, "groups": list(self.groups)},
-            },
-        }
+    def as_request(self) -> admission.Request:
+        """The request as components/dra/admission.py evaluates it (userInfo included: the tenancy guards read
+        request.userInfo.groups)."""
+        subject = self.object if self.object is not None else self.old_object or {}
+        metadata = (self.namespace or {}).get("metadata") or {}
+        return admission.Request(
+            resource="",
+            group="",
+            kind=str(subject.get("kind", "")),
+            namespace=str(metadata.get("name", "")),
+            name=str((subject.get("metadata") or {}).get("name", "")),
+            object=self.object,
+            namespace_labels={str(k): str(v) for k, v in (metadata.get("labels") or {}).items()},
+            operation=self.operation,
+            old_object=self.old_object,
+            username=self.username,
+            groups=self.groups,
+            namespace_object=self.namespace,
+        )
 
 
 def denials(spec: Mapping[str, Any], request: AdmissionRequest) -> list[str]:
-    """The messages a ValidatingAdmissionPolicy's spec (planned or as recorded) denies the request with; [] when it
-    admits it or its matchConditions leave it out. A CEL error denies under failurePolicy Fail (the default), as in
-    the API server: its message names the expression."""
-    context = request.context()
-    fail = str(spec.get("failurePolicy") or FAILURE_POLICY) == FAILURE_POLICY
-    try:
-        for condition in spec.get("matchConditions") or []:
-            if not evaluate(str(condition["expression"]), context):
-                return []
-        variables: dict[str, Any] = {}
-        for variable in spec.get("variables") or []:
-            try:
-                variables[str(variable["name"])] = evaluate(
-                    str(variable["expression"]), {**context, "variables": variables}
-                )
-            except CelEvaluationError:
-                variables[str(variable["name"])] = None  # as the API server: an error only where a validation reads it
-        found = []
-        for validation in spec.get("validations") or []:
-            scope = {**context, "variables": variables}
-            if evaluate(str(validation["expression"]), scope) is True:
-                continue
-            message = validation.get("messageExpression")
-            found.append(str(evaluate(str(message), scope)) if message else str(validation.get("message", "denied")))
-        return found
-    except (CelCompileError, CelEvaluationError) as error:
-        return [f"policy error: {error}"] if fail else []
+    """The messages a ValidatingAdmissionPolicy's spec (planned or as recorded) denies the request with, one per
+    failing validation; [] when it admits it or its matchConditions leave it out. The caller has matched the request
+    to the policy. Evaluated by the one evaluator, components/dra/admission.py `validate`: a CEL error denies under
+    failurePolicy Fail (the default), as in the API server, and reads `policy error: <the API server's words>`."""
+    decision = admission.validate(admission.policy_from_manifests({"spec": dict(spec)}), request.as_request())
+    return [f"policy error: {f.message}" if f.error else f.message for f in decision.failures]

@@ -5,6 +5,7 @@ Who may import: gpuplan commands.
 
 __all__ = [
     "admission",
+    "fixes",
     "inputs",
     "pod_notes",
     "report",

@@ -5,7 +5,9 @@ Kubernetes 1.36), the stack's ValidatingAdmissionPolicy (the dra-only guard: the
 ResourceQuota as a running tally (components/dra/quota.py).
 
 The GPU guard's policies (match constraints, namespace selector, CEL, actions, failure policy) are read from the
-plan (components/plans/admission_policy.py), the one place the resources create them from; nothing is copied.
+plan (components/plans/admission_policy.py), the one place the resources create them from; nothing is copied, and
+tests/gpuplan/test_fit_admission_parity.py holds `validating_policy` equal to what the stack program records. A refusal
+carries what refused the object (the quota's keys, or the policy's own message) for gpuplan/fit/fixes.py.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from dra_gpu_platform.dra import admission as adm
 from dra_gpu_platform.dra.claims import ClaimSpec
 from dra_gpu_platform.dra.pod_resources import default_requests, pod_requests
-from dra_gpu_platform.dra.quota import QuotaLedger, claim_usage, pod_usage
+from dra_gpu_platform.dra.quota import QuotaLedger, QuotaRefusal, claim_usage, pod_usage
 from dra_gpu_platform.facts.admission_plugins import EXTENDED_RESOURCE_TOLERATION
 from dra_gpu_platform.plans.admission_policy import AdmissionPolicyPlan
 from dra_gpu_platform.plans.gpu_toleration import NAMESPACE_NAME_LABEL, served
@@ -43,6 +45,17 @@ def validating_policy(plan: AdmissionPolicyPlan) -> adm.ValidatingPolicy:
     )
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why the API server refuses an object: its error, and what refused it (a quota, or a policy's own words), or
+    the fix where the refusal is made (a field that fails validation)."""
+
+    message: str
+    quota: QuotaRefusal | None = None
+    policy_message: str | None = None
+    fix: str | None = None
+
+
 @dataclass
 class PodAdmission:
     """A pod after admission: the object the API server stores, or why it was refused, and what was changed."""
@@ -52,6 +65,7 @@ class PodAdmission:
     changes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    refusal: Refusal | None = None
 
 
 @dataclass
@@ -119,7 +133,7 @@ class StackAdmission:
         for policy in self.mutating:
             current, decision = adm.mutate(policy, request, current)
             if decision.denied:
-                return PodAdmission(current, decision.denied, changes)
+                return PodAdmission(current, decision.denied, changes, refusal=Refusal(decision.denied))
             if decision.changed:
                 changes.append(f"MutatingAdmissionPolicy {policy.name} added the GPU toleration")
         request = adm.Request("pods", "", "Pod", namespace, name, current, self._labels(namespace))
@@ -128,12 +142,14 @@ class StackAdmission:
             result = adm.validate(validating, request)
             warnings += result.warnings
             if result.denied:
-                return PodAdmission(current, result.denied, changes, warnings)
+                refusal = Refusal(result.denied, policy_message=result.failures[0].message)
+                return PodAdmission(current, result.denied, changes, warnings, refusal=refusal)
         requests = pod_requests(current.get("spec") or {})
         priority = str((current.get("spec") or {}).get("priorityClassName") or "")
-        exceeded = self.ledger.charge(namespace, pod_usage(requests), priority)
+        exceeded = self.ledger.admit(namespace, pod_usage(requests), priority)
         if exceeded:
-            return PodAdmission(current, adm.forbidden(request, exceeded), changes, warnings)
+            message = adm.forbidden(request, exceeded.message)
+            return PodAdmission(current, message, changes, warnings, refusal=Refusal(message, exceeded))
         return PodAdmission(current, None, changes, warnings, requests)
 
     def claim_usage(self, spec: ClaimSpec, pod_requests_: Mapping[str, int] | None = None) -> dict[str, int]:
@@ -146,11 +162,11 @@ class StackAdmission:
 
     def admit_claim(
         self, namespace: str, name: str, spec: ClaimSpec, pod_requests_: Mapping[str, int] | None = None
-    ) -> str | None:
+    ) -> Refusal | None:
         """A ResourceClaim the resourceclaim controller (or the scheduler, for extended resources) creates: the
-        quota's refusal as the API error, or None."""
-        exceeded = self.ledger.charge(namespace, self.claim_usage(spec, pod_requests_))
+        quota's refusal (the API error and the quota), or None."""
+        exceeded = self.ledger.admit(namespace, self.claim_usage(spec, pod_requests_))
         if exceeded is None:
             return None
         request = adm.Request("resourceclaims", "resource.k8s.io", "ResourceClaim", namespace, name, {})
-        return adm.forbidden(request, exceeded)
+        return Refusal(adm.forbidden(request, exceeded.message), exceeded)

@@ -94,6 +94,7 @@ class Workload:
     node_selector: Mapping[str, str] = field(default_factory=dict)
     extended: ClaimEntry | None = None
     rejected: list[str] = field(default_factory=list)
+    rejected_fix: list[str] = field(default_factory=list)  # what to change, one per entry of `rejected`
     template: Mapping[str, Any] = field(default_factory=dict)  # the pod (or pod template): metadata and spec
     ordered: bool = False  # a StatefulSet with podManagementPolicy OrderedReady
 
@@ -465,6 +466,7 @@ def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], st
     pod = _pod_spec(document)
     refs: list[PodClaimRef] = []
     rejected: list[str] = []
+    rejected_fix: list[str] = []
     names = set()
     for i, reference in enumerate(pod.get("resourceClaims") or []):
         if not isinstance(reference, Mapping):
@@ -489,6 +491,11 @@ def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], st
                     f"container {container.get('name', c)} resources.claims {use.get('name')}: must be the name of "
                     "one entry in pod.spec.resourceClaims"
                 )
+                rejected_fix.append(
+                    f"add an entry named {use.get('name')} to spec.resourceClaims of the pod"
+                    + (" template" if kind != "Pod" else "")
+                    + f", or drop it from container {container.get('name', c)}'s resources.claims"
+                )
     workload = Workload(
         file,
         kind,
@@ -499,6 +506,7 @@ def _read_workload(inputs: FitInputs, file: str, document: Mapping[str, Any], st
         pod.get("nodeName"),
         dict(pod.get("nodeSelector") or {}),
         rejected=rejected,
+        rejected_fix=rejected_fix,
         template=_template(document),
         ordered=kind == "StatefulSet"
         and (document.get("spec") or {}).get("podManagementPolicy", "OrderedReady") == "OrderedReady",

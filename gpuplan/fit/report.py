@@ -39,6 +39,7 @@ from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.plans.cluster_nodes import ClusterNodes, cluster_nodes
 from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.fit.admission import StackAdmission
+from gpuplan.fit.fixes import Fixes
 from gpuplan.fit.inputs import (
     ClaimEntry,
     FitInputs,
@@ -319,8 +320,10 @@ def fit_report(
     classes = len(inventory.cluster.node_classes())
     rows = [evaluate_entry(scheduler, inventory, entry, inputs) for entry in inputs.entries]
     pods = []
+    fixes = Fixes(plan, gates.minor, inventory.cluster.nodes, inventory.cluster.pool_labels)
+    before = capacity_left(scheduler, inventory.cluster.pool_labels) if inputs.workloads else []
     for workload in inputs.workloads:
-        report = schedule_workload(scheduler, workload, inputs, admission)
+        report = schedule_workload(scheduler, workload, inputs, admission, fixes)
         report["capacityLeft"] = capacity_left(scheduler, inventory.cluster.pool_labels)
         pods.append(report)
     inputs.notes += annotate(inputs.workloads, pods, dump.slices if dump else (), templates, inputs.classes)
@@ -348,6 +351,7 @@ def fit_report(
             "notes": inventory.notes,
         },
         "notes": inputs.notes,
+        "capacityBefore": before,  # for the text's "what each workload took" (the JSON has capacityLeft per workload)
         "stats": {
             "selectorEvaluations": selectors.stats.evaluations,
             "selectorLookups": selectors.stats.lookups,

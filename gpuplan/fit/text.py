@@ -73,34 +73,23 @@ def render_text(name: str, report: dict[str, Any]) -> None:
     short = ("result", "at once", "quota", "binds")
     console.print(layout.table(headers, rows, console.width, whole=short, show_lines=False))
     if report["pods"]:
-        rows = []
-        for pod in report["pods"]:
-            nodes = sorted({i["node"] for i in pod["instances"] if i["node"]})
-            shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "") or "-"
-            rows.append(
-                [
-                    escape(f"{pod['kind']} {pod['namespace']}/{pod['name']}"),
-                    escape(_source(pod["source"])),
-                    f"[{_STYLE[pod['outcome']]}]{pod['outcome']}[/]",
-                    f"{pod['placed']}/{pod['replicas']}",
-                    escape(shown),
-                ]
-            )
-        headers = ["pod / workload", "source", "result", "placed", "nodes"]
-        console.print(layout.table(headers, rows, console.width, whole=("result", "placed"), show_lines=False))
+        width = layout.layout_width(console)  # a pipe gets 100 columns too: these tables are read in CI logs
+        console.print(_pods_table(report["pods"], width))
+        for capacity in _capacity_tables(report, width):
+            console.print(capacity)
     for claim in report["claims"]:
         for label, lines in (("error", claim["errors"]), ("why", claim["reasons"])):
             for line in lines:
                 text = legend.shorten(f"{label} {claim['namespace']}/{claim['name']}: {line}")
                 output.say(console, text, style="red", lead=len(label))
     for pod in report["pods"]:
+        label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
-            output.say(
-                console,
-                legend.shorten(f"why {pod['kind']} {pod['namespace']}/{pod['name']}: {line}"),
-                style="red",
-                lead=3,
-            )
+            output.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
+        said = " ".join(pod["reasons"])
+        for line in pod.get("fix") or []:
+            if line not in said:  # a policy's own message already says what to do
+                output.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
     bad = sum(1 for c in report["claims"] if not c["satisfiable"] or c["errors"])
     unplaced = sum(1 for p in report["pods"] if p["outcome"] != "allocated")
     console.print(
@@ -112,3 +101,75 @@ def render_text(name: str, report: dict[str, Any]) -> None:
             else ""
         )
     )
+
+
+def _pods_table(pods: list[dict[str, Any]], width: int) -> Any:
+    """One row per pod or workload: what the controller created, what the API server admitted, what was placed."""
+    from rich.markup import escape
+
+    with_source = len({pod["source"] for pod in pods}) > 1
+    rows = []
+    for pod in pods:
+        nodes = sorted({i["node"] for i in pod["instances"] if i["node"]})
+        shown = ", ".join(nodes[:3]) + (f" and {len(nodes) - 3} more" if len(nodes) > 3 else "") or "-"
+        cells = [
+            escape(f"{pod['kind']} {pod['namespace']}/{pod['name']}"),
+            escape(_source(pod["source"])),
+            f"[{_STYLE[pod['outcome']]}]{pod['outcome']}[/]",
+            str(pod.get("created", "-")),
+            str(pod.get("admitted", "-")),
+            f"{pod['placed']}/{pod['replicas']}",
+            escape(shown),
+        ]
+        rows.append(cells if with_source else cells[:1] + cells[2:])
+    headers = ["pod / workload", "source", "result", "created", "admitted", "placed", "nodes"]
+    headers = headers if with_source else [h for h in headers if h != "source"]
+    whole = ("result", "created", "admitted", "placed")
+    return layout.table(headers, rows, width, whole=whole, show_lines=False)
+
+
+def _share(resource: str, bucket: dict[str, int]) -> str:
+    """free/total of an allocatable resource, in the units people read (cores, GiB or TiB)."""
+    free, total = bucket["free"], bucket["total"]
+    if resource == "cpu":
+        return f"{free / 1000:g}/{total / 1000:g}"
+    if resource in ("memory", "ephemeral-storage"):
+        if total >= 1024**4:
+            return f"{free / 1024**4:.1f}/{total / 1024**4:.1f}Ti"
+        return f"{free / 1024**3:.0f}/{total / 1024**3:.0f}Gi"
+    return f"{free}/{total}"
+
+
+def _capacity_tables(report: dict[str, Any], width: int) -> list[Any]:
+    """What is left per pool after each workload, free/total, for the pools that workload took from (the JSON's
+    capacityLeft holds every pool after every workload): one small table per workload that took something."""
+    from rich.markup import escape
+
+    previous = {p["pool"]: p for p in report.get("capacityBefore") or []}
+    tables = []
+    for pod in report["pods"]:
+        current = {p["pool"]: p for p in pod.get("capacityLeft") or []}
+        rows = []
+        for name, pool in current.items():
+            if previous.get(name) == pool:
+                continue
+            resources, devices = pool["allocatable"], pool["devices"]
+            other = ", ".join(f"{r} {_share(r, b)}" for r, b in resources.items() if r not in ("cpu", "memory", "pods"))
+            rows.append(
+                [
+                    escape(name),
+                    str(pool["nodes"]),
+                    f"{devices['free']}/{devices['total']}" if devices["total"] else "-",
+                    *(_share(r, resources[r]) if r in resources else "-" for r in ("cpu", "memory", "pods")),
+                    escape(other) or "-",
+                ]
+            )
+        previous = current
+        if rows:
+            title = escape(f"capacity left after {pod['kind']} {pod['namespace']}/{pod['name']} (free/total)")
+            headers = ["pool", "nodes", "devices", "cpu", "memory", "pods", "other"]
+            whole = ("nodes", "devices", "cpu", "memory", "pods")
+            tables.append(
+                layout.table(headers, rows, width, whole=whole, show_lines=False, title=title, title_justify="left")
+            )
+    return tables

@@ -21,7 +21,8 @@ from typing import Any
 
 from dra_gpu_platform.dra.nodefilters import PodConstraints, static_filters
 from dra_gpu_platform.dra.scheduler import ALLOCATED, EXTENDED_CLAIM, REJECTED, UNSCHEDULABLE, PodSpec, Scheduler
-from gpuplan.fit.admission import StackAdmission
+from gpuplan.fit.admission import Refusal, StackAdmission
+from gpuplan.fit.fixes import Fixes, PodFacts
 from gpuplan.fit.inputs import FitInputs, Workload
 
 NOT_CREATED = "not-created"
@@ -91,19 +92,29 @@ def _instance_row(name: str, outcome: str, **extra: Any) -> dict[str, Any]:
         "claims": [],
         "event": None,
         "admission": [],
+        "fix": [],
     }
     row.update(extra)
     return row
 
 
+def _refusal_fix(fixes: Fixes | None, namespace: str, refusals: list[Refusal]) -> list[str]:
+    return fixes.for_refusals(namespace, refusals) if fixes is not None else []
+
+
 def schedule_workload(
-    scheduler: Scheduler, workload: Workload, inputs: FitInputs, admission: StackAdmission
+    scheduler: Scheduler,
+    workload: Workload,
+    inputs: FitInputs,
+    admission: StackAdmission,
+    fixes: Fixes | None = None,
 ) -> dict[str, Any]:
     extended = workload.extended
     use_extended = extended is not None and extended.spec is not None and inputs.gates.extended_resource
     instances: list[dict[str, Any]] = []
     stopped: str | None = None  # why the controller creates no more pods
     created = admitted = 0
+    refusals: list[Refusal] = []  # every refusal of the API server, for the workload's fix
     for name, reported, spec in _instances(workload, scheduler):
         if stopped is not None:
             instances.append(_instance_row(name, NOT_CREATED, reasons=[stopped]))
@@ -113,26 +124,51 @@ def schedule_workload(
         verdict = admission.admit_pod(pod, reported)
         if verdict.rejected or workload.rejected:
             why = verdict.rejected or "; ".join(workload.rejected)
-            instances.append(_instance_row(name, REJECTED, reasons=[why], admission=verdict.changes))
+            refusal = verdict.refusal or Refusal(why, fix="; ".join(workload.rejected_fix) or None)
+            refusals.append(refusal)
+            fix = _refusal_fix(fixes, workload.namespace, [refusal])
+            instances.append(_instance_row(name, REJECTED, reasons=[why], admission=verdict.changes, fix=fix))
             if workload.kind in CONTROLLER_OF or workload.kind == "StatefulSet":
                 controller = CONTROLLER_OF.get(workload.kind, workload.kind)
                 stopped = f"not created: the {controller} stops at the refused create (FailedCreate: {why})"
             continue
         admitted += 1
         refused = _create_claims(scheduler, workload, name, admission)
+        refusals += [r for _, r in refused]
         if refused:
             instances.append(
-                _instance_row(name, UNSCHEDULABLE, reasons=refused, admission=verdict.changes + verdict.warnings)
+                _instance_row(
+                    name,
+                    UNSCHEDULABLE,
+                    reasons=[why for why, _ in refused],
+                    admission=verdict.changes + verdict.warnings,
+                    fix=_refusal_fix(fixes, workload.namespace, [r for _, r in refused]),
+                )
             )
         else:
-            instances.append(_place(scheduler, workload, name, verdict.object, verdict, use_extended, admission))
+            row, refusal = _place(scheduler, workload, name, verdict.object, verdict, use_extended, admission, fixes)
+            instances.append(row)
+            refusals += [refusal] if refusal is not None else []
         if workload.ordered and instances[-1]["outcome"] != ALLOCATED:
             stopped = f"not created: OrderedReady waits for {name} to be Running and Ready"
-    return _report(workload, instances, created, admitted, extended)
+    report = _report(workload, instances, created, admitted, extended)
+    # filter fixes as the instances say them, refusals summed over the instances (what all of them need)
+    report["fix"] = list(
+        dict.fromkeys(
+            [
+                *(f for i in instances if i["outcome"] != ALLOCATED for f in i["fix"] if i.get("filters")),
+                *_refusal_fix(fixes, workload.namespace, refusals),
+            ]
+        )
+    )
+    return report
 
 
-def _create_claims(scheduler: Scheduler, workload: Workload, pod: str, admission: StackAdmission) -> list[str]:
-    """The resourceclaim controller creates the pod's template claims (each through quota); the refusals."""
+def _create_claims(
+    scheduler: Scheduler, workload: Workload, pod: str, admission: StackAdmission
+) -> list[tuple[str, Refusal]]:
+    """The resourceclaim controller creates the pod's template claims (each through quota); the refusals, each with
+    the pod's reason."""
     refused = []
     for ref in workload.claims:
         if ref.template is None:
@@ -143,8 +179,11 @@ def _create_claims(scheduler: Scheduler, workload: Workload, pod: str, admission
         error = admission.admit_claim(workload.namespace, f"{pod}-{ref.name}-", template.spec)
         if error:
             refused.append(
-                f"FailedResourceClaimCreation: PodResourceClaim {ref.name}: create ResourceClaim: {error}; the pod "
-                "stays Pending until the quota frees"
+                (
+                    f"FailedResourceClaimCreation: PodResourceClaim {ref.name}: create ResourceClaim: "
+                    f"{error.message}; the pod stays Pending until the quota frees",
+                    error,
+                )
             )
     return refused
 
@@ -157,9 +196,17 @@ def _place(
     verdict: Any,
     use_extended: bool,
     admission: StackAdmission,
-) -> dict[str, Any]:
+    fixes: Fixes | None,
+) -> tuple[dict[str, Any], Refusal | None]:
+    """The instance's row, and the API server's refusal of the scheduler's extended-resource claim at PreBind."""
     spec = pod.get("spec") or {}
     extended = workload.extended
+    facts = PodFacts(
+        workload.namespace,
+        PodConstraints.of(spec, verdict.requests),
+        bool(spec.get("resourceClaims")),
+        template=workload.kind != "Pod",
+    )
     pod_spec = PodSpec(
         workload.namespace,
         name,
@@ -180,14 +227,37 @@ def _place(
                 workload.namespace, f"{name}-extended-resources-", extended.spec, verdict.requests
             )
         if error:
-            return _instance_row(
+            row = _instance_row(
                 name,
                 UNSCHEDULABLE,
-                reasons=[f"the scheduler's claim for extended resources is refused at PreBind: {error}"],
+                reasons=[f"the scheduler's claim for extended resources is refused at PreBind: {error.message}"],
                 admission=verdict.changes + verdict.warnings,
+                fix=_refusal_fix(fixes, workload.namespace, [error]),
             )
+            return row, error
         outcome = scheduler.schedule(pod_spec)
-    return _instance_row(
+    filters = []
+    for plugin, status, nodes in outcome.filters:
+        fix = fixes.for_filter(status, nodes, facts) if fixes is not None else None
+        filters.append(
+            {
+                "plugin": plugin,
+                "nodes": len(nodes),
+                "reason": "; ".join(status.reasons),
+                "detail": status.detail,
+                "pools": fixes.pools(nodes) if fixes is not None else [],
+                "fix": fix,
+            }
+        )
+    # one line per fix, naming every pool where a filter failed that this fix mends
+    failing: dict[tuple[str, str], list[str]] = {}
+    for entry, (_, _, nodes) in zip(filters, outcome.filters, strict=True):
+        if entry["fix"]:
+            failing.setdefault((entry["plugin"], entry["fix"]), []).extend(nodes)
+    fix_lines = [
+        f"{plugin} on {fixes.where(nodes)}: {fix}" for (plugin, fix), nodes in failing.items() if fixes is not None
+    ]
+    row = _instance_row(
         name,
         outcome.kind,
         node=outcome.node,
@@ -207,11 +277,10 @@ def _place(
         ],
         event=outcome.event,
         admission=verdict.changes + verdict.warnings,
-        filters=[
-            {"plugin": plugin, "nodes": len(nodes), "reason": "; ".join(status.reasons), "detail": status.detail}
-            for plugin, status, nodes in outcome.filters
-        ],
+        filters=filters,
+        fix=fix_lines,
     )
+    return row, None
 
 
 def _report(
@@ -252,6 +321,7 @@ def _report(
         "outcome": overall,
         "claims": rows,
         "reasons": reasons,
+        "fix": [],
         "errors": list(dict.fromkeys(e for i in instances for e in i["errors"])),
         "instances": instances,
     }

@@ -3,6 +3,8 @@ ResourceQuota's running tally and its message (components/dra/admission.py, quot
 
 from __future__ import annotations
 
+import dataclasses
+
 from dra_gpu_platform.dra import admission as adm
 from dra_gpu_platform.dra.claims import ClaimSpec, Request, SubRequest
 from dra_gpu_platform.dra.quota import CLAIMS_KEY, QuotaLedger, claim_usage
@@ -104,3 +106,93 @@ def test_bridge_keys_are_charged_only_for_classes_that_name_an_extended_resource
     assert "requests.nvidia.com/gpu" not in claim_usage(
         _spec(2, "other"), {"gpu.nvidia.com": "nvidia.com/gpu"}, extended_resource=True
     )
+
+
+# apiserver cel/condition.go CreateAdmissionRequest: userInfo (username, groups) is in `request`
+def test_user_info_reaches_the_cel_context():
+    deployers = policy(
+        match=adm.PolicyMatch(("namespaces",), ("UPDATE",)),
+        validations=(
+            adm.Validation(
+                "request.userInfo.groups.exists(g, g == 'deployers') && request.userInfo.username == 'ci'",
+                "only the deployer",
+            ),
+        ),
+    )
+    namespace = {"metadata": {"name": "ml", "labels": {"gpu-mode": "dra-only"}}}
+
+    def update(**who):
+        return adm.Request("namespaces", "", "Namespace", "", "ml", namespace, operation="UPDATE", **who)
+
+    assert adm.validate(deployers, update(username="ci", groups=("deployers",))).denied is None
+    assert adm.validate(deployers, update(username="ci", groups=("tenants",))).failures == (
+        adm.Failure("only the deployer"),
+    )
+    assert adm.validate(deployers, update()).denied.endswith("denied request: only the deployer")
+
+
+# validator.go Validate evaluates every validation; dispatcher.go reports the first denial, warns for each
+def test_every_validation_is_evaluated_and_the_first_failure_is_the_error():
+    both = policy(
+        validations=(adm.Validation("false", "first"), adm.Validation("true"), adm.Validation("false", "2nd"))
+    )
+    decision = adm.validate(both, request({"mode": "strict"}))
+    assert [f.message for f in decision.failures] == ["first", "2nd"]
+    assert decision.denied.endswith("denied request: first")
+    warned = adm.validate(policy(validations=both.validations, actions=(adm.WARN,)), request({"mode": "strict"}))
+    assert warned.denied is None and len(warned.warnings) == 2
+
+
+# composition.go variableAccessor: a variable is evaluated where an expression reads it; its error is that
+# expression's error (activation.go: "expression '<e>' resulted in error: …")
+def test_a_failing_variable_fails_only_the_validations_that_read_it():
+    broken = policy(
+        variables=(("missing", "object.spec.nothing.here"),),
+        validations=(adm.Validation("true"), adm.Validation("variables.missing == 'x'"), adm.Validation("false", "no")),
+    )
+    decision = adm.validate(broken, request({"mode": "strict"}))
+    [error, denial] = decision.failures
+    assert error.error and error.message.startswith("expression 'variables.missing == 'x'' resulted in error: ")
+    assert 'composited variable "missing" fails to evaluate' in error.message
+    assert denial == adm.Failure("no")
+    ignored = adm.validate(dataclasses.replace(broken, failure_policy=adm.IGNORE), request({"mode": "strict"}))
+    assert ignored.failures == (adm.Failure("no"),)  # errors admit under Ignore; the false validation still denies
+
+
+# matchconditions/matcher.go Match: a false condition leaves the request out even when another fails to evaluate
+def test_a_false_match_condition_wins_over_an_error():
+    conditions = (("broken", "object.spec.nothing.here == 1"), ("never", "false"))
+    assert adm.validate(policy(match_conditions=conditions), request({"mode": "strict"})).denied is None
+    erroring = policy(match_conditions=conditions[:1])
+    assert "resulted in error" in adm.validate(erroring, request({"mode": "strict"})).denied
+
+
+def test_manifests_read_as_the_api_server_runs_them():
+    manifest = {
+        "metadata": {"name": "guard"},
+        "spec": {
+            "failurePolicy": "Ignore",
+            "matchConstraints": {
+                "resourceRules": [
+                    {"operations": ["UPDATE", "CREATE"], "resources": ["pods"]},
+                    {"operations": ["CREATE"], "resources": ["jobs"]},
+                ]
+            },
+            "variables": [{"name": "v", "expression": "1"}],
+            "validations": [{"expression": "false", "messageExpression": "'m'", "reason": "Forbidden"}],
+        },
+    }
+    binding = {"metadata": {"name": "guard-b"}, "spec": {"policyName": "guard", "validationActions": ["Warn"]}}
+    assert adm.policy_from_manifests(manifest, binding) == adm.ValidatingPolicy(
+        "guard",
+        "guard-b",
+        adm.PolicyMatch(("jobs", "pods"), ("CREATE", "UPDATE")),
+        (adm.Validation("false", "", "'m'", "Forbidden"),),
+        variables=(("v", "1"),),
+        actions=(adm.WARN,),
+        failure_policy=adm.IGNORE,
+    )
+    # without a binding the caller has matched the request: the policy sees it and denies
+    alone = adm.policy_from_manifests(manifest)
+    assert alone.match.matches(adm.Request("secrets", "", "Secret", "", "s", {}, operation="DELETE"))
+    assert alone.actions == (adm.DENY,)
