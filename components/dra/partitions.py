@@ -23,11 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from dra_gpu_platform.dra.slices import (
-    RESOURCE_API,
     MigShape,
     PhysicalGpu,
     gpu_device,
     mig_device_name,
+    pool_slices,
 )
 from dra_gpu_platform.facts import driver_features
 from dra_gpu_platform.facts.quantity import format_binary_si
@@ -131,17 +131,4 @@ def dynamic_mig_slices(
         if counters is not None and not split:
             spec["sharedCounters"] = [counters]
         specs.append(spec)
-    return [
-        {
-            "apiVersion": RESOURCE_API,
-            "kind": "ResourceSlice",
-            "metadata": {"generateName": f"{node}-{driver}-"},
-            "spec": {
-                "driver": driver,
-                "nodeName": node,
-                "pool": {"name": node, "generation": 1, "resourceSliceCount": len(specs)},
-                **spec,
-            },
-        }
-        for spec in specs
-    ]
+    return pool_slices(node, driver, specs)

@@ -284,9 +284,14 @@ def example_device(index: int, device_uuid: str) -> dict[str, Any]:
 
 
 def resource_slices(node: str, driver: str, devices: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The node's pool for one driver; more than 128 devices are split over several slices of one pool.
-    The API server completes generateName with a random suffix."""
+    """The node's pool for one driver; more than 128 devices are split over several slices of one pool."""
     chunks = [devices[i : i + MAX_DEVICES_PER_SLICE] for i in range(0, len(devices), MAX_DEVICES_PER_SLICE)] or [[]]
+    return pool_slices(node, driver, [{"devices": chunk} for chunk in chunks])
+
+
+def pool_slices(node: str, driver: str, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One ResourceSlice per spec (its devices and/or sharedCounters), all of the node's one pool for the driver.
+    The API server completes generateName with a random suffix."""
     return [
         {
             "apiVersion": RESOURCE_API,
@@ -295,11 +300,11 @@ def resource_slices(node: str, driver: str, devices: list[dict[str, Any]]) -> li
             "spec": {
                 "driver": driver,
                 "nodeName": node,
-                "pool": {"name": node, "generation": 1, "resourceSliceCount": len(chunks)},
-                "devices": chunk,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": len(specs)},
+                **spec,
             },
         }
-        for chunk in chunks
+        for spec in specs
     ]
 
 
