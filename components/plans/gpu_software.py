@@ -140,26 +140,8 @@ def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[
         "devicePlugin": {"enabled": operator_device_plugin_enabled(pools)},
         "mig": {"strategy": mig_strategy(pools)},
         "migManager": {"enabled": mig_manager_enabled(config.platform, pools)},
-        "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
-        # Operand DaemonSets tolerate the GPU taint (default in values.yaml, set so it cannot drift).
-        "daemonsets": {"tolerations": gpu_tolerations(pools)},
-        # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and kind's
-        # control plane, which shares the host kernel, is not mistaken for a GPU node;
-        # docs/references.md#kind-gpu-operator). Selected on our pool label, present from registration and never
-        # touched by the operator; not on nvidia.com/gpu.present, which the operator resets on a node NFD has not
-        # labelled yet, so NFD would never come (docs/references.md#gpu-operator-node-labelling). worker.affinity
-        # and worker.tolerations are the NFD subchart's own (docs/references.md#gpu-operator-nfd-subchart).
-        "node-feature-discovery": {
-            "worker": {
-                "affinity": _required_node_affinity([[_exists(GPU_LABEL)]]),
-                "tolerations": gpu_tolerations(pools),
-            },
-        },
+        **_operand_placement(pools, monitoring),
     }
-    if monitoring:
-        # dcgm-exporter labels each GPU's series with the pod/namespace using it; without honorLabels Prometheus
-        # renames them exported_pod/exported_namespace (key used by awslabs/ai-on-eks nvidia-gpu-operator.yaml).
-        values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
     if dcgm_dra_pod_mapping(config):
         # Pod and claim labels on DRA-allocated GPUs need dcgm-exporter's KUBERNETES_ENABLE_DRA
         # (NVIDIA/dcgm-exporter@4.4.2-4.7.0 pkg/cmd/app.go:334-339); the operator copies dcgmExporter.env onto
@@ -203,8 +185,29 @@ def gpu_cluster_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[s
         "draDriver": dra_driver,
         # dcgm-exporter's DRA pod mapping is the operator's own under a GPUCluster (KUBERNETES_ENABLE_DRA=true in
         # manifests/state-dcgm-exporter/0700_daemonset.yaml:102-106), so no env here.
-        "dcgmExporter": {"enabled": monitoring, "serviceMonitor": {"enabled": monitoring}},
+        **_operand_placement(pools, monitoring),
+    }
+    return values
+
+
+def _operand_placement(pools: Sequence[PoolPlan], monitoring: bool) -> dict[str, Any]:
+    """Where the operator's operands run and what dcgm-exporter exports: the same under a ClusterPolicy and a
+    GPUCluster."""
+    service_monitor: dict[str, Any] = {"enabled": monitoring}
+    if monitoring:
+        # dcgm-exporter labels each GPU's series with the pod/namespace using it; without honorLabels Prometheus
+        # renames them exported_pod/exported_namespace (key used by awslabs/ai-on-eks nvidia-gpu-operator.yaml).
+        service_monitor["honorLabels"] = True
+    return {
+        "dcgmExporter": {"enabled": monitoring, "serviceMonitor": service_monitor},
+        # Operand DaemonSets tolerate the GPU taint (default in values.yaml, set so it cannot drift).
         "daemonsets": {"tolerations": gpu_tolerations(pools)},
+        # NFD workers only on GPU nodes: CPU nodes never get GPU labels, so no operand lands there (and kind's
+        # control plane, which shares the host kernel, is not mistaken for a GPU node;
+        # docs/references.md#kind-gpu-operator). Selected on our pool label, present from registration and never
+        # touched by the operator; not on nvidia.com/gpu.present, which the operator resets on a node NFD has not
+        # labelled yet, so NFD would never come (docs/references.md#gpu-operator-node-labelling). worker.affinity
+        # and worker.tolerations are the NFD subchart's own (docs/references.md#gpu-operator-nfd-subchart).
         "node-feature-discovery": {
             "worker": {
                 "affinity": _required_node_affinity([[_exists(GPU_LABEL)]]),
@@ -212,9 +215,6 @@ def gpu_cluster_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[s
             },
         },
     }
-    if monitoring:
-        values["dcgmExporter"]["serviceMonitor"]["honorLabels"] = True
-    return values
 
 
 def _bottlerocket_opt_outs(values: dict[str, Any]) -> None:
