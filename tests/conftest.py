@@ -22,12 +22,14 @@ H200_NVML = SHARED / "fixtures" / "nvml" / "h200"
 UPSTREAM_SPECS = SHARED / "upstream-specs"
 
 
-def shared_path(path: Path) -> Path:
-    """`path` under ../shared, or skip the calling test with the reason."""
+SHARED_FILES = "the shared H200 NVML dump and the upstream DRA example manifests"
+
+
+def shared_path(path: Path, what: str = SHARED_FILES) -> Path:
+    """`path` under ../shared, or skip the calling test with the reason (`what` is read from there)."""
     if not path.exists():
         pytest.skip(
-            f"{path} is absent: the shared H200 NVML dump and the upstream DRA example manifests are read "
-            "from ../shared next to the checkout, never copied into this repository"
+            f"{path} is absent: {what} are read from ../shared next to the checkout, never copied into this repository"
         )
     return path
 

@@ -17,6 +17,7 @@ from tests.gpuplan import probe_charts
 # The real charts, unpacked from their release tags and stamped with the release version as the release jobs do
 # (docs/gpuplan/render.md): gpu-operator-v25.10.1/, gpu-operator-v26.7.0/, dra-driver-nvidia-gpu-0.4.1/. Never committed.
 REAL_CHARTS = SHARED / "charts"
+REAL_CHARTS_WHAT = "the real charts unpacked at their release tags (docs/gpuplan/render.md#the-real-charts)"
 
 EKS = {
     "aws:region": "us-east-1",
@@ -114,7 +115,7 @@ def test_gpu_cluster_on_the_probe_charts(helm_path, tmp_path):
 
 
 def test_bottlerocket_dra_pool_on_the_real_charts(helm_path, tmp_path):
-    code, document = render(helm_path, tmp_path, BOTTLEROCKET, shared_path(REAL_CHARTS))
+    code, document = render(helm_path, tmp_path, BOTTLEROCKET, shared_path(REAL_CHARTS, REAL_CHARTS_WHAT))
     assert_bottlerocket_placed_right(code, document)
     assert {r["release"]: r["objects"] > 10 for r in document["releases"]} == {
         "dra-driver-nvidia-gpu": True,
@@ -123,7 +124,7 @@ def test_bottlerocket_dra_pool_on_the_real_charts(helm_path, tmp_path):
 
 
 def test_gpu_cluster_on_the_real_charts(helm_path, tmp_path):
-    code, document = render(helm_path, tmp_path, GPU_CLUSTER, shared_path(REAL_CHARTS))
+    code, document = render(helm_path, tmp_path, GPU_CLUSTER, shared_path(REAL_CHARTS, REAL_CHARTS_WHAT))
     assert_gpu_cluster_placed(code, document)
     # the GPUCluster the real chart renders is checked against its CRD (deployments/gpu-operator/crds)
     assert document["validation"]["errors"] == []
