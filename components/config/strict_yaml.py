@@ -335,7 +335,8 @@ def _syntax_problem(file: str, error: yaml.YAMLError, text: str) -> Problem:
             where,
             MISSING,
             f"not valid YAML ({where}): character U+{character:04X} is not allowed in YAML",
-            "remove the character or write it as an escape in a double-quoted string (\\uXXXX)",
+            # only BMP code points are refused (YAML 1.2 allows every printable one beyond it)
+            f"remove the character or write it as the escape \\u{character:04X} in a double-quoted string",
             excerpt=yaml_hints.excerpt(text, line, column),
         )
     if mark is None:

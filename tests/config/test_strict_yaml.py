@@ -141,7 +141,8 @@ def test_bytes_that_are_not_utf8_are_located(tmp_path):
 
 
 def test_control_characters_and_lone_surrogates_are_not_text():
-    assert "U+0000" in problems(load_stack_text, "a: b\x00", "s.yaml")[0].rule
+    [null] = problems(load_stack_text, "a: b\x00", "s.yaml")
+    assert "U+0000" in null.rule and "the escape \\u0000 in a double-quoted string" in null.fix
     for text in ('a: "\\ud800"', '{"a": "\\ud800"}'):
         assert "Unicode" in problems(load_documents_text, text, "s.json")[0].rule
     assert load_documents_text('{"a": "\\ud83d\\ude00"}', "s.json") == [{"a": "\U0001f600"}]  # a valid pair
