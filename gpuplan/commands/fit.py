@@ -17,7 +17,7 @@ ClaimFiles = Annotated[
     list[Path] | None,
     typer.Option(
         "--claims",
-        help="ResourceClaim/ResourceClaimTemplate/DeviceClass/Pod/workload manifests to evaluate too (repeatable).",
+        help="ResourceClaim, ResourceClaimTemplate, DeviceClass, Pod or workload manifests to evaluate too (repeatable).",
     ),
 ]
 ClusterDump = Annotated[
@@ -25,14 +25,15 @@ ClusterDump = Annotated[
     typer.Option(
         "--inventory",
         help="A cluster dump instead of the simulation: "
-        "kubectl get resourceslices,resourceclaims,nodes,deviceclasses -A -o json (existing allocations count).",
+        "the JSON of `kubectl get` for resourceslices, resourceclaims, nodes and deviceclasses with -A -o json, "
+        "types comma-separated (existing allocations count).",
     ),
 ]
 FeatureGates = Annotated[
     str | None,
     typer.Option(
         "--feature-gates",
-        help="Kubernetes feature gates, e.g. DRADeviceTaints=true,DRAPrioritizedList=false "
+        help="Kubernetes feature gates as NAME=BOOL, comma-separated, e.g. DRADeviceTaints=true "
         "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
     ),
 ]

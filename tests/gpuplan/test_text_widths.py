@@ -178,3 +178,11 @@ def test_json_output_has_no_status_or_colour(tmp_path):
     )
     assert result.exit_code == 0, result.output
     json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("command", ["", "preview", "fit", "render", "diff", "policy", "inventory", "preflight"])
+def test_help_at_80_columns_cuts_no_word(command, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    result = CliRunner().invoke(app, [*command.split(), "--help"], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output, [line for line in result.output.splitlines() if "…" in line]
