@@ -51,10 +51,10 @@ def profile(command: Sequence[str], label: str, top: int = TOP) -> dict:
 # Where a preview spends its time (cumulative seconds under the profiler, which inflates pure-Python code).
 PHASES = {
     "run_program (config, program, mock engine)": ("gpuplan/engine/runtime.py", "run_program"),
-    "  the program's components (GpuPlatform)": ("components/resources/platform.py", "__init__"),
-    "  stack file YAML parse": ("components/config/models.py", "read_stack_file"),
+    "  the program's components (GpuPlatform)": ("dra_gpu_platform/resources/platform.py", "__init__"),
+    "  stack file YAML parse": ("dra_gpu_platform/config/models.py", "read_stack_file"),
     "write_outputs (plan.json, manifests)": ("gpuplan/engine/outputs.py", "write_outputs"),
-    "  YAML dump": ("components/config/yamlio.py", "dump_yaml"),
+    "  YAML dump": ("dra_gpu_platform/inputs/yamlio.py", "dump_yaml"),
     "manifest read-back (YAML parse)": ("yaml/__init__.py", "load"),
     "kubernetes-validate (jsonschema)": ("gpuplan/checks/kube_validate.py", "validate_document"),
     "deploy model": ("gpuplan/timing/critical_path.py", "model_run"),
@@ -62,7 +62,8 @@ PHASES = {
 
 
 def _short(path: str) -> str:
-    for marker in ("site-packages/", "/lib/python3", str(measure.ROOT) + "/"):
+    # the source root first: the project's files read as their import paths (dra_gpu_platform/..., gpuplan/...)
+    for marker in ("site-packages/", "/lib/python3", str(measure.ROOT / "components") + "/", str(measure.ROOT) + "/"):
         if marker in path:
             return path.split(marker, 1)[1]
     return path

@@ -5,7 +5,7 @@ The sections are read from the config models (provider/shapes.py); the arguments
 generator (provider/generate.py, the input types and the schema) and the hosted components (provider/sections.py,
 turning what the engine sends back into the library's arguments) read this table. A finer component takes every
 section but `cluster`: it is composed on a cluster that exists, whose platform, name and Kubernetes version are
-arguments (components/config/parts.py).
+arguments (dra_gpu_platform/config/parts.py).
 """
 
 from dataclasses import dataclass

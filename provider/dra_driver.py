@@ -14,7 +14,7 @@ from typing import Any
 
 import pulumi
 
-from dra_gpu_platform.config.problems import ConfigError, Problem
+from dra_gpu_platform.inputs.problems import ConfigError, Problem
 from dra_gpu_platform.plans import parts
 from dra_gpu_platform.resources.software.dra_driver import DraDriver as LibraryDraDriver
 from dra_gpu_platform.resources.software.dra_driver import DraDriverArgs

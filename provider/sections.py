@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import pulumi
 from pulumi.provider.experimental.util import camel_case
 
-from dra_gpu_platform.config.problems import MISSING, InputError, Problem
+from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
 from dra_gpu_platform.resources.platform import GpuPlatformArgs
 from provider import shapes
 from provider.arguments import BY_COMPONENT, Hosted

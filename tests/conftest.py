@@ -34,39 +34,27 @@ def shared_path(path: Path, what: str = SHARED_FILES) -> Path:
     return path
 
 
-# Folders of the installed import names (pyproject.toml [tool.setuptools] package-dir).
-PACKAGE_DIRS = {
-    "dra_gpu_platform.policies": ROOT / "policies",
-    "dra_gpu_platform": ROOT / "components",
-    "gpuplan": ROOT / "gpuplan",
-}
+# The source root: every package lives in the folder of its import name (dra_gpu_platform, ...).
+SOURCE_ROOT = ROOT / "components"
 
 
 def module_source(module: str) -> Path | None:
     """The file of a repository module by its import name (`dra_gpu_platform.facts.catalog` is
-    components/facts/catalog.py), or None."""
-    for package, folder in PACKAGE_DIRS.items():
-        if module == package or module.startswith(package + "."):
-            rest = module[len(package) + 1 :].split(".") if module != package else []
-            for candidate in (
-                folder.joinpath(*rest).with_suffix(".py") if rest else None,
-                folder.joinpath(*rest, "__init__.py"),
-            ):
-                if candidate is not None and candidate.exists():
-                    return candidate
-            return None
+    dra_gpu_platform/facts/catalog.py), or None."""
+    folder = SOURCE_ROOT.joinpath(*module.split("."))
+    for candidate in (folder.with_suffix(".py"), folder / "__init__.py"):
+        if candidate.exists():
+            return candidate
     return None
 
 
 def module_name(path: Path) -> str:
-    """The import name of a repository file (components/facts/catalog.py is `dra_gpu_platform.facts.catalog`)."""
+    """The import name of a repository file under the source root (its path, dotted)."""
     path = path.resolve()
-    for package, folder in PACKAGE_DIRS.items():
-        if path.is_relative_to(folder):
-            parts = path.relative_to(folder).with_suffix("").parts
-            parts = parts[:-1] if parts and parts[-1] == "__init__" else parts
-            return ".".join([package, *parts])
-    raise ValueError(f"{path} is not in a package of this repository")
+    if not path.is_relative_to(SOURCE_ROOT):
+        raise ValueError(f"{path} is not in a package of this repository")
+    parts = path.relative_to(SOURCE_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 # The reference stacks: the environments this repository ships, documents (README) and pins (golden URN and Helm

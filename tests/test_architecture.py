@@ -1,5 +1,5 @@
 """The layout is a contract: the import direction (import-linter), no import cycles (function-level imports
-included), no module over 800 lines, and no Pulumi SDK below components.resources."""
+included), no module over 800 lines, and no Pulumi SDK below dra_gpu_platform.resources."""
 
 from __future__ import annotations
 
@@ -12,25 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, module_name
+from tests.conftest import ROOT, SOURCE_ROOT, module_name
 
-FOLDERS = ("components", "gpuplan", "policies", "provider")
 MAX_MODULE_LINES = 800
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
 def _modules() -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for folder in FOLDERS:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            if folder == "policies" and path.name == "__main__.py":
-                continue  # the CLI's script, run from the pack's folder, never imported
-            if folder == "provider":
-                # Not installed: its modules import each other as the `provider` package (provider/__main__.py).
-                relative = path.relative_to(ROOT).with_suffix("").parts
-                found[".".join(relative[:-1] if relative[-1] == "__init__" else relative)] = path
-                continue
-            found[module_name(path)] = path
+    """Every module by its import name: the packages under the source root, and provider/ (not installed: its
+    modules import each other as the `provider` package, provider/__main__.py)."""
+    found = {module_name(path): path for path in sorted(SOURCE_ROOT.rglob("*.py"))}
+    for path in sorted((ROOT / "provider").rglob("*.py")):
+        relative = path.relative_to(ROOT).with_suffix("").parts
+        found[".".join(relative[:-1] if relative[-1] == "__init__" else relative)] = path
     return found
 
 
@@ -133,26 +127,32 @@ def test_import_contracts_are_kept():
 @pytest.mark.parametrize(
     "module, bad_import, contract",
     [
-        ("components/facts/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
-        ("components/plans/_scratch.py", "import pulumi_kubernetes", "pure layers import no Pulumi SDK"),
-        ("components/dra/_scratch.py", "import gpuplan.cli.app", "nothing imports gpuplan from the package"),
-        ("components/dra/cel/_scratch.py", "from dra_gpu_platform.config import models", "dra.cel is a self-contained"),
-        ("components/config/_scratch.py", "from dra_gpu_platform.dra import allocator", "package layers"),
+        ("dra_gpu_platform/facts/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
+        ("dra_gpu_platform/plans/_scratch.py", "import pulumi_kubernetes", "pure layers import no Pulumi SDK"),
+        ("dra_gpu_platform/dra/_scratch.py", "import gpuplan.cli.app", "nothing imports gpuplan from the package"),
+        ("dra_gpu_platform/cel/_scratch.py", "from dra_gpu_platform.config import models", "package layers"),
+        ("dra_gpu_platform/inputs/_scratch.py", "from dra_gpu_platform.cel import Device", "package layers"),
+        ("dra_gpu_platform/dra/_scratch.py", "from dra_gpu_platform.config import models", "package layers"),
+        ("dra_gpu_platform/recorded/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
+        ("dra_gpu_platform/config/_scratch.py", "from dra_gpu_platform.dra import allocator", "package layers"),
         (
-            "components/resources/_scratch.py",
+            "dra_gpu_platform/policies/rules/_scratch.py",
+            "from dra_gpu_platform.resources import platform",
+            "the policy pack imports the pure layers only",
+        ),
+        (
+            "dra_gpu_platform/resources/_scratch.py",
             "from dra_gpu_platform.config.models import StackConfig",
             "resources never import config",
         ),
     ],
 )
 def test_a_deliberate_bad_import_breaks_the_contract(tmp_path, module, bad_import, contract):
-    # The scratch copy is laid out under the import names and put first on the path, ahead of the editable
-    # install's finder (which maps `dra_gpu_platform` to this checkout's components/).
-    for folder, name in (("components", "dra_gpu_platform"), ("gpuplan", "gpuplan")):
-        shutil.copytree(ROOT / folder, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    # A scratch copy of the source root, put first on the path ahead of the editable install's (this checkout's).
+    shutil.copytree(SOURCE_ROOT, tmp_path / "components", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / module.replace("components/", "dra_gpu_platform/", 1)).write_text(f"{bad_import}\n")
-    result = _lint_imports(tmp_path, {**os.environ, "PYTHONPATH": str(tmp_path)})
+    (tmp_path / "components" / module).write_text(f"{bad_import}\n")
+    result = _lint_imports(tmp_path, {**os.environ, "PYTHONPATH": str(tmp_path / "components")})
     assert result.returncode == 1, result.stdout
     assert f"{contract}" in result.stdout and "BROKEN" in result.stdout
 

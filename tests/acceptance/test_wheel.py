@@ -2,7 +2,8 @@
 fresh virtualenv outside the repository, used from a folder with no repository around it.
 
 - the distribution installs the top-level packages `dra_gpu_platform` and `gpuplan` only (no `components`, no
-  `policies`), and the venv satisfies every requirement of `dra-gpu-platform[cli]`;
+  `policies`), found under the source root: a subpackage added there ships without being listed anywhere; the venv
+  satisfies every requirement of `dra-gpu-platform[cli]`;
 - a short user program (its own Pulumi.yaml and __main__.py) builds GpuPlatform from a sections dict with
   `GpuPlatformArgs.from_sections`; that venv's `gpuplan preview --project DIR --stack dev` registers exactly the
   resources that `gpuplan preview --config` of the equivalent stack file registers;
@@ -30,6 +31,7 @@ from dra_gpu_platform.config.models import PROJECT
 from tests.conftest import ROOT, STACKS_DIR
 
 UV = ROOT / ".tools" / "bin" / "uv"
+NEW_SUBPACKAGE = "wheel_probe"
 USER_PROJECT = "team-gpu"  # the user's own project name: their URNs carry it
 # Messages of uv meaning "not in the cache and no network": the machine cannot build, which is a skip, not a failure.
 CANNOT_FETCH = ("network was disabled", "needs to be downloaded", "Failed to fetch", "error sending request")
@@ -68,6 +70,7 @@ print(json.dumps({
     "extras": sorted(seen),
     "unmet": unmet,
     "components": importlib.util.find_spec("components") is not None,
+    "new_subpackage": importlib.util.find_spec("dra_gpu_platform.plans.wheel_probe") is not None,
     "policies": importlib.util.find_spec("policies") is not None,
 }))
 """
@@ -103,8 +106,13 @@ def build_and_install(work: Path) -> Path:
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, source / name)
-    for folder in ("components", "policies", "gpuplan"):  # pyproject.toml's package-dir mapping
-        shutil.copytree(ROOT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(  # the source root: packages are found there, never listed
+        ROOT / "components", source / "components", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    )
+    # A subpackage nobody listed anywhere: found, it ships (a hand-kept package list once dropped such a folder).
+    probe = source / "components" / "dra_gpu_platform" / "plans" / NEW_SUBPACKAGE
+    probe.mkdir()
+    (probe / "__init__.py").write_text('"""A subpackage added after the package list was written."""\n')
     _require(_uv("build", "--offline", "--wheel", "--out-dir", str(work / "dist"), str(source), cwd=work), "building")
     [wheel] = sorted((work / "dist").glob("dra_gpu_platform-*.whl"))
 
@@ -202,6 +210,7 @@ def test_the_wheel_installed_elsewhere_runs_a_users_program_and_any_stack_file(t
     installed = json.loads(inspected.stdout)
     assert installed["top"] == ["dra_gpu_platform", "gpuplan"]
     assert not installed["components"] and not installed["policies"]
+    assert installed["new_subpackage"], "a subpackage added under the source root ships in the wheel"
     assert installed["unmet"] == [] and {"cli", "aws", "azure", "policy"} <= set(installed["extras"])
 
     # (b) a user's own program, previewed by that venv's gpuplan, against (c) the equivalent stack file elsewhere

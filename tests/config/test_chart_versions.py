@@ -1,4 +1,4 @@
-"""Pinned chart versions must be listed releases (components/facts/chart_releases.py, driver_charts.py) unless the
+"""Pinned chart versions must be listed releases (dra_gpu_platform/facts/chart_releases.py, driver_charts.py) unless the
 section says allowUnlisted; one GPU Operator serves one NVIDIA GPU stack. Each problem names the field, the value,
 the rule and a fix that fits the stack."""
 
@@ -10,8 +10,8 @@ import re
 import pytest
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.facts import chart_releases, driver_charts, versions
+from dra_gpu_platform.inputs.problems import InputError
 from dra_gpu_platform.plans.monitoring import values as monitoring_values
 from tests.conftest import KIND_BASE, qualify
 

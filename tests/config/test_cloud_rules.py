@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.facts import versions
+from dra_gpu_platform.inputs.problems import InputError
 from gpuplan.cli.app import app
 from tests.conftest import KIND_BASE, qualify, write_stack
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.config.test_loading import EKS_BASE
 from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
 

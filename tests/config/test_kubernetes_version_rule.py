@@ -1,5 +1,5 @@
-"""`cluster.kubernetesVersion` per platform (components/config/rules/kubernetes_version.py): EKS and AKS take only
-a minor the service has started to offer (components/facts/kubernetes.py OFFERS), kind and existing every minor
+"""`cluster.kubernetesVersion` per platform (dra_gpu_platform/config/rules/kubernetes_version.py): EKS and AKS take only
+a minor the service has started to offer (dra_gpu_platform/facts/kubernetes.py OFFERS), kind and existing every minor
 this package knows; the error names the newest minor the service offers."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from datetime import date
 import pytest
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.facts import kubernetes
+from dra_gpu_platform.inputs.problems import InputError
 from tests.config.test_cloud_rules import AKS, EKS
 from tests.conftest import KIND_BASE, qualify
 
@@ -66,7 +66,7 @@ def test_the_offer_follows_the_day(monkeypatch):
 
 
 def test_once_eks_offers_1_37_the_autoscaler_still_has_no_image_for_it(monkeypatch):
-    # no cluster-autoscaler-1.37.x tag yet (components/facts/autoscaler.py NO_IMAGE_YET): refused until one exists
+    # no cluster-autoscaler-1.37.x tag yet (dra_gpu_platform/facts/autoscaler.py NO_IMAGE_YET): refused until one exists
     from dataclasses import replace
 
     offer = replace(kubernetes.OFFERS[("eks", "1.37")], available_from=date(2026, 10, 28))

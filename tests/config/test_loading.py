@@ -8,7 +8,7 @@ import pytest
 
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
 from dra_gpu_platform.config.models import StackConfig
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.conftest import KIND_BASE, REFERENCE_STACKS, STACKS_DIR, qualify
 
 EKS_BASE = {

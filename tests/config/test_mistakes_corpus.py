@@ -1,7 +1,7 @@
 """A corpus of newcomer mistakes, each written into a stack that is otherwise right, and for each exactly the
 problems it has: by path as the text shows it (the items named), with the rule and a fix that fits the file, and
-nothing else. One mistake is one problem (a refused value causes no knock-on elsewhere: components/config/repair.py),
-a misspelled key is read as the key it means (components/config/spelling.py), and an independent mistake is never
+nothing else. One mistake is one problem (a refused value causes no knock-on elsewhere: dra_gpu_platform/config/repair.py),
+a misspelled key is read as the key it means (dra_gpu_platform/config/spelling.py), and an independent mistake is never
 hidden by another."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.conftest import qualify
 
 # A production EKS stack as docs/configuration.md writes one: a MIG-partitioned H100 pool, a T4 device-plugin pool
@@ -464,7 +464,7 @@ def _leaves(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 def _path(parts: tuple[Any, ...]) -> str:
-    from dra_gpu_platform.config.problems import join_path
+    from dra_gpu_platform.inputs.problems import join_path
 
     return join_path(*parts)
 
@@ -474,7 +474,7 @@ def _path(parts: tuple[Any, ...]) -> str:
 def test_a_refused_value_causes_no_problem_anywhere_else(data):
     """Whatever leaf of a valid stack becomes a value of no type it takes (a mapping where a scalar or a list belongs),
     every problem lies on the line from the stack's root to that leaf: nothing elsewhere is a knock-on."""
-    from dra_gpu_platform.config.problems import is_under
+    from dra_gpu_platform.inputs.problems import is_under
 
     base = data.draw(st.sampled_from([EKS, KIND]))
     leaf = data.draw(st.sampled_from([p for p in _leaves(base) if p and ":" not in str(p[0])]))

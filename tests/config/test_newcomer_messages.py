@@ -10,7 +10,7 @@ import json
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from gpuplan.cli.app import app
 from tests.conftest import qualify, write_stack
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dra_gpu_platform.config.models import StackConfig
-from dra_gpu_platform.config.problems import ConfigError
+from dra_gpu_platform.inputs.problems import ConfigError
 
 EXISTING = {"platform": "existing", "name": "lab", "kubernetesVersion": "1.35", "existing": {"context": "lab"}}
 EKS = {"platform": "eks", "name": "c", "kubernetesVersion": "1.35", "eks": {"subnetIds": ["subnet-0a1b2c3d4e5f60718"]}}

@@ -8,7 +8,7 @@ import pytest
 from pulumi.runtime import mocks
 
 from dra_gpu_platform.config.loading import load_stack_file, read_stack_file
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from dra_gpu_platform.program import load_stack_config
 from gpuplan.engine.runtime import runtime_config_from_file
 from tests.conftest import REFERENCE_STACKS, STACKS_DIR, write_stack

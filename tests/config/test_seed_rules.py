@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config.models import PROJECT
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.config.test_loading import mutate, parse, problems
 from tests.conftest import KIND_BASE, ROOT
 

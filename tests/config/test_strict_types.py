@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.conftest import KIND_BASE, qualify
 
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 import dra_gpu_platform
 from dra_gpu_platform.config import ConfigError, StackConfig, parse_config_map, read_stack_file
 from dra_gpu_platform.config.models import AksCluster, EksCluster, ExistingCluster, KindCluster
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.config.test_fuzz import WRONG_VALUES, _apply, _paths
 from tests.config.test_loading import EKS_BASE
 from tests.conftest import KIND_BASE, REFERENCE_STACKS, ROOT, STACKS_DIR, load_committed, qualify, write_stack

@@ -85,7 +85,7 @@ def instance_types() -> str:
 
 
 def _prices(t: catalog.InstanceType) -> str:
-    """The on-demand prices components/facts/prices.py records for a type, per region with their date."""
+    """The on-demand prices dra_gpu_platform/facts/prices.py records for a type, per region with their date."""
     recorded = [p for p in prices.PRICES if (p.platform, p.instance_type) == (t.platform, t.name)]
     return ", ".join(f"{p.region} ${p.usd_per_hour:g}/h ({p.as_of})" for p in recorded) or "unknown"
 

@@ -47,9 +47,9 @@ def _lines(path: str):
 
 def test_the_scan_sees_the_code():
     assert {
-        "components/facts/catalog.py",
-        "gpuplan/timing/deploy_model.py",
-        "policies/rules/dra.py",
+        "components/dra_gpu_platform/facts/catalog.py",
+        "components/gpuplan/timing/deploy_model.py",
+        "components/dra_gpu_platform/policies/rules/dra.py",
         "README.md",
     } <= set(FILES)
 

@@ -1,5 +1,5 @@
 """docs/gpu-software.md's ComputeDomain workload stays true: its stack is valid and turns ComputeDomains on, the
-ComputeDomain uses only the CRD fields recorded in components/facts/compute_domains.py (the chart is not committed),
+ComputeDomain uses only the CRD fields recorded in dra_gpu_platform/facts/compute_domains.py (the chart is not committed),
 the Job is a valid batch/v1 Job, and its claims name the stack's claim template and the ComputeDomain's."""
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def test_no_page_cites_the_notes_a_clone_does_not_have(page):
     assert cited == [], f"cite docs/references.md anchors instead: {cited}"
 
 
-# `components/catalog.py`, `tests/golden/helm/<stack>/`, `policies/config/<stack>.json`: paths in inline code
+# `dra_gpu_platform/catalog.py`, `tests/golden/helm/<stack>/`, `policies/config/<stack>.json`: paths in inline code
 # folders that runs create (git-ignored), named by the pages but not in a clone
 GENERATED = ("bench/.work", "policies/venv")
 _PATH = re.compile(r"`((?:components|gpuplan|policies|tests|bench|stacks|docs|\.github|\.ci)/[\w./<>-]*)`")

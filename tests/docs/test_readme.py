@@ -4,6 +4,7 @@ gpuplan command, a layout map, links onward."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from gpuplan.cli.app import app
 from tests.conftest import REFERENCE_STACKS, ROOT
@@ -60,25 +61,32 @@ def test_readme_has_one_line_per_gpuplan_command_linking_its_page():
 
 def test_readme_layout_map_names_folders_that_exist():
     block = section(README, "## Layout").split("```")[1]
-    parent, named = ROOT, []
+    named: list[Path] = []
+    parents = [ROOT]  # the folder each indentation level (two spaces) sits in
     for line in block.strip("\n").split("\n"):
         token = line.split()[0]
-        if not line.startswith(" "):
-            parent = ROOT
-        if token.endswith("/"):
-            folder = (parent if line.startswith(" ") else ROOT) / token
-            named.append(folder)
-            if not line.startswith(" "):
-                parent = folder
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        if not token.endswith("/") or depth >= len(parents) or line[: depth * 2].strip():
+            continue  # a file list, or a description's continuation line
+        folder = parents[depth] / token
+        named.append(folder)
+        del parents[depth + 1 :]
+        parents.append(folder)
     assert {f.relative_to(ROOT).as_posix() for f in named} >= {
         "components",
-        "components/facts",
-        "components/config",
-        "components/dra",
-        "components/plans",
-        "components/resources",
+        "components/dra_gpu_platform",
+        "components/dra_gpu_platform/facts",
+        "components/dra_gpu_platform/inputs",
+        "components/dra_gpu_platform/cel",
+        "components/dra_gpu_platform/config",
+        "components/dra_gpu_platform/dra",
+        "components/dra_gpu_platform/plans",
+        "components/dra_gpu_platform/resources",
+        "components/dra_gpu_platform/recorded",
+        "components/dra_gpu_platform/policies",
+        "components/gpuplan",
         "policies",
-        "gpuplan",
+        "provider",
         "stacks",
         "tests",
         "bench",

@@ -1,5 +1,5 @@
 """The real Kubernetes allocator as a differential oracle (../shared/tools/dra-oracle, see its README), random
-DRA inventories and claims for it (hypothesis), and the comparison with components/dra.
+DRA inventories and claims for it (hypothesis), and the comparison with dra_gpu_platform/dra.
 
 A case is a few nodes, their ResourceSlices (node-local pools, shared pools, counters, taints, shareable devices,
 binding conditions, incomplete and invalid pools), DeviceClasses with CEL selectors, devices already in use and
@@ -7,7 +7,7 @@ one to three claims. Both sides judge the claims together (one pod) on every nod
 first claim fit at once (claim after claim, each result in use for the next: `Scheduler.fill`). One oracle process
 judges all nodes of a step (`nodes`), so a case costs one process plus one per fill step.
 
-Features are those of the minor's default gates (components/dra/gates.py, dynamicresources.go
+Features are those of the minor's default gates (dra_gpu_platform/dra/gates.py, dynamicresources.go
 AllocatorFeatures). What the oracle does not mirror (its README): DeviceTaintRules, extended-resource claims and
 the API server's dropping of fields; cases hold none of the first two, and the objects go to both sides as
 stored (a dump's objects keep their fields, the allocator's own gate checks apply).
@@ -35,7 +35,7 @@ from dra_gpu_platform.facts.quantity import parse_quantity
 from tests.conftest import SHARED
 
 ORACLE_DIR = SHARED / "tools" / "dra-oracle"
-# The tag each minor's kube-scheduler builds against (components/facts/kubernetes.py MINORS[...].allocator_module).
+# The tag each minor's kube-scheduler builds against (dra_gpu_platform/facts/kubernetes.py MINORS[...].allocator_module).
 BINARIES = {35: "dra-oracle-v0.35.6", 36: "dra-oracle-v0.36.2", 37: "dra-oracle-v0.37.0-alpha.2"}
 # Examples per minor in `make test`; ORACLE_EXAMPLES=2000 for a large run (`make oracle`).
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "40"))

@@ -1,5 +1,5 @@
 """Admission as the API server runs it: ValidatingAdmissionPolicy messages and actions, ExtendedResourceToleration,
-ResourceQuota's running tally and its message (components/dra/admission.py, quota.py)."""
+ResourceQuota's running tally and its message (dra_gpu_platform/dra/admission.py, quota.py)."""
 
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from dra_gpu_platform.config.problems import InputError
 from dra_gpu_platform.dra.cluster import allocated_devices, build_cluster
 from dra_gpu_platform.dra.model import NodeInfo
 from dra_gpu_platform.dra.slices import apply_taint_rules, read_cluster_dump
+from dra_gpu_platform.inputs.problems import InputError
 from tests.dra.builders import EX, cluster, device, gpus, slice_doc
 
 

@@ -1,4 +1,4 @@
-"""Label and node selection, the one implementation (components/dra/node_selectors.py) the allocator, `gpuplan
+"""Label and node selection, the one implementation (dra_gpu_platform/dra/node_selectors.py) the allocator, `gpuplan
 render`'s placement and the policy pack share: component-helpers v0.35.6 nodeaffinity semantics and
 apimachinery's LabelSelector (docs/references.md#kubernetes-node-selection)."""
 

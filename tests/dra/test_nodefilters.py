@@ -1,5 +1,5 @@
 """The default filter plugins, the kubelet's admission of nodeName pods, PodRequests and the FailedScheduling text,
-case by case as the upstream tests state them (components/dra/nodefilters.py, pod_resources.py)."""
+case by case as the upstream tests state them (dra_gpu_platform/dra/nodefilters.py, pod_resources.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""components/dra against the real allocator (../shared/tools/dra-oracle at v0.35.6, v0.36.2, v0.37.0-alpha.2),
+"""dra_gpu_platform/dra against the real allocator (../shared/tools/dra-oracle at v0.35.6, v0.36.2, v0.37.0-alpha.2),
 each minor with its default gates: on random inventories and claims (tests/dra/oracle.py), the verdict of every
 node (allocated, unschedulable, error), the devices and subrequests chosen and the allocation's node selector
 must be the oracle's, and so must the number of copies of a claim that fit at once (Scheduler.fill).

@@ -1,4 +1,4 @@
-"""Dynamic MIG's partitionable devices (components/dra/partitions.py): the slices the NVIDIA driver publishes with
+"""Dynamic MIG's partitionable devices (dra_gpu_platform/dra/partitions.py): the slices the NVIDIA driver publishes with
 DynamicMIG, judged by fit's allocator and, where ../shared has it, by the real allocator of 1.36 and 1.37 (the
 dra-oracle commands): the same verdict, devices and number of claims at once."""
 

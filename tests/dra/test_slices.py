@@ -10,9 +10,8 @@ import re
 
 import pytest
 
+from dra_gpu_platform.cel import Version
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
-from dra_gpu_platform.config.problems import InputError
-from dra_gpu_platform.dra.cel import Version
 from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.nvml import parse_snapshot
 from dra_gpu_platform.dra.slices import (
@@ -30,6 +29,7 @@ from dra_gpu_platform.dra.slices import (
 )
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.quantity import parse_quantity
+from dra_gpu_platform.inputs.problems import InputError
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.checks.kube_validate import validate_document
 from tests.conftest import H200_NVML, KIND_BASE, ROOT, qualify, shared_path

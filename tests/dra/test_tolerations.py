@@ -1,4 +1,4 @@
-"""Toleration matching, the one implementation (components/dra/tolerations.py) that node taints and DRA device
+"""Toleration matching, the one implementation (dra_gpu_platform/dra/tolerations.py) that node taints and DRA device
 taints share: the cases of upstream's own table (k8s.io/api v0.35.6 core/v1 toleration_test.go
 TestTolerationToleratesTaint; docs/references.md#kubernetes-toleration-matching), written out here."""
 

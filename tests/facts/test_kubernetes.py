@@ -1,4 +1,4 @@
-"""Kubernetes minors as facts (components/facts/kubernetes.py): gates per minor and component, served APIs,
+"""Kubernetes minors as facts (dra_gpu_platform/facts/kubernetes.py): gates per minor and component, served APIs,
 dates, what EKS and AKS offer, and the notes on a minor's support."""
 
 from __future__ import annotations

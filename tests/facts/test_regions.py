@@ -1,4 +1,4 @@
-"""components/facts/regions.py against its sources: the AWS table is botocore's endpoints data as installed (a
+"""dra_gpu_platform/facts/regions.py against its sources: the AWS table is botocore's endpoints data as installed (a
 boto3 bump that adds a region fails here until the table has it); every AWS region offers EKS; the Azure table
 is the programmatic names of Microsoft's regions list (sorted, unique, lower-case words and digits)."""
 

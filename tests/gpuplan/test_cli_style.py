@@ -14,9 +14,11 @@ import typer
 from typer.testing import CliRunner
 
 from gpuplan.cli.app import app
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SOURCE_ROOT
 
-CLI_MODULES = sorted([*(ROOT / "gpuplan" / "cli").glob("*.py"), *(ROOT / "gpuplan" / "commands").glob("*.py")])
+CLI_MODULES = sorted(
+    [*(SOURCE_ROOT / "gpuplan" / "cli").glob("*.py"), *(SOURCE_ROOT / "gpuplan" / "commands").glob("*.py")]
+)
 SHARED = ("--stack", "--config", "--project", "--out", "--format")
 
 

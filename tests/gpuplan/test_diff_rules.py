@@ -1,4 +1,4 @@
-"""Replacement rules (components/facts/replacements.py) and the diff engine's Pulumi semantics: coverage of
+"""Replacement rules (dra_gpu_platform/facts/replacements.py) and the diff engine's Pulumi semantics: coverage of
 every type the package emits, property paths, ignoreChanges/replaceOnChanges, unknown types, provider
 replacement, and the AKS and kind stacks."""
 

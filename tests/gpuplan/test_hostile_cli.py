@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli.app import app
-from tests.config.test_strict_yaml import ALIAS_BOMB
 from tests.conftest import H200_NVML, KIND_BASE, shared_path, write_stack
+from tests.inputs.test_strict_yaml import ALIAS_BOMB
 
 COMMANDS = ("preview", "policy", "fit", "inventory", "preflight", "diff")
 

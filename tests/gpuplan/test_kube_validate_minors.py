@@ -1,5 +1,5 @@
 """`gpuplan preview` validates manifests for the stack's minor and the minor it can move to next
-(gpuplan/checks/kube_validate.py versions_for; the offers in components/facts/kubernetes.py)."""
+(gpuplan/checks/kube_validate.py versions_for; the offers in dra_gpu_platform/facts/kubernetes.py)."""
 
 from __future__ import annotations
 

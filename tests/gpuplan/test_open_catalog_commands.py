@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts.node_labels import GPU_LABEL, GPUS_PER_NODE_LABEL, NFD_NVIDIA_PCI_LABEL
 from dra_gpu_platform.plans.stack import plan_stack
-from dra_gpu_platform.policies.stack_resources import stack_pools
+from dra_gpu_platform.recorded.pools import stack_pools
 from gpuplan.cli.app import app
 from gpuplan.preflight.checks import gpus_check, pool_shape
 from gpuplan.render.placement import DRA_PLUGIN
 from gpuplan.render.stack import place_pools
 from tests.conftest import write_stack
-from tests.policies.test_pool_adapter import _as_policy_resources
+from tests.recorded.test_pool_adapter import _as_policy_resources
 from tests.resources.alone import cluster_alone
 
 A5000 = {"product": "NVIDIA RTX A5000", "memory": "24564Mi", "computeCapability": "8.6", "architecture": "Ampere"}

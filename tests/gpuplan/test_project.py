@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.models import PROJECT
 from gpuplan.checks.kube_validate import supported_versions
-from gpuplan.checks.policy_runner import default_config_path, package_config_dir
+from gpuplan.checks.policy_runner import default_config_path
 from gpuplan.cli.app import app
 from gpuplan.engine.project import read_project
 from gpuplan.engine.user_program import KUBERNETES_UNKNOWN_NOTE
@@ -231,11 +231,11 @@ def test_pulumi_yaml_is_read_as_the_cli_reads_it(tmp_path):
     assert project.entry_point() == (tmp_path.resolve() / "prog", tmp_path.resolve() / "prog" / "main.py")
 
 
-def test_the_policy_config_is_the_stack_projects_else_the_packages_else_none(tmp_path):
+def test_the_policy_config_is_the_stack_projects_else_none(tmp_path):
     assert default_config_path("dev", ROOT) == ROOT / "policies" / "config" / "dev.json"
-    # a stack file with no project around it: the package's config of that name, else each policy's default level
-    packaged = package_config_dir()
-    assert packaged is not None and default_config_path("prod", None) == packaged / "prod.json"
+    # a stack file with no project around it, or a project without that config: each policy's default level, never
+    # this package's reference config of the same name
+    assert default_config_path("prod", None) is None and default_config_path("prod", tmp_path) is None
     assert default_config_path("lab", None) is None and default_config_path("lab", tmp_path) is None
     (tmp_path / "policies" / "config").mkdir(parents=True)
     (tmp_path / "policies" / "config" / "prod.json").write_text("{}")

@@ -12,7 +12,7 @@ import yaml
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from gpuplan.cli.app import app
 from gpuplan.render import charts, helm
 from tests.conftest import write_stack

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from gpuplan.cli.app import app
 from gpuplan.render import charts, helm
 from tests.conftest import write_stack

@@ -1,4 +1,4 @@
-"""AKS planning decisions (components/plans/aks.py), without Pulumi: agent pool names, MIG instance
+"""AKS planning decisions (dra_gpu_platform/plans/aks.py), without Pulumi: agent pool names, MIG instance
 profiles, the GPU driver choice, taints, and the non-interactive kubeconfig."""
 
 from __future__ import annotations

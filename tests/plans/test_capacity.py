@@ -1,4 +1,4 @@
-"""The capacity and cost arithmetic (components/plans/capacity.py), hand-computed: GPUs and nodes from min to max,
+"""The capacity and cost arithmetic (dra_gpu_platform/plans/capacity.py), hand-computed: GPUs and nodes from min to max,
 perNodeHour × minNodes and × maxNodes, unknown prices as null all the way, totals over the priced pools only; and
 the text table preview prints (at most 100 columns)."""
 
@@ -14,7 +14,7 @@ from dra_gpu_platform.plans.capacity import pool_price, pools_capacity, purchase
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, DeclaredPrice, PoolPlan
 from gpuplan.engine.capacity_table import WIDTH, text_lines
 
-# Made-up figures for the arithmetic only: components/facts/prices.py records none.
+# Made-up figures for the arithmetic only: dra_gpu_platform/facts/prices.py records none.
 P5 = PriceFact("eks", "p5.4xlarge", "us-east-1", 6.88, "test figure", "2026-11-02")
 G4 = PriceFact("eks", "g4dn.xlarge", "us-east-1", 0.526, "test figure", "2026-11-02")
 P5_WEST = PriceFact("eks", "p5.4xlarge", "us-west-2", 7.5, "test figure", "2026-11-02")

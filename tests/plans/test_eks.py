@@ -1,4 +1,4 @@
-"""EKS planning decisions (components/plans/eks.py), without Pulumi: AMI and capacity types, EFA interfaces,
+"""EKS planning decisions (dra_gpu_platform/plans/eks.py), without Pulumi: AMI and capacity types, EFA interfaces,
 autoscaler node templates, VPC zones and subnets, IAM ARNs, the kubeconfig."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""plan_stack: the one derivation of a stack (components/plans/stack.py). The plan is plain frozen data with no
+"""plan_stack: the one derivation of a stack (dra_gpu_platform/plans/stack.py). The plan is plain frozen data with no
 config model inside, the same for a stack file and for its sections given to the library, and the same whatever
 the order of the stack file's lists."""
 

@@ -1,5 +1,5 @@
 """The tenancy plans: quotas that close (per minor, with the extended-resource bridge), Pod Security labels, the
-NetworkPolicies, and the guards' CEL (components/plans/admission_policy.py, the one place it lives) evaluated as the
+NetworkPolicies, and the guards' CEL (dra_gpu_platform/plans/admission_policy.py, the one place it lives) evaluated as the
 API server evaluates it."""
 
 from __future__ import annotations

@@ -318,7 +318,7 @@ def claim_template(
 
 
 def guard_policy(name: str = dra_only_rules.POLICY_NAME) -> dict:
-    """The GPU guard exactly as components/resources/tenancy/dra_only_guard.py declares it (its plan's manifest)."""
+    """The GPU guard exactly as dra_gpu_platform/resources/tenancy/dra_only_guard.py declares it (its plan's manifest)."""
     manifest = dra_only_rules.DRA_ONLY_POLICY.policy_manifest()
     manifest["metadata"]["name"] = name
     return manifest

@@ -7,7 +7,7 @@ import pytest
 from pulumi_policy import EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE
 
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from dra_gpu_platform.policies.pack import PACK_LEVEL, POLICIES
 from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from gpuplan.checks.policy_runner import PACK_VERSION, evaluate, reconcile

@@ -75,7 +75,7 @@ def test_preview_prints_the_commands(tmp_path):
 
 
 def test_node_lists_are_checked(tmp_path):
-    from dra_gpu_platform.config.problems import InputError
+    from dra_gpu_platform.inputs.problems import InputError
 
     twice = copy.deepcopy(STACK)
     twice["nodePools"][1]["nodes"] = ["gpu-a100-2"]
@@ -103,7 +103,7 @@ def test_node_lists_are_checked(tmp_path):
 
 def test_named_nodes_and_max_nodes_must_agree():
     """An existing pool is exactly the nodes it names: fit and the policy pack simulate maxNodes of them."""
-    from dra_gpu_platform.config.problems import InputError
+    from dra_gpu_platform.inputs.problems import InputError
 
     short = copy.deepcopy(STACK)
     short["nodePools"][0]["maxNodes"] = 3

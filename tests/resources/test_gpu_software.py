@@ -1,7 +1,7 @@
 """The GPU software releases as the program registers them (Pulumi mocks): which releases exist per platform,
 their chart/version/namespace/options, the privileged namespaces, the explicit provider, the critical path
 (the DRA driver waits for the operator only when the operator installs the driver), and values identical to
-the pure plan of components/plans/gpu_software.py."""
+the pure plan of dra_gpu_platform/plans/gpu_software.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """GpuTolerationPolicy: the MutatingAdmissionPolicy and binding strict-valid at 1.36 and 1.37, created from 1.36 only,
-and what it does to pods as the API server runs it (components/dra/admission.py on the policy's own CEL)."""
+and what it does to pods as the API server runs it (dra_gpu_platform/dra/admission.py on the policy's own CEL)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import pytest
 
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.config.models import PROJECT
-from dra_gpu_platform.config.problems import InputError
+from dra_gpu_platform.inputs.problems import InputError
 from tests.conftest import REFERENCE_STACKS, ROOT, load_committed, qualify
 from tests.resources.alone import register
 

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from dra_gpu_platform.config.loading import load_stack_file
-from dra_gpu_platform.config.problems import ConfigError
 from dra_gpu_platform.facts.type_tokens import Component, Upstream
+from dra_gpu_platform.inputs.problems import ConfigError
 from dra_gpu_platform.plans import parts
 from dra_gpu_platform.plans.stack import plan_stack
 from tests.conftest import STACKS_DIR, load_committed

@@ -193,5 +193,5 @@ def test_with_install_the_rule_waits_for_the_chart_and_thresholds_follow_the_sta
 
 
 def test_monitoring_off_plans_nothing():
-    # GpuPlatform creates Monitoring only from a monitoring plan (components/resources/platform.py)
+    # GpuPlatform creates Monitoring only from a monitoring plan (dra_gpu_platform/resources/platform.py)
     assert plan_stack(_parsed(KIND_BASE)).monitoring is None

@@ -114,7 +114,7 @@ def test_idle_alert_says_whether_dra_gpus_are_covered():
 def test_dra_rules_use_the_scheduler_plugin_and_node_label_that_exist():
     groups = rule_groups(DEFAULTS)
     assert 'plugin="DynamicResources"' in _rule(groups, "DraPodsUnschedulable")["expr"]
-    # components/facts/node_labels.py puts nvidia.com/dra-kubelet-plugin=true on every DRA pool's nodes
+    # dra_gpu_platform/facts/node_labels.py puts nvidia.com/dra-kubelet-plugin=true on every DRA pool's nodes
     assert DRA_NODE_LABEL == "label_nvidia_com_dra_kubelet_plugin"
     assert f'{DRA_NODE_LABEL}="true"' in _rule(groups, "DraKubeletPluginNotRunning")["expr"]
     assert prometheus_label("dra-gpu-platform.io/pool") == "label_dra_gpu_platform_io_pool"

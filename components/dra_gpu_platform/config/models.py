@@ -1,0 +1,197 @@
+"""The stack file contract (docs/configuration.md documents it) as pydantic v2 models. Pure: no Pulumi imports.
+
+`StackConfig` is a stack, valid by construction: however it is built (a stack file through `parse_config_map`, a dict
+through `StackConfig.model_validate`, keyword arguments), the sections are validated, the derived defaults applied and
+the cross-field rules (dra_gpu_platform/config/rules/) run inside the model, and an invalid stack raises one ConfigError
+listing every problem. The section models live in fields.py, cluster.py and sections.py; they are importable from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import ModelWrapValidatorHandler, ValidationError, model_validator
+
+from dra_gpu_platform.config.cluster import (
+    CLUSTER_MODELS,
+    PLATFORMS,
+    AksCluster,
+    AksSettings,
+    ClusterBase,
+    ClusterConfig,
+    EksCluster,
+    EksSettings,
+    ExistingCluster,
+    ExistingSettings,
+    KindCluster,
+    KindSettings,
+    SystemNodesAks,
+    SystemNodesEks,
+    platform_cluster,
+)
+from dra_gpu_platform.config.fields import (
+    PROJECT,
+    STACK_CONFIG_DIR,
+    CelExpression,
+    ConfigModel,
+    DnsLabel,
+    GpuKey,
+    StackBool,
+    StackInt,
+    check_kubernetes_version,
+)
+from dra_gpu_platform.config.sections import (
+    AUTOSCALED_PLATFORMS,
+    AutoscalerConfig,
+    ClaimTemplateConfig,
+    DeviceClassConfig,
+    DeviceTaintConfig,
+    DeviceTolerationConfig,
+    DraDriverConfig,
+    GpuOperatorConfig,
+    MaintenanceConfig,
+    MigSettings,
+    MonitoringConfig,
+    NamespaceConfig,
+    NodePool,
+    QuotaConfig,
+    SharingConfig,
+    StackSections,
+    SubRequestConfig,
+)
+from dra_gpu_platform.config.validation import config_error, validate_stack
+
+__all__ = [
+    "AUTOSCALED_PLATFORMS",
+    "CLUSTER_MODELS",
+    "PLATFORMS",
+    "PROJECT",
+    "STACK_CONFIG_DIR",
+    "AksCluster",
+    "AksSettings",
+    "AutoscalerConfig",
+    "CelExpression",
+    "ClaimTemplateConfig",
+    "ClusterBase",
+    "ClusterConfig",
+    "ConfigModel",
+    "DeviceClassConfig",
+    "DeviceTaintConfig",
+    "DeviceTolerationConfig",
+    "DnsLabel",
+    "DraDriverConfig",
+    "EksCluster",
+    "EksSettings",
+    "ExistingCluster",
+    "ExistingSettings",
+    "GpuKey",
+    "GpuOperatorConfig",
+    "KindCluster",
+    "KindSettings",
+    "MaintenanceConfig",
+    "MigSettings",
+    "MonitoringConfig",
+    "NamespaceConfig",
+    "NodePool",
+    "QuotaConfig",
+    "SharingConfig",
+    "StackBool",
+    "StackConfig",
+    "StackInt",
+    "StackSections",
+    "SubRequestConfig",
+    "SystemNodesAks",
+    "SystemNodesEks",
+    "check_kubernetes_version",
+    "platform_cluster",
+]
+
+
+class StackConfig(StackSections):
+    """A whole stack, valid by construction.
+
+    Build it from a stack file's `dra-gpu-platform:*` sections, keys without the prefix and spelled as in the file
+    (`cluster`, `nodePools`, `gpuOperator`, `draDriver`, `deviceClasses`, `namespaces`, `maintenance`, `autoscaler`,
+    `monitoring`, and `kubeconfig`, of which only its presence is kept), plus `region` (AWS region or Azure location),
+    `hasKubeconfig`, `stack` and `source` (the file problems name) where known::
+
+        StackConfig.model_validate({"cluster": {...}, "nodePools": [...], "region": "us-east-1"})
+        StackConfig(cluster={...}, nodePools=[...])
+
+    An invalid stack raises one ConfigError (a ValueError) whose `.problems` are every problem at once; where
+    pydantic validates a StackConfig inside another model, its ValidationError carries the same lines.
+    `model_construct` stays pydantic's documented escape hatch: it builds a StackConfig without any validation,
+    for data that was validated before (a copy with `model_copy` is not validated either).
+    """
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _valid_stack(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        return validate_stack(cls, data, handler)
+
+    def __init__(self, /, **sections: Any) -> None:
+        try:
+            super().__init__(**sections)
+        except ValidationError as error:
+            raise config_error(error, sections.get("source")) from None
+
+    @classmethod
+    def model_validate(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: Any = None,
+        from_attributes: bool | None = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        try:
+            return super().model_validate(
+                obj,
+                strict=strict,
+                extra=extra,
+                from_attributes=from_attributes,
+                context=context,
+                by_alias=by_alias,
+                by_name=by_name,
+            )
+        except ValidationError as error:
+            raise config_error(error) from None
+
+    @classmethod
+    def model_validate_json(
+        cls,
+        json_data: str | bytes | bytearray,
+        *,
+        strict: bool | None = None,
+        extra: Any = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        try:
+            return super().model_validate_json(
+                json_data, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
+            )
+        except ValidationError as error:
+            raise config_error(error) from None
+
+    @classmethod
+    def model_validate_strings(
+        cls,
+        obj: Any,
+        *,
+        strict: bool | None = None,
+        extra: Any = None,
+        context: Any | None = None,
+        by_alias: bool | None = None,
+        by_name: bool | None = None,
+    ) -> Self:
+        try:
+            return super().model_validate_strings(
+                obj, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
+            )
+        except ValidationError as error:
+            raise config_error(error) from None

@@ -1,0 +1,26 @@
+"""DRA semantics with no stack knowledge: ResourceSlice documents and NVML snapshots, the claim parser, the
+allocator, scheduler filters, admission and quota charges.
+
+Who may import: plans and above, gpuplan. Imports only the ground: facts, inputs and cel.
+"""
+
+__all__ = [
+    "admission",
+    "allocator",
+    "apiserver",
+    "capacity",
+    "claims",
+    "cluster",
+    "explain",
+    "gates",
+    "model",
+    "node_selectors",
+    "nodefilters",
+    "nvml",
+    "partitions",
+    "pod_resources",
+    "quota",
+    "scheduler",
+    "slices",
+    "tolerations",
+]  # the public modules of this package

@@ -1,0 +1,17 @@
+"""Clusters and their GPU node pools: EKS, AKS, kind, existing. Each yields an explicit Kubernetes provider.
+
+Who may import: dra_gpu_platform.resources.platform, gpuplan, tests.
+"""
+
+__all__ = [
+    "aks",
+    "aks_node_pool",
+    "eks",
+    "eks_addons",
+    "eks_autoscaler",
+    "eks_efa",
+    "eks_network",
+    "eks_node_pool",
+    "existing",
+    "kind",
+]  # the public modules of this package

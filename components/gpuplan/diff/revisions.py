@@ -1,0 +1,69 @@
+"""The two sides of `gpuplan diff`: a stack file at a git revision (what is deployed) and a recorded program run
+whose problems name where the text came from."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from dra_gpu_platform.inputs.problems import InputError, Problem
+from gpuplan.cli.options import stack_file_of_working_project
+from gpuplan.engine.runtime import ProgramError, run_program
+
+
+def git(directory: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(directory), *args], capture_output=True, text=True, check=False)
+
+
+def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str]:
+    """(text of the stack file at a git revision, a label `REV:path`). A stack file outside the checkout
+    (--config /tmp/Pulumi.prod.yaml) is compared with the same stack's file in the project you are in (stacks/ here).
+    Raises InputError."""
+
+    def problem(rule: str, fix: str) -> InputError:
+        return InputError([Problem("(command line)", "--against", revision, rule, fix)], "--against")
+
+    try:
+        # The checkout the stack file is in; a stack file outside any (--config /tmp/Pulumi.prod.yaml) is compared
+        # with the same stack's file in the project you are in.
+        tracked = stack_file.resolve()
+        top = git(tracked.parent, "rev-parse", "--show-toplevel")
+        if top.returncode != 0:
+            tracked = stack_file_of_working_project(stack).resolve()
+            top = git(tracked.parent, "rev-parse", "--show-toplevel")
+    except FileNotFoundError:
+        raise problem("git is not installed", "install git, or compare with --against-config FILE") from None
+    if top.returncode != 0:
+        raise problem("the project is not in a git checkout", "compare with --against-config FILE instead")
+    root = Path(top.stdout.strip()).resolve()
+    relative = tracked.relative_to(root).as_posix()
+    if git(root, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}").returncode != 0:
+        raise problem(
+            "not a git revision in this repository", "pass a commit, branch or tag (`git log --oneline` lists them)"
+        )
+    shown = git(root, "show", f"{revision}:{relative}")
+    if shown.returncode != 0:
+        raise problem(
+            f"{relative} does not exist at {revision}",
+            "pick a revision where the stack file exists, or use --against-config",
+        )
+    return shown.stdout, f"{revision}:{relative}"
+
+
+def _relabel(error: InputError, temp: Path, label: str) -> InputError:
+    problems = [
+        Problem(label if p.file == str(temp) else p.file, p.path, p.value, p.rule, p.fix) for p in error.problems
+    ]
+    return InputError(problems, label)
+
+
+def run_labelled(path: Path, label: str):
+    """Run the program on `path`; problems name `label` (a git revision or the file) instead of a temp file."""
+    try:
+        return run_program(path)
+    except InputError as error:
+        raise _relabel(error, path, label) from None
+    except ProgramError as error:
+        raise InputError(
+            [Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label
+        ) from None

@@ -1,0 +1,70 @@
+"""The ResourceSlices `gpuplan inventory` prints: one node from the catalog or from an NVML snapshot file (the
+stack's own inventory is dra_gpu_platform/plans/stack_inventory.py; live NVML is nvml_live.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dra_gpu_platform.dra.nvml import parse_snapshot
+from dra_gpu_platform.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
+from dra_gpu_platform.facts import catalog
+from dra_gpu_platform.inputs.problems import InputError, Problem
+from gpuplan.fit.inputs import read_documents
+
+CLI = "(command line)"
+
+
+def inventory_list(inventory: Inventory) -> dict:
+    """The slices as `kubectl get resourceslices -o json` prints them (what `gpuplan fit --inventory` reads)."""
+    return {"apiVersion": "v1", "kind": "List", "items": list(inventory.slices)}
+
+
+def fail(path: str, value, rule: str, fix: str, file: str = CLI):
+    raise InputError([Problem(file, path, value, rule, fix)], "the inventory options")
+
+
+def from_catalog(
+    gpu: str, count: int | None, instance: str | None, mig: str | None, node: str, naming: str
+) -> Inventory:
+    if gpu not in catalog.GPU_MODELS:
+        fail("--gpu", gpu, "not a GPU of the catalog", f"use one of {', '.join(catalog.GPU_MODELS)}")
+    per_root = 1
+    if instance is not None:
+        shape = catalog.instance_type_named(instance)
+        if shape is None or shape.gpu != gpu:
+            choices = ", ".join(t.name for t in catalog.INSTANCE_TYPES.values() if t.gpu == gpu)
+            fail(
+                "--instance-type",
+                instance,
+                f"not a catalog instance type with {gpu}",
+                f"use one of {choices or '(none)'}",
+            )
+        per_root = shape.gpus_per_pcie_root
+        count = count if count is not None else shape.gpus
+    if count is None:
+        count = 1
+    if not 1 <= count <= 64:
+        fail("--count", count, "GPUs per node must be 1..64", "e.g. --count 8")
+    try:
+        return catalog_inventory(gpu, count, node, mig=mig, per_root=per_root, naming=naming)
+    except ValueError as error:
+        fail("--mig", mig, str(error), f"use a profile of {gpu}, {ALL_BALANCED}, or PROFILE=COUNT,...")
+
+
+def from_nvml_file(file: Path, mig: str | None, node: str, naming: str) -> Inventory:
+    documents, problems = read_documents(file)
+    if problems:
+        raise InputError(problems, str(file))
+    if len(documents) != 1:
+        fail(
+            "",
+            len(documents),
+            "an NVML snapshot is one JSON document",
+            "pass a file in the nvml.json format",
+            str(file),
+        )
+    snapshot = parse_snapshot(documents[0], str(file))
+    try:
+        return nvml_inventory(snapshot, node, mig=mig, naming=naming)
+    except ValueError as error:
+        fail("--mig", mig, str(error), f"use a MIG profile of this GPU or {ALL_BALANCED}")

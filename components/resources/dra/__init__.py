@@ -1,6 +1,0 @@
-"""DRA objects: DeviceClasses and DeviceTaintRules.
-
-Who may import: components.resources.platform, gpuplan, tests.
-"""
-
-__all__ = ["device_classes", "maintenance"]  # the public modules of this package

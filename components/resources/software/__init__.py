@@ -1,6 +1,0 @@
-"""GPU software Helm releases: GPU Operator, NVIDIA DRA driver, dra-example-driver.
-
-Who may import: components.resources.platform, gpuplan, tests.
-"""
-
-__all__ = ["dra_driver", "example_dra_driver", "gpu_operator", "helm_release"]  # the public modules of this package
