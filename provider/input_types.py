@@ -329,8 +329,8 @@ class DraDriver(TypedDict):
     """Driver feature gates; TimeSlicingSettings/MPSSupport are set for you."""
     compute_domains: NotRequired[bool]
     """ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has multi-node NVLink (GB200), else off; true without such a pool is an error."""
-    extended_resource_bridge: NotRequired[bool]
-    """Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: on from Kubernetes 1.36 where the driver's gpu.nvidia.com class carries extendedResourceName, else off."""
+    extended_resource_bridge: NotRequired[Any]
+    """Let nvidia.com/gpu pods of legacy and dual namespaces be served by DRA (KEP-5004, DRAExtendedResource): {gpus: [T4, ...]} names the GPU models it may serve (every DRA pool of another model is refused while the driver's gpu.nvidia.com, which matches every GPU, is the class that serves it); true serves any DRA GPU; false or unset (default): off, their quotas hold gpu.nvidia.com at 0. (any value the stack file accepts here)"""
 
 
 class Gpu(enum.Enum):
@@ -517,6 +517,13 @@ class Egress(enum.Enum):
     Namespace = "namespace"
 
 
+class ServiceTypes(enum.Enum):
+    """`namespaces[].serviceTypes[]` in a stack file (docs/configuration.md)."""
+
+    NodePort = "NodePort"
+    LoadBalancer = "LoadBalancer"
+
+
 class Namespace(TypedDict):
     """`namespaces[]` in a stack file (docs/configuration.md)."""
 
@@ -540,6 +547,8 @@ class Namespace(TypedDict):
     """Pod Security Admission level the namespace enforces (and audits and warns about). Default: `"restricted"`."""
     egress: NotRequired[Egress]
     """Where the namespace's pods may connect besides cluster DNS: internet (any address except the instance metadata service) or namespace (only pods of the same namespace). Default: `"internet"`."""
+    service_types: NotRequired[list[ServiceTypes]]
+    """Service types beyond ClusterIP (and ExternalName) the namespace may create: NodePort, LoadBalancer (a LoadBalancer Service also takes node ports unless allocateLoadBalancerNodePorts: false). Default none; Service externalIPs are refused everywhere."""
 
 
 class DeviceTaint(TypedDict):

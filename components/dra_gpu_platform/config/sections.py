@@ -35,6 +35,7 @@ from dra_gpu_platform.facts import (
     eks_amis,
     gpu_operator,
     kubernetes,
+    platform_namespaces,
     project,
     versions,
 )
@@ -302,6 +303,30 @@ class GpuOperatorConfig(ConfigModel):
     )
 
 
+class ExtendedResourceBridgeConfig(ConfigModel):
+    """The extended-resource bridge, limited to the GPU models it serves."""
+
+    gpus: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1,
+        max_length=16,
+        description="GPU models whose DRA devices serve nvidia.com/gpu (a pool's gpu: a catalog key, or a described "
+        "GPU's product).",
+    )
+
+
+def _bridge_choice(value: Any) -> str:
+    return "models" if isinstance(value, (dict, ExtendedResourceBridgeConfig)) else "switch"
+
+
+# true/false, or the models it serves. The tags name the branch only for pydantic (config/validation.py leaves them
+# out of the field paths problems show).
+BRIDGE_CHOICE_TAGS = ("switch", "models")
+BridgeChoice = Annotated[
+    Annotated[StackBool, Tag("switch")] | Annotated[ExtendedResourceBridgeConfig, Tag("models")],
+    Discriminator(_bridge_choice),
+]
+
+
 class DraDriverConfig(ConfigModel):
     enabled: StackBool = Field(True, description="Install the NVIDIA DRA driver.")
     version: str = Field(driver_charts.DRA_DRIVER_DEFAULT, description="Pinned DRA driver chart version.")
@@ -317,10 +342,12 @@ class DraDriverConfig(ConfigModel):
         description="ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has "
         "multi-node NVLink (GB200), else off; true without such a pool is an error.",
     )
-    extended_resource_bridge: StackBool | None = Field(
+    extended_resource_bridge: BridgeChoice | None = Field(
         None,
-        description="Let pods requesting nvidia.com/gpu be served by DRA (KEP-5004, DRAExtendedResource). Default: "
-        "on from Kubernetes 1.36 where the driver's gpu.nvidia.com class carries extendedResourceName, else off.",
+        description="Let nvidia.com/gpu pods of legacy and dual namespaces be served by DRA (KEP-5004, "
+        "DRAExtendedResource): {gpus: [T4, ...]} names the GPU models it may serve (every DRA pool of another model "
+        "is refused while the driver's gpu.nvidia.com, which matches every GPU, is the class that serves it); true "
+        "serves any DRA GPU; false or unset (default): off, their quotas hold gpu.nvidia.com at 0.",
     )
 
 
@@ -438,6 +465,13 @@ class NamespaceConfig(ConfigModel):
         description="Where the namespace's pods may connect besides cluster DNS: internet (any address except the "
         "instance metadata service) or namespace (only pods of the same namespace).",
     )
+    service_types: list[Literal["NodePort", "LoadBalancer"]] = Field(
+        default_factory=list,
+        max_length=2,
+        description="Service types beyond ClusterIP (and ExternalName) the namespace may create: NodePort, "
+        "LoadBalancer (a LoadBalancer Service also takes node ports unless allocateLoadBalancerNodePorts: false). "
+        "Default none; Service externalIPs are refused everywhere.",
+    )
 
 
 class DeviceTaintConfig(ConfigModel):
@@ -487,7 +521,8 @@ class MonitoringConfig(ConfigModel):
     enabled: StackBool = Field(False, description="ServiceMonitor, alert rules and dashboard.")
     install: StackBool = Field(False, description="Also install a pinned kube-prometheus-stack.")
     namespace: DnsLabel = Field(
-        "monitoring", description="Namespace of the alert rules, the dashboard and (with install) the chart."
+        platform_namespaces.MONITORING_DEFAULT,
+        description="Namespace of the alert rules, the dashboard and (with install) the chart.",
     )
     create_namespace: StackBool | None = Field(
         None,
@@ -666,11 +701,16 @@ class StackSections(ConfigModel):
 
     @property
     def extended_resource_bridge_on(self) -> bool:
-        """draDriver.extendedResourceBridge, or its default: on from Kubernetes 1.36 (DRAExtendedResource beta and
-        on) wherever the driver's class carries extendedResourceName."""
-        if self.dra_driver.extended_resource_bridge is not None:
-            return self.dra_driver.extended_resource_bridge
-        return self.cluster.minor >= 36 and self.driver_class_has_extended_resource()
+        """The stack opts in to the extended-resource bridge (draDriver.extendedResourceBridge true or naming models):
+        its legacy and dual namespaces' nvidia.com/gpu pods may be served by DRA. Off by default on every minor: from
+        1.36 the driver's class maps nvidia.com/gpu all the same, and those namespaces' quotas refuse the claims."""
+        return self.dra_driver.extended_resource_bridge not in (None, False)
+
+    @property
+    def bridge_models(self) -> tuple[str, ...] | None:
+        """The GPU models the bridge is limited to; None: any GPU (true) or no bridge."""
+        bridge = self.dra_driver.extended_resource_bridge
+        return tuple(bridge.gpus) if isinstance(bridge, ExtendedResourceBridgeConfig) else None
 
     @property
     def dynamic_mig(self) -> bool:

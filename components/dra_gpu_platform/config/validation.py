@@ -24,6 +24,7 @@ from dra_gpu_platform.config.fields import PROJECT, StackBool
 from dra_gpu_platform.config.repair import Repair, Slot, agreed_problems
 from dra_gpu_platform.config.rules import consistency_problems
 from dra_gpu_platform.config.sections import (
+    BRIDGE_CHOICE_TAGS,
     GPU_CHOICE_TAGS,
     AutoscalerConfig,
     DeviceClassConfig,
@@ -365,7 +366,9 @@ def _user_path(loc: tuple[int | str, ...]) -> list[int | str]:
     path: list[int | str] = []
     for part in loc:
         if isinstance(part, str) and (
-            part.startswith("function-") or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS)
+            part.startswith("function-")
+            or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS)
+            or (path[-1:] == ["extendedResourceBridge"] and part in BRIDGE_CHOICE_TAGS)
         ):
             continue
         path.append(part)

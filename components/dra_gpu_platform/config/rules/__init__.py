@@ -22,6 +22,7 @@ from dra_gpu_platform.config.rules import (
     namespaces,
     node_pools,
     software,
+    tenancy,
 )
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import StackSections
@@ -50,6 +51,7 @@ def consistency_problems(
         monitoring.check,
         autoscaler.check,
         access.check,
+        tenancy.check,
     ):
         check(context)
     return context.problems

@@ -5,7 +5,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import StackSections
+from dra_gpu_platform.config.sections import NodePool, StackSections
 from dra_gpu_platform.facts import (
     chart_releases,
     driver_charts,
@@ -103,11 +103,12 @@ def check(r: RuleContext) -> None:
             f"use {driver_charts.DRA_DRIVER_DEFAULT} (or 25.8.0 and newer, which detect resource.k8s.io/v1)",
         )
     _feature_gate_names(r)
-    if dra.extended_resource_bridge:
+    if c.extended_resource_bridge_on:
+        bridge = _bridge_value(c)
         if c.uses_gpu_cluster:
             r.add(
                 "draDriver.extendedResourceBridge",
-                True,
+                bridge,
                 "the GPUCluster's gpu.nvidia.com DeviceClass has no extendedResourceName (gpu-operator "
                 f"{gpu_operator.GPU_CLUSTER_SOURCE.tag} manifests/state-dra-driver/0400_deviceclass-gpu.yaml), so "
                 "nothing maps nvidia.com/gpu to DRA",
@@ -116,18 +117,18 @@ def check(r: RuleContext) -> None:
         elif c.uses_example_driver:
             r.add(
                 "draDriver.extendedResourceBridge",
-                True,
+                bridge,
                 "the bridge maps nvidia.com/gpu to the NVIDIA DRA driver's gpu.nvidia.com class",
                 "use kind.gpuDriver: nvidia, or turn the bridge off",
             )
         elif not c.dra_gate_available(kubernetes.DRA_EXTENDED_RESOURCE):
             r.add(
                 "draDriver.extendedResourceBridge",
-                True,
+                bridge,
                 f"the DRAExtendedResource feature gate is alpha (off) in Kubernetes {c.cluster.kubernetes_version}; "
                 f"{c.platform} control planes cannot turn it on",
-                "keep device-plugin pools for legacy namespaces, or use kind, or Kubernetes 1.36+ (where the bridge is on "
-                "by default)",
+                "keep device-plugin pools for legacy namespaces, or use kind, or Kubernetes 1.36+ (DRAExtendedResource "
+                "beta and on)",
             )
         elif (
             release := driver_charts.dra_driver_release(dra.version)
@@ -138,6 +139,8 @@ def check(r: RuleContext) -> None:
                 "the gpu.nvidia.com class has extendedResourceName only from 25.12.0",
                 "use 25.12.0 or 0.4.x",
             )
+        else:
+            _bridge_models(r)
     _dynamic_mig(r)
 
 
@@ -191,6 +194,7 @@ def check_placement(r: RuleContext) -> None:
     c = r.c
     _host_dra_driver_pools(r)
     _gpu_cluster(r)
+    _aks_toolkit(r)
     _one_gpu_stack_per_operator(r)
     if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
         r.add(
@@ -393,6 +397,77 @@ def _gpu_cluster(r: RuleContext) -> None:
         )
 
 
+def _aks_toolkit(r: RuleContext) -> None:
+    """Every GPU node must refuse NVIDIA_VISIBLE_DEVICES from unprivileged containers (an unclaimed container of a
+    claimed pod would otherwise get every GPU of its node). AKS installs the driver and the NVIDIA container toolkit
+    with its defaults, which accept the variable, and offers no setting to change it; with gpuProfile.driver None the
+    GPU Operator installs a toolkit the stack configures (docs/references.md#aks-gpu-toolkit)."""
+    c = r.c
+    if c.platform != "aks" or not c.namespaces or not c.node_pools:
+        return
+    if c.gpu_operator_enabled and c.gpu_operator.driver == "operator" and not c.uses_gpu_cluster:
+        return
+    at, value = (
+        ("gpuOperator.driver", c.gpu_operator.driver) if c.gpu_operator_enabled else ("gpuOperator.enabled", False)
+    )
+    r.add(
+        at,
+        value,
+        "AKS installs the NVIDIA driver and container toolkit of its GPU pools with the toolkit's defaults, which hand "
+        "an unprivileged container every GPU its NVIDIA_VISIBLE_DEVICES names (an unclaimed sidecar of a claimed pod "
+        "gets the other tenants' GPUs), and AKS has no setting to change that; this stack has tenant namespaces",
+        "set gpuOperator.driver: operator (gpuOperator.enabled: true, draManagement: chart): AKS then skips its driver "
+        "(gpuProfile.driver None) and the GPU Operator installs the driver and a toolkit that refuses the variable",
+    )
+
+
+def _bridge_value(c: StackSections) -> object:
+    """draDriver.extendedResourceBridge as the stack wrote it."""
+    models = c.bridge_models
+    return True if models is None else {"gpus": list(models)}
+
+
+def bridge_served_pools(c: StackSections) -> list[NodePool]:
+    """DRA pools whose devices the driver's gpu.nvidia.com class matches: full GPUs (its selector takes
+    type == 'gpu'; MIG slices are type 'mig'; docs/references.md#nvidia-dra-deviceclasses)."""
+    return [p for p in c.dra_pools if p.mig is None]
+
+
+def _bridge_models(r: RuleContext) -> None:
+    """The bridge names the models it serves, and the cluster can keep it to them: up to 1.37 the class that serves
+    nvidia.com/gpu is the driver chart's gpu.nvidia.com (it carries extendedResourceName whenever rendered for
+    resource.k8s.io/v1, and a second class naming nvidia.com/gpu collides: docs/references.md#dra-extended-resource-one-class),
+    which matches every full GPU and no pool, so every DRA pool of a model the bridge does not name is refused."""
+    c = r.c
+    models = c.bridge_models
+    if models is None:
+        return
+    served = bridge_served_pools(c)
+    offered = {p.gpu_name for p in served}
+    for i, model in enumerate(models):
+        if model not in offered:
+            r.add(
+                f"draDriver.extendedResourceBridge.gpus[{i}]",
+                model,
+                "no DRA pool of full GPUs has this model, so the bridge would serve nothing of it (MIG pools are not "
+                "served: gpu.nvidia.com selects full GPUs)",
+                f"name the model of a DRA pool: {', '.join(sorted(offered)) or '(no DRA pool of full GPUs)'}",
+            )
+    others = [p for p in served if p.gpu_name not in models]
+    if others:
+        names = ", ".join(f"{p.name} ({p.gpu_name})" for p in others)
+        r.add(
+            "draDriver.extendedResourceBridge.gpus",
+            list(models),
+            f"the bridge is served by the driver's gpu.nvidia.com class, which matches every full GPU and no pool, and "
+            f"up to Kubernetes 1.37 no second class may map nvidia.com/gpu: nvidia.com/gpu pods of legacy and dual "
+            f"namespaces would also get the GPUs of {names}",
+            "name those models too (the bridge then serves them on purpose), move the other models' pools to a "
+            "cluster of their own or to MIG, or keep the bridge off (legacy namespaces stay on device-plugin pools: "
+            "their quotas hold gpu.nvidia.com at 0)",
+        )
+
+
 def _bridge_fix(c: StackSections) -> str:
     """Where the minor allows it, the extended-resource bridge is the first fix: DRA serves nvidia.com/gpu, so the
     legacy namespaces need no device-plugin pool at all."""
@@ -400,7 +475,8 @@ def _bridge_fix(c: StackSections) -> str:
         return ""
     if not c.driver_class_has_extended_resource():
         return ""
-    how = "it is on by default from 1.36" if c.cluster.minor >= 36 else "set draDriver.extendedResourceBridge: true"
+    models = sorted({p.gpu_name for p in bridge_served_pools(c)})
+    how = f"set draDriver.extendedResourceBridge: {{gpus: [{', '.join(models)}]}}"
     return (
         "remove this pool and let DRA serve nvidia.com/gpu through the extended-resource bridge "
         f"(legacy namespaces keep their pods; {how}), or "
