@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from dra_gpu_platform.config.models import KindCluster, StackConfig, platform_cluster
-from dra_gpu_platform.facts import driver_charts, eks_amis, versions
+from dra_gpu_platform.facts import container_toolkit, driver_charts, eks_amis, platform_namespaces, versions
 from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
     DRA_KUBELET_PLUGIN_LABEL,
@@ -33,14 +33,13 @@ from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan
 
 GPU_OPERATOR_RELEASE = "gpu-operator"
-GPU_OPERATOR_NAMESPACE = "gpu-operator"
+# Where the releases install: the facts' one list of platform namespaces (tenants may never be one of them).
+GPU_OPERATOR_NAMESPACE = platform_namespaces.GPU_OPERATOR
 GPU_OPERATOR_CHART = "gpu-operator"
 DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
-# One namespace whatever the chart generation, so a version bump never moves the release
-# (docs/references.md#nvidia-dra-install-namespace).
-DRA_DRIVER_NAMESPACE = "dra-driver-nvidia-gpu"
+DRA_DRIVER_NAMESPACE = platform_namespaces.DRA_DRIVER
 EXAMPLE_DRIVER_RELEASE = "dra-example-driver"
-EXAMPLE_DRIVER_NAMESPACE = "dra-example-driver"
+EXAMPLE_DRIVER_NAMESPACE = platform_namespaces.EXAMPLE_DRIVER
 
 # Helm --timeout per release (docs/references.md#duration-gpu-operator, docs/references.md#duration-dra-driver): the
 # operator is ready in ~5 min with a host driver (p90 15) and needs up to ~30 min when its driver container compiles
@@ -142,6 +141,14 @@ def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[
         "migManager": {"enabled": mig_manager_enabled(config.platform, pools)},
         **_operand_placement(pools, monitoring),
     }
+    if operator_driver:
+        # The operator's toolkit refuses NVIDIA_VISIBLE_DEVICES from unprivileged containers (a container that lists no
+        # claim gets no CDI `void`; docs/references.md#nvidia-toolkit-unprivileged-envvar). With CDI on, the operator
+        # leaves runc the default runtime, but a pod naming the `nvidia` RuntimeClass would reach this runtime. The
+        # operator copies toolkit.env onto its toolkit container after its own settings; the value is a string.
+        values["toolkit"]["env"] = [
+            {"name": container_toolkit.INSTALLER_ENVVAR_UNPRIVILEGED, "value": container_toolkit.INSTALLER_VALUE}
+        ]
     if dcgm_dra_pod_mapping(config):
         # Pod and claim labels on DRA-allocated GPUs need dcgm-exporter's KUBERNETES_ENABLE_DRA
         # (NVIDIA/dcgm-exporter@4.4.2-4.7.0 pkg/cmd/app.go:334-339); the operator copies dcgmExporter.env onto
