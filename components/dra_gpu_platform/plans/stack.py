@@ -35,6 +35,7 @@ from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
 from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
 from dra_gpu_platform.plans.quota import quota_context
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
+from dra_gpu_platform.plans.tenancy_notes import tenancy_notes
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
 
@@ -66,7 +67,8 @@ class StackPlan:
     driver_class_extended_resource: bool = False
     region: str | None = None  # AWS region / Azure location of an eks or aks cluster (prices are per region)
     dynamic_mig: bool = False  # the NVIDIA DRA driver's DynamicMIG gate: GPUs published as partitionable devices
-    # The GPU guard's rules on workload pod templates, and the guards of tenant namespace labels and NetworkPolicies.
+    # The GPU guard's rules on workload pod templates, and the guards of tenant namespace labels and NetworkPolicies
+    # (with a known deployer) and of tenant Services.
     workload_policies: tuple[AdmissionPolicyPlan, ...] = WORKLOAD_POLICIES
     tenancy_policies: tuple[AdmissionPolicyPlan, ...] = ()
     deployer_groups: tuple[str, ...] = ()  # the Kubernetes groups the platform's deployer authenticates into
@@ -157,9 +159,11 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         dra_driver_version=None if config.uses_example_driver else config.nvidia_dra_driver_version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=gates,
-        tenancy_policies=tenancy_policies(deployers) if deployers else (),
+        tenancy_policies=tenancy_policies(
+            deployers, {ns.name: tuple(ns.service_types) for ns in config.namespaces if ns.service_types}
+        ),
         deployer_groups=deployers,
-        notes=() if deployers else (UNGUARDED_NOTE[config.platform],),
+        notes=(*(() if deployers else (UNGUARDED_NOTE[config.platform],)), *tenancy_notes(config)),
         gpu_toleration=plan_gpu_toleration(config),
         driver_class_extended_resource=config.driver_class_has_extended_resource(),
         region=config.region if config.platform in ("eks", "aks") else None,
