@@ -102,7 +102,7 @@ def test_cli_exits_2_with_paths_and_no_traceback(tmp_path, config):
         expected_paths = [p.where or p.path for p in error.problems]  # text names the items: nodePools[1] (t4)
     else:
         assume(False)  # still valid: nothing to check here (running the program is covered elsewhere)
-    from gpuplan.cli.app import app
+    from gpuplan.app import app
 
     stack_file = write_stack(tmp_path, config, stack="fuzz")
     result = CliRunner().invoke(app, ["preview", "--config", str(stack_file), "--out", str(tmp_path / "out")])
