@@ -10,9 +10,9 @@ import pytest
 
 from dra_gpu_platform.config.loading import load_stack_file
 from gpuplan.checks.kube_validate import versions_for
-from gpuplan.checks.policy_runner import default_config_path, run_policies
-from gpuplan.engine.preview import render_preview
 from gpuplan.engine.sources import StackFileSource
+from gpuplan.policy.runner import default_config_path, run_policies
+from gpuplan.preview.stack import render_preview
 from tests.conftest import ALL_STACKS, REFERENCE_STACKS, ROOT, STACKS_DIR
 
 pytestmark = pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py

@@ -140,6 +140,6 @@ def _file_problem_paths(stack_file: Path) -> list[str]:
 
 
 def _preview(stack_file: Path, out: Path):
-    from gpuplan.cli.app import app
+    from gpuplan.app import app
 
     return CliRunner().invoke(app, ["preview", "--config", str(stack_file), "--out", str(out)])
