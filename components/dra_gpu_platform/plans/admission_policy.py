@@ -9,6 +9,11 @@ every tenant namespace (label gpu-mode present), denies:
   container every GPU it names, claim or not);
 - a toleration of the GPU taint without a claim (or a device-plugin GPU request): such a pod on a GPU node whose
   default runtime is NVIDIA's sees every GPU through its image's NVIDIA_VISIBLE_DEVICES;
+- in a pod that tolerates the GPU taint (and so may run on a GPU node), every container, init container and
+  ephemeral container that lists no claim and requests no GPU, unless it sets NVIDIA_VISIBLE_DEVICES=void itself:
+  the kubelet passes a claim's CDI devices (and the driver's `void`) only to the containers that list it, so GPU
+  isolation is per container, not per pod; `envFrom` there (a ConfigMap or Secret can carry the device variables,
+  which the guard cannot see) and `runtimeClassName` (the GPU Operator's `nvidia` runtime classes);
 - `spec.nodeName` set at creation (the kubelet ignores NoSchedule taints: it bypasses the GPU taint) and the
   `system-*` priority classes (which preempt the GPU software and other tenants).
 No exemption a tenant can set: no matchCondition on the pod, no user or service account exemption (pods are created
@@ -17,9 +22,11 @@ exempt by not carrying gpu-mode. `failurePolicy: Fail`; every field read is guar
 
 The namespace-label guard denies changing gpu-mode, the admin-access label and the Pod Security labels of a tenant
 namespace (or making a namespace one) to anyone but the platform's deployer; the NetworkPolicy guard keeps tenants
-from changing or deleting the platform's NetworkPolicies and from opening egress to addresses (ipBlock) themselves.
+from changing or deleting the platform's NetworkPolicies and from opening egress to addresses (ipBlock) themselves;
+the Services guard refuses new externalIPs and the Service types a namespace is not allowed.
 Sources: docs/references.md#vap-dra-only, docs/references.md#vap-tenant-guard, docs/references.md#kubelet-ignores-noschedule,
-docs/references.md#nvidia-device-env, docs/references.md#vap-namespace-selector-on-namespaces.
+docs/references.md#nvidia-device-env, docs/references.md#kubelet-cdi-per-container,
+docs/references.md#vap-namespace-selector-on-namespaces, docs/references.md#service-external-ips.
 """
 
 from __future__ import annotations
