@@ -330,7 +330,7 @@ class DraDriver(TypedDict):
     compute_domains: NotRequired[bool]
     """ComputeDomains (multi-node NVLink, IMEX channels): default on when a DRA pool's GPU has multi-node NVLink (GB200), else off; true without such a pool is an error."""
     extended_resource_bridge: NotRequired[Any]
-    """Let nvidia.com/gpu pods of legacy and dual namespaces be served by DRA (KEP-5004, DRAExtendedResource): {gpus: [T4, ...]} names the GPU models it may serve (every DRA pool of another model is refused while the driver's gpu.nvidia.com, which matches every GPU, is the class that serves it); true serves any DRA GPU; false or unset (default): off, their quotas hold gpu.nvidia.com at 0. (any value the stack file accepts here)"""
+    """Let nvidia.com/gpu pods of legacy and dual namespaces be served by DRA (KEP-5004, DRAExtendedResource): {gpus: [T4, ...]} names the GPU models it may serve (every DRA pool of another model is refused while the driver's gpu.nvidia.com, which matches every GPU, is the class that serves it); true serves any DRA GPU; false: off, their quotas hold gpu.nvidia.com at 0. Default: on from Kubernetes 1.36 where the driver's gpu.nvidia.com class carries extendedResourceName, else off; on by default it serves those namespaces only in a stack without device-plugin pools (their only server), and a stack with them keeps their legacyGpus there until it opts in. (any value the stack file accepts here)"""
 
 
 class Gpu(enum.Enum):

@@ -159,20 +159,28 @@ def test_legacy_namespaces_have_no_shared_claims():
 # --- the extended-resource bridge -----------------------------------------------------------------------------
 
 
-def test_the_bridge_is_off_unless_the_stack_opts_in():
-    """The bridge serves what the stack grants: off by default on every minor (from 1.36 the driver's class maps
-    nvidia.com/gpu, and the legacy namespaces' quotas hold it at 0), on with `true` (any model) or named models."""
-    assert parse(EKS_136).extended_resource_bridge_on and parse(EKS_136).bridge_models == ("H100", "L4")
-    assert not parse(DYNAMIC_MIG).extended_resource_bridge_on  # 1.36 and the 0.4.1 chart, no opt-in
+def test_the_bridge_is_on_by_default_from_1_36_and_serves_legacy_grants_only_where_nothing_else_does():
+    """The contract's default: on from 1.36 where the driver's class carries extendedResourceName. On by default it
+    serves legacy grants only in a stack without device-plugin pools (their one server); beside a device-plugin pool
+    the quotas keep them there until the stack opts in with `true` (any model) or named models."""
+    default = parse(EKS_136)  # 1.36, the 0.4.1 chart, no device-plugin pool, no key
+    assert default.extended_resource_bridge_on and default.bridge_serves_legacy_grants and default.bridge_models is None
+    named = parse(mutate(EKS_136, "draDriver.extendedResourceBridge", {"gpus": ["H100", "L4"]}))
+    assert named.bridge_serves_legacy_grants and named.bridge_models == ("H100", "L4")
     widened = parse(mutate(EKS_136, "draDriver.extendedResourceBridge", True))
     assert widened.extended_resource_bridge_on and widened.bridge_models is None
-    assert not parse(at(KIND_137, "1.36")).extended_resource_bridge_on
+    # off: the legacy namespace has no server left (test_with_the_bridge_off_... names the fix)
+    assert "namespaces[1].migration" in problems(mutate(EKS_136, "draDriver.extendedResourceBridge", False))
+    assert not parse(at(KIND_137, "1.36")).extended_resource_bridge_on  # the example driver's class: no bridge
+    beside_plugin = mutate(EKS_136, "nodePools", [*EKS_136["nodePools"], {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}])  # fmt: skip
+    kept = parse(beside_plugin)
+    assert kept.extended_resource_bridge_on and not kept.bridge_serves_legacy_grants
 
 
 def test_below_1_36_a_legacy_namespace_without_device_plugin_pool_names_1_36_as_the_fix():
     config = at(EKS_136, "1.35")
     config["namespaces"][0]["claimTemplates"][0].pop("tolerations")
-    config["draDriver"].pop("extendedResourceBridge")
+    config["draDriver"].pop("extendedResourceBridge", None)
     (problem,) = [p for p in _problems(config) if p.path == "namespaces[1].migration"]
     assert "Kubernetes 1.36+" in problem.fix
     for opt_in in (True, {"gpus": ["H100", "L4"]}):
@@ -180,11 +188,8 @@ def test_below_1_36_a_legacy_namespace_without_device_plugin_pool_names_1_36_as_
         assert "alpha (off) in Kubernetes 1.35" in problems(config)["draDriver.extendedResourceBridge"]
 
 
-@pytest.mark.parametrize("off", [False, None])
-def test_without_the_opt_in_a_legacy_namespace_needs_a_device_plugin_pool_at_1_36(off):
-    config = mutate(EKS_136, "draDriver.extendedResourceBridge", off)
-    if off is None:
-        config["draDriver"].pop("extendedResourceBridge")
+def test_with_the_bridge_off_a_legacy_namespace_needs_a_device_plugin_pool_at_1_36():
+    config = mutate(EKS_136, "draDriver.extendedResourceBridge", False)
     (problem,) = [p for p in _problems(config) if p.path == "namespaces[1].migration"]
     assert "device-plugin pool or the extended-resource bridge" in problem.rule
     assert problem.fix.startswith("opt in to the extended-resource bridge with draDriver.extendedResourceBridge: "
@@ -202,6 +207,7 @@ def test_the_bridge_names_only_models_the_cluster_can_keep_it_to():
     # a MIG pool is not served (the class selects type gpu), so the opt-in need not name its model
     mig = mutate(EKS_136, "nodePools", [*EKS_136["nodePools"], {"name": "a100-mig", "gpu": "A100-80GB",
                  "instanceType": "p4de.24xlarge", "minNodes": 1, "maxNodes": 1, "mig": {"profile": "3g.40gb"}}])  # fmt: skip
+    mig["draDriver"]["extendedResourceBridge"] = {"gpus": ["H100", "L4"]}
     assert parse(mig).bridge_models == ("H100", "L4")
 
 
@@ -233,6 +239,7 @@ def test_the_1_36_runbook_swaps_the_device_plugin_pool_for_dra_in_one_valid_chan
     after (every pool on DRA, the same legacy namespace, the bridge opted in for the pools' models) are both valid
     stacks; the namespace is untouched."""
     after = seed("aks-136-migrating")
+    after["draDriver"]["extendedResourceBridge"] = {"gpus": ["A100-80GB", "T4"]}  # as the runbook names them
     before = copy.deepcopy(after)
     before["draDriver"].pop("extendedResourceBridge")
     before["nodePools"] = [{"name": "t4-legacy", "gpu": "T4", "instanceType": "Standard_NC4as_T4_v3", "minNodes": 1,

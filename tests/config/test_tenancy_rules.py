@@ -13,6 +13,7 @@ import pytest
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.facts import ip_ranges
 from dra_gpu_platform.inputs.problems import InputError
+from dra_gpu_platform.plans.tenancy_notes import host_toolkit_notes
 from tests.config.test_cloud_rules import AKS, EKS, ROLE, SUBNETS, errors
 from tests.conftest import KIND_BASE, qualify
 
@@ -171,17 +172,17 @@ def test_admin_access_on_a_namespace_of_admin_claims_only_passes():
 # --- AKS: the toolkit AKS installs cannot be hardened -------------------------------------------------------
 
 
-def test_aks_gpu_pools_with_the_aks_toolkit_and_tenants_are_refused(tmp_path):
+def test_aks_gpu_pools_with_the_aks_toolkit_and_tenants_are_valid_with_a_note(tmp_path):
+    """AKS's own toolkit has no setting for the variable, and the guard already refuses the containers that could use
+    it: a valid stack (as the contract's AKS stacks are), whose preview names the node layer it lacks and its fix."""
     config = stack(AKS, namespaces=[tenant("ml")])
     config["cluster"]["aks"]["adminGroupObjectIds"] = ["00000000-0000-0000-0000-0000000000a1"]
-    problem = errors(tmp_path, config)["gpuOperator.driver"]
-    assert problem["value"] == "auto" and "AKS has no setting to change that" in problem["rule"]
-    assert problem["fix"].startswith("set gpuOperator.driver: operator")
-    config["gpuOperator"] = {"enabled": False}
-    assert "gpuOperator.enabled" in errors(tmp_path, config)
+    [note] = host_toolkit_notes(parse(qualify(config)))
+    assert note.startswith("AKS GPU pools run AKS's own NVIDIA driver and container toolkit")
+    assert "set gpuOperator.driver: operator" in note
     config["gpuOperator"] = {"driver": "operator"}
-    parse(qualify(config))
-    parse(qualify(stack(AKS)))  # no tenant namespaces: nothing to isolate
+    assert host_toolkit_notes(parse(qualify(config))) == ()
+    assert host_toolkit_notes(parse(qualify(stack(AKS)))) == ()  # no tenant namespaces: nothing to isolate
 
 
 # --- Service types -----------------------------------------------------------------------------------------

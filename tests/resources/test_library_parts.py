@@ -186,8 +186,8 @@ def test_kubernetes_side_components_take_an_existing_eks_or_aks_cluster_only():
     assert [p.path for p in raised.value.problems] == ["platform"]
     with pytest.raises(ConfigError) as raised:
         parts.namespace(SECTIONS, namespace="research", platform="aks", kubernetes_version="1.35")
-    # an AKS stack names its location, and its tenants need GPU nodes whose toolkit the operator hardens
-    assert [p.path for p in raised.value.problems] == ["gpuOperator.driver", "region"]
+    # an AKS stack names its location
+    assert [p.path for p in raised.value.problems] == ["region"]
 
 
 def test_the_package_exports_every_component_lazily():

@@ -347,7 +347,10 @@ class DraDriverConfig(ConfigModel):
         description="Let nvidia.com/gpu pods of legacy and dual namespaces be served by DRA (KEP-5004, "
         "DRAExtendedResource): {gpus: [T4, ...]} names the GPU models it may serve (every DRA pool of another model "
         "is refused while the driver's gpu.nvidia.com, which matches every GPU, is the class that serves it); true "
-        "serves any DRA GPU; false or unset (default): off, their quotas hold gpu.nvidia.com at 0.",
+        "serves any DRA GPU; false: off, their quotas hold gpu.nvidia.com at 0. Default: on from Kubernetes 1.36 "
+        "where the driver's gpu.nvidia.com class carries extendedResourceName, else off; on by default it serves "
+        "those namespaces only in a stack without device-plugin pools (their only server), and a stack with them "
+        "keeps their legacyGpus there until it opts in.",
     )
 
 
@@ -701,10 +704,24 @@ class StackSections(ConfigModel):
 
     @property
     def extended_resource_bridge_on(self) -> bool:
-        """The stack opts in to the extended-resource bridge (draDriver.extendedResourceBridge true or naming models):
-        its legacy and dual namespaces' nvidia.com/gpu pods may be served by DRA. Off by default on every minor: from
-        1.36 the driver's class maps nvidia.com/gpu all the same, and those namespaces' quotas refuse the claims."""
-        return self.dra_driver.extended_resource_bridge not in (None, False)
+        """draDriver.extendedResourceBridge (true, or the models it serves), or its default: on from Kubernetes 1.36
+        (DRAExtendedResource beta and on) wherever the driver's class carries extendedResourceName (the stack file
+        contract's default since wave 3)."""
+        bridge = self.dra_driver.extended_resource_bridge
+        if bridge is not None:
+            return bridge is not False
+        return self.cluster.minor >= 36 and self.driver_class_has_extended_resource()
+
+    @property
+    def bridge_serves_legacy_grants(self) -> bool:
+        """Whether the quotas of legacy and dual namespaces let the bridge serve their legacyGpus on DRA pools: when
+        the stack opts in (true, or the models), or, on by default, when the stack has no device-plugin pool (the
+        bridge is their only server). With a device-plugin pool the default keeps those grants there: widening them
+        to the DRA pools' GPUs, which gpu.nvidia.com matches whatever the model, takes an explicit opt-in (the
+        2026-12 security review's escape 4)."""
+        if self.dra_driver.extended_resource_bridge is not None:
+            return self.extended_resource_bridge_on
+        return self.extended_resource_bridge_on and not self.device_plugin_pools
 
     @property
     def bridge_models(self) -> tuple[str, ...] | None:

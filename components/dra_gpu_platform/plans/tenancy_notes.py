@@ -30,6 +30,17 @@ def bridge_notes(config: StackConfig) -> tuple[str, ...]:
         return ()
     names = ", ".join(legacy)
     pools = ", ".join(f"{p.name} ({p.gpu_name})" for p in served)
+    models = ", ".join(sorted({p.gpu_name for p in served}))
+    opt_in = f"name the models it may serve with draDriver.extendedResourceBridge: {{gpus: [{models}]}}"
+    any_gpu = (
+        f"nvidia.com/gpu pods of {names} may get any GPU of the DRA pools {pools}, whatever model their legacyGpus "
+        "were meant for (gpu.nvidia.com matches every GPU and no pool)"
+    )
+    kept = (
+        f"the quotas of {names} hold gpu.nvidia.com at 0 and their nvidia.com/gpu pods keep to device-plugin pools "
+        "(one the scheduler places on a DRA node waits: the claim it makes for the pod is refused)"
+    )
+    chosen = config.dra_driver.extended_resource_bridge
     if config.extended_resource_bridge_on:
         if config.bridge_models is not None:
             return (
@@ -37,32 +48,51 @@ def bridge_notes(config: StackConfig) -> tuple[str, ...]:
                 f"(draDriver.extendedResourceBridge names {', '.join(config.bridge_models)}), charged to their "
                 "legacyGpus",
             )
+        if chosen is True:
+            return (f"extended-resource bridge (draDriver.extendedResourceBridge: true): {any_gpu}; {opt_in}",)
+        if config.bridge_serves_legacy_grants:  # on by default, and no device-plugin pool serves them otherwise
+            return (
+                f"extended-resource bridge (on by default from Kubernetes 1.{BRIDGE_MINOR}; no device-plugin pool "
+                f"serves these namespaces otherwise): {any_gpu}; {opt_in}",
+            )
         return (
-            f"extended-resource bridge (draDriver.extendedResourceBridge: true): nvidia.com/gpu pods of {names} may "
-            f"get any GPU of the DRA pools {pools}, whatever model their legacyGpus were meant for (gpu.nvidia.com "
-            "matches every GPU and no pool); name the models it may serve with extendedResourceBridge: {gpus: [...]}",
+            f"extended-resource bridge (on by default from Kubernetes 1.{BRIDGE_MINOR}): the driver's gpu.nvidia.com "
+            f"class serves nvidia.com/gpu on DRA nodes; this stack has device-plugin pools, so {kept}; to let DRA "
+            f"serve them, {opt_in}",
         )
     if config.cluster.minor >= BRIDGE_MINOR:
         return (
             f"Kubernetes {config.cluster.kubernetes_version}: the driver's gpu.nvidia.com class serves nvidia.com/gpu "
-            f"on DRA nodes (DRAExtendedResource); this stack does not opt in (draDriver.extendedResourceBridge), so the "
-            f"quotas of {names} hold gpu.nvidia.com at 0 and their nvidia.com/gpu pods keep to device-plugin pools (one "
-            "the scheduler places on a DRA node waits: the claim it makes for the pod is refused)",
+            f"on DRA nodes (DRAExtendedResource); draDriver.extendedResourceBridge is false, so {kept}",
         )
     stage = kubernetes.gate_stage(kubernetes.DRA_EXTENDED_RESOURCE, BRIDGE_MINOR)
-    if stage is None or not stage.default:
+    if stage is None or not stage.default or chosen is False:
         return ()
+    after = kept if config.device_plugin_pools else any_gpu + f" ({opt_in})"
     return (
-        f"on an upgrade to Kubernetes 1.{BRIDGE_MINOR} DRAExtendedResource turns on and the driver's gpu.nvidia.com "
-        f"class serves nvidia.com/gpu on the DRA pools {pools}; the quotas of {names} keep gpu.nvidia.com at 0 (their "
-        "nvidia.com/gpu pods stay on device-plugin pools) unless draDriver.extendedResourceBridge names the models "
-        "it may serve",
+        f"on an upgrade to Kubernetes 1.{BRIDGE_MINOR} the extended-resource bridge turns on by default "
+        f"(DRAExtendedResource) and the driver's gpu.nvidia.com class serves nvidia.com/gpu on the DRA pools "
+        f"{pools}: {after}",
     )
 
 
 def host_toolkit_notes(config: StackConfig) -> tuple[str, ...]:
-    """kind with real GPUs and existing clusters: the hosts' toolkit, which the platform does not configure."""
-    if not config.namespaces or config.uses_example_driver or config.platform not in ("kind", "existing"):
+    """GPU nodes whose toolkit the platform does not configure: kind with real GPUs and existing clusters (the hosts'),
+    and AKS GPU pools with AKS's own driver and toolkit, which no AKS setting hardens (docs/references.md#aks-gpu-toolkit;
+    the advisory rule aks-gpu-toolkit-default says the same of a recorded stack)."""
+    if not config.namespaces or config.uses_example_driver or not config.node_pools:
+        return ()
+    if config.platform == "aks":
+        if config.gpu_operator_enabled and config.gpu_operator.driver == "operator" and not config.uses_gpu_cluster:
+            return ()
+        return (
+            "AKS GPU pools run AKS's own NVIDIA driver and container toolkit, with the toolkit's default "
+            f"{container_toolkit.ACCEPT_ENVVAR_UNPRIVILEGED} = true and no AKS setting to change it: the guard "
+            "refuses tenant containers that list no claim in GPU pods, and this node-side layer is missing; set "
+            "gpuOperator.driver: operator (AKS then skips its driver and the GPU Operator installs the driver and a "
+            "toolkit that refuses NVIDIA_VISIBLE_DEVICES from unprivileged containers; docs/security.md)",
+        )
+    if config.platform not in ("kind", "existing"):
         return ()
     command = f"sudo nvidia-ctk config --in-place --set {container_toolkit.ACCEPT_ENVVAR_UNPRIVILEGED}=false"
     return (

@@ -44,6 +44,7 @@ POLICIES = [
     tenancy_rules.TENANT_QUOTA_CLOSED,
     tenancy_rules.TENANT_GUARD_HOLDS,
     gpu_isolation_rules.GPU_TOOLKIT_HARDENED,
+    gpu_isolation_rules.AKS_GPU_TOOLKIT_DEFAULT,
     tenancy_rules.TENANT_CONTROLS_GUARDED,
     tenancy_rules.TENANT_SERVICES_GUARDED,
     tenancy_rules.TENANT_NETWORK_ISOLATED,

@@ -194,7 +194,6 @@ def check_placement(r: RuleContext) -> None:
     c = r.c
     _host_dra_driver_pools(r)
     _gpu_cluster(r)
-    _aks_toolkit(r)
     _one_gpu_stack_per_operator(r)
     if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
         r.add(
@@ -395,30 +394,6 @@ def _gpu_cluster(r: RuleContext) -> None:
             f"{c.gpu_operator.version}); draDriver.version and allowUnlisted choose the chart, which is not installed",
             "remove draDriver.version and draDriver.allowUnlisted, or use gpuOperator.draManagement: chart",
         )
-
-
-def _aks_toolkit(r: RuleContext) -> None:
-    """Every GPU node must refuse NVIDIA_VISIBLE_DEVICES from unprivileged containers (an unclaimed container of a
-    claimed pod would otherwise get every GPU of its node). AKS installs the driver and the NVIDIA container toolkit
-    with its defaults, which accept the variable, and offers no setting to change it; with gpuProfile.driver None the
-    GPU Operator installs a toolkit the stack configures (docs/references.md#aks-gpu-toolkit)."""
-    c = r.c
-    if c.platform != "aks" or not c.namespaces or not c.node_pools:
-        return
-    if c.gpu_operator_enabled and c.gpu_operator.driver == "operator" and not c.uses_gpu_cluster:
-        return
-    at, value = (
-        ("gpuOperator.driver", c.gpu_operator.driver) if c.gpu_operator_enabled else ("gpuOperator.enabled", False)
-    )
-    r.add(
-        at,
-        value,
-        "AKS installs the NVIDIA driver and container toolkit of its GPU pools with the toolkit's defaults, which hand "
-        "an unprivileged container every GPU its NVIDIA_VISIBLE_DEVICES names (an unclaimed sidecar of a claimed pod "
-        "gets the other tenants' GPUs), and AKS has no setting to change that; this stack has tenant namespaces",
-        "set gpuOperator.driver: operator (gpuOperator.enabled: true, draManagement: chart): AKS then skips its driver "
-        "(gpuProfile.driver None) and the GPU Operator installs the driver and a toolkit that refuses the variable",
-    )
 
 
 def _bridge_value(c: StackSections) -> object:

@@ -4,8 +4,9 @@ containers. A container that lists no claim gets no CDI `void` from the kubelet,
 NVIDIA_VISIBLE_DEVICES=all hands it every GPU of its node (docs/references.md#kubelet-cdi-per-container,
 docs/references.md#nvidia-toolkit-unprivileged-envvar). Read from what the stack declares: EKS launch templates'
 user data (AL2023 NVIDIA: the toolkit script of dra_gpu_platform/plans/node_hardening.py; Bottlerocket: its
-nvidia-container-runtime settings), the GPU Operator's `toolkit.env` where it installs the toolkit, and AKS GPU
-pools whose driver and toolkit AKS installs (which no AKS setting hardens, docs/references.md#aks-gpu-toolkit)."""
+nvidia-container-runtime settings) and the GPU Operator's `toolkit.env` where it installs the toolkit; AKS GPU pools
+whose driver and toolkit AKS installs (which no AKS setting hardens, docs/references.md#aks-gpu-toolkit) get an
+advisory rule of their own."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import tomllib
 from collections.abc import Callable
 from typing import Any
 
-from pulumi_policy import Severity, StackValidationArgs
+from pulumi_policy import EnforcementLevel, Severity, StackValidationArgs
 
 from dra_gpu_platform.facts import container_toolkit, eks_amis
 from dra_gpu_platform.facts.aks import GPU_DRIVER_NONE
@@ -112,11 +113,18 @@ def _validate(args: StackValidationArgs, report_violation: Callable[..., None]) 
         problem = operator_toolkit_problem(release)
         if problem is not None:
             report_violation(f"{problem}, so {why}.", release.urn)
+
+
+def _validate_aks(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
+    if not any(ns.gpu_mode is not None for ns in objects.stack_namespaces(args.resources).values()):
+        return
     for urn, name, driver in _aks_pools(args):
         if driver != GPU_DRIVER_NONE:
             report_violation(
                 f"AKS GPU pool {name} (gpuProfile.driver {driver or 'Install'}): AKS installs its NVIDIA toolkit with "
-                f"the defaults and has no setting to change them, so {why}.",
+                "the defaults and has no setting to change them, so a container of a tenant pod that lists no claim "
+                "could get every GPU of its node through its image's NVIDIA_VISIBLE_DEVICES; the guard refuses such "
+                "containers in pods that tolerate the GPU taint, and this node-side layer is missing.",
                 urn,
             )
 
@@ -126,15 +134,33 @@ GPU_TOOLKIT_HARDENED = c.stack_policy(
     description="Where the stack has GPU tenant namespaces, every GPU node's NVIDIA container toolkit ignores "
     "NVIDIA_VISIBLE_DEVICES from unprivileged containers: AL2023 NVIDIA launch templates run the toolkit script, "
     "Bottlerocket ones write the nvidia-container-runtime settings, the GPU Operator's toolkit has "
-    "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false, and no AKS GPU pool runs AKS's own toolkit.",
+    "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false.",
     validate=_validate,
     severity=Severity.CRITICAL,
     remediation_steps=(
-        "dra-gpu-platform writes the launch templates' user data (dra_gpu_platform/plans/node_hardening.py), the "
-        "operator's toolkit.env, and refuses AKS GPU pools with AKS's driver beside tenant namespaces (use "
-        "gpuOperator.driver: operator). In your own program call node_hardening.gpu_user_data for each GPU launch "
+        "dra-gpu-platform writes the launch templates' user data (dra_gpu_platform/plans/node_hardening.py) and the "
+        "operator's toolkit.env. In your own program call node_hardening.gpu_user_data for each GPU launch "
         "template, or run `nvidia-ctk config --in-place --set accept-nvidia-visible-devices-envvar-when-unprivileged"
         "=false` on every GPU node before the kubelet starts."
+    ),
+    tags=TAGS,
+)
+
+
+# Advisory, not mandatory: AKS's own driver and toolkit (the default of a stack's AKS GPU pools) offer no setting for
+# this, and the guard already refuses the containers that could use it; `gpuOperator.driver: operator` adds the node
+# layer (AKS then skips its driver and the operator installs a toolkit that refuses the variable).
+AKS_GPU_TOOLKIT_DEFAULT = c.stack_policy(
+    "aks-gpu-toolkit-default",
+    description="Where the stack has GPU tenant namespaces, AKS GPU pools run the GPU Operator's hardened toolkit "
+    "rather than AKS's own driver and toolkit, which accept NVIDIA_VISIBLE_DEVICES from unprivileged containers.",
+    validate=_validate_aks,
+    severity=Severity.MEDIUM,
+    level=EnforcementLevel.ADVISORY,
+    remediation_steps=(
+        "Set gpuOperator.driver: operator (with gpuOperator.enabled: true and draManagement: chart): AKS then skips "
+        "its driver (gpuProfile.driver None) and the GPU Operator installs the driver and a container toolkit with "
+        "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED=false."
     ),
     tags=TAGS,
 )
