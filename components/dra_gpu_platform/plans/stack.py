@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from dra_gpu_platform.config.models import ExistingCluster, StackConfig
-from dra_gpu_platform.dra.slices import Inventory
+from dra_gpu_platform.dra.inventory import Inventory
 from dra_gpu_platform.facts import cluster_access
 from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.inputs.problems import ConfigError, Problem

@@ -10,8 +10,10 @@ from typing import Annotated
 
 import typer
 
+from dra_gpu_platform.dra.devices import nvidia_naming
+from dra_gpu_platform.dra.inventory import nvml_inventory
+from dra_gpu_platform.dra.mig import ALL_BALANCED
 from dra_gpu_platform.dra.nvml import snapshot_document
-from dra_gpu_platform.dra.slices import ALL_BALANCED, nvidia_naming, nvml_inventory
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.inputs.problems import MISSING
 from dra_gpu_platform.inputs.yamlio import dump_all_yaml

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dra_gpu_platform.dra.inventory import Inventory, catalog_inventory, nvml_inventory
+from dra_gpu_platform.dra.mig import ALL_BALANCED
 from dra_gpu_platform.dra.nvml import parse_snapshot
-from dra_gpu_platform.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.inputs.problems import InputError, Problem
 from gpuplan.fit.inputs import read_documents
