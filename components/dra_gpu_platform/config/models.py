@@ -3,7 +3,8 @@
 `StackConfig` is a stack, valid by construction: however it is built (a stack file through `parse_config_map`, a dict
 through `StackConfig.model_validate`, keyword arguments), the sections are validated, the derived defaults applied and
 the cross-field rules (dra_gpu_platform/config/rules/) run inside the model, and an invalid stack raises one ConfigError
-listing every problem. The section models live in fields.py, cluster.py and sections.py; they are importable from here.
+listing every problem. The section models live in fields.py, cluster.py and sections/ (one module per section), the
+whole stack with what derives from it in derived.py; they are importable from here.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dra_gpu_platform.config.cluster import (
     SystemNodesEks,
     platform_cluster,
 )
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.fields import (
     PROJECT,
     STACK_CONFIG_DIR,
@@ -40,25 +42,19 @@ from dra_gpu_platform.config.fields import (
     StackInt,
     check_kubernetes_version,
 )
-from dra_gpu_platform.config.sections import (
-    AUTOSCALED_PLATFORMS,
-    AutoscalerConfig,
+from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS, AutoscalerConfig
+from dra_gpu_platform.config.sections.device_classes import DeviceClassConfig, SharingConfig
+from dra_gpu_platform.config.sections.maintenance import DeviceTaintConfig, MaintenanceConfig
+from dra_gpu_platform.config.sections.monitoring import MonitoringConfig
+from dra_gpu_platform.config.sections.namespaces import (
     ClaimTemplateConfig,
-    DeviceClassConfig,
-    DeviceTaintConfig,
     DeviceTolerationConfig,
-    DraDriverConfig,
-    GpuOperatorConfig,
-    MaintenanceConfig,
-    MigSettings,
-    MonitoringConfig,
     NamespaceConfig,
-    NodePool,
     QuotaConfig,
-    SharingConfig,
-    StackSections,
     SubRequestConfig,
 )
+from dra_gpu_platform.config.sections.node_pools import MigSettings, NodePool
+from dra_gpu_platform.config.sections.software import DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.validation import config_error, validate_stack
 
 __all__ = [

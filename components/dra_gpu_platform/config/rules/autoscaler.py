@@ -8,7 +8,7 @@ cluster-autoscaler images per minor).
 from __future__ import annotations
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import AUTOSCALED_PLATFORMS
+from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS
 from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import kubernetes
 

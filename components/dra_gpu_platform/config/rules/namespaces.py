@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
+from dra_gpu_platform.config.sections.namespaces import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
 from dra_gpu_platform.facts import kubernetes, pod_security
 from dra_gpu_platform.facts.naming import (
     ADMIN_ACCESS_LABEL,

@@ -7,7 +7,7 @@ import re
 
 from dra_gpu_platform.config.cluster import AksCluster, platform_cluster
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import DescribedGpu, NodePool
+from dra_gpu_platform.config.sections.node_pools import DescribedGpu, NodePool
 from dra_gpu_platform.facts import aks as aks_facts
 from dra_gpu_platform.facts import catalog, eks_amis
 from dra_gpu_platform.facts.quantity import parse_quantity

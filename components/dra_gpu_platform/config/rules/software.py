@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import StackSections
 from dra_gpu_platform.facts import (
     chart_releases,
     driver_charts,
