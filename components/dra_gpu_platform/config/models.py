@@ -9,7 +9,8 @@ whole stack with what derives from it in derived.py; they are importable from he
 
 from __future__ import annotations
 
-from typing import Any, Self
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
 
 from pydantic import ModelWrapValidatorHandler, ValidationError, model_validator
 
@@ -131,63 +132,27 @@ class StackConfig(StackSections):
         except ValidationError as error:
             raise config_error(error, sections.get("source")) from None
 
+    # pydantic's three validating entry points, whatever keywords pydantic gives them now or later: the keywords
+    # pass through unnamed, so a keyword pydantic adds needs no edit here.
     @classmethod
-    def model_validate(
-        cls,
-        obj: Any,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        from_attributes: bool | None = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        try:
-            return super().model_validate(
-                obj,
-                strict=strict,
-                extra=extra,
-                from_attributes=from_attributes,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
-            )
-        except ValidationError as error:
-            raise config_error(error) from None
+    def model_validate(cls, obj: Any, **options: Any) -> Self:
+        return _raising_config_error(super().model_validate, obj, **options)
 
     @classmethod
-    def model_validate_json(
-        cls,
-        json_data: str | bytes | bytearray,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        try:
-            return super().model_validate_json(
-                json_data, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
-            )
-        except ValidationError as error:
-            raise config_error(error) from None
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
+        return _raising_config_error(super().model_validate_json, json_data, **options)
 
     @classmethod
-    def model_validate_strings(
-        cls,
-        obj: Any,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        try:
-            return super().model_validate_strings(
-                obj, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
-            )
-        except ValidationError as error:
-            raise config_error(error) from None
+    def model_validate_strings(cls, obj: Any, **options: Any) -> Self:
+        return _raising_config_error(super().model_validate_strings, obj, **options)
+
+
+_Validated = TypeVar("_Validated")
+
+
+def _raising_config_error(validate: Callable[..., _Validated], data: Any, **options: Any) -> _Validated:
+    """`validate(data, **options)`, with pydantic's ValidationError turned into one ConfigError (every problem)."""
+    try:
+        return validate(data, **options)
+    except ValidationError as error:
+        raise config_error(error) from None
