@@ -2,7 +2,7 @@
 constructor (`GpuPlatformArgs.from_sections`, `EksGpuNodePoolArgs.from_sections`, ...), as schema inputs.
 
 The sections are read from the config models (provider/shapes.py); the arguments are listed here once, and both the
-generator (provider/generate.py, the input types and the schema) and the hosted components (provider/sections.py,
+generator (provider/generate.py, the input types and the schema) and the hosted components (provider/wire.py,
 turning what the engine sends back into the library's arguments) read this table. A finer component takes every
 section but `cluster`: it is composed on a cluster that exists, whose platform, name and Kubernetes version are
 arguments (dra_gpu_platform/config/parts.py).

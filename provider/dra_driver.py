@@ -20,7 +20,7 @@ from dra_gpu_platform.resources.software.dra_driver import DraDriver as LibraryD
 from dra_gpu_platform.resources.software.dra_driver import DraDriverArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import DraDriverInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 DEPENDS_ON = "dependsOn"
 
