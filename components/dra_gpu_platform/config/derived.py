@@ -7,25 +7,16 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dra_gpu_platform.config.cluster import ClusterConfig
-from dra_gpu_platform.config.fields import (
-    ConfigModel,
-    StackBool,
-)
-from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS, AutoscalerConfig
+from dra_gpu_platform.config.cluster import ClusterConfig, KindCluster
+from dra_gpu_platform.config.fields import ConfigModel, StackBool
+from dra_gpu_platform.config.sections.autoscaler import AutoscalerConfig
 from dra_gpu_platform.config.sections.device_classes import DeviceClassConfig
 from dra_gpu_platform.config.sections.maintenance import MaintenanceConfig
 from dra_gpu_platform.config.sections.monitoring import MonitoringConfig
 from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
 from dra_gpu_platform.config.sections.node_pools import NodePool
 from dra_gpu_platform.config.sections.software import DraDriverConfig, GpuOperatorConfig
-from dra_gpu_platform.facts import (
-    driver_charts,
-    driver_features,
-    eks_amis,
-    gpu_operator,
-    kubernetes,
-)
+from dra_gpu_platform.facts import driver_charts, driver_features, eks_amis, gpu_operator, kubernetes, platforms
 
 
 class StackSections(ConfigModel):
@@ -56,8 +47,13 @@ class StackSections(ConfigModel):
         return self.cluster.platform
 
     @property
+    def profile(self) -> platforms.PlatformProfile:
+        """What differs between platforms, for this stack's (dra_gpu_platform/facts/platforms.py)."""
+        return platforms.profile(self.cluster.platform)
+
+    @property
     def uses_example_driver(self) -> bool:
-        return self.cluster.platform == "kind" and self.cluster.settings().gpu_driver == "example"
+        return isinstance(self.cluster, KindCluster) and self.cluster.settings().gpu_driver == "example"
 
     @property
     def uses_gpu_cluster(self) -> bool:
@@ -80,13 +76,13 @@ class StackSections(ConfigModel):
     def gpu_operator_enabled(self) -> bool:
         if self.gpu_operator.enabled is not None:
             return self.gpu_operator.enabled
-        return self.platform != "kind"
+        return self.profile.software.gpu_operator
 
     @property
     def autoscaler_enabled(self) -> bool:
         if self.autoscaler.enabled is not None:
             return self.autoscaler.enabled
-        return self.platform in AUTOSCALED_PLATFORMS
+        return self.profile.autoscaling.default_on
 
     @property
     def multi_node_nvlink_pools(self) -> list[NodePool]:
@@ -151,7 +147,7 @@ class StackSections(ConfigModel):
             return False
         if stage.default:
             return True
-        return self.platform == "kind" and not stage.locked
+        return self.profile.kubernetes.sets_feature_gates and not stage.locked
 
     def driver_class_has_extended_resource(self) -> bool:
         """The NVIDIA driver's own gpu.nvidia.com class carries extendedResourceName (the class the KEP-5004 bridge

@@ -16,7 +16,6 @@ from pydantic import ModelWrapValidatorHandler, ValidationError, model_validator
 
 from dra_gpu_platform.config.cluster import (
     CLUSTER_MODELS,
-    PLATFORMS,
     AksCluster,
     AksSettings,
     ClusterBase,
@@ -57,6 +56,7 @@ from dra_gpu_platform.config.sections.namespaces import (
 from dra_gpu_platform.config.sections.node_pools import MigSettings, NodePool
 from dra_gpu_platform.config.sections.software import DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.validation import config_error, validate_stack
+from dra_gpu_platform.facts.platforms import PLATFORMS
 
 __all__ = [
     "AUTOSCALED_PLATFORMS",

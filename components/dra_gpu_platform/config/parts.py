@@ -10,29 +10,23 @@ section's at its path (`nodePools[0].maxNodes`), an argument's at the argument's
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any
 
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.config.validation import METADATA, SECRET_KEYS, SECTIONS
+from dra_gpu_platform.facts import platforms
 from dra_gpu_platform.inputs.problems import ConfigError, Problem
 
-ComponentPlatform = Literal["eks", "aks", "existing"]
-COMPONENT_PLATFORMS: tuple[str, ...] = typing.get_args(ComponentPlatform)
+# The platforms a finer component composes on: those whose clusters exist apart from this package's GpuPlatform
+# (dra_gpu_platform/facts/platforms.py hosts_finer_components).
+COMPONENT_PLATFORMS: tuple[str, ...] = tuple(
+    name for name, profile in platforms.PROFILES.items() if profile.hosts_finer_components
+)
 
 # The stack-file sections a finer component takes: every section but `cluster`, whose content are arguments here.
 PART_SECTIONS: tuple[str, ...] = tuple(key for key in SECTIONS if key != "cluster")
-
-# What the cluster rules read of an EKS cluster beyond its name and version (dra_gpu_platform/config/rules/cluster.py): a
-# cluster the stack creates in a VPC it also creates needs a public endpoint to be reached. The cluster a finer
-# component lands on exists, in subnets that exist; this block says so and no more. No plan a finer component takes
-# reads them (a pool's subnets are its own wiring: EksGpuNodePoolArgs.subnet_ids).
-EXISTING_EKS_CLUSTER: dict[str, Any] = {"subnetIds": ["subnet-0"]}
-# Likewise an AKS API server must be private or limited by authorized ranges (rules/cluster.py): how the existing
-# cluster's API server is reached is its own business, and no plan a finer component takes reads it.
-EXISTING_AKS_CLUSTER: dict[str, Any] = {"privateCluster": True}
 
 # Where a problem with the cluster block or the region points: the argument that filled it.
 ARGUMENT_PATHS = {
@@ -91,10 +85,11 @@ def part_stack(
         "name": cluster_name if cluster_name is not None else platform,
         "kubernetesVersion": kubernetes_version,
     }
-    if platform == "eks":
-        cluster["eks"] = EXISTING_EKS_CLUSTER
-    if platform == "aks":
-        cluster["aks"] = EXISTING_AKS_CLUSTER
+    # What the cluster rules read of its API access (dra_gpu_platform/config/rules/cluster.py) is settled: the cluster
+    # exists and is reached by the caller's provider (an EKS pool's subnets are its own wiring, its subnet_ids).
+    existing = platforms.profile(platform).api_access.existing_settings
+    if existing:
+        cluster[platform] = dict(existing)
     data = {key: value for key, value in sections.items() if key in PART_SECTIONS}
     # The Kubernetes provider a component takes reaches the cluster: what the kubeconfig secret says on `existing`.
     data.update({"cluster": cluster, "region": region, "hasKubeconfig": True, "stack": stack})

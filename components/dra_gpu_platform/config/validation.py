@@ -16,7 +16,6 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from dra_gpu_platform.config.cluster import (
     CLUSTER_MODELS,
     PLATFORM_SETTINGS,
-    PLATFORMS,
     ClusterBase,
     ClusterConfig,
 )
@@ -33,6 +32,7 @@ from dra_gpu_platform.config.sections.node_pools import GPU_CHOICE_TAGS, NodePoo
 from dra_gpu_platform.config.sections.software import DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.spelling import Spelling, closest_key, correct, read_as, unknown_key_fix
 from dra_gpu_platform.facts import regions
+from dra_gpu_platform.facts.platforms import PLATFORMS
 from dra_gpu_platform.inputs.problems import MISSING, ConfigError, Problem, join_path, short_text
 
 __all__ = ["closest_key", "config_error", "unknown_config_key", "unknown_key_fix", "validate_stack"]

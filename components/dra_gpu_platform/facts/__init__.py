@@ -26,6 +26,7 @@ __all__ = [
     "network",
     "node_allocatable",
     "node_labels",
+    "platforms",
     "pod_security",
     "prices",
     "project",

@@ -30,7 +30,7 @@ from dra_gpu_platform.plans.node_pools import PoolPlan
 def simulated_nodes(pool: PoolPlan) -> list[str]:
     """The nodes of a pool at max scale: the ones the stack names (kind's workers, an existing pool's nodes), else
     `<pool>-<i>`."""
-    if pool.platform in ("kind", "existing") and pool.nodes:
+    if not pool.profile.node_pools.bought and pool.nodes:
         return list(pool.nodes)
     return [f"{pool.name}-{i}" for i in range(pool.max_nodes)]
 

@@ -113,7 +113,7 @@ def _no_plugin_pool_fix(r: RuleContext) -> str:
     c = r.c
     if c.dra_driver.extended_resource_bridge is False and c.cluster.minor >= 36:
         return "remove draDriver.extendedResourceBridge: false (DRA serves nvidia.com/gpu from 1.36), add a device-plugin pool, or move the namespace to dra-only"
-    if c.cluster.minor >= 36 or c.platform == "kind":
+    if c.cluster.minor >= 36 or c.profile.kubernetes.sets_feature_gates:
         return "turn on draDriver.extendedResourceBridge, add a node pool with gpuStack: device-plugin, or move the namespace to dra-only"
     return (
         "add a node pool with gpuStack: device-plugin, move the namespace to dra-only, or use Kubernetes 1.36+, "

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dra_gpu_platform.config.fields import (
-    ConfigModel,
-    StackBool,
-)
+from dra_gpu_platform.config.fields import ConfigModel, StackBool
+from dra_gpu_platform.facts.platforms import PROFILES
 
-AUTOSCALED_PLATFORMS = ("eks", "aks")
+# The platforms whose node pools a provisioner scales (dra_gpu_platform/facts/platforms.py Autoscaling).
+AUTOSCALED_PLATFORMS = tuple(name for name, profile in PROFILES.items() if profile.autoscaling.supported)
 
 
 class AutoscalerConfig(ConfigModel):

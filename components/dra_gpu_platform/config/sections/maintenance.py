@@ -6,10 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dra_gpu_platform.config.fields import (
-    ConfigModel,
-    DnsLabel,
-)
+from dra_gpu_platform.config.fields import ConfigModel, DnsLabel
 
 
 class DeviceTaintConfig(ConfigModel):

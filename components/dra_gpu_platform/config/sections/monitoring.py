@@ -9,16 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from dra_gpu_platform.config.fields import (
-    ConfigModel,
-    DnsLabel,
-    StackBool,
-    StackInt,
-    rule_error,
-)
-from dra_gpu_platform.facts import (
-    project,
-)
+from dra_gpu_platform.config.fields import ConfigModel, DnsLabel, StackBool, StackInt, rule_error
+from dra_gpu_platform.facts import project
 
 
 def _absolute_url(value: str) -> str:

@@ -22,10 +22,7 @@ from dra_gpu_platform.config.fields import (
     StackInt,
     rule_error,
 )
-from dra_gpu_platform.facts import (
-    catalog,
-    eks_amis,
-)
+from dra_gpu_platform.facts import catalog, eks_amis, platforms
 from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
 from dra_gpu_platform.facts.quantity import parse_quantity
 
@@ -231,12 +228,15 @@ class NodePool(ConfigModel):
         """A cloud pool whose instance type the catalog does not list, accepted with allowUnlisted."""
         return self.allow_unlisted and self.instance_type is not None
 
-    def declared_shape(self, platform: Literal["eks", "aks"]) -> InstanceType | None:
-        """The unlisted instance type as instanceFacts declare it (None without allowUnlisted and instanceFacts)."""
+    def declared_shape(self, platform: str) -> InstanceType | None:
+        """The unlisted instance type as instanceFacts declare it on `platform` (None without allowUnlisted and
+        instanceFacts, or on a platform that buys no nodes by type)."""
         facts = self.instance_facts
-        if not self.unlisted or facts is None or self.instance_type is None:
+        bought = platforms.profile(platform).node_pools
+        if not self.unlisted or facts is None or self.instance_type is None or not bought.bought:
             return None
         model = self.gpu_model
+        default_family = bought.quota_family(self.instance_type) if bought.quota_family is not None else ""
         return catalog.declared_instance_type(
             platform,
             self.instance_type,
@@ -245,10 +245,10 @@ class NodePool(ConfigModel):
             gpus=facts.gpus,
             vcpus=facts.vcpu,
             memory_gib=int(parse_quantity(facts.memory).value / 2**30),
-            efa_interfaces=facts.efa_interfaces if platform == "eks" else 0,
+            efa_interfaces=facts.efa_interfaces if bought.efa else 0,
             nvme_disks=facts.nvme_disks,
             cpu_architecture=facts.cpu_architecture,
-            quota_family=facts.quota_family or "",
+            quota_family=facts.quota_family or default_family,
         )
 
     @property

@@ -8,14 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from dra_gpu_platform.config.fields import (
-    ConfigModel,
-    StackBool,
-)
-from dra_gpu_platform.facts import (
-    driver_charts,
-    versions,
-)
+from dra_gpu_platform.config.fields import ConfigModel, StackBool
+from dra_gpu_platform.facts import driver_charts, versions
 
 
 class GpuOperatorConfig(ConfigModel):
