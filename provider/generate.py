@@ -145,8 +145,9 @@ def _inputs_class(renderer: _Renderer, hosted: Hosted) -> str:
 
 def _argument(renderer: _Renderer, argument: Argument) -> str:
     annotation = argument.annotation
-    if isinstance(annotation, Shape):  # an enum: the cluster's platform ("Platform" names cluster.platform's)
-        annotation = renderer.annotation(annotation, argument.name, "Cluster", argument.name)
+    if argument.choices:  # an enum: the cluster's platform ("Platform" names cluster.platform's)
+        shape = Shape("enum", values=argument.choices, description=argument.doc)
+        annotation = renderer.annotation(shape, argument.name, "Cluster", argument.name)
     return _key(argument.name, annotation, argument.required, argument.doc)
 
 

@@ -99,3 +99,14 @@ def test_the_schema_check_finds_a_misspelled_key_and_a_bad_enum_value():
         "nodePools[0].maxNodes is required",
         "nodePools[0].maxNode is not in the schema",
     ]
+
+
+def test_the_finer_components_table_lists_each_descriptors_arguments():
+    """The table of `from_sections` arguments names every argument of each component's descriptor
+    (dra_gpu_platform/config/descriptors.py) and no other."""
+    from dra_gpu_platform.config.descriptors import BY_NAME
+
+    rows = re.findall(r"^\| `(\w+)`, `\w+Args` \| (.*?) \|", PAGE.read_text(encoding="utf-8"), re.MULTILINE)
+    assert [name for name, _ in rows] == list(BY_NAME)
+    for name, cell in rows:
+        assert set(re.findall(r"`(\w+)`", cell)) == {a.name for a in BY_NAME[name].arguments}, name
