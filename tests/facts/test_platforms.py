@@ -120,7 +120,7 @@ def test_finer_components_compose_on_clusters_that_exist_apart_from_gpu_platform
 
 def test_gpuplan_preflight_covers_the_platforms_whose_profile_lists_checks():
     # gpuplan reads its own list until it asks the profile (after issue 32's gpuplan branch lands); both must agree
-    from gpuplan.commands.preflight import COVERED
+    from gpuplan.preflight.stack import COVERED
 
     assert tuple(name for name, p in PROFILES.items() if p.preflight) == COVERED
 

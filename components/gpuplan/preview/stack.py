@@ -9,15 +9,14 @@ from pathlib import Path
 
 import yaml
 
-from dra_gpu_platform.config.loading import stack_name_from_path
 from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
 from gpuplan.checks.kube_validate import ManifestError, supported_versions, validate_document, versions_for
-from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
 from gpuplan.engine.runtime import ProgramRun
-from gpuplan.engine.sources import ProgramSource, StackFileSource
+from gpuplan.engine.sources import StackSource
 from gpuplan.engine.user_program import KUBERNETES_UNKNOWN_NOTE
+from gpuplan.output.atomic_out import commit
 
 # libyaml's parser when present: the pure-Python one was the largest cost of a 2,000-object preview.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -32,7 +31,7 @@ class Preview:
     errors: list[ManifestError]
 
 
-def render_preview(source: ProgramSource, out: Path) -> Preview:
+def render_preview(source: StackSource, out: Path) -> Preview:
     """Run the program, render every output and validate each manifest as it will be written."""
     run = source.run()
     extra = {}
@@ -64,8 +63,8 @@ def write_preview(preview: Preview, out: Path) -> None:
     commit(out, preview.files, owned=PREVIEW_ENTRIES)
 
 
-def preview_stack(stack_file: Path, out: Path):
-    """Render, validate and write (for callers that need the files on disk). Returns (run, manifests, checked, errors)."""
-    preview = render_preview(StackFileSource(stack_name_from_path(stack_file), Path(stack_file)), out)
+def preview_stack(source: StackSource, out: Path) -> Preview:
+    """Render, validate and write (for callers that need the files on disk: gpuplan render)."""
+    preview = render_preview(source, out)
     write_preview(preview, out)
-    return preview.run, preview.manifests, preview.checked, preview.errors
+    return preview

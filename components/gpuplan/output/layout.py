@@ -105,13 +105,21 @@ def difference(old: str, new: str, limit: int = 60) -> tuple[str, str]:
     share a beginning never print as the same cut-off text."""
     if len(old) <= limit and len(new) <= limit:
         return old, new
-    start = 0
-    while start < min(len(old), len(new)) and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
-        end += 1
+    start, end = common_ends(old, new)
     return _window(old, start, end), _window(new, start, end)
+
+
+def common_ends(a: str, b: str) -> tuple[int, int]:
+    """(prefix, suffix): how many characters `a` and `b` share at their start and, after that, at their end (the
+    two never overlap). Where two texts differ (difference) and how alike two names are (gpuplan/diff/safety.py)."""
+    shortest = min(len(a), len(b))
+    prefix = 0
+    while prefix < shortest and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < shortest - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
 
 
 def _window(text: str, start: int, end: int) -> str:

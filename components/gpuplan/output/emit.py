@@ -1,6 +1,6 @@
 """How gpuplan prints: the text console, JSON documents on stdout, and each command's outputs under --out.
 
-A command's result is printed before its files are written (gpuplan/cli/atomic_out.py), so a folder that cannot
+A command's result is printed before its files are written (gpuplan/output/atomic_out.py), so a folder that cannot
 be written never costs the analysis: the text is on screen, the write problem follows with its fix, exit 2.
 With --format json there is exactly one JSON document on stdout, whatever happens: the result, the result with
 an `errors` list when writing failed, or `{"errors": [...]}`.
@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +21,19 @@ from rich.markup import escape
 from rich.text import Text
 
 from dra_gpu_platform.inputs.problems import InputError, short_text
-from gpuplan.cli import atomic_out, layout
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.options import OutputFormat
+from gpuplan.output import atomic_out, layout
+from gpuplan.output.exit_codes import ExitCode
+
+
+class OutputFormat(str, Enum):
+    """`--format`: text for people, json for machines (one JSON document on stdout, whatever happens)."""
+
+    text = "text"
+    json = "json"
 
 
 def console() -> Console:
-    """stdout for text: the terminal's width (or $COLUMNS); in a pipe lines are left whole (gpuplan/cli/layout.py)."""
+    """stdout for text: the terminal's width (or $COLUMNS); in a pipe lines are left whole (gpuplan/output/layout.py)."""
     return layout.text_console()
 
 

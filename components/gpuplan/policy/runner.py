@@ -43,7 +43,7 @@ from dra_gpu_platform.inputs.strict_yaml import DOCUMENTS, read_text
 from dra_gpu_platform.policies.pack import PACK_LEVEL, PACK_NAME, POLICIES
 from gpuplan.engine.outputs import clean
 from gpuplan.engine.runtime import ProgramRun, Registration
-from gpuplan.engine.sources import ProgramSource
+from gpuplan.engine.sources import StackSource
 
 # The pack is versioned with the distribution (policies/PulumiPolicy.yaml says the same: tests/policies/test_pack.py).
 PACK_VERSION = metadata.version("dra-gpu-platform")
@@ -458,7 +458,7 @@ def _collect(response, report: PolicyReport, resource_urn: str | None) -> None:
 # The whole command: stack file + policy config → report
 
 
-def run_policies(program: ProgramSource, policy_config: Path | str | None) -> PolicyReport:
+def run_policies(program: StackSource, policy_config: Path | str | None) -> PolicyReport:
     """Validate the policy config first (cheap), then run the program and the pack. The pack needs only the
     recorded resources (their props, options, parents and providers), so a user's program is checked the same way."""
     source = policy_config if policy_config is not None else default_config_path(program.stack, program.project_root())

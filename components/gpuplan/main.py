@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 
-from gpuplan.cli import signals
+from gpuplan.output import signals
 
 # engine.runtime.GC_THRESHOLDS, not imported from there: it would load pulumi before the handlers are in.
 GC_THRESHOLDS = (10_000, 50, 100)
@@ -15,7 +15,7 @@ GC_THRESHOLDS = (10_000, 50, 100)
 def main() -> None:
     signals.install_handlers()
     try:
-        from gpuplan.cli.app import app
+        from gpuplan.app import app
     except KeyboardInterrupt as stopped:
         signals.exit_while_starting(stopped)
     # A short-lived process holding every loaded SDK class: the fewer, larger garbage collections of the

@@ -1,26 +1,32 @@
 """`gpuplan`: the Typer app, its commands (one module each in gpuplan/commands/) and the options of the group.
 
-Importing this module only defines things; `gpuplan/cli/main.py` is the entry point that installs the signal
-handlers first and then loads it.
+The top of gpuplan's one direction: app -> commands -> features (diff, fit, inventory, policy, preflight, preview,
+render) -> engine -> output (pyproject.toml's import contracts). Importing this module only defines things;
+`gpuplan/main.py` is the entry point that installs the signal handlers first and then loads it.
+
+`--help` speaks in metavars (`--stack NAME`, `--claims FILE...`), never in Python types: typer's rich help prints
+an option's annotation (`<bool>`, `<list[Path]>`) unless a metavar is set, so every option declares one, a flag and
+the help option show none, and an argument shows only its name. A command's description is its docstring with the
+line breaks of the source taken out, so the terminal's width decides where lines break.
 """
 
 from __future__ import annotations
 
+import inspect
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from dra_gpu_platform.inputs.problems import MISSING, Problem
-from gpuplan.cli import runner, signals
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.options import OutputFormat
-from gpuplan.cli.output import emit_json
-from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render
+from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render, runner
+from gpuplan.output import signals
+from gpuplan.output.emit import OutputFormat, emit_json
+from gpuplan.output.exit_codes import ExitCode
 
 DISTRIBUTION = "dra-gpu-platform"  # the distribution that installs gpuplan (pyproject.toml [project].name)
 
@@ -33,9 +39,38 @@ def json_requested(args: Sequence[str]) -> bool:
     )
 
 
+def _plain_help_option(option: Any) -> Any:
+    if option is not None:
+        option.metavar = ""  # `--help   Show this message and exit.`, not `--help <bool>`
+    return option
+
+
+class GpuplanCommand(TyperCommand):
+    """A command whose help names no Python type: flags show no metavar, an argument only its name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""
+            if isinstance(param, TyperArgument):
+                # typer prints an argument's annotation beside its metavar (`FILE <list[Path]>`), metavar or not
+                param.display_type_rich = _no_type  # type: ignore[method-assign]
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain_help_option(super().get_help_option(ctx))
+
+
+def _no_type(ctx: Any = None) -> None:
+    return None
+
+
 class GpuplanGroup(TyperGroup):
     """Signals, usage errors and interrupts handled once for every command: a usage error with --format json
     is a JSON document too (exit 2), SIGINT/SIGTERM exit 130/143 with one line."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        return _plain_help_option(super().get_help_option(ctx))
 
     def main(
         self,
@@ -100,7 +135,9 @@ def _print_version(requested: bool) -> None:
 
 ShowVersion = Annotated[
     bool,
-    typer.Option("--version", callback=_print_version, is_eager=True, help="Print gpuplan's version and exit."),
+    typer.Option(
+        "--version", metavar="", callback=_print_version, is_eager=True, help="Print gpuplan's version and exit."
+    ),
 ]
 
 app = typer.Typer(
@@ -115,17 +152,20 @@ app = typer.Typer(
 
 @app.callback()
 def _group(version: ShowVersion = False) -> None:
-    """Every command takes --stack NAME or --config FILE, --out DIR and --format text|json; preview and policy also
-    run your own Pulumi program with --project DIR --stack NAME.
-    Exit codes: 0 ok, 1 findings, 2 invalid input or environment, 3 internal error (a bug; the traceback goes to
-    a file), 130/143 stopped by SIGINT/SIGTERM (earlier outputs kept whole)."""
+    """The options of `gpuplan` itself (--version); each command's are its own (docs/gpuplan/index.md)."""
+
+
+def reflowed(command: Callable[..., Any]) -> str:
+    """The command's docstring as its help: each paragraph one line, for the terminal to break."""
+    paragraphs = inspect.cleandoc(command.__doc__ or "").split("\n\n")
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs)
 
 
 # In `gpuplan --help` order (the README and docs/gpuplan/index.md list them so).
-app.command()(diff.diff)
-app.command()(fit.fit)
-app.command()(inventory.inventory)
-app.command()(policy.policy)
-app.command()(preflight.preflight)
-app.command()(preview.preview)
-app.command()(render.render)
+app.command(cls=GpuplanCommand, help=reflowed(diff.diff))(diff.diff)
+app.command(cls=GpuplanCommand, help=reflowed(fit.fit))(fit.fit)
+app.command(cls=GpuplanCommand, help=reflowed(inventory.inventory))(inventory.inventory)
+app.command(cls=GpuplanCommand, help=reflowed(policy.policy))(policy.policy)
+app.command(cls=GpuplanCommand, help=reflowed(preflight.preflight))(preflight.preflight)
+app.command(cls=GpuplanCommand, help=reflowed(preview.preview))(preview.preview)
+app.command(cls=GpuplanCommand, help=reflowed(render.render))(render.render)

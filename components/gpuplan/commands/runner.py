@@ -14,13 +14,12 @@ import traceback
 from collections.abc import Callable
 
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem, short_text
-from gpuplan.cli import atomic_out, signals
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.options import OutputFormat
-from gpuplan.cli.output import dumps, emit_json, error_console, report_input_error
-from gpuplan.cli.signals import signal_number
 from gpuplan.engine.runtime import ProgramError
 from gpuplan.engine.user_program import UserProgramFailed
+from gpuplan.output import atomic_out, signals
+from gpuplan.output.emit import OutputFormat, dumps, emit_json, error_console, report_input_error
+from gpuplan.output.exit_codes import ExitCode
+from gpuplan.output.signals import signal_number
 
 # OSErrors that are the machine's state, never gpuplan's logic: reported with the path (exit 2), not as bugs.
 _ENVIRONMENT_ERRNOS = frozenset(

@@ -3,7 +3,7 @@ temporary folder left, earlier outputs whole. Imports nothing heavy: a signal ca
 
 Two cases:
 - No event loop running (loading, rendering, validating, writing): the handler raises Interrupted where the
-  program is, and `finally` blocks clean up (gpuplan/cli/atomic_out.py removes its temporary folder and keeps
+  program is, and `finally` blocks clean up (gpuplan/output/atomic_out.py removes its temporary folder and keeps
   the previous outputs).
 - The Pulumi mock runtime's event loop is running (the program run): an exception raised there can land inside
   asyncio's bookkeeping, which the SDK's `_sync_await` juggles by hand (`_leave_task`, a nested `_run_once`); the

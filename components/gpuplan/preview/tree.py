@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from dra_gpu_platform.facts.type_tokens import Upstream
-from gpuplan.cli import layout
 from gpuplan.engine.runtime import ProgramRun, Registration
+from gpuplan.output import layout
 
 
 @dataclass(frozen=True)
