@@ -110,9 +110,9 @@ class ControlPlane:
 
 @dataclass(frozen=True)
 class ApiAccess:
-    """How the API server is reached, as far as the rules check it."""
+    """How the API server is reached, as far as it differs by platform; the endpoint and its allowed networks are
+    settings of the typed cluster blocks (dra_gpu_platform/config/cluster.py), checked by rules/cluster.py."""
 
-    allow_list: str | None = None  # the path of the networks allowed to reach it
     # What a finer component on an existing cluster of this platform says of its API access to pass the cluster
     # rules (dra_gpu_platform/config/parts.py): the cluster exists and is reached by the caller's provider.
     existing_settings: Mapping[str, Any] = field(default_factory=dict)
@@ -177,7 +177,6 @@ EKS = PlatformProfile(
     ),
     autoscaling=Autoscaling((Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=True),), default_on=True),
     api_access=ApiAccess(
-        allow_list="cluster.eks.publicAccessCidrs",
         # a node pool's cluster exists in subnets that exist (a created VPC's private endpoint is refused)
         existing_settings=MappingProxyType({"subnetIds": ["subnet-0"]}),
     ),
@@ -213,7 +212,6 @@ AKS = PlatformProfile(
     # AKS runs its own cluster autoscaler (the agent pools' enableAutoScaling), matching the cluster's minor
     autoscaling=Autoscaling((Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=False),), default_on=True),
     api_access=ApiAccess(
-        allow_list="cluster.aks.authorizedIpRanges",
         # how an existing cluster's API server is reached is its own business
         existing_settings=MappingProxyType({"privateCluster": True}),
     ),
