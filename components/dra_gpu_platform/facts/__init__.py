@@ -28,6 +28,7 @@ __all__ = [
     "node_allocatable",
     "node_labels",
     "platform_namespaces",
+    "platforms",
     "pod_security",
     "prices",
     "project",

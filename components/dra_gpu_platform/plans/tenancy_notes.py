@@ -82,7 +82,8 @@ def host_toolkit_notes(config: StackConfig) -> tuple[str, ...]:
     the advisory rule aks-gpu-toolkit-default says the same of a recorded stack)."""
     if not config.namespaces or config.uses_example_driver or not config.node_pools:
         return ()
-    if config.platform == "aks":
+    owner = config.profile.software.toolkit_owner
+    if owner == "service":
         if config.gpu_operator_enabled and config.gpu_operator.driver == "operator" and not config.uses_gpu_cluster:
             return ()
         return (
@@ -92,7 +93,7 @@ def host_toolkit_notes(config: StackConfig) -> tuple[str, ...]:
             "gpuOperator.driver: operator (AKS then skips its driver and the GPU Operator installs the driver and a "
             "toolkit that refuses NVIDIA_VISIBLE_DEVICES from unprivileged containers; docs/security.md)",
         )
-    if config.platform not in ("kind", "existing"):
+    if owner != "hosts":
         return ()
     command = f"sudo nvidia-ctk config --in-place --set {container_toolkit.ACCEPT_ENVVAR_UNPRIVILEGED}=false"
     return (

@@ -19,7 +19,8 @@ from typing import Any
 from dra_gpu_platform.cel import compile_selector
 from dra_gpu_platform.dra import gates as g
 from dra_gpu_platform.dra.claims import parse_claim_spec
-from dra_gpu_platform.dra.cluster import Cluster, ReadSet, Shapes, allocated_devices, slice_record
+from dra_gpu_platform.dra.cluster import Cluster, allocated_devices, slice_record
+from dra_gpu_platform.dra.dump import ClusterDump, read_cluster_dump
 from dra_gpu_platform.dra.model import Features, NodeInfo, PodClaim, Selectors
 from dra_gpu_platform.dra.pod_resources import amount
 from dra_gpu_platform.dra.quota import quota_limit
@@ -31,8 +32,8 @@ from dra_gpu_platform.dra.scheduler import (
     ClaimObject,
     Scheduler,
 )
-from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
-from dra_gpu_platform.dra.tolerations import Taint
+from dra_gpu_platform.dra.shapes import ReadSet, Shapes
+from dra_gpu_platform.dra.tolerations import Taint, apply_taint_rules
 from dra_gpu_platform.facts import versions
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem

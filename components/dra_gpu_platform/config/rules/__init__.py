@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules import (
     access,
     autoscaler,
@@ -25,7 +26,6 @@ from dra_gpu_platform.config.rules import (
     tenancy,
 )
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import StackSections
 from dra_gpu_platform.inputs.problems import Problem
 
 __all__ = ["consistency_problems"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
+from dra_gpu_platform.config.sections.namespaces import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
 from dra_gpu_platform.facts import kubernetes, pod_security
 from dra_gpu_platform.facts.naming import (
     ADMIN_ACCESS_LABEL,
@@ -111,7 +111,7 @@ def check(r: RuleContext) -> None:
 
 def _no_plugin_pool_fix(r: RuleContext) -> str:
     c = r.c
-    if c.cluster.minor >= 36 or c.platform == "kind":
+    if c.cluster.minor >= 36 or c.profile.kubernetes.sets_feature_gates:
         models = sorted({p.gpu_name for p in c.dra_pools if p.mig is None})
         opt_in = f"{{gpus: [{', '.join(models)}]}}" if models else "{gpus: [<the models it may serve>]}"
         return (

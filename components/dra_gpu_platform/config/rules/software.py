@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import NodePool, StackSections
+from dra_gpu_platform.config.sections.node_pools import NodePool
 from dra_gpu_platform.facts import (
     chart_releases,
     driver_charts,
@@ -42,13 +43,9 @@ def check(r: RuleContext) -> None:
                 "the GPU Operator needs real NVIDIA GPUs; kind with gpuDriver: example has none",
                 "set gpuOperator.enabled: false, or kind.gpuDriver: nvidia on a GPU host",
             )
-        if c.platform == "eks" and c.gpu_operator.driver == "operator":
-            r.add(
-                "gpuOperator.driver",
-                "operator",
-                "the GPU Operator has no driver containers for the EKS NVIDIA AMIs (AL2023/Bottlerocket ship the driver)",
-                "use driver: auto or host",
-            )
+        refused = c.profile.software.no_operator_driver
+        if refused is not None and c.gpu_operator.driver == "operator":
+            r.add("gpuOperator.driver", "operator", *refused)
     elif c.gpu_operator.driver == "operator":
         r.add(
             "gpuOperator.driver",
@@ -90,7 +87,7 @@ def check(r: RuleContext) -> None:
         dra.enabled
         and not c.uses_example_driver
         and not c.uses_gpu_cluster
-        and c.platform in ("eks", "aks")
+        and c.profile.kubernetes.managed
         and release is not None
         and release.resource_api == "v1beta1"
     ):
@@ -98,7 +95,7 @@ def check(r: RuleContext) -> None:
             "draDriver.version",
             dra.version,
             f"the {dra.version} chart writes its DeviceClasses as resource.k8s.io/v1beta1, which Kubernetes "
-            f"{c.cluster.kubernetes_version} does not serve by default and {c.platform.upper()} cannot turn on "
+            f"{c.cluster.kubernetes_version} does not serve by default and {c.profile.title} cannot turn on "
             "(--runtime-config), so the release fails to install",
             f"use {driver_charts.DRA_DRIVER_DEFAULT} (or 25.8.0 and newer, which detect resource.k8s.io/v1)",
         )
@@ -195,13 +192,6 @@ def check_placement(r: RuleContext) -> None:
     _host_dra_driver_pools(r)
     _gpu_cluster(r)
     _one_gpu_stack_per_operator(r)
-    if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
-        r.add(
-            "gpuOperator.driver",
-            "operator",
-            "kind nodes share the host's kernel and driver; the operator cannot install a driver there",
-            "use driver: auto or host (nvkind style: the host has the driver and toolkit)",
-        )
     if c.uses_example_driver or not c.dra_driver.enabled:
         return
     gates = c.dra_driver.feature_gates
@@ -237,9 +227,10 @@ def _one_gpu_stack_per_operator(r: RuleContext) -> None:
         if pool not in c.operator_device_plugin_pools:
             continue
         bridge = _bridge_fix(c)
-        if c.platform == "eks":
+        image = c.profile.software.device_plugin_image
+        if image is not None:
             fix = (
-                f"{bridge}set amiType: {eks_amis.BOTTLEROCKET_NVIDIA} on this pool (that AMI brings its own device "
+                f"{bridge}set amiType: {image} on this pool (that AMI brings its own device "
                 "plugin, so the operator's stays off), set gpuStack: dra, or put the device-plugin pools in a stack "
                 "of their own"
             )
@@ -338,7 +329,7 @@ def _gpu_cluster(r: RuleContext) -> None:
             f"GPU Operator {c.gpu_operator.version} has no GPUCluster (first in v{gpu_operator.GPU_CLUSTER_MIN_VERSION})",
             f"set gpuOperator.version: {gpu_operator.GPU_CLUSTER_SOURCE.tag}, or use draManagement: chart",
         )
-    if c.platform == "existing":
+    if not c.profile.creates_cluster:
         r.add(
             where,
             "gpucluster",

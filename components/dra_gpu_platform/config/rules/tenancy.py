@@ -4,8 +4,9 @@ workload runs, and deployer and admin groups that do not name every tenant."""
 from __future__ import annotations
 
 from dra_gpu_platform.config.cluster import AksCluster, EksCluster, ExistingCluster
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import NamespaceConfig, StackSections
+from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
 from dra_gpu_platform.facts import cluster_access, platform_namespaces
 
 
