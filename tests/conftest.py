@@ -146,3 +146,28 @@ def helm_path() -> str:
     if path is None:
         pytest.skip(f"no helm for the render tests: {why}")
     return str(path)
+
+
+# tests/acceptance/test_own_stack.py runs the `stacks` tests again in a scratch copy with extra stack files. A test
+# parametrized by one reference stack reads only that stack's file, which the copy has unchanged: its result there
+# is this run's, so the copy deselects those items (it names the ones it still wants) and runs what the extra files
+# can change: every item of an extra stack and every test that is not parametrized by a stack.
+SCRATCH_DESELECT = "DRA_GPU_PLATFORM_TESTS_DESELECT_REFERENCE_STACK_ITEMS"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import os
+
+    if SCRATCH_DESELECT not in os.environ:
+        return
+    keep = set(os.environ[SCRATCH_DESELECT].split(","))  # test functions whose reference-stack items still run
+
+    def reference_item(item: pytest.Item) -> bool:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        stacks = [value for key, value in params.items() if key in ("stack", "name")]
+        return bool(stacks) and all(value in REFERENCE_STACKS for value in stacks)
+
+    deselected = [item for item in items if reference_item(item) and item.originalname not in keep]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if item not in deselected]
