@@ -42,3 +42,25 @@ def test_policy_proxies_keep_their_raw_escape_hatch():
     assert _DictProxy(target, [])["__target"] is target
     items = [1, 2]
     assert _ListProxy(items, [])["__target"] is items
+
+
+def test_registrations_take_their_stack_trace_from_the_module_function_gpuplan_replaces_offline():
+    # gpuplan/engine/runtime.py record_run swaps pulumi.runtime.resource._get_stack_trace for an empty StackTrace
+    # while the program runs (the recording monitor reads no source position)
+    from pulumi.runtime import resource as runtime_resource
+    from pulumi.runtime.proto import source_pb2
+
+    assert list(inspect.signature(runtime_resource._get_stack_trace).parameters) == []
+    assert isinstance(runtime_resource._get_stack_trace(), source_pb2.StackTrace)
+    for function in (runtime_resource.register_resource, runtime_resource.read_resource):
+        assert "stack_trace = _get_stack_trace()" in inspect.getsource(function), function.__name__
+
+
+def test_a_program_run_puts_the_sdks_stack_trace_back():
+    from pulumi.runtime import resource as runtime_resource
+
+    from tests.conftest import STACKS_DIR, run_file
+
+    before = runtime_resource._get_stack_trace
+    assert run_file(STACKS_DIR / "Pulumi.dev.yaml").resources
+    assert runtime_resource._get_stack_trace is before

@@ -7,6 +7,7 @@ schema lookup, so results equal `kubernetes-validate --strict -k <version>`.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -37,35 +38,90 @@ def _schema_version(desired: str) -> str:
 
 
 @lru_cache(maxsize=8)
+def _definitions(schema_dir: str) -> dict[str, Any]:
+    definitions: dict[str, Any] = kv.schema_contents(
+        f"kubernetes-json-schema/{schema_dir}/_definitions.json", schema_dir
+    )
+    return definitions
+
+
+@lru_cache(maxsize=8)
 def _registry(schema_dir: str) -> Registry:
-    definitions = kv.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", schema_dir)
-    return Resource.from_contents(definitions) @ Registry()
+    return Resource.from_contents(_definitions(schema_dir)) @ Registry()
+
+
+def _schema_dir(version: str) -> str:
+    return f"v{_schema_version(version)}-local-strict"
+
+
+@lru_cache(maxsize=256)
+def _schema(version: str, kind: str, api_version: str) -> dict[str, Any] | None:
+    group = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    try:
+        schema: dict[str, Any] = kv.schema_contents(
+            f"kubernetes-json-schema/{_schema_dir(version)}/{kind.lower()}-{group}.json", version
+        )
+    except FileNotFoundError:
+        return None
+    return schema
 
 
 @lru_cache(maxsize=256)
 def _validator(version: str, kind: str, api_version: str) -> jsonschema.Validator | None:
-    schema_dir = f"v{_schema_version(version)}-local-strict"
-    group = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    try:
-        schema = kv.schema_contents(f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group}.json", version)
-    except FileNotFoundError:
+    schema = _schema(version, kind, api_version)
+    if schema is None:
         return None
-    registry = Resource.from_contents(schema) @ _registry(schema_dir)
+    registry = Resource.from_contents(schema) @ _registry(_schema_dir(version))
     return jsonschema.validators.Draft202012Validator(schema, registry=registry)
 
 
+_REF = re.compile(r"#/\$defs/(.+)$")
+
+
+@lru_cache(maxsize=256)
+def _fingerprint(version: str, kind: str, api_version: str) -> str | None:
+    """The kind's schema with every definition it reaches, as text: two versions with the same text give every
+    document the same errors, so preview validates it once for both (a 2,000-object preview checks two minors)."""
+    schema = _schema(version, kind, api_version)
+    if schema is None:
+        return None
+    definitions = _definitions(_schema_dir(version))["$defs"]
+    reached: dict[str, Any] = {}
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            found = _REF.search(node.get("$ref", "")) if isinstance(node.get("$ref"), str) else None
+            if found and found[1] not in reached:
+                reached[found[1]] = definitions[found[1]]
+                pending.append(reached[found[1]])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return json.dumps([schema, reached], sort_keys=True)
+
+
 def validate_document(doc: dict[str, Any], version: str, file: str = "") -> list[ManifestError]:
-    validator = _validator(version, doc.get("kind", ""), doc.get("apiVersion", ""))
-    if validator is None:
-        return [
-            ManifestError(
-                file, version, "", f"no schema for {doc.get('apiVersion')} {doc.get('kind')} in Kubernetes {version}"
-            )
-        ]
-    return [
-        ManifestError(file, version, "/".join(str(p) for p in error.absolute_path), error.message)
-        for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-    ]
+    return validate_for_versions(doc, (version,), file)
+
+
+def validate_for_versions(doc: dict[str, Any], checked: tuple[str, ...], file: str = "") -> list[ManifestError]:
+    """`validate_document` for each version in turn, validating once per distinct schema."""
+    kind, api_version = doc.get("kind", ""), doc.get("apiVersion", "")
+    found: dict[str | None, list[tuple[str, str]]] = {}  # fingerprint -> the (path, message) of each error
+    errors: list[ManifestError] = []
+    for version in checked:
+        validator = _validator(version, kind, api_version)
+        if validator is None:
+            message = f"no schema for {doc.get('apiVersion')} {doc.get('kind')} in Kubernetes {version}"
+            errors.append(ManifestError(file, version, "", message))
+            continue
+        fingerprint = _fingerprint(version, kind, api_version) if len(checked) > 1 else None
+        if fingerprint is None or fingerprint not in found:
+            ordered = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+            found[fingerprint] = [("/".join(str(p) for p in e.absolute_path), e.message) for e in ordered]
+        errors.extend(ManifestError(file, version, path, message) for path, message in found[fingerprint])
+    return errors
 
 
 def supported_versions() -> tuple[str, ...]:

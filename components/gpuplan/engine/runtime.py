@@ -20,7 +20,9 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc, settings
+from pulumi.runtime.proto import source_pb2
 
 from dra_gpu_platform.config.loading import plaintext_secret_warnings
 from dra_gpu_platform.config.models import PROJECT, StackConfig
@@ -274,11 +276,19 @@ def record_run(
     # (a third of a 2,000-object preview, bench/RESULTS.md). Fewer collections; the memory peak is unchanged.
     thresholds = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
+    # Every registration captures the Python stack as source positions for the engine's messages; the recording
+    # monitor reads none, and under the CLI and the components the stack is dozens of frames deep (each turned into
+    # a file URI): a seventh of a 4,000-object preview. Private SDK API (pulumi/runtime/resource.py
+    # _get_stack_trace, pulumi 3.272): no option turns the capture off; tests/test_private_sdk_apis.py fails when
+    # the SDK changes it.
+    stack_trace = runtime_resource._get_stack_trace
+    runtime_resource._get_stack_trace = _no_stack_trace
     try:
         _run()
     except pulumi.RunError as error:
         raise ProgramError(str(error)) from None
     finally:
+        runtime_resource._get_stack_trace = stack_trace
         gc.set_threshold(*thresholds)
         logger.handlers = []
     return Recording(
@@ -287,6 +297,10 @@ def record_run(
         monitor.stack_outputs,
         collector.records,
     )
+
+
+def _no_stack_trace() -> source_pb2.StackTrace:
+    return source_pb2.StackTrace()  # what the SDK itself sends when it finds no user frame
 
 
 def run_stack_program(source: str, values: Mapping[str, Any], config: StackConfig, plan: StackPlan) -> ProgramRun:

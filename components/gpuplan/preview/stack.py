@@ -11,7 +11,7 @@ import yaml
 
 from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
-from gpuplan.checks.kube_validate import ManifestError, supported_versions, validate_document, versions_for
+from gpuplan.checks.kube_validate import ManifestError, supported_versions, validate_for_versions, versions_for
 from gpuplan.engine.outputs import PREVIEW_ENTRIES, manifest_paths, render_outputs
 from gpuplan.engine.runtime import ProgramRun
 from gpuplan.engine.sources import StackSource
@@ -54,8 +54,7 @@ def render_preview(source: StackSource, out: Path) -> Preview:
                 ManifestError(str(path), "CRD", where, message) for where, message in prometheus_rule_errors(doc)
             )
             continue
-        for version in checked:
-            errors.extend(validate_document(doc, version, str(path)))
+        errors.extend(validate_for_versions(doc, checked, str(path)))
     return Preview(run, files, manifests, checked, errors)
 
 
