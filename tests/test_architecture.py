@@ -142,44 +142,74 @@ def test_import_contracts_are_kept():
     assert "BROKEN" not in result.stdout and "6 kept, 0 broken" in result.stdout
 
 
-@pytest.mark.parametrize(
-    "module, bad_import, contract",
-    [
-        ("dra_gpu_platform/facts/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
-        ("dra_gpu_platform/plans/_scratch.py", "import pulumi_kubernetes", "pure layers import no Pulumi SDK"),
-        ("dra_gpu_platform/dra/_scratch.py", "import gpuplan.app", "nothing imports gpuplan from the package"),
-        ("dra_gpu_platform/cel/_scratch.py", "from dra_gpu_platform.config import models", "package layers"),
-        ("dra_gpu_platform/inputs/_scratch.py", "from dra_gpu_platform.cel import Device", "package layers"),
-        ("dra_gpu_platform/dra/_scratch.py", "from dra_gpu_platform.config import models", "package layers"),
-        ("dra_gpu_platform/recorded/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
-        ("dra_gpu_platform/config/_scratch.py", "from dra_gpu_platform.dra import allocator", "package layers"),
-        (
-            "dra_gpu_platform/policies/rules/_scratch.py",
-            "from dra_gpu_platform.resources import platform",
-            "the policy pack imports the pure layers only",
-        ),
-        (
-            "dra_gpu_platform/resources/_scratch.py",
-            "from dra_gpu_platform.config.models import StackConfig",
-            "resources never import config",
-        ),
-        # gpuplan: nothing runs back up (the engine never reaches the commands' options, the output toolkit never the
-        # engine, a lower feature never a higher one) and sibling features stay apart
-        ("gpuplan/engine/_scratch.py", "from gpuplan.commands import options", "gpuplan in one direction"),
-        ("gpuplan/output/_scratch.py", "from gpuplan.engine import runtime", "gpuplan in one direction"),
-        ("gpuplan/commands/_scratch.py", "import gpuplan.app", "gpuplan in one direction"),
-        ("gpuplan/preview/_scratch.py", "from gpuplan.render import stack", "gpuplan in one direction"),
-        ("gpuplan/diff/_scratch.py", "from gpuplan.policy import runner", "gpuplan in one direction"),
-    ],
-)
-def test_a_deliberate_bad_import_breaks_the_contract(tmp_path, module, bad_import, contract):
-    # A scratch copy of the source root, put first on the path ahead of the editable install's (this checkout's).
-    shutil.copytree(SOURCE_ROOT, tmp_path / "components", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    (tmp_path / "components" / module).write_text(f"{bad_import}\n")
-    result = _lint_imports(tmp_path, {**os.environ, "PYTHONPATH": str(tmp_path / "components")})
+# Each bad import breaks its contract; one scratch copy holds them all (module i as <folder>/_scratch_<i>.py) and one
+# lint-imports run checks it, then each case finds its own module as the importer under its own broken contract.
+BAD_IMPORTS = [
+    ("dra_gpu_platform/facts/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
+    ("dra_gpu_platform/plans/_scratch.py", "import pulumi_kubernetes", "pure layers import no Pulumi SDK"),
+    ("dra_gpu_platform/dra/_scratch.py", "import gpuplan.app", "nothing imports gpuplan from the package"),
+    ("dra_gpu_platform/cel/_scratch.py", "from dra_gpu_platform.config import models", "package layers"),
+    ("dra_gpu_platform/inputs/_scratch.py", "from dra_gpu_platform.cel import Device", "package layers"),
+    ("dra_gpu_platform/dra/_scratch.py", "from dra_gpu_platform.config import models", "package layers"),
+    ("dra_gpu_platform/recorded/_scratch.py", "from dra_gpu_platform.resources import platform", "package layers"),
+    ("dra_gpu_platform/config/_scratch.py", "from dra_gpu_platform.dra import allocator", "package layers"),
+    (
+        "dra_gpu_platform/policies/rules/_scratch.py",
+        "from dra_gpu_platform.resources import platform",
+        "the policy pack imports the pure layers only",
+    ),
+    (
+        "dra_gpu_platform/resources/_scratch.py",
+        "from dra_gpu_platform.config.models import StackConfig",
+        "resources never import config",
+    ),
+    # gpuplan: nothing runs back up (the engine never reaches the commands' options, the output toolkit never the
+    # engine, a lower feature never a higher one) and sibling features stay apart
+    ("gpuplan/engine/_scratch.py", "from gpuplan.commands import options", "gpuplan in one direction"),
+    ("gpuplan/output/_scratch.py", "from gpuplan.engine import runtime", "gpuplan in one direction"),
+    ("gpuplan/commands/_scratch.py", "import gpuplan.app", "gpuplan in one direction"),
+    ("gpuplan/preview/_scratch.py", "from gpuplan.render import stack", "gpuplan in one direction"),
+    ("gpuplan/diff/_scratch.py", "from gpuplan.policy import runner", "gpuplan in one direction"),
+]
+
+
+@pytest.fixture(scope="module")
+def bad_imports_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+    """lint-imports on a scratch copy of the source root with every bad import of BAD_IMPORTS, and the text of each
+    broken contract's report by contract name (whitespace collapsed: lint-imports wraps long lines)."""
+    import tomllib
+
+    root = tmp_path_factory.mktemp("bad-imports")
+    # The scratch copy of the source root, put first on the path ahead of the editable install's (this checkout's).
+    shutil.copytree(SOURCE_ROOT, root / "components", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    for index, (module, bad_import, _) in enumerate(BAD_IMPORTS):
+        (root / "components" / _scratch(module, index)).write_text(f"{bad_import}\n")
+    result = _lint_imports(root, {**os.environ, "PYTHONPATH": str(root / "components")})
+    broken = " ".join(result.stdout.split()).split("Broken contracts", 1)[-1]
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    starts = sorted(
+        (broken.find(" ".join(name.split()) + " -"), name)
+        for name in (contract["name"] for contract in contracts["contracts"])
+        if " ".join(name.split()) + " -" in broken
+    )
+    ends = [start for start, _ in starts[1:]] + [len(broken)]
+    return result, {name: broken[start:end] for (start, name), end in zip(starts, ends, strict=True)}
+
+
+def _scratch(module: str, index: int) -> str:
+    return module.replace("_scratch.py", f"_scratch_{index}.py")
+
+
+@pytest.mark.parametrize("index", range(len(BAD_IMPORTS)), ids=[f"{m}-{b}-{c}" for m, b, c in BAD_IMPORTS])
+def test_a_deliberate_bad_import_breaks_the_contract(bad_imports_run, index):
+    result, reports = bad_imports_run
+    module, _, contract = BAD_IMPORTS[index]
     assert result.returncode == 1, result.stdout
-    assert f"{contract}" in result.stdout and "BROKEN" in result.stdout
+    assert "BROKEN" in result.stdout
+    report = [text for name, text in reports.items() if name.startswith(contract)]
+    importer = _scratch(module, index).removesuffix(".py").replace("/", ".")
+    assert len(report) == 1 and f"- {importer} ->" in report[0], (importer, contract, result.stdout[-3000:])
 
 
 def test_package_inits_list_their_public_modules():
