@@ -92,7 +92,9 @@ def _uv(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.
 
 def _clean_env() -> dict[str, str]:
     """The environment without this checkout's virtualenv or paths: nothing of the repository leaks in."""
-    drop = ("VIRTUAL_ENV", "PYTHONPATH", "UV_PROJECT_ENVIRONMENT", "PYTHONHOME")
+    # PYTHONDONTWRITEBYTECODE too: the fresh venv has no bytecode, and each command run in it would compile every
+    # module it imports again (the SDKs: most of the test's time); with it gone the first run writes the bytecode.
+    drop = ("VIRTUAL_ENV", "PYTHONPATH", "UV_PROJECT_ENVIRONMENT", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")
     return {key: value for key, value in os.environ.items() if key not in drop and not key.startswith("PYTEST_")}
 
 
