@@ -16,6 +16,8 @@ from pathlib import Path
 from bench import measure, profiling
 
 TARGET_RATIO = 2.5
+# Issue 36: prod (the largest reference stack, a cloud one) within 1.2x of its import floor.
+TARGET_RATIOS = {"prod": 1.2}
 
 
 def _module_exists(name: str) -> bool:
@@ -103,8 +105,8 @@ def run(repeats: int = 5, profile: bool = False) -> dict:
             "preview": preview,
             "ratio_wall": round(ratio_wall, 3),
             "ratio_cpu": round(ratio_cpu, 3),
-            "target": TARGET_RATIO,
-            "met": ratio_wall <= TARGET_RATIO,
+            "target": TARGET_RATIOS.get(name, TARGET_RATIO),
+            "met": ratio_wall <= TARGET_RATIOS.get(name, TARGET_RATIO),
             "exit_code": warm.returncode,
             "criticalPath": document.get("criticalPath"),
         }

@@ -23,7 +23,7 @@ COUNTS = (10, 100, 500, 2000)
 # Both baselines collect garbage as gpuplan does (gpuplan.engine.runtime.GC_THRESHOLDS), so the ratios compare work,
 # not collector settings (with the defaults the typed child spends a third of its time in full collections).
 GC = "10_000, 50, 100"
-TARGET_RATIO_AT_MAX = 1.3
+TARGET_RATIO_AT_MAX = 1.3  # the preview at the largest count against the typed SDK registering the same objects
 TEMPLATES_PER_NAMESPACE = 3
 OBJECTS_PER_NAMESPACE = 2 + TEMPLATES_PER_NAMESPACE  # Namespace + ResourceQuota + templates
 
@@ -190,6 +190,8 @@ def run(repeats: int = 3, counts: tuple[int, ...] = COUNTS, profile: bool = Fals
         row["ratio_wall"] = round(row["preview"]["wall_s"] / row["bare"]["wall_s"], 3)
         row["ratio_cpu"] = round(row["preview"]["cpu_s"] / row["bare"]["cpu_s"], 3)
         row["typed_ratio_wall"] = round(row["typed"]["wall_s"] / row["bare"]["wall_s"], 3)
+        row["preview_typed_wall"] = round(row["preview"]["wall_s"] / row["typed"]["wall_s"], 3)
+        row["preview_typed_cpu"] = round(row["preview"]["cpu_s"] / row["typed"]["cpu_s"], 3)
     xs = [row["objects"] for row in rows]
     result = {
         "fixed_objects": fixed,
@@ -212,7 +214,7 @@ def run(repeats: int = 3, counts: tuple[int, ...] = COUNTS, profile: bool = Fals
     result["gpuplan_ms_per_object_cpu"] = round(1000 * (fit["preview_cpu"]["slope"] - fit["typed_cpu"]["slope"]), 3)
     largest = rows[-1]
     result["target"] = TARGET_RATIO_AT_MAX
-    result["met"] = largest["ratio_wall"] <= TARGET_RATIO_AT_MAX
+    result["met"] = largest["preview_typed_wall"] <= TARGET_RATIO_AT_MAX  # issue 36: against the typed SDK
     if profile or not result["met"]:
         stack = directory / f"Pulumi.k{counts[-1]}.yaml"
         result["profile"] = profiling.profile(
