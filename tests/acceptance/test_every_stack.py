@@ -6,6 +6,8 @@ level. Golden files, README entries and committed policy configs belong to the r
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from dra_gpu_platform.config.loading import load_stack_file
@@ -18,7 +20,10 @@ from tests.conftest import ALL_STACKS, REFERENCE_STACKS, ROOT, STACKS_DIR
 pytestmark = pytest.mark.stacks  # reads stacks/: selected by tests/acceptance/test_own_stack.py
 
 
+@functools.cache
 def _source(stack: str) -> StackFileSource:
+    # One source per stack and worker: it runs the program once (its run is cached) for the manifest check and the
+    # policy pack, which only read the recorded run.
     return StackFileSource(stack, STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 

@@ -6,6 +6,8 @@ creates. Their fit results are in tests/gpuplan/test_fit_seeds.py."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from dra_gpu_platform.config.loading import load_stack_file
@@ -16,14 +18,17 @@ from gpuplan.engine.sources import StackFileSource
 from gpuplan.fit.stack import stack_documents
 from gpuplan.policy.runner import run_policies
 from gpuplan.preview.stack import render_preview
-from tests.conftest import ROOT, run_file
+from tests.conftest import ROOT
 
 SEEDS = ROOT / "tests" / "seed_stacks"
 STACKS = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in SEEDS.glob("Pulumi.*.yaml"))
 DRA_KINDS = ("DeviceClass", "ResourceClaimTemplate", "ResourceClaim", "ResourceQuota", "DeviceTaintRule")
 
 
+@functools.cache
 def _source(stack: str) -> StackFileSource:
+    # One source per stack and worker: it runs the program once (its run is cached) for the manifest check, the
+    # policy pack and fit's comparison, which only read the recorded run.
     return StackFileSource(stack, SEEDS / f"Pulumi.{stack}.yaml")
 
 
@@ -51,7 +56,7 @@ def test_the_policy_pack_passes_on_the_seed_stack(stack):
 def test_fit_reads_the_objects_the_program_creates(stack):
     path = SEEDS / f"Pulumi.{stack}.yaml"
     recorded = {}
-    for document in (manifest(r) for r in run_file(path).resources if is_kubernetes_object(r)):
+    for document in (manifest(r) for r in _source(stack).run().resources if is_kubernetes_object(r)):
         if document["kind"] in DRA_KINDS:
             metadata = document["metadata"]
             recorded[(document["kind"], metadata.get("namespace"), metadata["name"])] = document
