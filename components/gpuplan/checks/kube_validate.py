@@ -118,10 +118,48 @@ def validate_for_versions(doc: dict[str, Any], checked: tuple[str, ...], file: s
             continue
         fingerprint = _fingerprint(version, kind, api_version) if len(checked) > 1 else None
         if fingerprint is None or fingerprint not in found:
-            ordered = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
-            found[fingerprint] = [("/".join(str(p) for p in e.absolute_path), e.message) for e in ordered]
+            found[fingerprint] = _errors(validator, doc, version, kind, api_version)
         errors.extend(ManifestError(file, version, path, message) for path, message in found[fingerprint])
     return errors
+
+
+# Documents already found valid, by schema and text with their name and namespace blanked (see _errors).
+_VALID: set[tuple[str, str, str, str]] = set()
+_VALID_MAX = 100_000
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+
+def _errors(
+    validator: jsonschema.Validator, doc: dict[str, Any], version: str, kind: str, api_version: str
+) -> list[tuple[str, str]]:
+    """(path, message) of each error, by path. Objects that differ only in their name and namespace (a tenant's
+    claim templates, each namespace's quota) have the same errors where the schema asks nothing of those two but
+    a string: one that was valid answers for the others."""
+    key = None
+    metadata = doc.get("metadata")
+    if _names_free(version, kind, api_version) and isinstance(metadata, dict):
+        blank = {k: "" for k in ("name", "namespace") if isinstance(metadata.get(k), str)}
+        key = (version, kind, api_version, json.dumps({**doc, "metadata": {**metadata, **blank}}, sort_keys=True))
+        if key in _VALID:
+            return []
+    ordered = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    if not ordered and key is not None:
+        if len(_VALID) >= _VALID_MAX:
+            _VALID.clear()
+        _VALID.add(key)
+    return [("/".join(str(p) for p in e.absolute_path), e.message) for e in ordered]
+
+
+@lru_cache(maxsize=256)
+def _names_free(version: str, kind: str, api_version: str) -> bool:
+    """The kind's metadata is ObjectMeta, whose name and namespace the schema only types (no pattern, length or
+    format that a name could break)."""
+    schema = _schema(version, kind, api_version) or {}
+    metadata = (schema.get("properties") or {}).get("metadata") or {}
+    if not str(metadata.get("$ref", "")).endswith(f"/$defs/{_META}"):
+        return False
+    properties = _definitions(_schema_dir(version))["$defs"][_META].get("properties") or {}
+    return all(set(properties.get(name) or {"missing"}) <= {"description", "type"} for name in ("name", "namespace"))
 
 
 def supported_versions() -> tuple[str, ...]:
