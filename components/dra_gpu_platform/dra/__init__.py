@@ -1,5 +1,5 @@
 """DRA semantics with no stack knowledge: ResourceSlice documents and NVML snapshots, the claim parser, the
-allocator, scheduler filters, admission and quota charges.
+allocator, scheduler filters, admission (Pod Security included) and quota charges.
 
 Who may import: plans and above, gpuplan. Imports only the ground: facts, inputs and cel.
 """
@@ -19,6 +19,8 @@ __all__ = [
     "nvml",
     "partitions",
     "pod_resources",
+    "pod_security",
+    "pod_security_checks",
     "quota",
     "scheduler",
     "slices",
