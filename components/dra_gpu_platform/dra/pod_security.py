@@ -179,6 +179,7 @@ class Decision:
     warnings: tuple[str, ...] = ()
     evaluated: bool = False  # False: every mode is privileged, nothing was checked
     label_errors: tuple[str, ...] = ()  # namespace labels the API server could not parse
+    meets_baseline: bool | None = None  # a pod restricted refuses: whether baseline at that version admits it
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -186,6 +187,7 @@ class Decision:
             "allowed": self.denied is None,
             "violations": [v.as_json() for v in self.violations],
             "warnings": list(self.warnings),
+            "meetsBaseline": self.meets_baseline,
         }
 
 
@@ -211,9 +213,12 @@ def admit(
 
     violations: list[Violation] = [] if controller else run(policy.enforce)
     denied = f'violates PodSecurity "{policy.enforce}": {forbidden_detail(violations)}' if violations else None
+    baseline = None
+    if violations and policy.enforce.level == RESTRICTED:
+        baseline = not run(LevelVersion(BASELINE, policy.enforce.version))
     warnings: tuple[str, ...] = ()
     if denied is None:
         warned = violations if (not controller and policy.warn == policy.enforce) else run(policy.warn)
         if warned:
             warnings = (f'would violate PodSecurity "{policy.warn}": {forbidden_detail(warned)}',)
-    return Decision(policy.enforce, tuple(violations), denied, warnings, True, policy.errors)
+    return Decision(policy.enforce, tuple(violations), denied, warnings, True, policy.errors, baseline)

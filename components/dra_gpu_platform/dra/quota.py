@@ -210,12 +210,24 @@ class QuotaLedger:
                     {k: used.get(k, 0) for k in exceeded},
                     {k: hard[k] for k in exceeded},
                 )
+        self._charge(namespace, hards, usage)
+        return None
+
+    def record(self, namespace: str, usage: Mapping[str, int]) -> None:
+        """An object that already exists (a cluster dump's claim): counted in what every quota of the namespace that
+        tracks its keys uses, never refused (a claim matches no scope)."""
+        self._charge(
+            namespace,
+            [(n, h) for n, h in self._hard(namespace) if scope_matches(self.scopes.get((namespace, n)), None)],
+            usage,
+        )
+
+    def _charge(self, namespace: str, hards: Sequence[tuple[str, Mapping[str, int]]], usage: Mapping[str, int]) -> None:
         for name, hard in hards:
             bucket = self.used.setdefault((namespace, name), {})
             for key, value in usage.items():
                 if key in hard:
                     bucket[key] = bucket.get(key, 0) + value
-        return None
 
     def charge(self, namespace: str, usage: Mapping[str, int], priority_class: str | None = None) -> str | None:
         """`admit`, returning the refusal as the API server words it (`exceeded quota: …`), or None."""
