@@ -24,6 +24,7 @@ from dra_gpu_platform.config.fields import PROJECT, StackBool
 from dra_gpu_platform.config.repair import Repair, Slot, agreed_problems
 from dra_gpu_platform.config.rules import consistency_problems
 from dra_gpu_platform.config.sections import (
+    AUTOSCALED_DRA_MIN_NODES,
     GPU_CHOICE_TAGS,
     AutoscalerConfig,
     DeviceClassConfig,
@@ -172,7 +173,7 @@ def with_autoscaler_defaults(config: Stack) -> Stack:
     if not config.autoscaler_enabled:
         return config
     pools = [
-        pool.model_copy(update={"min_nodes": 1})
+        pool.model_copy(update={"min_nodes": AUTOSCALED_DRA_MIN_NODES})
         if "min_nodes" not in pool.model_fields_set and pool.autoscaled_from_one_node
         else pool
         for pool in config.node_pools

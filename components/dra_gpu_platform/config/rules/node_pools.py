@@ -9,7 +9,7 @@ from dra_gpu_platform.config.cluster import AksCluster, platform_cluster
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import DescribedGpu, NodePool
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import catalog, eks_amis
+from dra_gpu_platform.facts import catalog, eks_amis, regions
 from dra_gpu_platform.facts.quantity import parse_quantity
 from dra_gpu_platform.inputs.problems import MISSING
 
@@ -113,11 +113,13 @@ def check(r: RuleContext) -> None:
                     "add capacityReservationId: cr-... (from the EC2 console or `aws ec2 describe-capacity-reservations`)",
                 )
             if platform == "eks" and pool.availability_zone is None:
+                reservation = pool.capacity_reservation_id or "cr-..."
                 r.add(
                     f"{at}.availabilityZone",
                     MISSING,
                     "a Capacity Block lives in one zone; the pool's subnets must be limited to it",
-                    "add availabilityZone: us-east-1a (the reservation's zone)",
+                    f"add availabilityZone: the reservation's zone, {zone_choice(r.c.region)} (`aws ec2 "
+                    f"describe-capacity-reservations --capacity-reservation-ids {reservation}` shows it)",
                 )
             if pool.min_nodes > 0 or pool.desired_nodes is not None:
                 field, value = (
@@ -433,8 +435,18 @@ def _eks_pools(r: RuleContext) -> None:
                 f"{at}.availabilityZone",
                 zone,
                 f"not a zone of the stack's region {region}",
-                f"use a zone of {region}, e.g. {region}a",
+                f"use {zone_choice(region)}",
             )
+
+
+def zone_choice(region: str | None) -> str:
+    """The zones of the stack's region, as a fix offers them (dra_gpu_platform/facts/regions.py)."""
+    zones = regions.aws_zones(region or "")
+    if zones:
+        return f"one of {', '.join(zones)}"
+    if not region:
+        return "a zone of the stack's aws:region"
+    return f"a zone of {region}, e.g. {region}a (`aws ec2 describe-availability-zones --region {region}` lists them)"
 
 
 def _aks_pools(r: RuleContext) -> None:
