@@ -10,18 +10,20 @@ from typing import Annotated, Any
 
 import typer
 
-from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
+from dra_gpu_platform.inputs.problems import InputError, Problem
 from dra_gpu_platform.inputs.strict_yaml import STACK_FILE, read_text
 from gpuplan.cli import layout, options, output, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
-from gpuplan.diff.revisions import read_revision, run_labelled
+from gpuplan.diff.names import short_name
+from gpuplan.diff.revisions import default_revision, read_revision, run_labelled
 
 AgainstRevision = Annotated[
     str | None,
     typer.Option(
         "--against",
-        help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main.",
+        help="Git revision of the same stack file to compare with (what is deployed), e.g. origin/main; default: "
+        "HEAD where git tracks the stack file.",
     ),
 ]
 AgainstStackFile = Annotated[
@@ -31,7 +33,8 @@ AllowedReplacements = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-replace",
-        help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable.",
+        help="Accept one refused replace/delete on purpose: its name as gpuplan diff prints it (the resource's "
+        "name, or type::name), or its URN. Repeatable.",
     ),
 ]
 
@@ -113,10 +116,22 @@ def render_text(report, console) -> None:
                 output.say(console, f"    how to do it safely: {change.how}")
             if not change.allowable:
                 console.print("    --allow-replace cannot accept it: the cloud refuses this step", markup=False)
+            else:
+                output.say(
+                    console, f"    to accept it on purpose: --allow-replace {short_name(change, report.changes)}"
+                )
         if any(c.allowable for c in report.refused):
-            console.print("\nTo accept one on purpose: --allow-replace URN (repeatable).")
+            console.print("\nTo accept one on purpose: --allow-replace NAME (repeatable; the URN works too).")
     elif any(c.allowed for c in report.changes):
         console.print("\n[cyan]refused changes accepted on purpose with --allow-replace[/]")
+
+
+def offer_names(report) -> str:
+    """The fix of a value --allow-replace cannot match: the names of the changes it can accept."""
+    acceptable = [short_name(c, report.changes) for c in report.refused if c.allowable]
+    if not acceptable:
+        return "this diff refuses no change that --allow-replace can accept: drop the flag"
+    return f"pass one of: {', '.join(acceptable)} (a change's name, its type::name, or its URN)"
 
 
 def diff(
@@ -136,21 +151,28 @@ def diff(
         from gpuplan.diff.compare import allow, diff_runs
 
         name, stack_file = options.resolve_stack(stack, config)
-        if (against is None) == (against_config is None):
+        if against is not None and against_config is not None:
             raise InputError(
                 [
                     Problem(
                         "(command line)",
                         "--against/--against-config",
-                        against or against_config or MISSING,
-                        "give exactly one thing to compare with",
+                        against,
+                        "give one thing to compare with, not both",
                         "pass --against REV (git) or --against-config FILE",
                     )
                 ]
             )
         read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")  # a readable stack file first
-        if against is not None:
-            text, label = read_revision(stack_file, name, against)
+        revision = against
+        if against is None and against_config is None:
+            revision = default_revision(stack_file)  # HEAD where git tracks the file, else exit 2
+        if revision is not None:
+            text, label = read_revision(stack_file, name, revision)
+            if against is None:
+                output.error_console().print(
+                    f"gpuplan diff: no --against given; comparing with {label} (the last commit)", markup=False
+                )
         else:
             try:
                 text = read_text(
@@ -185,7 +207,7 @@ def diff(
                         "--allow-replace",
                         value,
                         "names no change in this diff (or more than one)",
-                        "pass the URN of a refused change as printed by gpuplan diff",
+                        offer_names(report),
                     )
                     for value in unmatched
                 ]

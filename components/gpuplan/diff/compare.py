@@ -28,6 +28,7 @@ from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.plans.node_pools import PoolPlan
 from dra_gpu_platform.recorded import pools as recorded
+from gpuplan.diff import names
 from gpuplan.engine.outputs import SIG_KEY, clean
 from gpuplan.engine.runtime import ProgramRun, Registration
 
@@ -213,7 +214,10 @@ class DiffReport:
         return {
             "stack": self.stack,
             "against": self.against,
-            "changes": [c.as_json() for c in self.changes],
+            "changes": [
+                {**c.as_json(), "allowReplace": names.short_name(c, self.changes) if c.refused or c.allowed else None}
+                for c in self.changes
+            ],
             "summary": self.summary(),
             "refused": [c.urn for c in self.refused],
             "allowed": [c.urn for c in self.changes if c.allowed],
@@ -729,16 +733,15 @@ def _refuse_version_steps(before: ProgramRun, after: ProgramRun, changes: list[C
 
 
 def allow(report: DiffReport, requested: Iterable[str]) -> list[str]:
-    """Accept refused changes on purpose (--allow-replace): each value is a URN, or a resource name that
-    names exactly one change. Returns the values that matched nothing."""
-    by_urn = report.by_urn()
+    """Accept refused changes on purpose (--allow-replace): each value is a URN, or a logical name or `type::name`
+    that names exactly one change (gpuplan/diff/names.py). Returns the values that matched nothing."""
     unmatched: list[str] = []
     for value in requested:
-        urns = [value] if value in by_urn else [c.urn for c in report.changes if c.name == value and c.op != "same"]
-        if len(urns) != 1:
+        found = names.matching(value, report.changes)
+        if len(found) != 1:
             unmatched.append(value)
             continue
-        change = by_urn[urns[0]]
+        change = report.by_urn()[found[0].urn]
         if change.refused and change.allowable:
             change.refused, change.allowed = False, True
     return unmatched
