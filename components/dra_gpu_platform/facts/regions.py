@@ -2,7 +2,7 @@
 
 An unknown name is a config error with the closest real names as the fix, because offline nothing else would
 notice: the mock runtime invents zones for any string, and `pulumi up` only fails once it calls the cloud.
-Sources (docs/references.md#aws-regions, docs/references.md#azure-locations):
+Sources (docs/references.md#aws-regions, docs/references.md#aws-zones, docs/references.md#azure-locations):
 - AWS: botocore 1.44.8 (boto3 1.44.5's dependency, in uv.lock) `botocore/data/endpoints.json`, `partitions[].regions`;
   every region listed there has an `eks` endpoint too (`partitions[].services.eks.endpoints`).
   tests/facts/test_regions.py compares this table with the installed botocore, so a boto3 bump shows new regions.
