@@ -3,4 +3,4 @@
 Who may import: gpuplan commands.
 """
 
-__all__ = ["compare", "revisions"]  # the public modules of this package
+__all__ = ["compare", "names", "revisions"]  # the public modules of this package
