@@ -1,5 +1,5 @@
 """Run as a subprocess by tests/gpuplan/test_interrupt_at_swap.py: commit after commit into one --out, each stopped by a
-real SIGINT or SIGTERM sent at a chosen point of the commit (a line of gpuplan/cli/atomic_out.py or signals.py, counted
+real SIGINT or SIGTERM sent at a chosen point of the commit (a line of gpuplan/output/atomic_out.py or signals.py, counted
 with sys.settrace), the way the issue saw it: from another thread of the process (the SDK's gRPC threads), from the
 main thread, or to the other thread alone. Prints one JSON line per commit: the exit status and the interrupt message
 as gpuplan's runner makes them, and which runs --out holds afterwards.
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "components"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from gpuplan.cli import atomic_out, signals
+from gpuplan.output import atomic_out, signals
 from tests.gpuplan.fault_child import files
 
 TRACED = {atomic_out.__file__, signals.__file__}

@@ -1,4 +1,4 @@
-"""SIGINT and SIGTERM at any point of a commit of outputs (gpuplan/cli/atomic_out.py, gpuplan/cli/signals.py `held`):
+"""SIGINT and SIGTERM at any point of a commit of outputs (gpuplan/output/atomic_out.py, gpuplan/output/signals.py `held`):
 --out holds one run whole, the previous or the new, never plan.json of one beside manifests/ of the other, and the
 interrupt message says which. Child processes (tests/gpuplan/interrupt_child.py) commit again and again, each commit
 stopped at a line chosen by a seeded random generator, the signal sent from another thread, from the main thread or
