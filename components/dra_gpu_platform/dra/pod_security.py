@@ -83,43 +83,29 @@ def namespace_policy(
     """api.PolicyToEvaluate: each label that is set replaces the default; a bad level is restricted for enforce and
     privileged for audit and warn; a bad version is latest; warn follows an explicit, stricter enforce level."""
     found = dict(namespace_labels or {})
-    enforce, audit, warn = default.enforce, default.audit, default.warn
     errors: list[str] = []
-    has_enforce = has_warn_level = has_warn_version = False
 
-    def note(key: str, value: str, error: str | None) -> None:
-        if error:
-            errors.append(f"metadata.labels[{key}]: Invalid value: {json.dumps(value)}: {error}")
+    def mode(level_key: str, version_key: str, current: LevelVersion, bad_level: str) -> LevelVersion:
+        level, version = current.level, current.version
+        for key, parse in ((level_key, _level), (version_key, _version)):
+            if key not in found:
+                continue
+            value, error = parse(found[key])
+            if error:
+                errors.append(f"metadata.labels[{key}]: Invalid value: {json.dumps(found[key])}: {error}")
+            if key == level_key:
+                level = bad_level if error else str(value)
+            else:
+                version = value if isinstance(value, int) else None
+        return LevelVersion(level, version)
 
-    if labels.ENFORCE in found:
-        level, error = _level(found[labels.ENFORCE])
-        enforce = LevelVersion(level, enforce.version)
-        has_enforce = error is None
-        note(labels.ENFORCE, found[labels.ENFORCE], error)
-    if labels.ENFORCE_VERSION in found:
-        version, error = _version(found[labels.ENFORCE_VERSION])
-        enforce = LevelVersion(enforce.level, version)
-        note(labels.ENFORCE_VERSION, found[labels.ENFORCE_VERSION], error)
-    if labels.AUDIT in found:
-        level, error = _level(found[labels.AUDIT])
-        audit = LevelVersion(PRIVILEGED if error else level, audit.version)
-        note(labels.AUDIT, found[labels.AUDIT], error)
-    if labels.AUDIT_VERSION in found:
-        version, error = _version(found[labels.AUDIT_VERSION])
-        audit = LevelVersion(audit.level, version)
-        note(labels.AUDIT_VERSION, found[labels.AUDIT_VERSION], error)
-    if labels.WARN in found:
-        has_warn_level = True
-        level, error = _level(found[labels.WARN])
-        warn = LevelVersion(PRIVILEGED if error else level, warn.version)
-        note(labels.WARN, found[labels.WARN], error)
-    if labels.WARN_VERSION in found:
-        has_warn_version = True
-        version, error = _version(found[labels.WARN_VERSION])
-        warn = LevelVersion(warn.level, version)
-        note(labels.WARN_VERSION, found[labels.WARN_VERSION], error)
-    if not has_warn_level and has_enforce and _LEVELS.index(enforce.level) > _LEVELS.index(warn.level):
-        warn = LevelVersion(enforce.level, warn.version if has_warn_version else enforce.version)
+    enforce = mode(labels.ENFORCE, labels.ENFORCE_VERSION, default.enforce, RESTRICTED)
+    audit = mode(labels.AUDIT, labels.AUDIT_VERSION, default.audit, PRIVILEGED)  # audit and warn fail open
+    warn = mode(labels.WARN, labels.WARN_VERSION, default.warn, PRIVILEGED)
+    explicit_enforce = labels.ENFORCE in found and _level(found[labels.ENFORCE])[1] is None
+    stricter = _LEVELS.index(enforce.level) > _LEVELS.index(warn.level)
+    if labels.WARN not in found and explicit_enforce and stricter:
+        warn = LevelVersion(enforce.level, warn.version if labels.WARN_VERSION in found else enforce.version)
     return NamespacePolicy(enforce, audit, warn, tuple(errors))
 
 

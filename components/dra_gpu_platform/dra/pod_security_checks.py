@@ -93,6 +93,22 @@ Result = Violation | None
 CheckFn = Callable[[PodView], Result]
 
 
+def _setters(pod: PodView, bad: Callable[[Mapping[str, Any]], bool], fix: str) -> tuple[list[str], list[str]]:
+    """Where a pod sets a securityContext field it must not, as upstream names them ("pod", then `containers "a",
+    "b"`), and a fix per place (`fix` formatted with `{where}`, the securityContext's path)."""
+    setters, fixes, containers = [], [], []
+    if bad(pod.security):
+        setters.append("pod")
+        fixes.append(fix.format(where=f"{pod.path}.securityContext"))
+    for path, container in pod.containers():
+        if bad(_context(container) or {}):
+            containers.append(_name(container))
+            fixes.append(fix.format(where=f"{path}.securityContext"))
+    if containers:
+        setters.append(_containers(containers))
+    return setters, fixes
+
+
 def _privileged(pod: PodView) -> Result:
     bad, fixes = [], []
     for path, container in pod.containers():
@@ -216,26 +232,16 @@ _APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
 
 
 def _app_armor(pod: PodView) -> Result:
-    setters, values, fixes = [], set(), []
+    values: set[str] = set()
 
-    def bad_type(context: Mapping[str, Any]) -> str | None:
+    def bad_type(context: Mapping[str, Any]) -> bool:
         profile = context.get("appArmorProfile")
         if isinstance(profile, Mapping) and profile.get("type") not in ("RuntimeDefault", "Localhost"):
-            return str(profile.get("type") or "")
-        return None
+            values.add(str(profile.get("type") or ""))
+            return True
+        return False
 
-    if (value := bad_type(pod.security)) is not None:
-        setters.append("pod")
-        values.add(value)
-        fixes.append(f"set {pod.path}.securityContext.appArmorProfile.type: RuntimeDefault (or remove it)")
-    containers = []
-    for path, container in pod.containers():
-        if (value := bad_type(_context(container) or {})) is not None:
-            containers.append(_name(container))
-            values.add(value)
-            fixes.append(f"set {path}.securityContext.appArmorProfile.type: RuntimeDefault (or remove it)")
-    if containers:
-        setters.append(_containers(containers))
+    setters, fixes = _setters(pod, bad_type, "set {where}.appArmorProfile.type: RuntimeDefault (or remove it)")
     annotations = []
     for key, value in sorted(_mapping(pod.metadata.get("annotations")).items()):
         value = str(value)
@@ -427,17 +433,7 @@ def _windows_host_process(pod: PodView) -> Result:
     def host(context: Mapping[str, Any]) -> bool:
         return _mapping(context.get("windowsOptions")).get("hostProcess") is True
 
-    setters, fixes = [], []
-    if host(pod.security):
-        setters.append("pod")
-        fixes.append(f"remove {pod.path}.securityContext.windowsOptions.hostProcess")
-    containers = []
-    for path, container in pod.containers():
-        if host(_context(container) or {}):
-            containers.append(_name(container))
-            fixes.append(f"remove {path}.securityContext.windowsOptions.hostProcess")
-    if containers:
-        setters.append(_containers(containers))
+    setters, fixes = _setters(pod, host, "remove {where}.windowsOptions.hostProcess")
     if not setters:
         return None
     detail = f"{' and '.join(setters)} must not set securityContext.windowsOptions.hostProcess=true"
@@ -587,17 +583,9 @@ def _root(value: Any) -> bool:
 
 
 def _run_as_user(pod: PodView) -> Result:
-    setters, fixes = [], []
-    if _root(pod.security.get("runAsUser")):
-        setters.append("pod")
-        fixes.append(f"set {pod.path}.securityContext.runAsUser to a non-zero UID, e.g. 1000")
-    containers = []
-    for path, container in pod.containers():
-        if _root((_context(container) or {}).get("runAsUser")):
-            containers.append(_name(container))
-            fixes.append(f"set {path}.securityContext.runAsUser to a non-zero UID, e.g. 1000")
-    if containers:
-        setters.append(_containers(containers))
+    setters, fixes = _setters(
+        pod, lambda context: _root(context.get("runAsUser")), "set {where}.runAsUser to a non-zero UID, e.g. 1000"
+    )
     if not setters:
         return None
     return Violation("runAsUser", "runAsUser=0", f"{' and '.join(setters)} must not set runAsUser=0", tuple(fixes))
