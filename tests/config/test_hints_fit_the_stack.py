@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from dra_gpu_platform.config.loading import parse_config_map
-from dra_gpu_platform.config.sections import AUTOSCALED_DRA_MIN_NODES, NodePool
+from dra_gpu_platform.config.sections.node_pools import AUTOSCALED_DRA_MIN_NODES, NodePool
 from dra_gpu_platform.facts import regions
 from dra_gpu_platform.inputs.problems import InputError
 from tests.config.test_cloud_rules import EKS, with_pool

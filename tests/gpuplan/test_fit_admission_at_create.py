@@ -3,7 +3,9 @@ tenant namespace enforcing Pod Security `restricted`, closed GPU quotas): a Reso
 through ResourceQuota at create (over the namespace's devices, or of a class it is not granted, it is rejected with the
 API server's error and the stack entry to raise), and counts against what the pods' template claims may use later; a
 pod without the security context restricted asks for is refused by Pod Security (the check names and a fix per field),
-a workload's controller then creates no more pods, and the pod table's `admitted` counts both refusals."""
+a workload's controller then creates no more pods, and the pod table's `admitted` counts both refusals; a Service goes
+through the stack's policies on Services, then the namespace's quota (services, count/services, node ports, load
+balancers)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import yaml
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
+from dra_gpu_platform.dra.quota import service_usage
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.app import app
 from gpuplan.fit.report import fit_report
@@ -58,9 +61,14 @@ def pods(report):
 
 
 def typical_pod_spec():
-    """What most examples show: a container, an image, a GPU claim and the GPU toleration; no securityContext."""
+    """What most examples show: a container using a GPU claim, an image and the GPU toleration; no securityContext."""
+    container = {
+        "name": "main",
+        "image": "nvcr.io/nvidia/pytorch:25.01-py3",
+        "resources": {"claims": [{"name": "gpu"}]},
+    }
     return {
-        "containers": [{"name": "main", "image": "nvcr.io/nvidia/pytorch:25.01-py3"}],
+        "containers": [container],
         "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "training-gpus"}],
         "tolerations": TOLERATE,
     }
@@ -108,6 +116,7 @@ def test_claims_count_in_file_order_and_leave_less_for_the_pods_template_claims(
 
 def test_a_pod_naming_a_rejected_claim_waits_for_it(prod, tmp_path):
     spec = pod_spec(None, TOLERATE, resourceClaims=[{"name": "gpu", "resourceClaimName": "big"}])
+    spec["containers"][0]["resources"] = {"claims": [{"name": "gpu"}]}  # it uses the claim, as the GPU guard asks
     report = report_of(prod, tmp_path, claim("big", "h100-3g", 8), workload("Pod", "user", spec))
     user = pods(report)["user"]
     assert (user["admitted"], user["placed"]) == (1, 0)  # the pod is created; its claim never was
@@ -216,3 +225,86 @@ def test_the_cli_shows_rejections_and_fixes_and_exits_1(tmp_path):
     document = json.loads((out / "fit.json").read_text())
     big = next(c for c in document["claims"] if c["name"] == "big")
     assert big["outcome"] == "rejected" and big["fix"]
+
+
+# --- ResourceQuota on Services ----------------------------------------------------------------------------------
+
+
+def service(name, namespace="team-x", **spec):
+    body = {"selector": {"app": name}, "ports": [{"port": 80}, {"port": 443}], **spec}
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": namespace}, "spec": body}
+
+
+def test_services_go_through_the_namespaces_quota_after_the_stacks_policies(prod, tmp_path):
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "svc", "namespace": "team-x"},
+        "spec": {"hard": {"services": "3", "services.nodeports": "2", "services.loadbalancers": "0"}},
+    }
+    report = report_of(
+        prod,
+        tmp_path,
+        quota,
+        service("web"),  # 2 ports, ClusterIP: no node port
+        service("nodes", type="NodePort"),  # 2 node ports: the quota's 2
+        service("more-nodes", type="NodePort"),  # 2 more: refused
+        service("public", type="LoadBalancer"),  # a load balancer: refused at 0
+        service("last"),  # the third Service; the refused ones counted nothing
+        service("one-too-many"),
+    )
+    verdict = {s["name"]: s for s in report["services"]}
+    assert {name: s["outcome"] for name, s in verdict.items()} == {
+        "web": "admitted",
+        "nodes": "admitted",
+        "more-nodes": "rejected",
+        "public": "rejected",
+        "last": "admitted",
+        "one-too-many": "rejected",
+    }
+    assert verdict["more-nodes"]["reasons"] == [
+        'services "more-nodes" is forbidden: exceeded quota: svc, requested: services.nodeports=2, used: '
+        "services.nodeports=2, limited: services.nodeports=2"
+    ]
+    assert verdict["more-nodes"]["fix"] == [
+        "services.nodeports: raise spec.hard[services.nodeports] of ResourceQuota team-x/svc to at least 4 (now 2), "
+        "or free what it counts"
+    ]
+    assert "services.loadbalancers=0" in verdict["public"]["reasons"][0]
+    assert "requested: services=1, used: services=3" in verdict["one-too-many"]["reasons"][0]
+
+
+def test_the_stacks_service_policy_refuses_before_quota_counts(prod, tmp_path):
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "svc", "namespace": "ml-research"},
+        "spec": {"hard": {"count/services": "1"}},
+    }
+    intercept = service("intercept", "ml-research", externalIPs=["203.0.113.10"])
+    report = report_of(prod, tmp_path, quota, intercept, service("web", "ml-research"), service("api", "ml-research"))
+    verdict = {s["name"]: s for s in report["services"]}
+    assert {name: s["outcome"] for name, s in verdict.items()} == {
+        "intercept": "rejected",
+        "web": "admitted",  # the refused Service counted nothing
+        "api": "rejected",
+    }
+    assert "ValidatingAdmissionPolicy 'gpu-tenant-services'" in verdict["intercept"]["reasons"][0]
+    assert "CVE-2020-8554" in verdict["intercept"]["fix"][0]
+    assert verdict["api"]["reasons"] == [
+        'services "api" is forbidden: exceeded quota: svc, requested: count/services=1, used: count/services=1, '
+        "limited: count/services=1"
+    ]
+
+
+def test_a_load_balancer_without_node_ports_is_charged_only_the_ports_that_name_one():
+    lb = service("lb", type="LoadBalancer", allocateLoadBalancerNodePorts=False)
+    lb["spec"]["ports"][1]["nodePort"] = 30443
+    assert service_usage(lb) == {
+        "services": 1,
+        "count/services": 1,
+        "services.loadbalancers": 1,
+        "services.nodeports": 1,
+    }
+    assert service_usage(service("lb", type="LoadBalancer"))["services.nodeports"] == 2
+    assert service_usage(service("plain"))["services.nodeports"] == 0

@@ -1,5 +1,6 @@
-"""DRA semantics with no stack knowledge: ResourceSlice documents and NVML snapshots, the claim parser, the
-allocator, scheduler filters, admission (Pod Security included) and quota charges.
+"""DRA semantics with no stack knowledge: MIG layouts, published device documents, inventories (catalog, NVML
+snapshots), the cluster-dump reader, the claim parser, the allocator, scheduler filters, admission (Pod Security
+included) and quota charges.
 
 Who may import: plans and above, gpuplan. Imports only the ground: facts, inputs and cel.
 """
@@ -11,8 +12,13 @@ __all__ = [
     "capacity",
     "claims",
     "cluster",
+    "constraints",
+    "devices",
+    "dump",
     "explain",
     "gates",
+    "inventory",
+    "mig",
     "model",
     "node_selectors",
     "nodefilters",
@@ -23,6 +29,6 @@ __all__ = [
     "pod_security_checks",
     "quota",
     "scheduler",
-    "slices",
+    "shapes",
     "tolerations",
 ]  # the public modules of this package

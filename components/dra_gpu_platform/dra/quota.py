@@ -157,6 +157,28 @@ def pod_usage(requests: Mapping[str, int]) -> dict[str, int]:
     return usage
 
 
+def service_usage(service: Mapping[str, Any]) -> dict[str, int]:
+    """The service evaluator's charge for a Service at create (kubernetes pkg/quota/v1/evaluator/core/services.go
+    `Usage`; docs/references.md#resourcequota-admission): services and count/services 1; a NodePort Service one node
+    port per port; a LoadBalancer one load balancer and a node port per port, or with allocateLoadBalancerNodePorts
+    false only the ports that name a nodePort."""
+    spec = service.get("spec") or {}
+    ports = [p for p in spec.get("ports") or [] if isinstance(p, Mapping)]
+    kind = spec.get("type")
+    node_ports = 0
+    if kind == "NodePort":
+        node_ports = len(ports)
+    elif kind == "LoadBalancer":
+        allocated = spec.get("allocateLoadBalancerNodePorts") is not False
+        node_ports = len(ports) if allocated else sum(1 for p in ports if p.get("nodePort"))
+    return {
+        "services": 1,
+        "count/services": 1,
+        "services.loadbalancers": int(kind == "LoadBalancer"),
+        "services.nodeports": node_ports,
+    }
+
+
 @dataclass(frozen=True)
 class QuotaRefusal:
     """A ResourceQuota that refuses an object: its name and, for the keys it exceeds only, what the object requests,

@@ -24,9 +24,11 @@ __all__ = [
     "monitoring",
     "namespaces",
     "network_policy",
+    "node_hardening",
     "node_pools",
     "parts",
     "quota",
     "stack",
     "stack_inventory",
+    "tenancy_notes",
 ]  # the public modules of this package

@@ -5,7 +5,8 @@ Kubernetes 1.36), Pod Security of the namespace's labels (dra_gpu_platform/dra/p
 validating plugin of these), the stack's ValidatingAdmissionPolicy (the dra-only guard: the plan's own CEL,
 evaluated), then ResourceQuota as a running tally (dra_gpu_platform/dra/quota.py); the first refusal is the answer
 (docs/references.md#psa-admission). ResourceClaims of the claim files go through quota as `kubectl apply` creates
-them (`create_claims`), before the controllers create pods and their template claims.
+them (`create_claims`), before the controllers create pods and their template claims; Services go through the
+stack's policies on Services, then quota.
 
 The GPU guard's policies (match constraints, namespace selector, CEL, actions, failure policy) are read from the
 plan (dra_gpu_platform/plans/admission_policy.py), the one place the resources create them from; nothing is copied, and
@@ -23,7 +24,7 @@ from dra_gpu_platform.dra import admission as adm
 from dra_gpu_platform.dra import pod_security
 from dra_gpu_platform.dra.claims import ClaimSpec
 from dra_gpu_platform.dra.pod_resources import default_requests, pod_requests
-from dra_gpu_platform.dra.quota import QuotaLedger, QuotaRefusal, claim_usage, pod_usage
+from dra_gpu_platform.dra.quota import QuotaLedger, QuotaRefusal, claim_usage, pod_usage, service_usage
 from dra_gpu_platform.facts.admission_plugins import EXTENDED_RESOURCE_TOLERATION
 from dra_gpu_platform.plans.admission_policy import AdmissionPolicyPlan
 from dra_gpu_platform.plans.gpu_toleration import NAMESPACE_NAME_LABEL, served
@@ -86,6 +87,7 @@ class StackAdmission:
     extended_names: dict[str, str] = field(default_factory=dict)  # class -> extendedResourceName
     extended_resource: bool = False  # DRAExtendedResource
     notes: list[str] = field(default_factory=list)
+    services: list[adm.ValidatingPolicy] = field(default_factory=list)  # the plan's policies on Services
 
     @classmethod
     def of(
@@ -122,6 +124,11 @@ class StackAdmission:
             extended_names,
             extended_resource,
             notes,
+            [
+                validating_policy(p)
+                for p in plan.tenancy_policies
+                if any("services" in rule.resources for rule in p.resource_rules)
+            ],
         )
 
     def _labels(self, namespace: str) -> dict[str, str]:
@@ -172,6 +179,23 @@ class StackAdmission:
         return pod_security.admit(
             self.namespaces.get(namespace), template, self.minor, controller=True, spec_path=spec_path
         )
+
+    def admit_service(self, service: Mapping[str, Any]) -> Refusal | None:
+        """A Service at create: the stack's policies on Services (externalIPs, the types a namespace may create), then
+        ResourceQuota (services, count/services, services.loadbalancers, services.nodeports), as the API server
+        orders them; Pod Security judges pods only."""
+        metadata = service.get("metadata") or {}
+        namespace = str(metadata.get("namespace") or "default")
+        name = str(metadata.get("name") or metadata.get("generateName") or "")
+        request = adm.Request("services", "", "Service", namespace, name, service, self._labels(namespace))
+        for policy in self.services:
+            result = adm.validate(policy, request)
+            if result.denied:
+                return Refusal(result.denied, policy_message=result.failures[0].message)
+        exceeded = self.ledger.admit(namespace, service_usage(service))
+        if exceeded is not None:
+            return Refusal(adm.forbidden(request, exceeded.message), exceeded)
+        return None
 
     def claim_usage(self, spec: ClaimSpec, pod_requests_: Mapping[str, int] | None = None) -> dict[str, int]:
         usage = claim_usage(spec, self.extended_names, extended_resource=self.extended_resource)
