@@ -20,7 +20,7 @@ from gpuplan.cli import runner, signals
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.options import OutputFormat
 from gpuplan.cli.output import emit_json
-from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render
+from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render, upgrade
 
 DISTRIBUTION = "dra-gpu-platform"  # the distribution that installs gpuplan (pyproject.toml [project].name)
 
@@ -106,7 +106,8 @@ ShowVersion = Annotated[
 app = typer.Typer(
     name="gpuplan",
     cls=GpuplanGroup,
-    help="Know a dra-gpu-platform stack before deploying it: preview, render, policy, fit, inventory, preflight, diff.",
+    help="Know a dra-gpu-platform stack before deploying it: preview, render, policy, fit, inventory, preflight, diff, "
+    "upgrade.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -129,3 +130,4 @@ app.command()(policy.policy)
 app.command()(preflight.preflight)
 app.command()(preview.preview)
 app.command()(render.render)
+app.command()(upgrade.upgrade)
