@@ -35,6 +35,7 @@ from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
 from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
 from dra_gpu_platform.plans.quota import quota_context
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
+from dra_gpu_platform.plans.upgrade import software_notes
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
 
@@ -159,7 +160,7 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         feature_gates=gates,
         tenancy_policies=tenancy_policies(deployers) if deployers else (),
         deployer_groups=deployers,
-        notes=() if deployers else (UNGUARDED_NOTE[config.platform],),
+        notes=(*(() if deployers else (UNGUARDED_NOTE[config.platform],)), *software_notes(config)),
         gpu_toleration=plan_gpu_toleration(config),
         driver_class_extended_resource=config.driver_class_has_extended_resource(),
         region=config.region if config.platform in ("eks", "aks") else None,
