@@ -7,7 +7,7 @@ then the add-ons. The GPU software follows: each GPU Operator major in turn (fac
 operator_hops: "upgrades are only supported within a major release or to the next major release"), each hop at the
 last minor of the walk its release supports, then the DRA driver. An operator that installs the driver reloads it on
 every hop: claim-holding pods are drained first, or prepared claims would be stranded
-(docs/upgrades.md#why-this-order). API migrations ride with the minor that moves them. Every change of the stack
+(docs/gpuplan/upgrade.md#why-this-order). API migrations ride with the minor that moves them. Every change of the stack
 file is a stage (one `pulumi up`); `gpuplan upgrade` runs `gpuplan diff`'s engine between consecutive stages for
 the resources each step touches.
 
