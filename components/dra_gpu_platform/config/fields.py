@@ -21,7 +21,20 @@ PROJECT = "dra-gpu-platform"  # the Pulumi project: stack file keys are `dra-gpu
 STACK_CONFIG_DIR = "stacks"
 
 GpuKey = Literal[
-    "H100", "H100-NVL", "H200", "A100-40GB", "A100-80GB", "B200", "GB200", "A10G", "A10", "T4", "L4", "L40S"
+    "H100",
+    "H100-NVL",
+    "H200",
+    "A100-40GB",
+    "A100-80GB",
+    "B200",
+    "GB200",
+    "B300",
+    "RTX-PRO-6000",
+    "A10G",
+    "A10",
+    "T4",
+    "L4",
+    "L40S",
 ]
 assert set(get_args(GpuKey)) == set(GPU_MODELS)  # the stack contract and the catalog list the same GPUs
 

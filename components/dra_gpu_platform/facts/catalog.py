@@ -26,6 +26,7 @@ from dra_gpu_platform.facts.gpu_models import (
 )
 from dra_gpu_platform.facts.instance_types import (
     EFA_FAMILIES,
+    FRACTIONAL_GPU_FAMILIES,
     INSTANCE_TYPES,
     InstanceType,
     declared_instance_type,
@@ -39,6 +40,7 @@ from dra_gpu_platform.facts.instance_types import (
 
 __all__ = [
     "EFA_FAMILIES",
+    "FRACTIONAL_GPU_FAMILIES",
     "EXAMPLE_DEVICE",
     "EXAMPLE_DRIVER",
     "GPU_MODELS",

@@ -122,6 +122,7 @@ _MIG_H200 = (
 _MIG_H100_NVL = _seven_slice_family(12, 24, 47, 94)
 _MIG_B200 = _seven_slice_family(23, 45, 90, 180)
 _MIG_GB200 = _seven_slice_family(23, 47, 93, 186)
+_MIG_B300 = _seven_slice_family(34, 67, 135, 269)  # gpu-operator v26.7.0 assets/state-mig-manager/0400_configmap.yaml:547-588
 
 GPU_MODELS: dict[str, GpuModel] = {
     m.key: m
@@ -195,6 +196,29 @@ GPU_MODELS: dict[str, GpuModel] = {
             ("0x2941",),
             _MIG_GB200,
             multi_node_nvlink=True,
+        ),
+        GpuModel(
+            "B300",
+            "NVIDIA B300 SXM6 AC",
+            r"^NVIDIA B300 SXM6 AC$",
+            "Blackwell",
+            "10.3.0",
+            288,
+            "275040Mi",
+            ("0x3182",),
+            _MIG_B300,
+        ),
+        # MIG on this GPU splits it in 4 (MIG user guide: 4 instances at most; mig-parted 1g.24gb x4 ... 4g.96gb):
+        # the placement model here knows the 7-slice GPUs only, so its profiles are left out rather than mis-modelled.
+        GpuModel(
+            "RTX-PRO-6000",
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+            r"^NVIDIA RTX PRO 6000 Blackwell Server Edition$",
+            "Blackwell",
+            "12.0.0",
+            96,
+            "97887Mi",
+            ("0x2bb5",),
         ),
         GpuModel("A10G", "NVIDIA A10G", r"^NVIDIA A10G$", "Ampere", "8.6.0", 24, "23028Mi"),
         GpuModel("A10", "NVIDIA A10", r"^NVIDIA A10$", "Ampere", "8.6.0", 24, "23028Mi"),
