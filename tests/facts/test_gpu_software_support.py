@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from packaging.version import Version
 
@@ -54,7 +56,7 @@ def test_support_ranges_as_nvidia_lists_them():
 def test_the_path_stops_at_every_major_between(old, new, hops):
     assert support.operator_hops(old, new) == hops
     path = [old, *hops]
-    for a, b in zip(path, path[1:], strict=False):
+    for a, b in itertools.pairwise(path):
         assert not support.skips_major(a, b), (a, b)
         assert Version(b) > Version(a)
     assert support.skips_major(old, new) == (len(hops) > 1)

@@ -40,9 +40,9 @@ from dra_gpu_platform.facts.instance_types import (
 
 __all__ = [
     "EFA_FAMILIES",
-    "FRACTIONAL_GPU_FAMILIES",
     "EXAMPLE_DEVICE",
     "EXAMPLE_DRIVER",
+    "FRACTIONAL_GPU_FAMILIES",
     "GPU_MODELS",
     "INSTANCE_TYPES",
     "NVIDIA_DRIVER",

@@ -122,7 +122,8 @@ _MIG_H200 = (
 _MIG_H100_NVL = _seven_slice_family(12, 24, 47, 94)
 _MIG_B200 = _seven_slice_family(23, 45, 90, 180)
 _MIG_GB200 = _seven_slice_family(23, 47, 93, 186)
-_MIG_B300 = _seven_slice_family(34, 67, 135, 269)  # gpu-operator v26.7.0 assets/state-mig-manager/0400_configmap.yaml:547-588
+# gpu-operator v26.7.0 assets/state-mig-manager/0400_configmap.yaml:547-588
+_MIG_B300 = _seven_slice_family(34, 67, 135, 269)
 
 GPU_MODELS: dict[str, GpuModel] = {
     m.key: m
