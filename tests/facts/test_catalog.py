@@ -221,8 +221,6 @@ def test_gpu_memory_per_instance_is_gpus_times_nominal():
 # moto 5.2.5's instance-type data (EC2 DescribeInstanceTypes), and one spelling of Azure quota families
 
 NOT_IN_MOTO = {"p6e-gb200.36xlarge"}  # docs/references.md#ec2-p6e-gb200
-# GpuInfo.Gpus[].Name where EC2 does not spell the GPU as the catalog key's first word
-EC2_GPU_NAMES = {"RTX-PRO-6000": "RTX PRO Server 6000"}
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +246,7 @@ def test_ec2_facts_match_describe_instance_types(ec2_instance_types, name):
     shape = catalog.instance_type("eks", name)
     described = ec2_instance_types[name]
     [gpus] = described["GpuInfo"]["Gpus"]
-    name = EC2_GPU_NAMES.get(shape.gpu, shape.gpu.split("-")[0])
+    name = catalog.gpu_model(shape.gpu).ec2_gpu_name
     assert (gpus["Manufacturer"], gpus["Name"], gpus["Count"]) == ("NVIDIA", name, shape.gpus)
     # EC2 gives GPU memory in MiB of its own rounding: between the nominal GB and the nominal GiB
     assert (

@@ -45,6 +45,12 @@ class GpuModel:
     pci_device_ids: tuple[str, ...] = ()
     mig_profiles: tuple[MigProfile, ...] = ()
     multi_node_nvlink: bool = False  # NVLink reaches GPUs of other nodes (GB200 NVL72): ComputeDomains apply
+    # EC2's GpuInfo.Gpus[].Name where it is not the key's first word (EC2 names the chip: "A100" for A100-80GB)
+    ec2_name: str | None = None
+
+    @property
+    def ec2_gpu_name(self) -> str:
+        return self.ec2_name or self.key.split("-")[0]
 
     @property
     def memory(self) -> Quantity:
@@ -220,6 +226,7 @@ GPU_MODELS: dict[str, GpuModel] = {
             96,
             "97887Mi",
             ("0x2bb5",),
+            ec2_name="RTX PRO Server 6000",
         ),
         GpuModel("A10G", "NVIDIA A10G", r"^NVIDIA A10G$", "Ampere", "8.6.0", 24, "23028Mi"),
         GpuModel("A10", "NVIDIA A10", r"^NVIDIA A10$", "Ampere", "8.6.0", 24, "23028Mi"),

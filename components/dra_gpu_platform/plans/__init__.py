@@ -29,4 +29,5 @@ __all__ = [
     "quota",
     "stack",
     "stack_inventory",
+    "upgrade",
 ]  # the public modules of this package

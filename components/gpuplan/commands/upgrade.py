@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,6 +10,7 @@ import typer
 from gpuplan.cli import options, output
 from gpuplan.cli.exit_codes import ExitCode
 from gpuplan.cli.runner import run_command
+from gpuplan.commands.fit import ClaimFiles  # the one --claims option, judged at both ends here
 
 Target = Annotated[str, typer.Option("--to", help="The Kubernetes minor to reach, e.g. 1.36.")]
 GpuOperatorTarget = Annotated[
@@ -23,12 +23,6 @@ GpuOperatorTarget = Annotated[
 DraDriverTarget = Annotated[
     str | None,
     typer.Option("--dra-driver", help="The NVIDIA DRA driver chart release to reach (default: the stack's)."),
-]
-ClaimFiles = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--claims", help="ResourceClaim(Template), Pod or workload manifests whose fit to compare (repeatable)."
-    ),
 ]
 
 
