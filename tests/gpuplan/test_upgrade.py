@@ -11,7 +11,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
+from gpuplan.engine.sources import StackFileSource
 from gpuplan.upgrade.report import upgrade_report
 from tests.conftest import STACKS_DIR
 
@@ -102,7 +103,7 @@ def test_a_first_available_all_claim_is_unschedulable_on_1_35_and_allocated_on_1
         }
     ]
     path = _stack_with(tmp_path, "kind-all", namespaces=namespaces, maintenance=None)
-    report = upgrade_report(path, "kind-all", "1.36", today=TODAY, run_program=False)
+    report = upgrade_report(StackFileSource.of(path), "1.36", today=TODAY, run_program=False)
     assert [(c["name"], c["before"], c["after"]) for c in report.fit_changes] == [
         ("ml-research/whole-node-fallback", "unschedulable", "allocated")
     ]
@@ -114,7 +115,7 @@ def test_a_first_available_all_claim_is_unschedulable_on_1_35_and_allocated_on_1
 def test_a_stage_the_config_layer_refuses_is_a_blocker_with_its_fix():
     """prod to 1.37: the cluster-autoscaler has no 1.37 image, so the 1.37 stack file is refused; EKS does not offer
     1.37; the minor and the operator's major are skipped."""
-    report = upgrade_report(STACKS_DIR / "Pulumi.prod.yaml", "prod", "1.37", today=TODAY, run_program=False)
+    report = upgrade_report(StackFileSource.of(STACKS_DIR / "Pulumi.prod.yaml"), "1.37", today=TODAY, run_program=False)
     whats = [b.what for b in report.blockers]
     assert whats[0] == "Kubernetes 1.35 → 1.37"  # the one-minor rule of gpuplan diff
     assert "Kubernetes 1.37 on EKS" in whats and "GPU Operator v25.10.1 → v26.7.0" in whats

@@ -214,7 +214,10 @@ def plan_upgrade(
     operator_to = _operator_target(config, before, to, gpu_operator_target)
     dra_to = _dra_target(before, dra_driver_target)
     b = _Builder(config, plan_pools(config))
-    minors = [f"1.{m}" for m in range(start + 1, end + 1)]
+    walk = [start]
+    while walk[-1] < end:
+        walk.append(kubernetes.minor_after(walk[-1]))  # the one rule: one minor at a time
+    minors = [f"1.{m}" for m in walk[1:]]
     if announced is not None:
         b.blockers.append(
             Blocker(

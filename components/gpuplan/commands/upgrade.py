@@ -7,23 +7,31 @@ from typing import Annotated
 
 import typer
 
-from gpuplan.cli import options, output
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.runner import run_command
+from gpuplan.commands import options
+from gpuplan.commands.common import Job, Result, stack_command
 from gpuplan.commands.fit import ClaimFiles  # the one --claims option, judged at both ends here
+from gpuplan.engine.sources import StackFileSource
+from gpuplan.output.emit import OutputFormat, dumps
 
-Target = Annotated[str, typer.Option("--to", help="The Kubernetes minor to reach, e.g. 1.36.")]
+Target = Annotated[str, typer.Option("--to", metavar="MINOR", help="The Kubernetes minor to reach, e.g. 1.36.")]
 GpuOperatorTarget = Annotated[
     str | None,
     typer.Option(
         "--gpu-operator",
+        metavar="VERSION",
         help="The GPU Operator release to reach (default: the stack's, or the newest NVIDIA supports on the target).",
     ),
 ]
 DraDriverTarget = Annotated[
     str | None,
-    typer.Option("--dra-driver", help="The NVIDIA DRA driver chart release to reach (default: the stack's)."),
+    typer.Option(
+        "--dra-driver",
+        metavar="VERSION",
+        help="The NVIDIA DRA driver chart release to reach (default: the stack's).",
+    ),
 ]
+
+DOING = "planning the upgrade of stack {stack}"  # the live status line while it works
 
 
 def upgrade(
@@ -34,29 +42,23 @@ def upgrade(
     dra_driver: DraDriverTarget = None,
     claims: ClaimFiles = None,
     out: options.OutDir = None,
-    format: options.Format = options.OutputFormat.text,
+    format: options.Format = OutputFormat.text,
 ) -> None:
     """The ordered upgrade plan: control plane one minor at a time, node pools, add-ons, GPU software, API
-    migrations; the claims whose fit changes; blockers with fixes. Writes upgrade.json and runbook.md.
-    Exit 1 when something blocks the upgrade."""
+    migrations; the claims whose fit changes; blockers with fixes. Writes upgrade.json and runbook.md. Exit 1 when
+    something blocks the upgrade."""
 
-    def body() -> int:
+    def work(job: Job) -> Result:
         from gpuplan.upgrade.report import upgrade_report
         from gpuplan.upgrade.text import render_text, runbook
 
-        name, stack_file = options.resolve_stack(stack, config)
-        with output.status(format, f"gpuplan upgrade: planning stack {name} to Kubernetes {to}"):
-            report = upgrade_report(
-                stack_file, name, to, gpu_operator=gpu_operator, dra_driver=dra_driver, claims=list(claims or [])
-            )
-        document = report.as_json()
-        failed = output.publish(
-            options.out_dir(out, name),
-            {"upgrade.json": output.dumps(document), "runbook.md": runbook(document)},
-            document,
-            format,
-            lambda: render_text(document, output.console()),
+        source = job.source
+        assert isinstance(source, StackFileSource)  # the plan edits the stack file (no --project)
+        report = upgrade_report(
+            source, to, gpu_operator=gpu_operator, dra_driver=dra_driver, claims=list(claims or []), step=job.step
         )
-        return failed or (ExitCode.FINDINGS if report.blockers else ExitCode.OK)
+        document = report.as_json()
+        files = {"upgrade.json": dumps(document), "runbook.md": runbook(document)}
+        return Result(document, lambda console: render_text(document, console), bool(report.blockers), files)
 
-    raise typer.Exit(run_command(format, body))
+    stack_command("upgrade", DOING, work, format, stack, config, None, out)

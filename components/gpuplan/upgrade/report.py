@@ -5,12 +5,12 @@ the resources and disruption of each step, and fit at both ends for the claims w
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import kubernetes
 from dra_gpu_platform.inputs.problems import InputError, Problem
 from dra_gpu_platform.plans.stack import plan_stack
@@ -23,17 +23,11 @@ from dra_gpu_platform.plans.upgrade import (
     UpgradePlan,
     plan_upgrade,
 )
-from gpuplan.cli import signals
-from gpuplan.diff.compare import (
-    CLUSTER_TYPES,
-    COMMAND,
-    KIND_CLUSTER_COMPONENT,
-    NODE_POOL_TYPES,
-    Change,
-    diff_runs,
-    version_step,
-)
+from gpuplan.diff.engine import CLUSTER_TYPES, COMMAND, KIND_CLUSTER_COMPONENT, NODE_POOL_TYPES, Change
+from gpuplan.diff.report import diff_runs
 from gpuplan.diff.revisions import run_labelled
+from gpuplan.engine.sources import StackFileSource
+from gpuplan.output import signals
 from gpuplan.upgrade.stages import StageFile, write_stages
 
 # Which step of a stage a changed resource belongs to, by the component it sits in (its URN's parent chain).
@@ -90,8 +84,7 @@ def _input_error(error: UpgradeInputError) -> InputError:
 
 
 def upgrade_report(
-    stack_file: Path,
-    name: str,
+    source: StackFileSource,
     to: str,
     *,
     gpu_operator: str | None = None,
@@ -99,10 +92,12 @@ def upgrade_report(
     claims: list[Path] | None = None,
     today: date | None = None,
     run_program: bool = True,
+    step: Callable[[str], None] = lambda text: None,
 ) -> UpgradeReport:
     """The whole report. Raises InputError for a stack file, target or claim file it cannot use. `run_program`
-    False skips the program runs (no resources; the disruption is the plan's)."""
-    config = load_stack_file(stack_file)
+    False skips the program runs (no resources; the disruption is the plan's). `step` shows what is being done."""
+    name, stack_file = source.stack, source.path
+    config = source.config()
     try:
         plan = plan_upgrade(
             config,
@@ -114,7 +109,7 @@ def upgrade_report(
     except UpgradeInputError as error:
         raise _input_error(error) from None
     blockers = list(plan.blockers)
-    skipped = version_step(config.platform, config.cluster.minor, kubernetes.minor_number(to))
+    skipped = kubernetes.version_step(config.platform, config.cluster.minor, kubernetes.minor_number(to))
     if skipped is not None:
         why, how, _ = skipped
         blockers.insert(
@@ -123,8 +118,8 @@ def upgrade_report(
     steps = [PlannedStep(s, disruption=s.disruption) for s in plan.steps]
     notes = list(plan.notes)
     with tempfile.TemporaryDirectory(prefix="gpuplan-upgrade-") as tmp:
-        signals.remove_on_exit(Path(tmp))  # a signal during the runs exits at once (gpuplan/cli/signals.py)
-        files = write_stages(stack_file, plan, Path(tmp))
+        signals.remove_on_exit(Path(tmp))  # a signal during the runs exits at once (gpuplan/output/signals.py)
+        files = write_stages(stack_file, config, plan, Path(tmp))
         for file in files:
             for problem in file.problems:
                 blockers.append(
@@ -135,7 +130,7 @@ def upgrade_report(
                     )
                 )
         if run_program:
-            _attribute(files, steps)
+            _attribute(name, files, steps, step)
         else:
             notes.append("resources not listed: the program was not run (--no-run)")
         valid = [f for f in files if f.config is not None]
@@ -154,12 +149,13 @@ def upgrade_report(
 # resources per step, from the diff of consecutive stages
 
 
-def _attribute(files: list[StageFile], steps: list[PlannedStep]) -> None:
+def _attribute(name: str, files: list[StageFile], steps: list[PlannedStep], step: Callable[[str], None]) -> None:
     runs: dict[int, Any] = {}
     for file in files:
         if file.config is None:
             continue
-        runs[file.number] = run_labelled(file.path, f"stage {file.number}")
+        step(f"gpuplan upgrade: running stage {file.number} ({file.title})")
+        runs[file.number] = run_labelled(StackFileSource(name, file.path), f"stage {file.number}")
     for number in range(1, len(files)):
         if number not in runs or number - 1 not in runs:
             continue

@@ -45,12 +45,12 @@ def edited_document(document: dict[str, Any], edits: dict[tuple[str, ...], str])
     return out
 
 
-def write_stages(stack_file: Path, plan: UpgradePlan, folder: Path) -> list[StageFile]:
-    """Stage 0 (the file itself) and every stage of the plan, each in `folder/<n>/<file name>`; a stage whose file
+def write_stages(stack_file: Path, config: StackConfig, plan: UpgradePlan, folder: Path) -> list[StageFile]:
+    """Stage 0 (the file itself, `config` as it reads) and every stage of the plan, each in `folder/<n>/<file name>`; a stage whose file
     the config layer refuses carries its problems."""
     text = read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")
     document = yaml.safe_load(text) or {}
-    files = [StageFile(0, "the stack as it is", stack_file, load_stack_file(stack_file), [])]
+    files = [StageFile(0, "the stack as it is", stack_file, config, [])]
     for stage in plan.stages:
         target = folder / str(stage.number) / stack_file.name
         target.parent.mkdir(parents=True, exist_ok=True)

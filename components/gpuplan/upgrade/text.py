@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.console import Console
 
-from gpuplan.cli import output
+from gpuplan.output import emit as output
 
 _MAX_RESOURCES = 6
 
