@@ -12,7 +12,8 @@ import yaml
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.facts import gpu_software_support as support
 from dra_gpu_platform.facts import kubernetes
-from dra_gpu_platform.plans.upgrade import STEP_KINDS, UpgradeInputError, plan_upgrade, software_notes
+from dra_gpu_platform.plans.upgrade import UpgradeInputError, plan_upgrade, software_notes
+from dra_gpu_platform.plans.upgrade_steps import STEP_KINDS
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
 TODAY = date(2026, 12, 7)

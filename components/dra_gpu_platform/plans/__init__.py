@@ -24,10 +24,13 @@ __all__ = [
     "monitoring",
     "namespaces",
     "network_policy",
+    "node_hardening",
     "node_pools",
     "parts",
     "quota",
     "stack",
     "stack_inventory",
+    "tenancy_notes",
     "upgrade",
+    "upgrade_steps",
 ]  # the public modules of this package

@@ -1,9 +1,9 @@
 """The ordered plan that takes a stack from what it runs to a target Kubernetes minor and GPU software. Pure: no
 Pulumi imports.
 
-`plan_upgrade` walks the minors one at a time (facts/kubernetes.py next_minor: EKS and AKS move a control plane
+`plan_upgrade` walks the minors one at a time (facts/kubernetes.py minor_after: EKS and AKS move a control plane
 one minor at a time) and, per minor, the control plane, then the node pools (how each pool rolls on its platform),
-then the add-ons. The GPU software follows: each GPU Operator major in turn (facts/gpu_software_support.py
+then the add-ons (dra_gpu_platform/plans/upgrade_steps.py, by the stack's platform profile). The GPU software follows: each GPU Operator major in turn (facts/gpu_software_support.py
 operator_hops: "upgrades are only supported within a major release or to the next major release"), each hop at the
 last minor of the walk its release supports, then the DRA driver. An operator that installs the driver reloads it on
 every hop: claim-holding pods are drained first, or prepared claims would be stranded
@@ -20,27 +20,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Any
 
 from packaging.version import Version
 
 from dra_gpu_platform.config.models import StackConfig
-from dra_gpu_platform.facts import autoscaler, chart_releases, driver_charts, gpu_operator, kubernetes, versions
+from dra_gpu_platform.facts import chart_releases, driver_charts, gpu_operator, kubernetes
 from dra_gpu_platform.facts import gpu_software_support as support
-from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.plans.driver_ownership import operator_installs_driver
 from dra_gpu_platform.plans.kind import runtime_config
-from dra_gpu_platform.plans.maintenance import taint_rule_api
-from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
-
-StepKind = Literal["control-plane", "nodes", "add-ons", "gpu-software", "api-migration", "stack-file"]
-Disruption = Literal["none", "rolling", "drain", "replace"]
-STEP_KINDS: tuple[StepKind, ...] = ("control-plane", "nodes", "add-ons", "gpu-software", "api-migration", "stack-file")
-DISRUPTIONS: tuple[Disruption, ...] = ("none", "rolling", "drain", "replace")
-SYSTEM_POOL = "system"  # the EKS system node group / AKS system agent pool in `pools`
-
-_EKS_NODE_UPDATE = "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html"
-_AKS_NODE_UPGRADE = "https://learn.microsoft.com/en-us/azure/aks/upgrade-aks-node-pools-rolling"
+from dra_gpu_platform.plans.node_pools import plan_pools
+from dra_gpu_platform.plans.upgrade_steps import Blocker, Disruption, Edit, PlanBuilder, Stage, Step, minor_steps
 
 
 @dataclass(frozen=True)
@@ -51,47 +41,6 @@ class Versions:
 
     def as_json(self) -> dict[str, str | None]:
         return {"kubernetes": self.kubernetes, "gpuOperator": self.gpu_operator, "draDriver": self.dra_driver}
-
-
-@dataclass(frozen=True)
-class Edit:
-    """One value of the stack file: `path` under the section `dra-gpu-platform:<path[0]>`."""
-
-    path: tuple[str, ...]
-    value: str
-
-    @property
-    def text(self) -> str:
-        return ".".join(self.path)
-
-
-@dataclass(frozen=True)
-class Stage:
-    """One change of the stack file and the `pulumi up` that applies it."""
-
-    number: int  # 1-based; stage 0 is the stack as it is
-    edits: tuple[Edit, ...]
-    title: str
-
-
-@dataclass(frozen=True)
-class Step:
-    kind: StepKind
-    what: str
-    pools: tuple[str, ...]
-    disruption: Disruption
-    stage: int | None  # the stage whose `pulumi up` does it; None: outside Pulumi (the cluster's owner, a command)
-    how: tuple[str, ...] = ()  # commands and checks for the runbook
-
-
-@dataclass(frozen=True)
-class Blocker:
-    what: str
-    why: str
-    fix: str
-
-    def as_json(self) -> dict[str, str]:
-        return {"what": self.what, "why": self.why, "fix": self.fix}
 
 
 @dataclass(frozen=True)
@@ -168,25 +117,6 @@ def software_notes(config: StackConfig, *, command_stack: str | None = None) -> 
 # the plan
 
 
-@dataclass
-class _Builder:
-    config: StackConfig
-    pools: tuple[PoolPlan, ...]
-    stages: list[Stage] = field(default_factory=list)
-    steps: list[Step] = field(default_factory=list)
-    blockers: list[Blocker] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def stage(self, title: str, *edits: Edit) -> int:
-        self.stages.append(Stage(len(self.stages) + 1, tuple(edits), title))
-        return len(self.stages)
-
-    def step(
-        self, kind: StepKind, what: str, pools: tuple[str, ...], disruption: Disruption, stage: int | None, *how: str
-    ) -> None:
-        self.steps.append(Step(kind, what, pools, disruption, stage, tuple(how)))
-
-
 def plan_upgrade(
     config: StackConfig,
     to: str,
@@ -213,7 +143,7 @@ def plan_upgrade(
         )
     operator_to = _operator_target(config, before, to, gpu_operator_target)
     dra_to = _dra_target(before, dra_driver_target)
-    b = _Builder(config, plan_pools(config))
+    b = PlanBuilder(config, plan_pools(config))
     walk = [start]
     while walk[-1] < end:
         walk.append(kubernetes.minor_after(walk[-1]))  # the one rule: one minor at a time
@@ -256,7 +186,7 @@ def plan_upgrade(
         if minor not in kubernetes.MINORS:
             continue
         _operator_hops_at(b, placed, current, before)
-        _minor_steps(b, minor, today)
+        minor_steps(b, minor, today)
         current = kubernetes.minor_number(minor)
     _operator_hops_at(b, placed, current, before)
     if operator_to and support.support(operator_to) is not None and not support.operator_supports(operator_to, end):
@@ -366,7 +296,7 @@ def _place_hops(hops: list[str], start: int, minors: list[int]) -> dict[str, int
     return placed
 
 
-def _operator_hops_at(b: _Builder, placed: Mapping[str, int | None], minor: int, before: Versions) -> None:
+def _operator_hops_at(b: PlanBuilder, placed: Mapping[str, int | None], minor: int, before: Versions) -> None:
     """The hops placed after 1.<minor>'s steps (and before the next minor's)."""
     for hop, at in placed.items():
         if at == minor:
@@ -377,181 +307,7 @@ def _newest_known() -> str:
     return list(kubernetes.MINORS)[-1]
 
 
-def _minor_steps(b: _Builder, minor: str, today: date) -> None:
-    config = b.config
-    platform = config.platform
-    edits = [Edit(("cluster", "kubernetesVersion"), minor)]
-    kind_settings = config.cluster.settings() if platform == "kind" else None
-    if kind_settings is not None and getattr(kind_settings, "node_image", None):
-        edits.append(Edit(("cluster", "kind", "nodeImage"), versions.KIND_NODE_IMAGES[minor]))
-    ca = autoscaler.RELEASES[minor][-1] if minor in autoscaler.RELEASES else None
-    if config.autoscaler_enabled and "version" in config.autoscaler.model_fields_set and ca:
-        edits.append(Edit(("autoscaler", "version"), ca))
-    if config.autoscaler_enabled and ca is None:
-        b.blockers.append(
-            Blocker(
-                f"cluster-autoscaler on Kubernetes {minor}",
-                f"no cluster-autoscaler image for {minor} yet: {autoscaler.NO_IMAGE_YET.get(minor, 'none released')}",
-                f"stop at the newest minor with an image ({max(autoscaler.RELEASES)}), or set autoscaler.enabled: false "
-                "and size the pools yourself",
-            )
-        )
-    stage = b.stage(f"Kubernetes {minor}", *edits)
-    previous = f"1.{kubernetes.minor_number(minor) - 1}"
-    offer = kubernetes.availability(platform, minor, today)
-    if platform in kubernetes.MANAGED_PLATFORMS and not offer.offered:
-        planned = offer.offer.planned if offer.offer is not None and offer.offer.planned else "no announcement found"
-        newest = kubernetes.newest_offered(platform, today)
-        b.blockers.append(
-            Blocker(
-                f"Kubernetes {minor} on {platform.upper()}",
-                f"{platform.upper()} does not offer {minor} (checked {kubernetes.CHECKED.isoformat()}: {planned})",
-                f"stop at {newest} (--to {newest}) until {platform.upper()} offers {minor}",
-            )
-        )
-    gpu_pools = tuple(p.name for p in b.pools)
-    patch = kubernetes.NEWEST_PATCH.get(minor, minor)
-    if platform == "eks":
-        b.step(
-            "control-plane",
-            f"EKS updates the control plane {previous} → {minor} (one minor at a time; the newest patch of the "
-            f"minor, {patch} as of {kubernetes.CHECKED.isoformat()}, is EKS's to pick)",
-            (),
-            "none",
-            stage,
-            f"set {', '.join(f'{e.text}: {e.value!r}' for e in edits)} in the stack file",
-        )
-        _eks_nodes(b, minor, stage)
-        b.step(
-            "add-ons",
-            f"EKS add-ons (vpc-cni, coredns, kube-proxy, eks-pod-identity-agent, aws-ebs-csi-driver) move to their "
-            f"{minor} versions"
-            + (f"; cluster-autoscaler {ca}, the image of {minor}" if config.autoscaler_enabled and ca else ""),
-            (),
-            "rolling",
-            stage,
-        )
-    elif platform == "aks":
-        b.step(
-            "control-plane",
-            f"AKS upgrades the control plane {previous} → {minor} (no skipping minors outside LTS; newest patch "
-            f"{patch} as of {kubernetes.CHECKED.isoformat()})",
-            (),
-            "none",
-            stage,
-            f"set cluster.kubernetesVersion: {minor!r} in the stack file",
-        )
-        _aks_nodes(b, minor, stage)
-        b.step(
-            "add-ons",
-            f"AKS moves its managed components (CoreDNS, konnectivity, CSI drivers, the cluster autoscaler profile) "
-            f"to {minor} with the control plane",
-            (),
-            "none",
-            stage,
-        )
-    elif platform == "kind":
-        image = versions.KIND_NODE_IMAGES[minor]
-        b.step(
-            "control-plane",
-            f"kind has no in-place upgrade (kubernetes-sigs/kind#1972): the cluster is deleted and created again "
-            f"with {image}",
-            gpu_pools,
-            "replace",
-            stage,
-            "`gpuplan diff` refuses the kind cluster's replacement: accept it with --allow-replace, "
-            "or `pulumi destroy` and `pulumi up`",
-        )
-        b.step(
-            "nodes",
-            f"every kind worker is created again from {image}: running pods and claims are gone",
-            gpu_pools,
-            "replace",
-            stage,
-        )
-    else:
-        b.step(
-            "control-plane",
-            f"the cluster's owner upgrades the control plane {previous} → {minor} (one minor at a time); then set "
-            f"cluster.kubernetesVersion: {minor!r}, so the stack renders for what the cluster runs",
-            (),
-            "none",
-            stage,
-        )
-        b.step(
-            "nodes",
-            f"the cluster's owner upgrades the kubelet of each GPU node to {minor}: cordon and drain it first "
-            f"(`kubectl drain -l {POOL_LABEL}=<pool> --ignore-daemonsets --delete-emptydir-data`), one node at a "
-            "time; the DRA kubelet plugin is a DaemonSet, which drain leaves, so claims are unprepared cleanly",
-            gpu_pools,
-            "drain",
-            None,
-        )
-    _api_migrations(b, previous, minor, stage)
-
-
-def _eks_nodes(b: _Builder, minor: str, stage: int) -> None:
-    rolling = [SYSTEM_POOL, *(p.name for p in b.pools if p.capacity != "capacity-block")]
-    blocks = [p for p in b.pools if p.capacity == "capacity-block"]
-    amis = sorted({p.ami_type or "AL2023_x86_64_NVIDIA" for p in b.pools})
-    b.step(
-        "nodes",
-        f"each managed node group moves to {minor} with the newest AMI release of {minor} ({', '.join(amis)}; the node "
-        "groups pin no releaseVersion): EKS launches a new node before it terminates an old one (update strategy "
-        "DEFAULT, maxUnavailable 1), drains each old node within 15 minutes and respects PodDisruptionBudgets "
-        f"({_EKS_NODE_UPDATE}); a GPU pool short of quota or capacity for the extra node can use update strategy "
-        "MINIMAL (terminate first)",
-        tuple(rolling),
-        "rolling",
-        stage,
-    )
-    for pool in blocks:
-        b.step(
-            "nodes",
-            f"Capacity Block pool {pool.name}: EKS updates a Capacity Block node group only at desired size 0, so "
-            f"every node of it goes: scale it to 0, let the update run, scale it back (reservation "
-            f"{pool.capacity_reservation_id})",
-            (pool.name,),
-            "replace",
-            stage,
-            f"before `pulumi up`: drain the pool (`kubectl drain -l {POOL_LABEL}={pool.name} --ignore-daemonsets "
-            "--delete-emptydir-data`) and set its desired size to 0",
-        )
-
-
-def _aks_nodes(b: _Builder, minor: str, stage: int) -> None:
-    sizes = sorted({p.instance_type for p in b.pools if p.instance_type})
-    b.step(
-        "nodes",
-        f"AKS upgrades each agent pool to {minor} by surge: one extra VM per pool at a time (maxSurge 1, so GPU "
-        f"quota for one more {', '.join(sizes) or 'GPU VM'}), cordon, drain (30-minute timeout), reimage "
-        f"({_AKS_NODE_UPGRADE}); a GPU pool without quota to spare can use maxSurge 0 with maxUnavailable 1",
-        (SYSTEM_POOL, *(p.name for p in b.pools)),
-        "rolling",
-        stage,
-    )
-
-
-def _api_migrations(b: _Builder, previous: str, minor: str, stage: int) -> None:
-    taints = b.config.maintenance.device_taints
-    if not taints:
-        return
-    old, new = taint_rule_api(previous), taint_rule_api(minor)
-    if old == new:
-        return
-    b.step(
-        "api-migration",
-        f"DeviceTaintRules {', '.join(t.name for t in taints)} move from {old} to {new}, the version "
-        f"Kubernetes {minor} serves{' by default' if kubernetes.MINORS[minor].device_taint_rule_default else ''}: "
-        "a new apiVersion is a new resource type for Pulumi, so each rule is deleted and created again (its taint "
-        "is off for that moment)",
-        (),
-        "none",
-        stage,
-    )
-
-
-def _operator_hop(b: _Builder, hop: str, before: Versions) -> None:
+def _operator_hop(b: PlanBuilder, hop: str, before: Versions) -> None:
     config = b.config
     previous = next(
         (s.edits[0].value for s in reversed(b.stages) if s.edits[0].path == ("gpuOperator", "version")),
@@ -599,7 +355,7 @@ def _operator_hop(b: _Builder, hop: str, before: Versions) -> None:
     b.step("gpu-software", "; ".join(parts), pools, disruption, stage, *how)
 
 
-def _dra_driver_step(b: _Builder, before: Versions, target: str | None, to: str, end: int) -> None:
+def _dra_driver_step(b: PlanBuilder, before: Versions, target: str | None, to: str, end: int) -> None:
     if target is None or before.dra_driver is None:
         return
     modelled = tuple(kubernetes.minor_number(m) for m in kubernetes.MINORS)
@@ -633,13 +389,13 @@ def _dra_driver_step(b: _Builder, before: Versions, target: str | None, to: str,
     b.step("gpu-software", what, dra_pools, "rolling", stage, *how)
 
 
-def _removed_apis(b: _Builder, to: str) -> None:
+def _removed_apis(b: PlanBuilder, to: str) -> None:
     announced = kubernetes.ANNOUNCED.get(to)
     if announced is None:
         return
     config = b.config
     used: list[tuple[str, str, str]] = []
-    runtime = runtime_config(config) if config.platform == "kind" else {}
+    runtime = runtime_config(config) if config.profile.kubernetes.sets_feature_gates else {}
     for api in announced.removes_apis:
         if api in runtime:
             used.append(
@@ -661,7 +417,7 @@ def _removed_apis(b: _Builder, to: str) -> None:
             )
     for api, why, fix in used:
         b.blockers.append(Blocker(f"{api} on Kubernetes {to}", f"{to} no longer serves {api}, and {why}", fix))
-    if config.platform == "kind":
+    if config.profile.kubernetes.sets_feature_gates:  # kind: the stack sets the gates itself
         for gate in announced.removes_gates:
             b.notes.append(
                 f"Kubernetes {to} removes the {gate} feature gate, which the kind config sets today "
@@ -669,7 +425,7 @@ def _removed_apis(b: _Builder, to: str) -> None:
             )
 
 
-def _final_stack_file_step(b: _Builder, before: Versions, after: Versions) -> None:
+def _final_stack_file_step(b: PlanBuilder, before: Versions, after: Versions) -> None:
     pins = []
     if after.gpu_operator and (
         after.gpu_operator != before.gpu_operator or "version" not in b.config.gpu_operator.model_fields_set

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import catalog, eks_amis, instance_types
+from dra_gpu_platform.facts import catalog, eks_amis, platforms
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts.catalog import GpuModel
 from dra_gpu_platform.facts.node_labels import (
@@ -40,7 +40,7 @@ from dra_gpu_platform.facts.node_labels import (
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.plans import eks as eks_plan
-from dra_gpu_platform.plans.node_pools import KUBERNETES_TAINT_EFFECTS, PoolPlan, PoolTaint
+from dra_gpu_platform.plans.node_pools import PoolPlan, PoolTaint
 from dra_gpu_platform.recorded import props as c
 
 NODE_PATCH = Upstream.NODE_PATCH
@@ -60,10 +60,11 @@ def azure_gpus(vm_size: str | None) -> tuple[bool, int | None]:
 
 
 def _gpus(platform: str, name: str | None) -> tuple[bool, int | None]:
-    if not name:
+    is_gpu_type = platforms.profile(platform).node_pools.is_gpu_type
+    if not name or is_gpu_type is None:
         return False, None
     shape = catalog.instance_type(platform, name)
-    return (True, shape.gpus) if shape is not None else (instance_types.is_gpu_instance_type(platform, name), None)
+    return (True, shape.gpus) if shape is not None else (is_gpu_type(name), None)
 
 
 def labels_say_gpu(labels: dict[str, str]) -> bool:
@@ -82,8 +83,8 @@ _AUTOSCALER_ENABLED_TAG = f"{eks_plan.AUTOSCALER_PREFIX}/enabled"
 
 
 def _taint(key: Any, value: Any, effect: Any) -> PoolTaint:
-    effect = str(effect or "")
-    return PoolTaint.of(str(key or ""), str(value or ""), KUBERNETES_TAINT_EFFECTS.get(effect, effect))
+    """A taint as recorded: Kubernetes' effect spelling, or the EKS API's (NO_SCHEDULE)."""
+    return PoolTaint.of(str(key or ""), str(value or ""), platforms.EKS.kubernetes_effect(str(effect or "")))
 
 
 def _gpu_stack(labels: dict[str, str]) -> str:
@@ -131,7 +132,10 @@ def _recorded_pool(
         mig_profile=profile,
         gpu_model=model,
         # a cloud instance type the catalog does not list: its GPUs per node come from the pool's label
-        unlisted=platform in ("eks", "aks") and bool(instance_type) and shape is None and per_node is not None,
+        unlisted=platforms.profile(platform).node_pools.bought
+        and bool(instance_type)
+        and shape is None
+        and per_node is not None,
         **known,
     )
 
@@ -400,7 +404,7 @@ def stack_pools(resources: Iterable[Any]) -> list[tuple[str, PoolPlan]]:
     for r in resources:
         template = launch_template_of(r) if r.resource_type == c.EKS_NODE_GROUP else None
         for pool in pools_of(r.resource_type, r.name, r.props, template):
-            if pool.platform != "existing":
+            if not pool.profile.node_pools.existing_nodes:
                 pools.append((r.urn, pool))
             elif pool.name in patched:
                 urn, known = pools[patched[pool.name]]

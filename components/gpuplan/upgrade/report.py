@@ -14,15 +14,8 @@ from typing import Any
 from dra_gpu_platform.facts import kubernetes
 from dra_gpu_platform.inputs.problems import InputError, Problem
 from dra_gpu_platform.plans.stack import plan_stack
-from dra_gpu_platform.plans.upgrade import (
-    DISRUPTIONS,
-    SYSTEM_POOL,
-    Blocker,
-    Step,
-    UpgradeInputError,
-    UpgradePlan,
-    plan_upgrade,
-)
+from dra_gpu_platform.plans.upgrade import UpgradeInputError, UpgradePlan, plan_upgrade
+from dra_gpu_platform.plans.upgrade_steps import DISRUPTIONS, SYSTEM_POOL, Blocker, Step
 from gpuplan.diff.engine import CLUSTER_TYPES, COMMAND, KIND_CLUSTER_COMPONENT, NODE_POOL_TYPES, Change
 from gpuplan.diff.report import diff_runs
 from gpuplan.diff.revisions import run_labelled
@@ -109,7 +102,8 @@ def upgrade_report(
     except UpgradeInputError as error:
         raise _input_error(error) from None
     blockers = list(plan.blockers)
-    skipped = kubernetes.version_step(config.platform, config.cluster.minor, kubernetes.minor_number(to))
+    service = config.profile.kubernetes.service  # the managed service's version steps; None: kind, existing
+    skipped = kubernetes.version_step(service, config.cluster.minor, kubernetes.minor_number(to)) if service else None
     if skipped is not None:
         why, how, _ = skipped
         blockers.insert(

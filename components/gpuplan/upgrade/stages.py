@@ -16,7 +16,8 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.inputs.problems import InputError, Problem
 from dra_gpu_platform.inputs.strict_yaml import STACK_FILE, read_text
-from dra_gpu_platform.plans.upgrade import Edit, Stage, UpgradePlan
+from dra_gpu_platform.plans.upgrade import UpgradePlan
+from dra_gpu_platform.plans.upgrade_steps import Edit, Stage
 
 
 @dataclass

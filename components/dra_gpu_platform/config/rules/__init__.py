@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules import (
     access,
     autoscaler,
@@ -22,9 +23,9 @@ from dra_gpu_platform.config.rules import (
     namespaces,
     node_pools,
     software,
+    tenancy,
 )
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import StackSections
 from dra_gpu_platform.inputs.problems import Problem
 
 __all__ = ["consistency_problems"]
@@ -50,6 +51,7 @@ def consistency_problems(
         monitoring.check,
         autoscaler.check,
         access.check,
+        tenancy.check,
     ):
         check(context)
     return context.problems

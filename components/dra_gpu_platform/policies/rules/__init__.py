@@ -10,6 +10,7 @@ __all__ = [
     "cost",
     "dra",
     "fit",
+    "gpu_isolation",
     "helm",
     "migration",
     "tenancy",

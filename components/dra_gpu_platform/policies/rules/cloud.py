@@ -307,7 +307,7 @@ def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     counted: list[tuple[PoolPlan, int]] = []
     unknown: list[PoolPlan] = []
     for _, pool in recorded.stack_pools(args.resources):
-        if pool.platform not in ("eks", "aks"):
+        if not pool.profile.node_pools.bought:
             continue  # kind/existing clusters add no cloud GPUs
         if pool.max_gpus is None:
             unknown.append(pool)
