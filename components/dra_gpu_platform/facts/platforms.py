@@ -83,6 +83,8 @@ class NodePools:
     allocatable: Callable[[str, int, int], alloc.Allocatable] | None = None
     quota_family: Callable[[str], str] | None = None  # an unlisted type's default vCPU quota family
     is_gpu_type: Callable[[str], bool] | None = None  # whether a type, listed or not, has NVIDIA GPUs
+    # whether a type's GPU is a share of one (a vGPU): the NVIDIA DRA driver has no device to publish for it
+    is_fractional_gpu_type: Callable[[str], bool] | None = None
 
     @property
     def bought(self) -> bool:
@@ -177,6 +179,7 @@ EKS = PlatformProfile(
         allocatable=alloc.eks_allocatable,
         quota_family=instance_types.ec2_quota_family,
         is_gpu_type=instance_types.is_ec2_gpu_type,
+        is_fractional_gpu_type=instance_types.is_ec2_fractional_gpu_type,
     ),
     autoscaling=Autoscaling((Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=True),), default_on=True),
     api_access=ApiAccess(
