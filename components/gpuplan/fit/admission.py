@@ -25,6 +25,7 @@ from dra_gpu_platform.dra import pod_security
 from dra_gpu_platform.dra.claims import ClaimSpec
 from dra_gpu_platform.dra.pod_resources import default_requests, pod_requests
 from dra_gpu_platform.dra.quota import QuotaLedger, QuotaRefusal, claim_usage, pod_usage, service_usage
+from dra_gpu_platform.facts import platforms
 from dra_gpu_platform.facts.admission_plugins import EXTENDED_RESOURCE_TOLERATION
 from dra_gpu_platform.plans.admission_policy import AdmissionPolicyPlan
 from dra_gpu_platform.plans.gpu_toleration import NAMESPACE_NAME_LABEL, served
@@ -110,7 +111,7 @@ class StackAdmission:
                     f"gpuToleration: Kubernetes 1.{minor} serves no MutatingAdmissionPolicy (v1 from 1.36), so pods "
                     "must carry the GPU toleration themselves"
                 )
-        if plan.platform == "existing":
+        if not platforms.profile(plan.platform).kubernetes.admission_plugins_known:
             notes.append(
                 "existing cluster: ExtendedResourceToleration is assumed off (its admission plugins are unknown)"
             )
