@@ -19,6 +19,7 @@ __all__ = [
     "eks_amis",
     "gpu_models",
     "gpu_operator",
+    "gpu_software_support",
     "image_digests",
     "instance_types",
     "ip_ranges",

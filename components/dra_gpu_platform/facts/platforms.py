@@ -83,6 +83,8 @@ class NodePools:
     allocatable: Callable[[str, int, int], alloc.Allocatable] | None = None
     quota_family: Callable[[str], str] | None = None  # an unlisted type's default vCPU quota family
     is_gpu_type: Callable[[str], bool] | None = None  # whether a type, listed or not, has NVIDIA GPUs
+    # whether a type's GPU is a share of one (a vGPU): the NVIDIA DRA driver has no device to publish for it
+    is_fractional_gpu_type: Callable[[str], bool] | None = None
 
     @property
     def bought(self) -> bool:
@@ -102,6 +104,9 @@ class ControlPlane:
     # how its metrics reach a Prometheus: "stack" (EKS's metrics endpoint, scraped with monitoring.install),
     # "azure-monitor" (only Azure Monitor's managed Prometheus), "external" (the owner's own scrape jobs)
     metrics: Literal["stack", "azure-monitor", "external"] = "external"
+    # which admission plugins the API server runs is known (the service's or kind's defaults); False: an existing
+    # cluster's are its owner's, so `gpuplan fit` assumes the optional ones (ExtendedResourceToleration) off
+    admission_plugins_known: bool = True
 
     def offer(self, version: str) -> kubernetes.Offer | None:
         """The service's offer of a minor (None: not listed, or no service)."""
@@ -177,6 +182,7 @@ EKS = PlatformProfile(
         allocatable=alloc.eks_allocatable,
         quota_family=instance_types.ec2_quota_family,
         is_gpu_type=instance_types.is_ec2_gpu_type,
+        is_fractional_gpu_type=instance_types.is_ec2_fractional_gpu_type,
     ),
     autoscaling=Autoscaling((Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=True),), default_on=True),
     api_access=ApiAccess(
@@ -252,7 +258,9 @@ KIND = PlatformProfile(
 EXISTING = PlatformProfile(
     name="existing",
     title="existing",
-    kubernetes=ControlPlane(gates_note="this package cannot see whether your control plane has them on"),
+    kubernetes=ControlPlane(
+        gates_note="this package cannot see whether your control plane has them on", admission_plugins_known=False
+    ),
     node_pools=NodePools(names_catalog_type=True, existing_nodes=True),
     autoscaling=Autoscaling(),
     api_access=ApiAccess(kubeconfig_secret=True),

@@ -50,7 +50,7 @@ def kubelet_labels(pool: PoolPlan) -> dict[str, str]:
 def node_labels(pool: PoolPlan) -> dict[str, str]:
     """Every label a node of the pool carries when it has joined: the pool's labels (the EFA marker on EKS EFA
     pools), the kubelet's well-known labels and, on clouds, the instance type."""
-    if pool.platform in ("eks", "aks") and pool.instance_type:
+    if pool.profile.node_pools.bought and pool.instance_type:
         return {**pool.labels, **kubelet_labels(pool), INSTANCE_TYPE_LABEL: pool.instance_type}
     return {**pool.labels, **kubelet_labels(pool)}
 
@@ -96,7 +96,7 @@ class RenderReport:
 def pool_facts(pool: PoolPlan) -> PoolFacts:
     # An existing cluster's pool whose nodes the stack does not name carries none of its labels until someone runs
     # the kubectl commands preview prints (dra_gpu_platform/plans/node_pools.unmapped_pool_warning).
-    unlabelled = pool.platform == "existing" and not pool.nodes
+    unlabelled = pool.profile.node_pools.existing_nodes and not pool.nodes
     model = pool.model
     return PoolFacts(
         name=pool.name,
@@ -107,7 +107,7 @@ def pool_facts(pool: PoolPlan) -> PoolFacts:
         "are applied, they carry none of the pool's labels"
         if unlabelled
         else None,
-        mig_capable=model is not None and model.supports_mig and pool.platform != "kind",
+        mig_capable=model is not None and model.supports_mig and pool.profile.software.mig_manager,
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
         host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if pool.ships_device_plugin else None,
         host_dra_driver=BOTTLEROCKET_DRA_DRIVER if pool.host_dra_driver else None,
