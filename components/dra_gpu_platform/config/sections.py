@@ -36,6 +36,7 @@ from dra_gpu_platform.facts import (
     gpu_operator,
     kubernetes,
     project,
+    provisioners,
     versions,
 )
 from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
@@ -168,6 +169,12 @@ class NodePool(ConfigModel):
         description="GPU model of the pool: a catalog key, or (existing; kind with gpuDriver: nvidia) a described GPU."
     )
     instance_type: str | None = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
+    instance_types: Annotated[list[str], Field(min_length=1, max_length=20)] | None = Field(
+        None,
+        description="karpenter / auto-mode / node-auto-provisioning: the instance types (VM sizes) the provisioner "
+        "may launch for this pool, all of its GPU and GPU count (instanceType: just one); it launches the cheapest "
+        "that fits.",
+    )
     allow_unlisted: StackBool = Field(
         False, description="EKS/AKS: accept an instanceType the catalog does not list (declare instanceFacts)."
     )
@@ -464,10 +471,17 @@ class AutoscalerConfig(ConfigModel):
     enabled: StackBool | None = Field(
         None, description="Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."
     )
+    provisioner: provisioners.Provisioner = Field(
+        provisioners.DEFAULT,
+        description="What turns a pending GPU pod into a node: cluster-autoscaler (managed node groups / agent pools), "
+        "karpenter (EKS: a Karpenter NodePool per pool), auto-mode (EKS Auto Mode NodePools) or "
+        "node-auto-provisioning (AKS NAP NodePools).",
+    )
     version: str | None = Field(
         None,
         pattern=r"^v?\d+\.\d+\.\d+$",
-        description="EKS: the cluster-autoscaler image version (same minor as the cluster); default: the newest of the cluster's minor.",
+        description="EKS: the cluster-autoscaler image version (same minor as the cluster; default: the newest of the "
+        "minor), or with provisioner karpenter the Karpenter chart release (default 1.14.1; 1.15.0 for dra pools).",
     )
 
 
@@ -582,7 +596,23 @@ class StackSections(ConfigModel):
     def gpu_operator_enabled(self) -> bool:
         if self.gpu_operator.enabled is not None:
             return self.gpu_operator.enabled
-        return self.platform != "kind"
+        # EKS Auto Mode nodes run the NVIDIA driver and device plugin themselves (dra_gpu_platform/facts/auto_mode.py).
+        return self.platform != "kind" and not self.auto_mode
+
+    @property
+    def auto_mode(self) -> bool:
+        return self.node_pool_provisioner and self.provisioner == provisioners.AUTO_MODE
+
+    @property
+    def provisioner(self) -> str:
+        """What grows the GPU pools: `autoscaler.provisioner` where an autoscaler runs, else nothing does."""
+        return self.autoscaler.provisioner
+
+    @property
+    def node_pool_provisioner(self) -> bool:
+        """The GPU pools are NodePools of Karpenter, EKS Auto Mode or AKS node auto-provisioning (nodes for pending
+        pods only), not node groups or agent pools."""
+        return self.autoscaler_enabled and self.provisioner in provisioners.NODE_POOL_PROVISIONERS
 
     @property
     def autoscaler_enabled(self) -> bool:
@@ -670,6 +700,10 @@ class StackSections(ConfigModel):
         on) wherever the driver's class carries extendedResourceName."""
         if self.dra_driver.extended_resource_bridge is not None:
             return self.dra_driver.extended_resource_bridge
+        # Not by default under Karpenter: a bridged nvidia.com/gpu pod gets a node that never initializes
+        # (dra_gpu_platform/facts/provisioners.py bridge_growth).
+        if self.node_pool_provisioner and not provisioners.bridge_growth(self.provisioner).gets_a_node:
+            return False
         return self.cluster.minor >= 36 and self.driver_class_has_extended_resource()
 
     @property

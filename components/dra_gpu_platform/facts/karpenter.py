@@ -13,6 +13,7 @@ kubernetes-sigs/karpenter at v1.14.1 (the core 1.14.1 runs).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 CHART = "karpenter"
 # `helm push` to oci://public.ecr.aws/karpenter/ (hack/release/common.sh:4-5,115); helm.v3.Release takes an OCI chart
@@ -141,7 +142,7 @@ BOTTLEROCKET_DATA_DEVICE = "/dev/xvdb"
 NODE_ACCESS_ENTRY_TYPE = "EC2_LINUX"
 
 
-def controller_policies(partition: str, region: str, account: str, cluster: str) -> dict[str, dict]:
+def controller_policies(partition: str, region: str, account: str, cluster: str) -> dict[str, dict[str, Any]]:
     """The controller role's policies, as the getting-started CloudFormation template grants them
     (website/content/en/v1.14/getting-started/getting-started-with-karpenter/cloudformation.yaml:27-380 at
     release-v1.14.1): node lifecycle, IAM integration, EKS integration, resource discovery. The interruption queue's
@@ -185,7 +186,10 @@ def controller_policies(partition: str, region: str, account: str, cluster: str)
                 "Resource": launched,
                 "Action": ["ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"],
                 "Condition": {
-                    "StringEquals": {f"aws:RequestTag/{owned}": "owned", "aws:RequestTag/eks:eks-cluster-name": cluster},
+                    "StringEquals": {
+                        f"aws:RequestTag/{owned}": "owned",
+                        "aws:RequestTag/eks:eks-cluster-name": cluster,
+                    },
                     "StringLike": {"aws:RequestTag/karpenter.sh/nodepool": "*"},
                 },
             },
@@ -273,7 +277,11 @@ def controller_policies(partition: str, region: str, account: str, cluster: str)
                 "Sid": "AllowScopedInstanceProfileActions",
                 "Effect": "Allow",
                 "Resource": profile,
-                "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+                "Action": [
+                    "iam:AddRoleToInstanceProfile",
+                    "iam:RemoveRoleFromInstanceProfile",
+                    "iam:DeleteInstanceProfile",
+                ],
                 "Condition": {
                     "StringEquals": {
                         f"aws:ResourceTag/{owned}": "owned",
@@ -346,7 +354,7 @@ QUEUE_ARN = "${QUEUE_ARN}"  # placeholders the resource replaces with the ARNs i
 NODE_ROLE_ARN = "${NODE_ROLE_ARN}"
 
 
-def _document(*statements: dict) -> dict:
+def _document(*statements: dict[str, Any]) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": list(statements)}
 
 
@@ -366,7 +374,7 @@ INTERRUPTION_RULES: dict[str, tuple[str, str]] = {
 }
 
 
-def queue_policy(queue_arn: str) -> dict:
+def queue_policy(queue_arn: str) -> dict[str, Any]:
     """The interruption queue's resource policy (cloudformation.yaml:388-409)."""
     return {
         "Version": "2012-10-17",
@@ -398,9 +406,18 @@ def queue_policy(queue_arn: str) -> dict:
 NVIDIA_DRA_INSTANCE_TYPES = frozenset(
     {
         *(f"g4dn.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal")),
-        *(f"g5.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")),
-        *(f"g6.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")),
-        *(f"g6e.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")),
+        *(
+            f"g5.{s}"
+            for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")
+        ),
+        *(
+            f"g6.{s}"
+            for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")
+        ),
+        *(
+            f"g6e.{s}"
+            for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")
+        ),
         "gr6.4xlarge",
         "gr6.8xlarge",
         "p4d.24xlarge",

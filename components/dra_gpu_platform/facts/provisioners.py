@@ -24,7 +24,7 @@ from dra_gpu_platform.facts import karpenter
 Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-mode", "node-auto-provisioning"]
 PROVISIONERS: tuple[str, ...] = get_args(Provisioner)
 CLUSTER_AUTOSCALER, KARPENTER, AUTO_MODE, NODE_AUTO_PROVISIONING = PROVISIONERS
-DEFAULT = CLUSTER_AUTOSCALER
+DEFAULT: Provisioner = "cluster-autoscaler"
 
 # Where each runs.
 PLATFORMS: dict[str, tuple[str, ...]] = {
@@ -43,6 +43,17 @@ NAMES = {
     AUTO_MODE: "EKS Auto Mode",
     NODE_AUTO_PROVISIONING: "AKS node auto-provisioning",
 }
+
+# The API versions of the provisioners' custom resources (karpenter.sh NodePools, their node classes): no Kubernetes
+# schema holds them; their CRDs come with the Karpenter chart (render validates against them) or with the service.
+CUSTOM_RESOURCE_APIS = frozenset(
+    {
+        karpenter.NODEPOOL_API,
+        karpenter.EC2_NODE_CLASS_API,
+        "eks.amazonaws.com/v1",  # EKS Auto Mode NodeClass (dra_gpu_platform/facts/auto_mode.py)
+        "karpenter.azure.com/v1beta1",  # AKSNodeClass (dra_gpu_platform/facts/node_auto_provisioning.py)
+    }
+)
 
 Verdict = Literal["from-zero", "from-one-node", "never", "never-initializes", "unverified"]
 

@@ -21,6 +21,7 @@ from dra_gpu_platform.config.rules import (
     monitoring,
     namespaces,
     node_pools,
+    provisioners,
     software,
 )
 from dra_gpu_platform.config.rules._context import RuleContext
@@ -49,6 +50,7 @@ def consistency_problems(
         maintenance.check,
         monitoring.check,
         autoscaler.check,
+        provisioners.check,
         access.check,
     ):
         check(context)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections import AUTOSCALED_PLATFORMS
 from dra_gpu_platform.facts import autoscaler as ca
-from dra_gpu_platform.facts import kubernetes
+from dra_gpu_platform.facts import kubernetes, provisioners
 
 
 def check(r: RuleContext) -> None:
@@ -23,6 +23,8 @@ def check(r: RuleContext) -> None:
             f"the autoscaler runs on eks and aks only; on {c.platform} the node pools are the nodes that exist",
             "remove autoscaler.enabled (or set it to false)",
         )
+    if c.provisioner != provisioners.CLUSTER_AUTOSCALER:
+        return  # Karpenter, EKS Auto Mode and AKS NAP have their own rules (rules/provisioners.py)
     if settings.version is not None:
         _version(r, settings.version)
     if not c.autoscaler_enabled:
