@@ -10,6 +10,7 @@ other, each taking its devices for the pods that follow. A claim used by a pod t
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from gpuplan.fit.inputs import (
     read_documents,
 )
 from gpuplan.fit.pod_notes import annotate
+from gpuplan.fit.provisioning import Trial, provisioning
 from gpuplan.fit.stack import chart_classes, stack_documents
 from gpuplan.fit.workloads import capacity_left, schedule_workload
 
@@ -328,6 +330,27 @@ def fit_report(
         pods.append(report)
     inputs.notes += annotate(inputs.workloads, pods, dump.slices if dump else (), templates, inputs.classes)
     _merge_pods(rows, pods)
+    if inputs.workloads:
+        # what the stack's provisioner does for each workload the pools at minNodes cannot hold
+        trial = Trial(
+            build_inventory=lambda at, nodes: build_inventory(at, inputs, None, nodes),
+            claims=lambda: copy.deepcopy(objects),
+            templates=templates,
+            admission=lambda: StackAdmission.of(
+                plan,
+                gates.minor,
+                inputs.namespaces,
+                inputs.quota_objects,
+                extended_names,
+                gates.extended_resource,
+                inputs.quota_scopes,
+            ),
+            features=features(gates),
+            inputs=inputs,
+        )
+        answers = provisioning(plan, trial, inputs.workloads, plan.provisioner, plan.provisioner_version)
+        for pod, answer in zip(pods, answers, strict=True):
+            pod["provisioning"] = answer
     drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {
         "claims": rows,

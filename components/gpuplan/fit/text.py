@@ -83,6 +83,16 @@ def render_text(name: str, report: dict[str, Any]) -> None:
                 text = legend.shorten(f"{label} {claim['namespace']}/{claim['name']}: {line}")
                 output.say(console, text, style="red", lead=len(label))
     for pod in report["pods"]:
+        answer = pod.get("provisioning")
+        if answer and answer["verdict"] != "placed":
+            cost = "" if answer["perHour"] is None else f", ${answer['perHour']:,.2f}/h"
+            output.say(
+                console,
+                f"provisioning {pod['kind']} {pod['namespace']}/{pod['name']}: {answer['verdict']}{cost}: {answer['why']}",
+                style="cyan" if answer["verdict"] == "scale-up" else "red",
+                lead=len("provisioning"),
+            )
+    for pod in report["pods"]:
         label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
             output.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
