@@ -12,6 +12,7 @@ kubernetes-sigs/karpenter at v1.14.1 (the core 1.14.1 runs).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -431,3 +432,17 @@ NVIDIA_DRA_INSTANCE_TYPES = frozenset(
 )
 # What the NVIDIA DRA driver chart needs beside Karpenter's gate (website tasks/dra "Installing the Drivers"):
 # gpuResourcesEnabledOverride true (the stack sets it, dra_gpu_platform/plans/gpu_software.py).
+
+# Defaults of spec.disruption when a NodePool leaves them out (karpenter.sh_nodepools.yaml :73-153, nodepool.go:94-102).
+DEFAULT_CONSOLIDATE_AFTER = "0s"
+DEFAULT_CONSOLIDATION_POLICY = "WhenEmptyOrUnderutilized"
+NEVER = "Never"
+_DURATION_PART = re.compile(r"([0-9]+)([smh])")
+_DURATION = re.compile(r"^([0-9]+[smh])+$")
+
+
+def duration_seconds(text: str) -> int | None:
+    """A NodePool duration (the CRD's pattern `([0-9]+(s|m|h))+`) in seconds; None for `Never` or text that is none."""
+    if not _DURATION.match(text):
+        return None
+    return sum(int(n) * {"s": 1, "m": 60, "h": 3600}[unit] for n, unit in _DURATION_PART.findall(text))

@@ -25,6 +25,7 @@ LAUNCH_TEMPLATE = Upstream.EC2_LAUNCH_TEMPLATE
 AKS_CLUSTER_RE = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:ManagedCluster$")
 AKS_AGENT_POOL_RE = re.compile(r"^azure-native:containerservice(/v[0-9a-z]+)?:AgentPool$")
 HELM_RELEASE = Upstream.HELM_RELEASE
+KARPENTER_NODE_POOL = Upstream.KARPENTER_NODE_POOL  # Karpenter's, EKS Auto Mode's and AKS NAP's NodePools alike
 HELM_CHART_V4 = Upstream.HELM_CHART_V4
 COMMAND = Upstream.COMMAND
 NAMESPACE = Upstream.NAMESPACE

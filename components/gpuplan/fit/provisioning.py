@@ -110,7 +110,9 @@ def _with_counts(plan: StackPlan, counts: dict[str, int], types: dict[str, str])
         if name and name != pool.instance_type:
             shape = catalog.instance_type(pool.platform, name) or shape
         pools.append(
-            dataclasses.replace(pool, max_nodes=counts[pool.name], instance_type=name or pool.instance_type, shape=shape)
+            dataclasses.replace(
+                pool, max_nodes=counts[pool.name], instance_type=name or pool.instance_type, shape=shape
+            )
         )
     return dataclasses.replace(plan, pools=tuple(pools))
 
@@ -167,7 +169,13 @@ class Provisioner:
         return next((self.plan.pool(name) for name in report["pools"] if self.plan.pool(name) is not None), None)
 
     def _answer(
-        self, verdict: str, pool: PoolPlan | None, nodes: int, per_hour: float | None, why: str, type_: str | None = None
+        self,
+        verdict: str,
+        pool: PoolPlan | None,
+        nodes: int,
+        per_hour: float | None,
+        why: str,
+        type_: str | None = None,
     ) -> dict[str, Any]:
         return {
             "provisioner": self.provisioner or "none",
@@ -244,7 +252,9 @@ class Provisioner:
                     break
         if not fitting:
             why = "no autoscaled pool holds every pod within its maxNodes"
-            return self._answer(NEVER, None, 0, None, why + (f"; not considered: {', '.join(skipped)}" if skipped else ""))
+            return self._answer(
+                NEVER, None, 0, None, why + (f"; not considered: {', '.join(skipped)}" if skipped else "")
+            )
         fitting.sort(key=lambda f: (f[0].per_node_hour is None, (f[0].per_node_hour or 0.0) * f[1], f[0].pool.name))
         chosen, nodes = fitting[0]
         others = ", ".join(f"{c.pool.name} ({n} × {c.instance_type})" for c, n in fitting[1:])
@@ -261,7 +271,9 @@ class Provisioner:
         if claims:
             growth = p.claims_growth(self.provisioner or p.KARPENTER, self.plan.minor, self.version)
             if not growth.gets_a_node:
-                return self._answer(NEVER, None, 0, None, f"{name} never launches a node for a pod with claims: {growth.why}")
+                return self._answer(
+                    NEVER, None, 0, None, f"{name} never launches a node for a pod with claims: {growth.why}"
+                )
         # the provisioner's own model of the pod: claims against DRA metadata, nvidia.com/gpu against GPU capacity
         seen_as = "dra" if claims else "device-plugin" if gpus else None
         order = sorted(self.plan.pools, key=lambda q: q.name, reverse=True)
@@ -293,7 +305,9 @@ class Provisioner:
             if tried:
                 why += f" (NodePools tried first, by name from the end: {', '.join(tried)})"
             return self._scale_up(workload, candidate, nodes, why)
-        return self._answer(NEVER, None, 0, None, f"no NodePool holds every pod within its limits (tried {', '.join(tried)})")
+        return self._answer(
+            NEVER, None, 0, None, f"no NodePool holds every pod within its limits (tried {', '.join(tried)})"
+        )
 
 
 def provisioning(

@@ -11,10 +11,9 @@ from typing import Any
 
 import yaml
 
-from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts import auto_mode, eks_amis, karpenter, node_allocatable, provisioners
-from dra_gpu_platform.facts.node_labels import SYSTEM_ROLE_LABEL
-from dra_gpu_platform.facts.node_labels import EFA_LABEL
+from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans.gpu_software import (
     BOTTLEROCKET_OPERAND_LABELS,
     DRA_DRIVER_RELEASE,

@@ -58,6 +58,10 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
             if pool is not None and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
                 profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), GPU_TAINT.text]
         return props
+    if args.resource_type == c.KARPENTER_NODE_POOL:
+        spec = props.setdefault("spec", {}).setdefault("template", {}).setdefault("spec", {})
+        spec["taints"] = [*list(spec.get("taints") or []), GPU_TAINT.manifest()]
+        return props
     if args.resource_type == recorded.NODE_PATCH:
         spec = props.setdefault("spec", {})
         spec["taints"] = [*list(spec.get("taints") or []), GPU_TAINT.manifest()]
@@ -67,7 +71,7 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
 
 GPU_NODE_POOL_TAINTED = c.resource_policy(
     "gpu-node-pool-tainted",
-    description=f"GPU node pools (EKS node groups, AKS agent pools, kind GPU workers, patched nodes of existing clusters) carry the taint {TAINT_KEY}:{TAINT_EFFECT}.",
+    description=f"GPU node pools (EKS node groups, AKS agent pools, Karpenter NodePools, kind GPU workers, patched nodes of existing clusters) carry the taint {TAINT_KEY}:{TAINT_EFFECT}.",
     validate=_validate_tainted,
     remediate=_remediate_tainted,
     severity=Severity.HIGH,

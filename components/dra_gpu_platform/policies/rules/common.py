@@ -35,6 +35,7 @@ from dra_gpu_platform.recorded.props import (  # noqa: F401  (re-exported for th
     HELM_RELEASE,
     IAM_ROLE,
     IAM_ROLE_POLICY,
+    KARPENTER_NODE_POOL,
     LAUNCH_TEMPLATE,
     NAMESPACE,
     NETWORK_POLICY,
