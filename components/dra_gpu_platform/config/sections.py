@@ -604,6 +604,15 @@ class StackSections(ConfigModel):
         return self.node_pool_provisioner and self.provisioner == provisioners.AUTO_MODE
 
     @property
+    def dra_free(self) -> bool:
+        """No DRA pool can exist (EKS Auto Mode, AKS node auto-provisioning: config rules refuse them), so no DRA driver
+        chart is installed and no DeviceClass of its serves nvidia.com/gpu."""
+        return self.node_pool_provisioner and self.provisioner in (
+            provisioners.AUTO_MODE,
+            provisioners.NODE_AUTO_PROVISIONING,
+        )
+
+    @property
     def provisioner(self) -> str:
         """What grows the GPU pools: `autoscaler.provisioner` where an autoscaler runs, else nothing does."""
         return self.autoscaler.provisioner
@@ -663,7 +672,7 @@ class StackSections(ConfigModel):
         if self.uses_gpu_cluster:
             domains = driver_charts.COMPUTE_DOMAIN_CLASSES if self.compute_domains_enabled else ()
             return gpu_operator.GPU_CLUSTER_GPU_CLASSES + domains
-        if not self.dra_driver.enabled:
+        if not self.dra_driver.enabled or self.dra_free:  # no DRA driver chart without DRA pools
             return ()
         release = driver_charts.dra_driver_release(self.dra_driver.version)
         if release is None:  # an unknown version is its own config problem; assume the default chart's classes
@@ -689,7 +698,7 @@ class StackSections(ConfigModel):
         """The NVIDIA driver's own gpu.nvidia.com class carries extendedResourceName (the class the KEP-5004 bridge
         maps nvidia.com/gpu to): the DRA driver chart's from 25.12.0 rendered for resource.k8s.io/v1
         (docs/references.md#nvidia-dra-resource-api-version), never a GPUCluster's."""
-        if self.uses_example_driver or self.uses_gpu_cluster or not self.dra_driver.enabled:
+        if self.uses_example_driver or self.uses_gpu_cluster or not self.dra_driver.enabled or self.dra_free:
             return False
         release = driver_charts.dra_driver_release(self.dra_driver.version)
         return release is not None and release.gpu_class_extended_resource

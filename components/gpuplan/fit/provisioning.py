@@ -122,6 +122,7 @@ class Candidate:
     pool: PoolPlan
     instance_type: str | None
     per_node_hour: float | None
+    shape: catalog.InstanceType | None = None
 
 
 def _candidates(plan: StackPlan, pool: PoolPlan) -> list[Candidate]:
@@ -131,8 +132,17 @@ def _candidates(plan: StackPlan, pool: PoolPlan) -> list[Candidate]:
         shape = catalog.instance_type(pool.platform, name) if name else pool.shape
         priced = dataclasses.replace(pool, instance_type=name, shape=shape or pool.shape, instance_types=())
         price = pool_price(priced, plan.region)
-        found.append(Candidate(pool, name, price.per_node_hour if price else None))
-    return sorted(found, key=lambda c: (c.per_node_hour is None, c.per_node_hour or 0.0, c.instance_type or ""))
+        found.append(Candidate(pool, name, price.per_node_hour if price else None, shape or pool.shape))
+    # cheapest first; where prices are unknown (spot, an unpriced region) the smallest type, as a stand-in
+    return sorted(
+        found,
+        key=lambda c: (
+            c.per_node_hour is None,
+            c.per_node_hour or 0.0,
+            (c.shape.vcpus, c.shape.memory_gib) if c.shape else (0, 0),
+            c.instance_type or "",
+        ),
+    )
 
 
 @dataclass
@@ -302,6 +312,8 @@ class Provisioner:
                     f"where the pod never runs; add nodeSelector {GPU_STACK_LABEL}: {seen_as} to the pod",
                 )
             why = f"{name} launches {nodes} × {candidate.instance_type} in NodePool {pool.name}"
+            if candidate.per_node_hour is None and len(pool.types) > 1:
+                why += " (the cheapest that fits; prices unknown here, so the smallest type is shown)"
             if tried:
                 why += f" (NodePools tried first, by name from the end: {', '.join(tried)})"
             return self._scale_up(workload, candidate, nodes, why)

@@ -269,7 +269,7 @@ def _auto_mode(r: RuleContext) -> None:
                 r,
                 i,
                 pool,
-                f"EKS Auto Mode: {growth.why}",
+                growth.why,
                 f"make {pool.name} a gpuStack: device-plugin pool (Auto Mode's own device plugin), or use provisioner "
                 f"karpenter with autoscaler.version: {karpenter.DRA_VERSION} for dra pools from zero",
             )
@@ -302,6 +302,14 @@ def _node_auto_provisioning(r: RuleContext) -> None:
             c.autoscaler.version,
             "AKS runs and upgrades node auto-provisioning's Karpenter itself",
             "remove autoscaler.version",
+        )
+    if c.dra_driver.enabled and "enabled" in c.dra_driver.model_fields_set:
+        r.add(
+            "draDriver.enabled",
+            True,
+            "node auto-provisioning pools are device-plugin pools (see gpuStack): the DRA driver chart would run on no "
+            "node",
+            "remove draDriver.enabled",
         )
     for i, pool in enumerate(c.node_pools):
         if pool.gpu_stack == "dra":
