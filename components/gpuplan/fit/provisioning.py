@@ -156,6 +156,7 @@ class Provisioner:
         self.counts = {pool.name: running_nodes(pool, self.provisioner) for pool in self.plan.pools}
         self.types: dict[str, str] = {}
         self.done: list[Workload] = []
+        self.last_full: dict[str, Any] = {}
 
     # -- one workload
     def decide(self, workload: Workload) -> dict[str, Any]:
@@ -171,9 +172,23 @@ class Provisioner:
             return self._answer(
                 NEVER, None, 0, None, "no autoscaler runs here: the pools are the nodes that exist (autoscaler.enabled)"
             )
+        if not self._fits_anywhere(workload, report):
+            return self._answer(NEVER, None, 0, None, self._why_not(report))
         if self.provisioner in p.NODE_POOL_PROVISIONERS:
             return self._node_pools(workload)
         return self._autoscaler(workload)
+
+    def _fits_anywhere(self, workload: Workload, report: dict[str, Any]) -> bool:
+        """Whether the workload places with every growable pool at maxNodes: if not, no scale-up helps (a quota, an
+        admission refusal, a claim no pool's devices satisfy)."""
+        counts = {q.name: q.max_nodes if q.autoscaled else self.counts[q.name] for q in self.plan.pools}
+        self.last_full = self.trial.run(_with_counts(self.plan, counts, self.types), [*self.done, workload])[-1]
+        return _placed(self.last_full)
+
+    def _why_not(self, report: dict[str, Any]) -> str:
+        reasons = list(dict.fromkeys([*self.last_full["reasons"], *report["reasons"]]))[:2]
+        text = "; ".join(reasons) or "its pods fit no node"
+        return f"no scale-up helps: with every pool at maxNodes {self.last_full['placed']} of {self.last_full['replicas']} pod(s) place ({text})"
 
     def _pool_of(self, report: dict[str, Any]) -> PoolPlan | None:
         return next((self.plan.pool(name) for name in report["pools"] if self.plan.pool(name) is not None), None)
