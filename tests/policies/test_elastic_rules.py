@@ -137,3 +137,15 @@ def test_the_stacks_own_nodepools_pass_and_read_back_as_their_pools():
             planned.provisioner,
             planned.gpus_per_node,
         )
+
+
+def test_the_budget_counts_a_nodepool_at_its_largest_type_and_names_an_unbounded_one():
+    typed = copy.deepcopy(FOREIGN)
+    typed["spec"]["template"]["spec"]["requirements"] = [
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge", "g6.12xlarge"]}
+    ]
+    typed["spec"]["limits"] = {"nodes": "5"}
+    found = b.check_stack(cloud.GPU_BUDGET, [b.resource(NODE_POOL, typed, "typed")], {"maxGpus": 16}).messages
+    assert found == ["20 GPUs at max scale exceed maxGpus 16: gpu: 5 × g6.12xlarge (4 GPUs) = 20."]
+    unbounded = b.check_stack(cloud.GPU_BUDGET, [b.resource(NODE_POOL, FOREIGN, "gpu")]).messages
+    assert len(unbounded) == 1 and "NodePools without a node limit" in unbounded[0] and ": gpu." in unbounded[0]

@@ -37,6 +37,8 @@ NAMES = [
     "helm-release-pinned",
     "gpu-budget",
     "gpu-always-on-cost",
+    "gpu-nodepool-limits",
+    "gpu-nodepool-consolidation",
     "claims-satisfiable",
     "tenant-namespace-pod-security",
     "tenant-quota-closed",
@@ -60,7 +62,7 @@ def test_the_pack_has_exactly_the_specified_rules():
 def test_every_rule_carries_its_metadata(policy):
     assert policy.description.endswith(".") and len(policy.description) > 40
     assert policy.severity is not None and policy.remediation_steps and len(policy.remediation_steps) > 60
-    advisory = ("gpu-budget", "gpu-always-on-cost")
+    advisory = ("gpu-budget", "gpu-always-on-cost", "gpu-nodepool-consolidation")
     expected = EnforcementLevel.ADVISORY if policy.name in advisory else EnforcementLevel.MANDATORY
     assert policy.enforcement_level == expected
 

@@ -410,7 +410,7 @@ def karpenter_node_pool(name: str, props: Any) -> PoolPlan | None:
             _taint(c.dig(t, "key"), c.dig(t, "value"), c.dig(t, "effect"))
             for t in c.as_list(c.dig(template, "spec", "taints"))
         ),
-        (gpu_types or types or [None])[0],
+        max(gpu_types, key=lambda t: _gpus(platform, t)[1] or 0) if gpu_types else (types or [None])[0],
         (0, limit or 0, 0),
         autoscaled=True,
         capacity=capacity,

@@ -310,21 +310,30 @@ def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     limit = int(c.setting(args, BUDGET_SCHEMA, "maxGpus"))
     counted: list[tuple[PoolPlan, int]] = []
     unknown: list[PoolPlan] = []
+    unbounded: list[PoolPlan] = []
     for _, pool in recorded.stack_pools(args.resources):
         if pool.platform not in ("eks", "aks"):
             continue  # kind/existing clusters add no cloud GPUs
-        if pool.max_gpus is None:
+        if pool.node_pool and pool.max_nodes == 0:
+            unbounded.append(pool)  # a NodePool without spec.limits.nodes (gpu-nodepool-limits says more)
+        elif pool.max_gpus is None:
             unknown.append(pool)
         else:
             counted.append((pool, pool.max_gpus))
     total = sum(n for _, n in counted)
-    if total <= limit:
+    if total <= limit and not unbounded:
         return
     breakdown = "; ".join(
         f"{p.name}: {p.max_nodes} × {p.instance_type} ({p.gpus_per_node} GPU{'s' if p.gpus_per_node != 1 else ''}) = {n}"
         for p, n in sorted(counted, key=lambda x: -x[1])
     )
     extra = f" Not counted (GPU count unknown): {c.short(p.name for p in unknown)}." if unknown else ""
+    if unbounded:
+        report_violation(
+            f"NodePools without a node limit have no GPU count at max scale, so maxGpus {limit} cannot hold: "
+            f"{c.short(p.name for p in unbounded)}. Counted: {total} GPUs ({breakdown or 'no other pool'}).{extra}"
+        )
+        return
     report_violation(f"{total} GPUs at max scale exceed maxGpus {limit}: {breakdown}.{extra}")
 
 

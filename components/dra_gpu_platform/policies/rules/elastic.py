@@ -136,8 +136,8 @@ GPU_NODEPOOL_CONSOLIDATION = c.resource_policy(
     severity=Severity.MEDIUM,
     remediation_steps=(
         "Set `spec.disruption.consolidationPolicy: WhenEmpty` and `consolidateAfter` to at least the time a GPU job "
-        f"takes to land on a new node (dra-gpu-platform writes {karpenter.CONSOLIDATE_AFTER}), or raise "
-        "minConsolidateAfter's opposite: lower it in the policy config where jobs start faster."
+        f"takes to land on a new node (dra-gpu-platform writes {karpenter.CONSOLIDATE_AFTER}), or lower "
+        "minConsolidateAfter in the stack's policy config where jobs start faster."
     ),
     tags=["gpu", "cost"],
 )
