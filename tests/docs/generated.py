@@ -152,7 +152,11 @@ def provisioner_support() -> str:
             "unsupported (needs 1.15)"
             if version and not karpenter.supports_kubernetes(version, m)
             else words[provisioners.claims_growth(name, kubernetes.minor_number(m), version).verdict]
-            + (" (AKS; no EKS image yet)" if name == provisioners.CLUSTER_AUTOSCALER and m in autoscaler.NO_IMAGE_YET else "")
+            + (
+                " (AKS; no EKS image yet)"
+                if name == provisioners.CLUSTER_AUTOSCALER and m in autoscaler.NO_IMAGE_YET
+                else ""
+            )
             for m in minors
         ]
         lines.append(
