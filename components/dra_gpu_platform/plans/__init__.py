@@ -26,6 +26,7 @@ __all__ = [
     "network_policy",
     "node_pools",
     "parts",
+    "provisioning",
     "quota",
     "stack",
     "stack_inventory",

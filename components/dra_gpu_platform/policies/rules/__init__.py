@@ -9,6 +9,7 @@ __all__ = [
     "common",
     "cost",
     "dra",
+    "elastic",
     "fit",
     "helm",
     "migration",
