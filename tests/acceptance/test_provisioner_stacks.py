@@ -159,9 +159,8 @@ def test_preview_capacity_starts_every_pool_at_zero_and_prices_it(stack, preview
             assert pool["price"]["asOf"] and "karpenter-provider" in pool["price"]["source"]
 
 
+@pytest.mark.parametrize("stack", ["eks-136-karpenter"], indirect=True)
 def test_karpenter_comes_with_its_iam_interruption_queue_and_node_access(preview, stack):
-    if not stack.endswith("karpenter"):
-        pytest.skip("Karpenter's own resources: the Karpenter stack only")
     _, _, out = preview
     releases = {i["name"]: i for i in _inputs(out, ":Release").values()}
     values = releases["karpenter"]["values"]
@@ -177,9 +176,8 @@ def test_karpenter_comes_with_its_iam_interruption_queue_and_node_access(preview
     assert association["namespace"] == "kube-system"
 
 
+@pytest.mark.parametrize("stack", ["eks-136-auto-mode"], indirect=True)
 def test_auto_mode_turns_on_its_three_capabilities_and_installs_no_gpu_chart(preview, stack):
-    if not stack.endswith("auto-mode"):
-        pytest.skip("EKS Auto Mode: the Auto Mode stack only")
     _, _, out = preview
     (cluster,) = _inputs(out, "eks/cluster:Cluster").values()
     assert cluster["computeConfig"]["enabled"] is True and cluster["bootstrapSelfManagedAddons"] is False

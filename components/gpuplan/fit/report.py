@@ -308,15 +308,19 @@ def fit_report(
     extended_names = {c.name: c.extended_resource_name for c in inputs.classes.values() if c.extended_resource_name}
     if gates.extended_resource:
         scheduler.extended_classes = {name: cls for cls, name in extended_names.items()}
-    admission = StackAdmission.of(
-        plan,
-        gates.minor,
-        inputs.namespaces,
-        inputs.quota_objects,
-        extended_names,
-        gates.extended_resource,
-        inputs.quota_scopes,
-    )
+
+    def new_admission() -> StackAdmission:  # fresh quota usage per run
+        return StackAdmission.of(
+            plan,
+            gates.minor,
+            inputs.namespaces,
+            inputs.quota_objects,
+            extended_names,
+            gates.extended_resource,
+            inputs.quota_scopes,
+        )
+
+    admission = new_admission()
     inputs.notes += admission.notes
     in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods
     classes = len(inventory.cluster.node_classes())
@@ -336,15 +340,7 @@ def fit_report(
             build_inventory=lambda at, nodes: build_inventory(at, inputs, None, nodes),
             claims=lambda: copy.deepcopy(objects),
             templates=templates,
-            admission=lambda: StackAdmission.of(
-                plan,
-                gates.minor,
-                inputs.namespaces,
-                inputs.quota_objects,
-                extended_names,
-                gates.extended_resource,
-                inputs.quota_scopes,
-            ),
+            admission=new_admission,
             features=features(gates),
             inputs=inputs,
         )

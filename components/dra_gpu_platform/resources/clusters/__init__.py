@@ -17,4 +17,5 @@ __all__ = [
     "existing",
     "karpenter",
     "kind",
+    "provisioned_nodes",
 ]  # the public modules of this package

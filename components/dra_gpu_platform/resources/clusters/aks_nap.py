@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_kubernetes as k8s
 
-from dra_gpu_platform.facts import karpenter as karpenter_facts
 from dra_gpu_platform.facts import node_auto_provisioning as facts
-from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans.provisioning.node_auto_provisioning import NapPlan
+from dra_gpu_platform.resources.clusters import provisioned_nodes
 
 
 @dataclass(frozen=True)
@@ -39,22 +38,16 @@ class AksNodeAutoProvisioning(pulumi.ComponentResource):
             pool = pool_plan.pool
             node_class = pool_plan.node_class(args.cluster_name)
             manifest = pool_plan.node_pool
-            created = k8s.apiextensions.CustomResource(
-                child(name, "node-class", pool.name),
-                api_version=facts.NODE_CLASS_API,
-                kind=facts.NODE_CLASS_KIND,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=pool.name, labels=node_class["metadata"]["labels"]),
-                spec=node_class["spec"],
-                opts=opts_k8s,
-            )
-            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
-                child(name, "node-pool", pool.name),
-                api_version=karpenter_facts.NODEPOOL_API,
-                kind=karpenter_facts.NODEPOOL_KIND,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=pool.name, labels=manifest["metadata"]["labels"]),
-                spec=manifest["spec"],
-                opts=pulumi.ResourceOptions(
-                    parent=self, provider=args.provider, protect=args.protect, depends_on=[created]
+            self.node_pools[pool.name] = provisioned_nodes.node_class_and_pool(
+                self,
+                name,
+                pool.name,
+                provisioned_nodes.NodeClass(
+                    facts.NODE_CLASS_API, facts.NODE_CLASS_KIND, node_class["metadata"]["labels"], node_class["spec"]
                 ),
+                manifest,
+                provider=args.provider,
+                protect=args.protect,
+                class_opts=opts_k8s,
             )
         self.register_outputs({"nodePools": sorted(self.node_pools)})

@@ -8,7 +8,6 @@ ships the Kubernetes API's kinds only), so they are `apiextensions.CustomResourc
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -17,11 +16,11 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from dra_gpu_platform.facts import auto_mode as facts
-from dra_gpu_platform.facts import karpenter as karpenter_facts
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import eks as eks_plan
 from dra_gpu_platform.plans.provisioning import auto_mode as plan_of
+from dra_gpu_platform.resources.clusters import provisioned_nodes
 
 
 @dataclass(frozen=True)
@@ -43,39 +42,27 @@ class EksAutoModePools(pulumi.ComponentResource):
         super().__init__(Component.EKS_AUTO_MODE_POOLS, name, None, opts)
         plan = args.plan
         parent = pulumi.ResourceOptions(parent=self)
-        node_role = aws.iam.Role(
-            child(name, "node-role"),
-            assume_role_policy=json.dumps(eks_plan.assume_role_policy("ec2.amazonaws.com")),
+        nodes = provisioned_nodes.node_role(
+            self,
+            name,
             description="EKS Auto Mode GPU nodes",
-            tags=args.tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
-        )
-        attachments = [
-            aws.iam.RolePolicyAttachment(
-                child(name, "node-role", policy),
-                role=node_role.name,
-                policy_arn=eks_plan.managed_policy_arn(args.region, policy),
-                opts=parent,
-            )
-            for policy in facts.NODE_POLICIES
-        ]
-        entry = aws.eks.AccessEntry(
-            child(name, "node-access"),
+            region=args.region,
             cluster_name=args.cluster_name,
-            principal_arn=node_role.arn,
-            type=facts.NODE_ACCESS_ENTRY_TYPE,
+            policies=facts.NODE_POLICIES,
+            access_entry_type=facts.NODE_ACCESS_ENTRY_TYPE,
             tags=args.tags,
-            opts=parent,
+            protect=args.protect,
         )
+        node_role = nodes.role
         access = aws.eks.AccessPolicyAssociation(
             child(name, "node-access", "auto-node"),
             cluster_name=args.cluster_name,
-            principal_arn=entry.principal_arn,
+            principal_arn=nodes.access_entry.principal_arn,
             policy_arn=eks_plan.access_policy_arn(args.region, facts.NODE_ACCESS_POLICY),
             access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(type="cluster"),
             opts=parent,
         )
-        ready = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[*attachments, access])
+        ready = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[*nodes.attachments, access])
         self.node_pools = {}
         for pool_plan in plan.pools:
             pool = pool_plan.pool
@@ -87,22 +74,16 @@ class EksAutoModePools(pulumi.ComponentResource):
                     "spec"
                 ]
             )
-            node_class = k8s.apiextensions.CustomResource(
-                child(name, "node-class", pool.name),
-                api_version=facts.NODE_CLASS_API,
-                kind=facts.NODE_CLASS_KIND,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=pool.name, labels=manifest["metadata"]["labels"]),
-                spec=spec,
-                opts=ready,
-            )
-            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
-                child(name, "node-pool", pool.name),
-                api_version=karpenter_facts.NODEPOOL_API,
-                kind=karpenter_facts.NODEPOOL_KIND,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=pool.name, labels=manifest["metadata"]["labels"]),
-                spec=manifest["spec"],
-                opts=pulumi.ResourceOptions(
-                    parent=self, provider=args.provider, protect=args.protect, depends_on=[node_class]
+            self.node_pools[pool.name] = provisioned_nodes.node_class_and_pool(
+                self,
+                name,
+                pool.name,
+                provisioned_nodes.NodeClass(
+                    facts.NODE_CLASS_API, facts.NODE_CLASS_KIND, manifest["metadata"]["labels"], spec
                 ),
+                manifest,
+                provider=args.provider,
+                protect=args.protect,
+                class_opts=ready,
             )
         self.register_outputs({"nodeRoleArn": node_role.arn, "nodePools": sorted(self.node_pools)})

@@ -23,6 +23,7 @@ from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import eks as eks_plan
 from dra_gpu_platform.plans.provisioning import karpenter as plan_of
+from dra_gpu_platform.resources.clusters import provisioned_nodes
 from dra_gpu_platform.resources.clusters.eks_addons import trust_policy
 from dra_gpu_platform.resources.software.helm_release import pinned_release
 
@@ -63,30 +64,18 @@ class Karpenter(pulumi.ComponentResource):
         # The nodes' role: joining and pulling images, as the managed node groups' (no CNI rights: the VPC CNI has
         # its own Pod Identity role). Its own role, so its EC2_LINUX access entry does not meet the managed node
         # groups' role, whose entry EKS keeps itself.
-        node_role = aws.iam.Role(
-            child(name, "node-role"),
-            assume_role_policy=json.dumps(eks_plan.assume_role_policy("ec2.amazonaws.com")),
+        nodes = provisioned_nodes.node_role(
+            self,
+            name,
             description="Nodes Karpenter launches",
-            tags=tags,
-            opts=protected,
-        )
-        node_policies = [
-            aws.iam.RolePolicyAttachment(
-                child(name, "node-role", policy),
-                role=node_role.name,
-                policy_arn=eks_plan.managed_policy_arn(args.region, policy),
-                opts=parent,
-            )
-            for policy in eks_addons.NODE_POLICIES
-        ]
-        node_access = aws.eks.AccessEntry(
-            child(name, "node-access"),
+            region=args.region,
             cluster_name=args.cluster_name,
-            principal_arn=node_role.arn,
-            type=facts.NODE_ACCESS_ENTRY_TYPE,
+            policies=eks_addons.NODE_POLICIES,
+            access_entry_type=facts.NODE_ACCESS_ENTRY_TYPE,
             tags=tags,
-            opts=parent,
+            protect=args.protect,
         )
+        node_role = nodes.role
 
         queue = aws.sqs.Queue(
             child(name, "interruption-queue"),
@@ -167,7 +156,7 @@ class Karpenter(pulumi.ComponentResource):
                 parent=self,
                 provider=args.provider,
                 protect=args.protect,
-                depends_on=[*attachments, association, queue_policy, node_access, *node_policies],
+                depends_on=[*attachments, association, queue_policy, nodes.access_entry, *nodes.attachments],
             ),
         )
 
@@ -195,23 +184,20 @@ class Karpenter(pulumi.ComponentResource):
                 )
             )
             manifest = pool_plan.node_pool
-            ec2_node_class = k8s.apiextensions.CustomResource(
-                child(name, "node-class", pool.name),
-                api_version=facts.EC2_NODE_CLASS_API,
-                kind=facts.EC2_NODE_CLASS_KIND,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=pool.name, labels=manifest["metadata"]["labels"]),
-                spec=node_class.apply(lambda m: m["spec"]),
-                opts=after_release,
-            )
-            self.node_pools[pool.name] = k8s.apiextensions.CustomResource(
-                child(name, "node-pool", pool.name),
-                api_version=facts.NODEPOOL_API,
-                kind=facts.NODEPOOL_KIND,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=pool.name, labels=manifest["metadata"]["labels"]),
-                spec=manifest["spec"],
-                opts=pulumi.ResourceOptions(
-                    parent=self, provider=args.provider, protect=args.protect, depends_on=[ec2_node_class]
+            self.node_pools[pool.name] = provisioned_nodes.node_class_and_pool(
+                self,
+                name,
+                pool.name,
+                provisioned_nodes.NodeClass(
+                    facts.EC2_NODE_CLASS_API,
+                    facts.EC2_NODE_CLASS_KIND,
+                    manifest["metadata"]["labels"],
+                    node_class.apply(lambda m: m["spec"]),
                 ),
+                manifest,
+                provider=args.provider,
+                protect=args.protect,
+                class_opts=after_release,
             )
         self.register_outputs(
             {
