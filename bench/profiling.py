@@ -50,7 +50,8 @@ def profile(command: Sequence[str], label: str, top: int = TOP) -> dict:
 
 # Where a preview spends its time (cumulative seconds under the profiler, which inflates pure-Python code).
 PHASES = {
-    "run_program (config, program, mock engine)": ("gpuplan/engine/runtime.py", "run_program"),
+    "stack file read and validated (engine/sources.py)": ("gpuplan/engine/sources.py", "_config"),
+    "run_stack_program (program, mock engine)": ("gpuplan/engine/runtime.py", "run_stack_program"),
     "  the program's components (GpuPlatform)": ("dra_gpu_platform/resources/platform.py", "__init__"),
     "  stack file YAML parse": ("dra_gpu_platform/config/models.py", "read_stack_file"),
     "write_outputs (plan.json, manifests)": ("gpuplan/engine/outputs.py", "write_outputs"),

@@ -108,9 +108,9 @@ def write_stack(directory: Path, config: dict[str, Any], stack: str = "test") ->
 
 
 def run_file(path: Path):
-    from gpuplan.engine.runtime import run_program
+    from gpuplan.engine.sources import StackFileSource
 
-    return run_program(path)
+    return StackFileSource.of(path).run()
 
 
 def run_config(directory: Path, config: dict[str, Any], stack: str = "test"):
@@ -131,7 +131,7 @@ def clean_inputs(resource) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
-    """gpuplan lays text out for $COLUMNS (gpuplan/cli/layout.py); pytest-xdist sets it in its workers to the
+    """gpuplan lays text out for $COLUMNS (gpuplan/output/layout.py); pytest-xdist sets it in its workers to the
     controller's width, so every test starts without it (a test of widths sets its own)."""
     monkeypatch.delenv("COLUMNS", raising=False)
 

@@ -1,3 +1,3 @@
-from gpuplan.cli.main import main
+from gpuplan.main import main
 
 main()

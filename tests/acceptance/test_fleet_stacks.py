@@ -20,10 +20,10 @@ from dra_gpu_platform.facts import compute_domains, kubernetes
 from dra_gpu_platform.plans.stack import plan_stack
 from dra_gpu_platform.policies.rules.cloud import GPU_BUDGET
 from dra_gpu_platform.policies.rules.cost import GPU_ALWAYS_ON_COST
+from gpuplan.app import app
 from gpuplan.checks.kube_validate import validate_document, versions_for
-from gpuplan.checks.policy_runner import evaluate, read_policy_config, reconcile
-from gpuplan.cli.app import app
 from gpuplan.engine.sources import StackFileSource
+from gpuplan.policy.runner import evaluate, read_policy_config, reconcile
 from tests.conftest import ROOT, SHARED
 from tests.gpuplan import probe_charts
 

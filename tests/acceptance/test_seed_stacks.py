@@ -11,11 +11,11 @@ import pytest
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.checks.kube_validate import versions_for
-from gpuplan.checks.policy_runner import run_policies
 from gpuplan.engine.outputs import is_kubernetes_object, manifest
-from gpuplan.engine.preview import render_preview
 from gpuplan.engine.sources import StackFileSource
 from gpuplan.fit.stack import stack_documents
+from gpuplan.policy.runner import run_policies
+from gpuplan.preview.stack import render_preview
 from tests.conftest import ROOT, run_file
 
 SEEDS = ROOT / "tests" / "seed_stacks"

@@ -1,5 +1,6 @@
-"""The package as a platform team gets it: a wheel built from this repository, installed with its `cli` extra into a
-fresh virtualenv outside the repository, used from a folder with no repository around it.
+"""The package as a platform team gets it: a wheel built from this repository and installed with its `cli` extra into a
+fresh virtualenv outside the repository, by the commands README.md gives (its install block: the same build command,
+the wheel file it names, the same requirement), used from a folder with no repository around it.
 
 - the distribution installs the top-level packages `dra_gpu_platform` and `gpuplan` only (no `components`, no
   `policies`), found under the source root: a subpackage added there ships without being listed anywhere; the venv
@@ -9,16 +10,19 @@ fresh virtualenv outside the repository, used from a folder with no repository a
   resources that `gpuplan preview --config` of the equivalent stack file registers;
 - that `gpuplan preview --config /elsewhere/Pulumi.dev.yaml` works with the working directory elsewhere.
 
-Offline and fast: the uv in .tools builds the wheel (setuptools from uv's cache) and `uv sync --frozen` installs
-the locked dependencies of the `cli` extra from the cache `make setup` filled (so CI on a clean machine can too);
-the wheel itself goes in with `--no-deps`, and the requirement check below proves its metadata asks for nothing
-else. Skipped, with the reason, only when no wheel can be built here (no uv, or nothing cached to build with).
+Offline and fast: README's build command runs as written plus `--offline` (setuptools from uv's cache), `uv sync
+--frozen` first installs the locked dependencies of the `cli` extra from the cache `make setup` filled (so CI on a
+clean machine can too), and README's `pip install '<wheel>[cli]'` runs as `uv pip install --offline` (the venv has
+no pip), which finds every requirement met; the requirement check below proves it. Skipped, with the reason, only
+when no wheel can be built here (no uv, or nothing cached to build with).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,8 +33,12 @@ import yaml
 
 from dra_gpu_platform.config.models import PROJECT
 from tests.conftest import ROOT, STACKS_DIR
+from tests.docs.markdown import DOCS, README
 
 UV = ROOT / ".tools" / "bin" / "uv"
+INSTALL_MARKER = (
+    "<!-- install: kept true by tests/acceptance/test_wheel.py (it builds and installs the wheel this way) -->"
+)
 NEW_SUBPACKAGE = "wheel_probe"
 USER_PROJECT = "team-gpu"  # the user's own project name: their URNs carry it
 # Messages of uv meaning "not in the cache and no network": the machine cannot build, which is a skip, not a failure.
@@ -98,10 +106,37 @@ def _require(result: subprocess.CompletedProcess, what: str) -> None:
     raise AssertionError(f"{what} failed:\n{result.stdout}\n{result.stderr}")
 
 
+def install_commands(page: Path) -> tuple[list[str], str, str]:
+    """The install block of a page: the build command's arguments, the wheel it names (relative to the clone) and
+    the extra the install asks for."""
+    found = re.search(re.escape(INSTALL_MARKER) + r"\n```sh\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
+    assert found, f"{page.name} has no install block"
+    build, install = [shlex.split(line, comments=True) for line in found.group(1).splitlines() if line.strip()]
+    assert install[:2] == ["pip", "install"] and len(install) == 3, install
+    named = re.fullmatch(r"(dist/[^\[\]]+\.whl)\[(\w+)\]", install[2])
+    assert named, install
+    return build, named[1], named[2]
+
+
+def test_the_documented_install_names_the_wheel_this_version_builds():
+    """Cheap, and run where the wheel test skips: README and library.md give the same build command and wheel file,
+    whose name carries the distribution's version (the wheel test then builds and installs it)."""
+    import tomllib
+
+    build, wheel, extra = install_commands(README)
+    assert build == [".tools/bin/uv", "build", "--wheel"] and extra == "cli"
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert wheel == f"dist/dra_gpu_platform-{version}-py3-none-any.whl"
+    library_build, library_wheel, library_extra = install_commands(DOCS / "library.md")
+    assert (library_build, library_wheel, library_extra) == (build, wheel, "aws")
+
+
 def build_and_install(work: Path) -> Path:
-    """The wheel built from a copy of the package's sources, installed into work/venv. Returns the venv's bin/."""
+    """The wheel built from a copy of the package's sources by README's commands, installed into work/venv. Returns
+    the venv's bin/."""
     if not UV.exists():
         pytest.skip(f"{UV} is absent: `make setup` bootstraps uv, which builds the wheel offline")
+    build, documented_wheel, extra = install_commands(README)
     source = work / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
@@ -113,8 +148,10 @@ def build_and_install(work: Path) -> Path:
     probe = source / "components" / "dra_gpu_platform" / "plans" / NEW_SUBPACKAGE
     probe.mkdir()
     (probe / "__init__.py").write_text('"""A subpackage added after the package list was written."""\n')
-    _require(_uv("build", "--offline", "--wheel", "--out-dir", str(work / "dist"), str(source), cwd=work), "building")
-    [wheel] = sorted((work / "dist").glob("dra_gpu_platform-*.whl"))
+    # README's build command in the clone's copy, as written (its uv is .tools/bin/uv there) plus --offline
+    assert (ROOT / build[0]).resolve() == UV.resolve(), build
+    _require(_uv(*build[1:], "--offline", cwd=source), "building")
+    assert sorted(p.name for p in (source / "dist").glob("*.whl")) == [Path(documented_wheel).name]
 
     # The locked dependencies of the `cli` extra, as `make setup` installs them (same cache, same files).
     lock = work / "lock"
@@ -125,20 +162,10 @@ def build_and_install(work: Path) -> Path:
     env = {**_clean_env(), "UV_PROJECT_ENVIRONMENT": str(venv)}
     sync = ("sync", "--offline", "--frozen", "--no-install-project", "--extra", "cli", "--no-default-groups")
     _require(_uv(*sync, "--python", sys.executable, "--quiet", cwd=lock, env=env), "installing the locked dependencies")
-    _require(
-        _uv(
-            "pip",
-            "install",
-            "--offline",
-            "--no-deps",
-            "--quiet",
-            "--python",
-            str(venv / "bin" / "python"),
-            str(wheel),
-            cwd=work,
-        ),
-        "installing the wheel",
-    )
+    # README's `pip install 'dist/<wheel>[cli]'`, in the clone's copy: every requirement is met by the locked ones
+    python = str(venv / "bin" / "python")
+    install = ("pip", "install", "--offline", "--quiet", "--python", python, f"{documented_wheel}[{extra}]")
+    _require(_uv(*install, cwd=source), "installing the wheel")
     return venv / "bin"
 
 

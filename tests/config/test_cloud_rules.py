@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.facts import versions
 from dra_gpu_platform.inputs.problems import InputError
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import KIND_BASE, qualify, write_stack
 
 EKS = {

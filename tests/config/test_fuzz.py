@@ -5,13 +5,15 @@ and `gpuplan preview --config` on an invalid file exits 2 without a traceback.""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.loading import load_stack_file, parse_config_map, read_stack_file
 from dra_gpu_platform.inputs.problems import InputError
 from tests.config.test_loading import EKS_BASE
 from tests.conftest import KIND_BASE, load_committed, qualify, write_stack
@@ -96,17 +98,48 @@ def test_loader_accepts_or_reports_paths_never_raises(config):
 )
 @given(config=mutated_configs())
 def test_cli_exits_2_with_paths_and_no_traceback(tmp_path, config):
-    try:
-        _load(config)
-    except InputError as error:
-        expected_paths = [p.where or p.path for p in error.problems]  # text names the items: nodePools[1] (t4)
-    else:
-        assume(False)  # still valid: nothing to check here (running the program is covered elsewhere)
-    from gpuplan.cli.app import app
-
     stack_file = write_stack(tmp_path, config, stack="fuzz")
-    result = CliRunner().invoke(app, ["preview", "--config", str(stack_file), "--out", str(tmp_path / "out")])
+    expected_paths = _file_problem_paths(stack_file)
+    assume(expected_paths)  # still valid: nothing to check here (running the program is covered elsewhere)
+    result = _preview(stack_file, tmp_path / "out")
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and "internal error" not in result.output
     for path in expected_paths:
         assert path in result.output
+
+
+def test_the_cli_names_the_problems_of_the_file_not_of_the_dict_it_was_written_from(tmp_path):
+    """The case the fuzzer found: a label value beyond 64 bits is an int in the dict but not in the file (Pulumi
+    reads the file as go-yaml does, a float there: dra_gpu_platform/inputs/strict_yaml.py), so the dict's problems
+    are not the file's. The empty key beside it is named at `labels[""]` whatever the values hold."""
+    config = load_committed("dev")
+    config["nodePools"][0]["labels"] = {"": 2**70, "team": 5}
+    stack_file = write_stack(tmp_path, config, stack="fuzz")
+    assert read_stack_file(stack_file)["dra-gpu-platform:nodePools"][0]["labels"] == {"": float(2**70), "team": 5}
+    with pytest.raises(InputError) as from_file:
+        load_stack_file(stack_file)
+    assert {(p.where, p.rule) for p in from_file.value.problems} == {
+        ('nodePools[0] (dra-workers).labels[""]', "label key '' is not a valid Kubernetes label key"),
+        ('nodePools[0] (dra-workers).labels[""]', "must be a string"),
+        ("nodePools[0] (dra-workers).labels.team", "must be a string"),
+    }
+    result = _preview(stack_file, tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    for problem in from_file.value.problems:
+        assert f"{problem.where} = " in result.output and problem.rule in result.output
+
+
+def _file_problem_paths(stack_file: Path) -> list[str]:
+    """Where the problems of the stack file are, read as the CLI reads it; [] when it is valid. The file, not the
+    dict it was written from: the two can differ (see the test above)."""
+    try:
+        load_stack_file(stack_file)
+    except InputError as error:
+        return [p.where or p.path for p in error.problems]  # text names the items: nodePools[1] (t4)
+    return []
+
+
+def _preview(stack_file: Path, out: Path):
+    from gpuplan.app import app
+
+    return CliRunner().invoke(app, ["preview", "--config", str(stack_file), "--out", str(out)])

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.inputs.problems import InputError
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.fit.inputs import read_documents
 from tests.conftest import STACKS_DIR, UPSTREAM_SPECS
 

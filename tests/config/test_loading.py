@@ -164,6 +164,21 @@ def test_every_problem_is_reported_at_once_with_value_and_fix():
     assert "Pulumi.test.yaml: nodePools[1] (plugin-pool).maxNodes = 'x'" in rendered and "fix:" in rendered
 
 
+def test_every_bad_label_is_named_at_its_own_key_whatever_the_others_hold():
+    # A value of the wrong type once hid every key rule of the mapping, and a bad key was named at `labels` only.
+    labels = {"": "x", "bad key": "y", "team": 5, "tier": "-not-a-value-", "ok": "fine"}
+    with pytest.raises(InputError) as caught:
+        parse(mutate(KIND_BASE, "nodePools[0].labels", labels))
+    assert {(p.path, p.value, p.rule.split(" is ")[0]) for p in caught.value.problems} == {
+        ('nodePools[0].labels[""]', "", "label key ''"),
+        ('nodePools[0].labels["bad key"]', "bad key", "label key 'bad key'"),
+        ("nodePools[0].labels.team", 5, "must be a string"),
+        ("nodePools[0].labels.tier", "-not-a-value-", "label value '-not-a-value-'"),
+    }
+    rendered = caught.value.render()
+    assert "nodePools[0] (dra-pool).labels[\"\"] = ''" in rendered and "labels.ok" not in rendered
+
+
 # --- cross-field rules of "Meaning that code must enforce" -------------------------------------------------
 
 

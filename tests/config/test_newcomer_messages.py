@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import parse_config_map, plaintext_secret_warnings
 from dra_gpu_platform.inputs.problems import InputError
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import qualify, write_stack
 
 EXISTING = {

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.output.exit_codes import ExitCode
 from tests.docs.markdown import DOCS, section
 from tests.docs.test_readme import command_names
 

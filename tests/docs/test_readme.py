@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import REFERENCE_STACKS, ROOT
 from tests.docs.markdown import DOCS, README, links, section
 

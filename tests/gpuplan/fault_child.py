@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from gpuplan.cli import atomic_out, signals
+from gpuplan.output import atomic_out, signals
 
 FILES = 12  # manifests per commit
 

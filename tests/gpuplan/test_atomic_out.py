@@ -1,4 +1,4 @@
-"""Outputs under --out are never half-written (gpuplan/cli/atomic_out.py): real signals sent to a subprocess while
+"""Outputs under --out are never half-written (gpuplan/output/atomic_out.py): real signals sent to a subprocess while
 it stages or swaps in its files, SIGKILL included; concurrent writers; a held lock; --out faults. After every
 fault --out holds one run's outputs whole (the previous or the new), never a mix, and no temporary folder stays."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuplan.cli import atomic_out
+from gpuplan.output import atomic_out
 from tests.gpuplan.fault_child import FILES, files
 
 CHILD = Path(__file__).with_name("fault_child.py")

@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from gpuplan.diff.compare import allow, diff_runs
+from gpuplan.diff.report import allow, diff_runs
 from tests.conftest import load_committed, run_config
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.diff.revisions import read_revision
 from tests.conftest import ROOT, STACKS_DIR, load_committed, write_stack
 

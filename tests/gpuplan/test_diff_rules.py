@@ -9,7 +9,8 @@ import copy
 import pytest
 
 from dra_gpu_platform.facts import replacements as rules
-from gpuplan.diff.compare import diff_runs, parse_path, render_path
+from gpuplan.diff.paths import parse_path, render_path
+from gpuplan.diff.report import diff_runs
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, run_config
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
-from gpuplan.cli.exit_codes import ExitCode
+from gpuplan.app import app
+from gpuplan.output.exit_codes import ExitCode
 from tests.conftest import KIND_BASE, write_stack
 
 
@@ -37,12 +37,12 @@ def test_invalid_input_is_exit_2_with_every_problem(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_a_bug_is_exit_3_with_one_line_and_the_traceback_in_a_file(tmp_path, monkeypatch, fmt):
-    from gpuplan.commands import preview
+    from gpuplan.preview import report
 
     def broken(*_args, **_kwargs):
         raise RuntimeError("deliberate bug for the test")
 
-    monkeypatch.setattr(preview, "render_preview", broken)
+    monkeypatch.setattr(report, "render_preview", broken)
     monkeypatch.setenv("GPUPLAN_TRACEBACK_DIR", str(tmp_path))
     stack = write_stack(tmp_path, KIND_BASE)
     result = CliRunner().invoke(

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.plans.stack import plan_stack
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.fit.report import CLAIM_KEYS as RESULT_KEYS
 from gpuplan.fit.report import fit_report as _fit_report
 from gpuplan.fit.text import binds

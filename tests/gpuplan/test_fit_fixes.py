@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.plans.stack import plan_stack
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import ROOT
 from tests.gpuplan.test_fit_scenarios import TOLERATE, judge, pod_spec, workload
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.plans.stack import plan_stack
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, UPSTREAM_SPECS, shared_path
 from tests.gpuplan.test_fit import tolerant

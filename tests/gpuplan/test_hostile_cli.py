@@ -12,7 +12,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import H200_NVML, KIND_BASE, shared_path, write_stack
 from tests.inputs.test_strict_yaml import ALIAS_BOMB
 
@@ -158,7 +158,7 @@ def test_sigterm_during_the_program_run_stops_cleanly_and_keeps_the_previous_out
         time.sleep(5)
         raise AssertionError("the signal did not interrupt the run")
 
-    monkeypatch.setattr(runtime, "run_program", terminated)
+    monkeypatch.setattr(runtime, "run_stack_program", terminated)
     result = invoke("preview", "--config", str(write_stack(tmp_path, KIND_BASE)), "--out", str(out), "--format", fmt)
     assert result.exit_code == 143
     assert (out / "plan.json").read_text() == '{"previous": true}\n' and not list(tmp_path.glob(".out.gpuplan-tmp-*"))
@@ -174,7 +174,7 @@ def test_sigterm_during_the_program_run_stops_cleanly_and_keeps_the_previous_out
 
 
 def test_ctrl_c_while_writing_leaves_no_temporary_folder(tmp_path, monkeypatch):
-    from gpuplan.cli import atomic_out
+    from gpuplan.output import atomic_out
 
     out = tmp_path / "slices"
     original = atomic_out.Path.write_text

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.slices import read_cluster_dump
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml
 

@@ -16,7 +16,7 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts.node_labels import GPU_LABEL, GPUS_PER_NODE_LABEL, NFD_NVIDIA_PCI_LABEL
 from dra_gpu_platform.plans.stack import plan_stack
 from dra_gpu_platform.recorded.pools import stack_pools
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.preflight.checks import gpus_check, pool_shape
 from gpuplan.render.placement import DRA_PLUGIN
 from gpuplan.render.stack import place_pools
@@ -217,7 +217,7 @@ def load_stack_file_from(config: dict):
 
 def test_preflight_expects_the_declared_facts():
     config = load_stack_file_from({**EKS, "cluster": {**EKS["cluster"]}})
-    g7 = config.pool("g7")
+    g7 = next(pool for pool in plan_stack(config).pools if pool.name == "g7")
     spec = {
         "GpuInfo": {"Gpus": [{"Name": "L4", "Count": 4, "MemoryInfo": {"SizeInMiB": 22888}}]},
         "VCpuInfo": {"DefaultVCpus": 64},

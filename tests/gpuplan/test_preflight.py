@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import catalog
-from gpuplan.cli.app import app
+from dra_gpu_platform.plans.stack import plan_stack
+from gpuplan.app import app
 from gpuplan.preflight import checks as preflight
 from tests.conftest import REFERENCE_STACKS, STACKS_DIR, load_committed, write_stack
 
@@ -185,6 +186,11 @@ def load(tmp_path, config: dict[str, Any]):
     return load_stack_file(write_stack(tmp_path, config))
 
 
+def run_preflight(config, ec2, sq):
+    """The checks of a stack file as the command runs them: on its plan, the pools in the file's order."""
+    return preflight.run_preflight(plan_stack(config), ec2, sq, order=[p.name for p in config.node_pools])
+
+
 def messages(report, check: str) -> dict[str, str]:
     return {p.name: p.check(check).message for p in report.pools if p.check(check)}
 
@@ -202,7 +208,7 @@ def test_passing_account_passes_every_check_with_its_numbers(tmp_path, ec2, sq, 
     serve_reservations(ec2, reservation())
     stub = stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
 
-    report = preflight.run_preflight(load(tmp_path, base_config), ec2, sq)
+    report = run_preflight(load(tmp_path, base_config), ec2, sq)
 
     stub.assert_no_pending_responses()
     assert report.ok, [c.message for p in report.pools for c in p.checks if not c.ok]
@@ -222,7 +228,7 @@ def test_zero_p_quota_fails_the_p_pool_only(tmp_path, ec2, sq, base_config):
     serve_reservations(ec2, reservation())
     stub_quotas(sq, {P_OD: 0.0, G_OD: 64.0})
 
-    report = preflight.run_preflight(load(tmp_path, base_config), ec2, sq)
+    report = run_preflight(load(tmp_path, base_config), ec2, sq)
 
     assert not report.ok
     quota = report.pool("h100-block").check("quota")
@@ -244,7 +250,7 @@ def test_quota_that_covers_one_pool_but_not_two(tmp_path, ec2, sq, subnets):
     ids = [subnets["us-east-1a"], subnets["us-east-1b"]]
 
     stub_quotas(sq, {P_OD: 192.0})
-    alone = preflight.run_preflight(load(tmp_path, eks_config(ids, [train])), ec2, sq)
+    alone = run_preflight(load(tmp_path, eks_config(ids, [train])), ec2, sq)
     assert alone.ok
     assert (
         alone.pool("h100-train").check("quota").message
@@ -253,7 +259,7 @@ def test_quota_that_covers_one_pool_but_not_two(tmp_path, ec2, sq, subnets):
 
     sq2 = boto3.client("service-quotas", REGION)
     stub_quotas(sq2, {P_OD: 192.0})
-    both = preflight.run_preflight(load(tmp_path, eks_config(ids, [train, serve])), ec2, sq2)
+    both = run_preflight(load(tmp_path, eks_config(ids, [train, serve])), ec2, sq2)
     expected = "needs 384 P vCPUs, quota 192 (L-417A185B, on-demand: h100-train 1×192 + h100-serve 1×192)"
     assert messages(both, "quota") == {"h100-train": expected, "h100-serve": expected}
     assert not both.pool("h100-train").ok and not both.pool("h100-serve").ok
@@ -263,7 +269,7 @@ def test_instance_type_missing_in_one_zone(tmp_path, ec2, sq, subnets):
     config = eks_config([subnets["us-east-1a"], subnets["us-east-1e"]], [T4_POOL])
     stub_quotas(sq, {G_OD: 16.0})
 
-    report = preflight.run_preflight(load(tmp_path, config), ec2, sq)
+    report = run_preflight(load(tmp_path, config), ec2, sq)
 
     zones = report.pool("t4-legacy").check("zones")
     assert not zones.ok
@@ -279,7 +285,7 @@ def test_capacity_block_in_the_wrong_zone(tmp_path, ec2, sq, base_config):
     serve_reservations(ec2, reservation(AvailabilityZone="us-east-1b"))
     stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
 
-    report = preflight.run_preflight(load(tmp_path, base_config), ec2, sq)
+    report = run_preflight(load(tmp_path, base_config), ec2, sq)
 
     check = report.pool("h100-block").check("reservation")
     assert not check.ok
@@ -291,7 +297,7 @@ def test_expired_reservation(tmp_path, ec2, sq, base_config):
     serve_reservations(ec2, reservation(State="expired"))
     stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
 
-    report = preflight.run_preflight(load(tmp_path, base_config), ec2, sq)
+    report = run_preflight(load(tmp_path, base_config), ec2, sq)
 
     check = report.pool("h100-block").check("reservation")
     assert not check.ok
@@ -314,7 +320,7 @@ def test_reservation_problems(tmp_path, ec2, sq, base_config, served, expected):
     asked = serve_reservations(ec2, *served)
     stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
 
-    check = preflight.run_preflight(load(tmp_path, base_config), ec2, sq).pool("h100-block").check("reservation")
+    check = run_preflight(load(tmp_path, base_config), ec2, sq).pool("h100-block").check("reservation")
 
     assert asked == [[CR]]
     assert not check.ok and check.message == expected
@@ -328,7 +334,7 @@ def test_spot_pools_use_the_spot_quota_and_sum_separately(tmp_path, ec2, sq, sub
     ]
     stub = stub_quotas(sq, {G_SPOT: 19.0, G_OD: 4.0})
 
-    report = preflight.run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], pools)), ec2, sq)
+    report = run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], pools)), ec2, sq)
 
     stub.assert_no_pending_responses()  # exactly the spot and the On-Demand G/VT codes were asked
     assert messages(report, "quota") == {
@@ -341,7 +347,7 @@ def test_spot_pools_use_the_spot_quota_and_sum_separately(tmp_path, ec2, sq, sub
 
 def test_missing_quota_code_is_a_failure_not_a_crash(tmp_path, ec2, sq, subnets):
     stub_quotas(sq, {G_OD: None})
-    report = preflight.run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], [T4_POOL])), ec2, sq)
+    report = run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], [T4_POOL])), ec2, sq)
     quota = report.pool("t4-legacy").check("quota")
     assert not quota.ok
     assert quota.message.startswith("needs 16 G/VT vCPUs, but quota L-DB2E81BA does not exist here")
@@ -359,7 +365,7 @@ def test_created_vpc_spans_pinned_zones_then_the_first_of_the_region(tmp_path, e
     pools = [T4_POOL, {"name": "t4-pinned", "gpu": "T4", "maxNodes": 1, "availabilityZone": pinned}]
     stub_quotas(sq, {G_OD: 64.0})
 
-    report = preflight.run_preflight(load(tmp_path, eks_config(None, pools, availabilityZones=count)), ec2, sq)
+    report = run_preflight(load(tmp_path, eks_config(None, pools, availabilityZones=count)), ec2, sq)
 
     assert report.pool("t4-legacy").zones == tuple(unpinned_zones)
     assert report.pool("t4-pinned").zones == (pinned,)
@@ -377,7 +383,7 @@ def test_pool_zone_without_a_subnet_and_unknown_subnets(tmp_path, ec2, sq, subne
     serve_reservations(ec2, reservation())
     stub_quotas(sq, {P_OD: 384.0})
 
-    zones = preflight.run_preflight(load(tmp_path, config), ec2, sq).pool("h100-a").check("zones")
+    zones = run_preflight(load(tmp_path, config), ec2, sq).pool("h100-a").check("zones")
 
     assert not zones.ok
     assert zones.message == (
@@ -388,7 +394,7 @@ def test_pool_zone_without_a_subnet_and_unknown_subnets(tmp_path, ec2, sq, subne
 
 def test_stack_without_gpu_pools_asks_nothing(tmp_path, sq):
     stub = stub_quotas(sq, {})
-    report = preflight.run_preflight(load(tmp_path, eks_config(None, [])), object(), sq)
+    report = run_preflight(load(tmp_path, eks_config(None, [])), object(), sq)
     assert report.ok and report.pools == () and report.quotas == ()
     stub.assert_no_pending_responses()
 
@@ -422,7 +428,7 @@ def test_denied_call_names_the_iam_action(tmp_path, ec2, sq, base_config):
     stub_quotas(sq, {P_OD: 384.0, G_OD: 16.0})
 
     with pytest.raises(preflight.AwsAccessError) as caught:
-        preflight.run_preflight(load(tmp_path, base_config), ec2, sq)
+        run_preflight(load(tmp_path, base_config), ec2, sq)
 
     assert caught.value.action == "ec2:DescribeCapacityReservations"
     assert caught.value.reason.startswith("AWS denied ec2:DescribeCapacityReservations (UnauthorizedOperation)")
@@ -435,7 +441,7 @@ def test_service_fault_is_reported_not_a_crash(tmp_path, ec2, sq, subnets):
     stub.activate()
 
     with pytest.raises(preflight.AwsAccessError) as caught:
-        preflight.run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], [T4_POOL])), ec2, sq)
+        run_preflight(load(tmp_path, eks_config([subnets["us-east-1a"]], [T4_POOL])), ec2, sq)
 
     assert (caught.value.action, caught.value.code) == ("servicequotas:GetServiceQuota", "ServiceException")
     assert (
@@ -575,6 +581,7 @@ EKS_STACKS = [s for s in REFERENCE_STACKS if load_committed(s).get("cluster", {}
 @pytest.mark.parametrize("stack", EKS_STACKS)
 def test_committed_eks_stack(stack, subnets):
     config = load_stack_file(STACKS_DIR / f"Pulumi.{stack}.yaml")
+    pools = preflight.in_order(plan_stack(config).pools, [p.name for p in config.node_pools])
     ec2, sq = boto3.client("ec2", config.region), boto3.client("service-quotas", config.region)
     serve_reservations(
         ec2,
@@ -582,29 +589,29 @@ def test_committed_eks_stack(stack, subnets):
             reservation(
                 CapacityReservationId=p.capacity_reservation_id,
                 InstanceType=preflight.pool_instance_type(p),
-                AvailabilityZone=p.availability_zone or f"{config.region}a",
+                AvailabilityZone=p.zone or f"{config.region}a",
                 ReservationType="capacity-block" if p.capacity == "capacity-block" else "default",
             )
-            for p in config.node_pools
+            for p in pools
             if p.capacity_reservation_id
         ),
     )
     needed: dict[str, int] = {}
-    for pool in config.node_pools:
+    for pool in pools:
         shape = catalog.instance_type("eks", preflight.pool_instance_type(pool))
         code = preflight.QUOTA_CODES[(shape.quota_family, "spot" if pool.capacity == "spot" else "on-demand")]
         needed[code] = needed.get(code, 0) + pool.max_nodes * shape.vcpus
     stub = stub_quotas(sq, {code: float(v) for code, v in needed.items()})
 
-    report = preflight.run_preflight(config, ec2, sq)
+    report = run_preflight(config, ec2, sq)
 
     stub.assert_no_pending_responses()
     assert {q.code: q.needed for q in report.quotas} == needed  # EC2's vCPU counts agree with the catalog's
     assert [p.name for p in report.pools] == [p.name for p in config.node_pools]
-    for pool, checked in zip(config.node_pools, report.pools, strict=False):
+    for pool, checked in zip(pools, report.pools, strict=True):
         assert checked.check("gpus").ok, checked.check("gpus").message
         assert checked.check("quota").ok, checked.check("quota").message
-        if pool.availability_zone and pool.capacity_reservation_id:
+        if pool.zone and pool.capacity_reservation_id:
             assert checked.check("reservation").ok, checked.check("reservation").message
         if config.cluster.settings().subnet_ids:
             # moto cannot hold the stack's real subnet ids: the zones check must say exactly that

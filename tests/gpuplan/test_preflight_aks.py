@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.plans.stack import plan_stack
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.preflight import aks
 from tests.conftest import STACKS_DIR, write_stack
 from tests.gpuplan import azure_recorded as recorded

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import KIND_BASE, ROOT, write_stack
 
 

@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from dra_gpu_platform.config.models import PROJECT
+from gpuplan.app import app
 from gpuplan.checks.kube_validate import supported_versions
-from gpuplan.checks.policy_runner import default_config_path
-from gpuplan.cli.app import app
 from gpuplan.engine.project import read_project
 from gpuplan.engine.user_program import KUBERNETES_UNKNOWN_NOTE
+from gpuplan.policy.runner import default_config_path
 from tests.conftest import KIND_BASE, ROOT, write_stack
 
 TEAM = "team-gpu"
@@ -205,7 +205,7 @@ def test_project_options_need_a_stack_and_exclude_a_stack_file(tmp_path):
     assert no_stack.exit_code == both.exit_code == 2
     assert json.loads(no_stack.stdout)["errors"][0]["path"] == "--stack"
     assert json.loads(both.stdout)["errors"][0]["path"] == "--project/--config"
-    assert invoke("fit", "--project", str(tmp_path)).exit_code == 2  # only preview and policy run programs
+    assert invoke("fit", "--project", str(tmp_path)).exit_code == 2  # every command needs the stack with --project
 
 
 def test_stack_names_the_stack_file_of_the_project_you_are_in(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import SHARED, shared_path, write_stack
 from tests.gpuplan import probe_charts
 

@@ -16,7 +16,7 @@ import yaml
 from typer.testing import CliRunner
 
 from dra_gpu_platform.inputs.problems import InputError
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.render import charts, helm
 from tests.conftest import write_stack
 from tests.gpuplan import probe_charts

@@ -1,4 +1,4 @@
-"""gpuplan/cli/signals.py: outside an event loop a signal is an exception (cleanup runs); while the Pulumi mock
+"""gpuplan/output/signals.py: outside an event loop a signal is an exception (cleanup runs); while the Pulumi mock
 runtime's loop runs it exits at once, with the runner's report and its temporary paths removed (an exception
 there can break asyncio, whose bookkeeping the SDK juggles by hand, and hang the process); a second signal exits
 at once; a process whose worker threads never finish still exits after an interrupt. The real preview, stopped in
@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from gpuplan.cli import signals
+from gpuplan.output import signals
 from tests.conftest import KIND_BASE, ROOT, write_stack
 
 
@@ -40,7 +40,7 @@ def test_inside_a_running_loop_a_signal_reports_cleans_up_and_exits_at_once(tmp_
         """
         import asyncio, os, signal, sys
         from pathlib import Path
-        from gpuplan.cli import signals
+        from gpuplan.output import signals
         signals.install_handlers()
         signals.report_with(lambda signum: (f"stopped by {signum}\\n", '{"errors": []}\\n'))
         signals.remove_on_exit(Path(sys.argv[1]))
@@ -59,7 +59,7 @@ def test_inside_a_running_loop_a_signal_reports_cleans_up_and_exits_at_once(tmp_
 def test_a_second_signal_exits_at_once():
     result = _child("""
         import os, signal, time
-        from gpuplan.cli import signals
+        from gpuplan.output import signals
         signals.install_handlers()
         try:
             os.kill(os.getpid(), signal.SIGINT)
@@ -75,7 +75,7 @@ def test_a_stopped_process_whose_threads_never_finish_still_exits():
     started = time.perf_counter()
     result = _child("""
         import sys, threading
-        from gpuplan.cli import signals
+        from gpuplan.output import signals
         threading.Thread(target=threading.Event().wait).start()  # a worker that never returns
         signals.exit_watchdog(143, seconds=0.5)
         sys.exit(143)
@@ -98,7 +98,7 @@ def test_preview_stopped_in_the_middle_of_its_program_run(tmp_path):
             os.kill(os.getpid(), signal.SIGTERM)
             return original(*args)
         mock_outputs.outputs_for = outputs_for
-        from gpuplan.cli.main import main
+        from gpuplan.main import main
         sys.argv = ["gpuplan", "preview", "--config", sys.argv[1], "--out", sys.argv[2], "--format", "json"]
         main()
     """,

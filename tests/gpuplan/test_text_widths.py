@@ -1,4 +1,4 @@
-"""gpuplan's text for people and pipes (gpuplan/cli/layout.py): at 80, 100 and 200 columns every line fits the
+"""gpuplan's text for people and pipes (gpuplan/output/layout.py): at 80, 100 and 200 columns every line fits the
 width unless it is one word longer than it (a URN), no name or value is cut ("…"), and in a pipe nothing is
 broken at all; a long selector is printed once and named afterwards; diff shows where two long strings differ;
 the live status shows on a terminal only."""
@@ -15,11 +15,11 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
-from gpuplan.cli import layout, output
-from gpuplan.cli.app import app
-from gpuplan.cli.options import OutputFormat
-from gpuplan.commands.diff import change_text
-from gpuplan.engine.tree import render_tree
+from gpuplan.app import app
+from gpuplan.diff.text import change_text
+from gpuplan.output import emit, layout
+from gpuplan.output.emit import OutputFormat
+from gpuplan.preview.tree import render_tree
 from tests.conftest import KIND_BASE, STACKS_DIR, run_file, write_stack
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -63,11 +63,11 @@ def test_the_resource_tree_fits_the_terminal_and_cuts_no_name(prod_run, width):
 def test_in_a_pipe_the_tree_is_laid_out_for_100_columns_and_other_lines_stay_whole(prod_run, monkeypatch):
     buffer = io.StringIO()
     monkeypatch.setattr("sys.stdout", buffer)
-    console = output.console()  # what gpuplan prints with when stdout is no terminal
+    console = emit.console()  # what gpuplan prints with when stdout is no terminal
     assert not console.is_terminal and not layout.breaks_lines(console)
     render_tree(prod_run, console)
     note = "note: " + " ".join(f"word{i}" for i in range(60))  # 400 characters
-    output.say(console, note, style="yellow", lead=5)
+    emit.say(console, note, style="yellow", lead=5)
     lines = buffer.getvalue().splitlines()
     tree = lines[:-1]
     assert not _fits(tree, layout.PIPE_WIDTH), _fits(tree, layout.PIPE_WIDTH)
@@ -79,7 +79,7 @@ def test_in_a_pipe_the_tree_is_laid_out_for_100_columns_and_other_lines_stay_who
 def test_on_a_terminal_text_breaks_at_spaces_under_its_first_word(width):
     console, buffer = _terminal(width)
     text = "note: pool h100-train: " + " ".join(f"word{i}" for i in range(60))
-    output.say(console, text, style="yellow", lead=5)
+    emit.say(console, text, style="yellow", lead=5)
     lines = _lines(buffer.getvalue())
     assert all(cell_len(line) <= width for line in lines)
     assert lines[0].startswith("note: pool h100-train:") and all(line.startswith("      w") for line in lines[1:])
@@ -160,14 +160,14 @@ def test_the_table_helper_keeps_names_whole_where_the_width_allows():
 def test_the_live_status_shows_on_a_terminal_only(monkeypatch):
     buffer = io.StringIO()
     terminal = Console(file=buffer, force_terminal=True, width=100)
-    monkeypatch.setattr(output, "error_console", lambda: terminal)
-    with output.status(OutputFormat.text, "running the program offline") as step:
+    monkeypatch.setattr(emit, "error_console", lambda: terminal)
+    with emit.status(OutputFormat.text, "running the program offline") as step:
         step("validating manifests")
     assert "validating manifests" in buffer.getvalue() or "running the program" in buffer.getvalue()
     for fmt, console in ((OutputFormat.json, terminal), (OutputFormat.text, Console(file=io.StringIO()))):
         buffer.truncate(0)
-        monkeypatch.setattr(output, "error_console", lambda console=console: console)
-        with output.status(fmt, "quiet") as step:
+        monkeypatch.setattr(emit, "error_console", lambda console=console: console)
+        with emit.status(fmt, "quiet") as step:
             step("still quiet")
         assert "quiet" not in buffer.getvalue() and "quiet" not in console.file.getvalue()
 
@@ -180,9 +180,42 @@ def test_json_output_has_no_status_or_colour(tmp_path):
     json.loads(result.stdout)
 
 
-@pytest.mark.parametrize("command", ["", "preview", "fit", "render", "diff", "policy", "inventory", "preflight"])
-def test_help_at_80_columns_cuts_no_word(command, monkeypatch):
-    monkeypatch.setenv("COLUMNS", "80")
-    result = CliRunner().invoke(app, [*command.split(), "--help"], terminal_width=80)
+COMMANDS = ["", "diff", "fit", "inventory", "policy", "preflight", "preview", "render"]
+# What typer's rich help prints for an annotation where no metavar is set: gpuplan's help names none.
+TYPE_NAMES = re.compile(r"<(bool|str|int|float|path|Path|list\[[^>]*\]|text\|json)>|<list\[|\[\[")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_names_no_python_type_and_cuts_no_word(command, width, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    result = CliRunner().invoke(app, [*command.split(), "--help"], terminal_width=width)
     assert result.exit_code == 0, result.output
-    assert "…" not in result.output, [line for line in result.output.splitlines() if "…" in line]
+    text = _lines(result.output)
+    assert not [line for line in text if TYPE_NAMES.search(line)], [line for line in text if TYPE_NAMES.search(line)]
+    assert "…" not in result.output, [line for line in text if "…" in line]
+    assert all(cell_len(line) <= width for line in text), [line for line in text if cell_len(line) > width]
+    if command:
+        flat = re.sub(r"\s+", " ", "\n".join(text))
+        assert "--help Show this message and exit." in flat.replace("│", " ").replace("  ", " ")
+        assert re.search(r"--format\s+\[text\|json\]", flat), flat
+        assert re.search(r"--stack\s+NAME", flat) and re.search(r"--out\s+DIR", flat), flat
+
+
+def test_help_shows_metavars_and_the_argument_once():
+    result = CliRunner().invoke(app, ["fit", "--help"], terminal_width=200)
+    assert "Usage: gpuplan fit [OPTIONS] [FILE]..." in result.output
+    for shown in ("--claims", "FILE...", "--config", "FILE", "--project", "DIR", "--inventory", "--kubernetes-version"):
+        assert shown in result.output
+    assert re.search(r"--version\s+Print gpuplan's version", CliRunner().invoke(app, ["--help"]).output)
+
+
+@pytest.mark.parametrize("width", (80, 100))
+def test_command_descriptions_are_reflowed(width):
+    """No description line ends where the docstring's line ended: each paragraph is one line for the terminal."""
+    result = CliRunner().invoke(app, ["--help"], terminal_width=width, env={"COLUMNS": str(width)})
+    rows = [line.strip("│ ").rstrip() for line in _lines(result.output)]
+    # the diff description wraps at the width: "delete per resource" follows "replace," on the same line
+    joined = " ".join(row for row in rows)
+    assert "create, update, replace, delete per resource" in re.sub(r"\s+", " ", joined)
+    assert not any(row.endswith("replace,") and len(row) < width - 20 for row in rows), rows

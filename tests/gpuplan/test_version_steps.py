@@ -1,13 +1,13 @@
-"""`gpuplan diff` refuses Kubernetes version steps a managed control plane cannot take (gpuplan/diff/compare.py
-version_step): EKS and AKS upgrade one minor at a time; AKS never downgrades; EKS rolls back exactly one minor,
-only within 7 days of an in-place upgrade (which gpuplan cannot see, so --allow-replace may accept that one)."""
+"""`gpuplan diff` refuses Kubernetes version steps a managed control plane cannot take (the rule:
+dra_gpu_platform/facts/kubernetes.py version_step, tests/facts/test_version_steps.py), on the cluster's change
+(gpuplan/diff/safety.py); only EKS's one-minor rollback can be accepted with --allow-replace."""
 
 from __future__ import annotations
 
 import pytest
 
 from dra_gpu_platform.config.loading import parse_config_map
-from gpuplan.diff.compare import allow, diff_runs, version_step
+from gpuplan.diff.report import allow, diff_runs
 from gpuplan.engine.runtime import ProgramRun, Registration
 from tests.conftest import load_committed, qualify
 
@@ -15,31 +15,6 @@ CLUSTER = {
     "eks": ("aws:eks/cluster:Cluster", "version"),
     "aks": ("azure-native:containerservice:ManagedCluster", "kubernetesVersion"),
 }
-
-
-@pytest.mark.parametrize(
-    "platform, old, new, refused, allowable",
-    [
-        ("eks", 34, 35, False, None),
-        ("aks", 34, 35, False, None),
-        ("eks", 35, 35, False, None),
-        ("eks", 33, 35, True, False),
-        ("aks", 32, 35, True, False),  # skips
-        ("eks", 35, 34, True, True),  # EKS version rollback, if within 7 days
-        ("eks", 35, 33, True, False),
-        ("aks", 35, 34, True, False),  # no such rollback / no AKS downgrade
-        ("kind", 35, 34, False, None),
-        ("existing", 33, 35, False, None),  # not a managed control plane
-    ],
-)
-def test_version_steps(platform, old, new, refused, allowable):
-    step = version_step(platform, old, new)
-    assert (step is not None) == refused
-    if step is not None:
-        why, how, can_allow = step
-        assert can_allow is allowable and f"1.{old} → 1.{new}" in why and "https://" in why and how
-        if new > old:
-            assert "one minor at a time" in why and " → ".join(f"1.{m}" for m in range(old, new + 1)) in how
 
 
 def _run(stack: str, version: str) -> ProgramRun:

@@ -169,7 +169,13 @@ def test_control_characters_and_lone_surrogates_are_not_text():
         ("2001-12-14", "2001-12-14"),
         ("=", "="),
         ("12:30", "12:30"),
-        ("99999999999999999999", "99999999999999999999"),
+        # ParseInt and ParseUint refuse these, yamlStyleFloat takes them (go-yaml v3.0.1 resolve.go:191-210)
+        ("99999999999999999999", 1e20),
+        ("08", 8.0),
+        ("+9223372036854775808", 9223372036854775808.0),
+        ("18446744073709551615", 18446744073709551615),  # ParseUint's largest
+        ("0x1_0000_0000_0000_0000", "0x1_0000_0000_0000_0000"),  # no float form: the text
+        ("1" + "0" * 400, "1" + "0" * 400),  # ParseFloat overflows: the text
     ],
 )
 def test_stack_file_scalars_read_as_go_yaml_v3_reads_them(text, value):
@@ -182,6 +188,12 @@ def test_kubernetes_manifests_keep_yaml_1_1_scalars_as_sigs_k8s_io_yaml_does():
 
 def test_go_int_follows_strconv_base_zero():
     assert [go_int(t) for t in ("0", "+5", "-0x10", "0777", "08", "1__2")] == [0, 5, -16, 511, None, 12]
+    # int64 with a sign, uint64 without one
+    assert [go_int(t) for t in ("-9223372036854775808", "+9223372036854775808", "9223372036854775808")] == [
+        -(2**63),
+        None,
+        2**63,
+    ]
 
 
 def test_a_50_mb_value_never_appears_in_full():

@@ -12,7 +12,7 @@ from dra_gpu_platform.facts.catalog import instance_type
 from dra_gpu_platform.facts.prices import PriceFact
 from dra_gpu_platform.plans.capacity import pool_price, pools_capacity, purchase_of
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, DeclaredPrice, PoolPlan
-from gpuplan.engine.capacity_table import WIDTH, text_lines
+from gpuplan.preview.capacity_table import WIDTH, text_lines
 
 # Made-up figures for the arithmetic only: dra_gpu_platform/facts/prices.py records none.
 P5 = PriceFact("eks", "p5.4xlarge", "us-east-1", 6.88, "test figure", "2026-11-02")

@@ -13,7 +13,7 @@ from pulumi_policy.proxy import unknown_checking_proxy
 from dra_gpu_platform.facts import prices
 from dra_gpu_platform.facts.prices import PriceFact
 from dra_gpu_platform.policies.rules import cost
-from gpuplan.checks.policy_runner import PolicySettings, evaluate
+from gpuplan.policy.runner import PolicySettings, evaluate
 from tests.conftest import run_config
 from tests.policies import builders as b
 

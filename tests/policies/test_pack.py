@@ -17,7 +17,7 @@ import yaml
 from pulumi_policy import EnforcementLevel
 
 from dra_gpu_platform.policies.pack import POLICIES
-from gpuplan.checks.policy_runner import PACK_VERSION, reconcile
+from gpuplan.policy.runner import PACK_VERSION, reconcile
 from tests.conftest import REFERENCE_STACKS, ROOT
 
 POLICY_DIR = ROOT / "policies"

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import REFERENCE_STACKS, ROOT
 
 POLICY_STACKS = ROOT / "tests" / "policy_stacks"
@@ -104,7 +104,8 @@ def test_text_output_groups_by_policy_with_level_urn_and_message(tmp_path):
         "replacement deletes it, and with it every running GPU job (GPU capacity is often not available again)."
         in lines
     )
-    assert lines[-1] == "2 mandatory and 0 advisory violation(s)"
+    # the summary, then where the report went
+    assert lines[-2:] == ["2 mandatory and 0 advisory violation(s)", f"Wrote {tmp_path / 'policy.json'}"]
 
 
 def test_policy_config_override_changes_the_level(tmp_path):

@@ -10,8 +10,8 @@ from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE
 from dra_gpu_platform.inputs.problems import InputError
 from dra_gpu_platform.policies.pack import PACK_LEVEL, POLICIES
 from dra_gpu_platform.policies.rules import cloud as cloud_rules
-from gpuplan.checks.policy_runner import PACK_VERSION, evaluate, reconcile
 from gpuplan.engine.runtime import ProgramRun, Registration
+from gpuplan.policy.runner import PACK_VERSION, evaluate, reconcile
 from tests.policies import builders as b
 
 PROVIDER = "pulumi:providers:kubernetes"

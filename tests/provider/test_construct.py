@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config.loading import load_stack_file, read_stack_file
-from gpuplan.engine.runtime import run_program
+from gpuplan.engine.sources import StackFileSource
 from tests.conftest import REFERENCE_STACKS, ROOT, STACKS_DIR, run_config
 from tests.docs.test_configuration import EXAMPLE_MARKER
 from tests.provider.construct import component_inputs, construct
@@ -26,7 +26,7 @@ def test_a_committed_stack_as_inputs_registers_what_gpuplan_preview_records(stac
     inputs, secrets = component_inputs(read_stack_file(path))
     built = construct(inputs, name=config.cluster.name, config=config, stack=stack, secrets=secrets)
     assert built.error is None
-    reference = run_program(path).resources
+    reference = StackFileSource.of(path).run().resources
     assert [(r.type, r.name) for r in built.registrations] == [(r.type, r.name) for r in reference]
     assert built.registrations == reference  # URNs, parents, providers, dependencies, options and inputs too
     assert set(built.state) == {"kubeconfig", "deviceClassNames", "namespaceNames"}

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from dra_gpu_platform.config.loading import parse_config_map
 from dra_gpu_platform.plans.node_pools import label_commands, pool_labels
 from dra_gpu_platform.plans.stack import plan_stack
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import clean_inputs, qualify, run_config, write_stack
 
 NODE_PATCH = "kubernetes:core/v1:NodePatch"

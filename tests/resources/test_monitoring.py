@@ -16,7 +16,8 @@ from dra_gpu_platform.plans.monitoring import values as monitoring_values
 from dra_gpu_platform.plans.monitoring.plan import monitoring_plan
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.engine.outputs import clean
-from gpuplan.engine.preview import preview_stack
+from gpuplan.engine.sources import StackFileSource
+from gpuplan.preview.stack import preview_stack
 from tests.conftest import KIND_BASE, qualify, run_config, with_gpu_operator_on_dra, write_stack
 from tests.monitoring_support import promtool, write_rules
 from tests.resources.alone import provider, register
@@ -41,7 +42,7 @@ def byo(tmp_path_factory):
     """Bring-your-own Prometheus (install: false), through `gpuplan preview` (run + manifests + validation)."""
     directory = tmp_path_factory.mktemp("byo")
     stack = write_stack(directory, _config(BYO), "byo")
-    return preview_stack(stack, directory / "out")
+    return preview_stack(StackFileSource.of(stack), directory / "out")
 
 
 def _parsed(config):
@@ -78,7 +79,7 @@ def _configmaps(children):
 
 
 def test_monitoring_is_a_child_of_the_platform_and_uses_the_cluster_provider(byo):
-    run = byo[0]
+    run = byo.run
     component, children = _in_monitoring(run)
     assert component.name == "gpu-test-monitoring"
     assert run.by_urn()[component.parent].type == "dra-gpu-platform:index:GpuPlatform"
@@ -88,7 +89,7 @@ def test_monitoring_is_a_child_of_the_platform_and_uses_the_cluster_provider(byo
 
 
 def test_prometheus_rule_carries_the_rendered_groups(byo):
-    run = byo[0]
+    run = byo.run
     (rule,) = run.of_type(RULE)
     inputs = clean(rule.inputs)
     assert inputs["apiVersion"] == "monitoring.coreos.com/v1" and inputs["kind"] == "PrometheusRule"
@@ -98,24 +99,24 @@ def test_prometheus_rule_carries_the_rendered_groups(byo):
 
 
 def test_recorded_prometheus_rule_passes_promtool(byo, tmp_path):
-    (rule,) = byo[0].of_type(RULE)
+    (rule,) = byo.run.of_type(RULE)
     path = write_rules(tmp_path, clean(rule.inputs)["spec"]["groups"])
     result = promtool("check", "rules", path.name, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_dashboard_configmap_is_labelled_for_the_grafana_sidecar(byo):
-    _, children = _in_monitoring(byo[0])
+    _, children = _in_monitoring(byo.run)
     configmap = _configmaps(children)["dra-gpu-platform-dashboard"]
     assert configmap["metadata"]["labels"]["grafana_dashboard"] == "1"
     text = configmap["data"][dashboard.FILE_NAME]
-    assert text == dashboard.dashboard_json(monitoring_plan(byo[0].config).inputs)
+    assert text == dashboard.dashboard_json(monitoring_plan(byo.run.config).inputs)
     assert dashboard.to_json(dashboard.from_json(text)) == text
     assert json.loads(text)["uid"] == dashboard.UID
 
 
 def test_without_install_the_namespace_must_exist_and_is_read_not_created(byo):
-    run = byo[0]
+    run = byo.run
     _, children = _in_monitoring(run)
     assert NAMESPACE not in {r.type for r in children}
     (read,) = [r for r in run.reads if r.type == NAMESPACE]
@@ -162,9 +163,8 @@ def test_dcgm_dra_mapping_gets_resourceslice_rbac_for_the_operators_exporter(tmp
 
 
 def test_preview_validates_the_monitoring_manifests(byo):
-    _run, manifests, _checked, errors = byo
-    assert errors == []
-    kinds = {yaml.safe_load(p.read_text())["kind"] for p in manifests}
+    assert byo.errors == []
+    kinds = {yaml.safe_load(p.read_text())["kind"] for p in byo.manifests}
     assert {"PrometheusRule", "ConfigMap"} <= kinds
 
 

@@ -126,33 +126,26 @@ _LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
-def _labels(value: dict[str, str]) -> dict[str, str]:
-    for key, val in value.items():
-        prefix, _, name = key.rpartition("/")
-        if (
-            (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix)))
-            or len(name) > 63
-            or not _LABEL_NAME.match(name)
-        ):
-            raise rule_error(
-                f"label key {key!r} is not a valid Kubernetes label key",
-                "use [prefix/]name with name ≤ 63 characters of [A-Za-z0-9_.-]",
-            )
-        if val and (len(val) > 63 or not _LABEL_NAME.match(val)):
-            raise rule_error(
-                f"label value {val!r} of {key!r} is not a valid Kubernetes label value",
-                "use ≤ 63 characters of [A-Za-z0-9_.-], starting and ending alphanumeric",
-            )
-    return value
-
-
 def _label_key(value: str) -> str:
-    _labels({value: ""})
+    prefix, _, name = value.rpartition("/")
+    if (
+        (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix)))
+        or len(name) > 63
+        or not _LABEL_NAME.match(name)
+    ):
+        raise rule_error(
+            f"label key {value!r} is not a valid Kubernetes label key",
+            "use [prefix/]name with name ≤ 63 characters of [A-Za-z0-9_.-]",
+        )
     return value
 
 
 def _label_value(value: str) -> str:
-    _labels({"key": value})
+    if value and (len(value) > 63 or not _LABEL_NAME.match(value)):
+        raise rule_error(
+            f"label value {value!r} is not a valid Kubernetes label value",
+            "use ≤ 63 characters of [A-Za-z0-9_.-], starting and ending alphanumeric",
+        )
     return value
 
 
@@ -194,9 +187,11 @@ NodeName = Annotated[str, AfterValidator(_node_name)]
 QuantityText = Annotated[str, AfterValidator(_quantity)]
 QualifiedAttribute = Annotated[str, AfterValidator(_qualified_attribute)]
 ComputeCapability = Annotated[str, AfterValidator(_compute_capability)]
-Labels = Annotated[dict[str, str], AfterValidator(_labels)]
-LabelKey = Annotated[str, AfterValidator(_label_key)]  # a taint key: a label name ([prefix/]name)
+LabelKey = Annotated[str, AfterValidator(_label_key)]  # a label's (or a taint's) key: [prefix/]name
 LabelValue = Annotated[str, AfterValidator(_label_value)]
+# Each entry checked by itself, a problem at its own path (`labels["bad key"]`): a value of the wrong type never
+# hides a bad key beside it, and every bad key or value is named, not only the first.
+Labels = dict[LabelKey, LabelValue]
 
 
 def _compiles(expression: str) -> str:

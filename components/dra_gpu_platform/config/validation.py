@@ -359,6 +359,9 @@ def _declared_names(data: Mapping[str, Any]) -> tuple[dict[str, set[str]], set[s
 # pydantic's errors as problems
 
 
+DICT_KEY = "[key]"  # the last part of the location pydantic gives an error of a mapping's key (dict key validation)
+
+
 def pydantic_problems(
     exc: ValidationError, prefix: tuple[str, ...], value: Any, source: str | None, model: Any
 ) -> list[Problem]:
@@ -366,7 +369,8 @@ def pydantic_problems(
     problems = []
     for error in exc.errors():
         loc = _user_path(error["loc"])
-        bad = _lookup(value, loc)
+        # a mapping's key refused (a label key): the problem is at that entry, and the bad value is the key itself
+        bad = loc[-1] if error["loc"][-1:] == (DICT_KEY,) else _lookup(value, loc)
         rule, fix = _explain(error, model, loc, bad)
         if error["type"] == "extra_forbidden":
             parent = _lookup(value, loc[:-1])
@@ -378,12 +382,13 @@ def pydantic_problems(
 
 
 def _user_path(loc: tuple[int | str, ...]) -> list[int | str]:
-    """The path of the key the user wrote: without pydantic's validator names and union branch tags
-    (`nodePools.0.gpu.described.memory` is `nodePools[0].gpu.memory`)."""
+    """The path of the key the user wrote: without pydantic's validator names, union branch tags and the marker of a
+    refused mapping key (`nodePools.0.gpu.described.memory` is `nodePools[0].gpu.memory`, `labels.a b.[key]` is
+    `labels["a b"]`)."""
     path: list[int | str] = []
     for part in loc:
         if isinstance(part, str) and (
-            part.startswith("function-") or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS)
+            part.startswith("function-") or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS) or part == DICT_KEY
         ):
             continue
         path.append(part)

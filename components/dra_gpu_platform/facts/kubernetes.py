@@ -10,7 +10,8 @@ Every fact here has an entry in docs/references.md:
 - EKS: docs/references.md#eks-kubernetes-versions; AKS: docs/references.md#aks-kubernetes-versions.
 
 dra_gpu_platform/dra/gates.py reads its gate table from here; dra_gpu_platform/config/rules/kubernetes_version.py reads the
-platform offers; gpuplan/checks/kube_validate.py the minors a stack can move to.
+platform offers; gpuplan/checks/kube_validate.py the minors a stack can move to; gpuplan/diff/safety.py the
+control-plane steps one `pulumi up` cannot take (version_step).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import calendar
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import NamedTuple
 
 KUBE_APISERVER = "kube-apiserver"
 KUBE_SCHEDULER = "kube-scheduler"
@@ -331,13 +333,77 @@ def newest_offered(platform: str, on: date) -> str | None:
     return found[-1] if found else None
 
 
+# ---------------------------------------------------------------------------------------------------
+# upgrade steps: a managed control plane moves one minor at a time
+
+
+def minor_after(minor: int) -> int:
+    """The one minor an EKS or AKS control plane can upgrade 1.<minor> to in one step (they upgrade one minor at a
+    time: docs/references.md#eks-version-steps, docs/references.md#aks-version-steps)."""
+    return minor + 1
+
+
 def next_minor(platform: str, version: str, on: date) -> str | None:
-    """The minor an upgrade goes to: one minor up (EKS and AKS upgrade one minor at a time), if the service
-    offers it; on kind and existing clusters the next minor this package knows."""
-    target = f"1.{minor_number(version) + 1}"
+    """The minor an upgrade goes to: one step up (minor_after), if the service offers it; on kind and existing
+    clusters the next minor this package knows."""
+    target = f"1.{minor_after(minor_number(version))}"
     if target not in MINORS:
         return None
     return target if availability(platform, target, on).offered else None
+
+
+EKS_UPDATE = "https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html"
+EKS_ROLLBACK = "https://docs.aws.amazon.com/eks/latest/userguide/rollback-cluster.html"
+AKS_UPGRADE = "https://learn.microsoft.com/en-us/azure/aks/upgrade-cluster"
+
+
+class VersionStep(NamedTuple):
+    """A control-plane version change one `pulumi up` cannot make: why, how to get there, and whether it can be
+    accepted on purpose (`gpuplan diff --allow-replace`)."""
+
+    why: str
+    how: str
+    allowable: bool
+
+
+def version_step(platform: str, old_minor: int, new_minor: int) -> VersionStep | None:
+    """Why a managed control plane cannot go from 1.<old> to 1.<new> in one `pulumi up`; None when it can. EKS and
+    AKS upgrade one minor at a time (minor_after); AKS has no downgrade; EKS rolls back exactly one minor, and only
+    within 7 days of an in-place upgrade (docs/references.md#eks-version-steps, docs/references.md#aks-version-steps)."""
+    if platform not in MANAGED_PLATFORMS or new_minor in (old_minor, minor_after(old_minor)):
+        return None
+    cloud = platform.upper()
+    change = f"Kubernetes 1.{old_minor} → 1.{new_minor}"
+    if new_minor > old_minor:
+        steps = [old_minor]
+        while steps[-1] < new_minor:
+            steps.append(minor_after(steps[-1]))
+        source = EKS_UPDATE if platform == "eks" else AKS_UPGRADE
+        return VersionStep(
+            f"{change} skips {len(steps) - 2} minor version(s): {cloud} upgrades a control plane one minor at a time "
+            f"({source}), so the update fails part way",
+            f"upgrade in steps, one `pulumi up` per minor: {' → '.join(f'1.{m}' for m in steps)}",
+            False,
+        )
+    if platform == "eks" and old_minor == minor_after(new_minor):
+        return VersionStep(
+            f"{change} is a downgrade: EKS can only roll a control plane back one minor, within 7 days of an "
+            f"in-place upgrade from 1.{new_minor} ({EKS_ROLLBACK}); gpuplan cannot see when the upgrade was",
+            f"if the cluster was upgraded from 1.{new_minor} in place in the last 7 days, roll back with EKS (then "
+            f"--allow-replace the cluster to accept this diff); otherwise keep 1.{old_minor}",
+            True,
+        )
+    rollback = (
+        " EKS rolls a control plane back one minor at most"
+        if platform == "eks"
+        else " AKS has no control-plane downgrade, its upgrades only go forward, one minor at a time"
+    )
+    return VersionStep(
+        f"{change} is a downgrade:{rollback} ({EKS_ROLLBACK if platform == 'eks' else AKS_UPGRADE})",
+        f'keep kubernetesVersion "1.{old_minor}"; to run 1.{new_minor}, build a new cluster (another stack) and move '
+        "the workloads",
+        False,
+    )
 
 
 def lifecycle_notes(platform: str, version: str, on: date) -> list[str]:

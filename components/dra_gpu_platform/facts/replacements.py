@@ -1,5 +1,5 @@
 """Which input changes force a resource to be replaced, per resource type the package emits. Pure data:
-no Pulumi imports. Read by `gpuplan diff` (gpuplan/diff/compare.py).
+no Pulumi imports. Read by `gpuplan diff` (gpuplan/diff/engine.py).
 
 Every entry names its source. Paths are Pulumi input paths (the camelCase names the engine records):
 `a.b`, `a[*].b` for every list element, `a["dotted/key"]` for map keys. A changed input path is replace-

@@ -222,7 +222,14 @@ def go_int(text: str) -> int | None:
     except ValueError:
         return None
     value *= sign
-    return value if -(2**63) <= value < 2**64 else None
+    if -(2**63) <= value < 2**63:
+        return value
+    # then strconv.ParseUint(plain, 0, 64): up to 2**64 - 1, and no sign
+    return value if value < 2**64 and plain[:1] not in "+-" else None
+
+
+# go-yaml's yamlStyleFloat (resolve.go): an integer Go could not parse as int64 or uint64 that has this form is a float.
+_GO_YAML_FLOAT_STYLE = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
 
 # ------------------------------------------------------------------------------------------------ construction
@@ -265,11 +272,17 @@ class _StrictConstructor(SafeConstructor):
 
 
 class _PulumiConstructor(_StrictConstructor):
-    def construct_go_int(self, node: ScalarNode) -> int | str:
-        value = go_int(self.construct_scalar(node))
-        if value is None:
-            return self.construct_scalar(node)  # out of int64 range: go-yaml keeps it a string too
-        return value
+    def construct_go_int(self, node: ScalarNode) -> int | float | str:
+        text = self.construct_scalar(node)
+        value = go_int(text)
+        if value is not None:
+            return value
+        # Beyond 64 bits (or `08`): go-yaml tries a float next, and ParseFloat refuses only what overflows float64;
+        # anything else stays the text (docs/references.md#pulumi-yaml-decoding).
+        plain = text.replace("_", "")
+        if _GO_YAML_FLOAT_STYLE.match(plain) and math.isfinite(float(plain)):
+            return float(plain)
+        return text
 
     def construct_go_float(self, node: ScalarNode) -> float:
         text = self.construct_scalar(node).replace("_", "")

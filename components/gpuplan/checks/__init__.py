@@ -1,6 +1,7 @@
-"""Checks on a recorded plan: Kubernetes schema validation and the offline policy-pack runner.
+"""Manifest checks shared by preview, render and fit: Kubernetes schema validation (kubernetes-validate) and
+custom resources against their CRDs.
 
-Who may import: gpuplan commands.
+Who may import: gpuplan feature folders.
 """
 
-__all__ = ["crd_validate", "kube_validate", "policy_runner"]  # the public modules of this package
+__all__ = ["crd_validate", "kube_validate"]  # the public modules of this package

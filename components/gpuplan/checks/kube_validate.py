@@ -75,11 +75,13 @@ def supported_versions() -> tuple[str, ...]:
     return tuple(f"{m}.0" for m in versions.SUPPORTED_KUBERNETES if kv.major_minor(f"{m}.0") <= newest)
 
 
-def versions_for(kubernetes_version: str, platform: str = "existing", on: date | None = None) -> tuple[str, ...]:
+def versions_for(kubernetes_version: str, platform: str, on: date | None = None) -> tuple[str, ...]:
     """The Kubernetes versions a stack's manifests are checked against: its own minor and the minor it can move
     to next (EKS and AKS upgrade one minor at a time, to a minor the service offers that day; kind and existing
     clusters to the next minor this package knows: dra_gpu_platform/facts/kubernetes.py next_minor), as x.y.0 and
-    only where kubernetes-validate ships schemas (its newest minor at most)."""
+    only where kubernetes-validate ships schemas (its newest minor at most). The platform has no default: the next
+    minor depends on it (an EKS or AKS stack on the newest minor its service offers has none), so whoever asks
+    (preview, the tests of every stack) names the stack's own."""
     day = on or kubernetes.today()
     minors = [kubernetes_version]
     following = kubernetes.next_minor(platform, kubernetes_version, day)

@@ -2,121 +2,43 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
 from dra_gpu_platform.inputs.strict_yaml import STACK_FILE, read_text
-from gpuplan.cli import layout, options, output, signals
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.runner import run_command
-from gpuplan.diff.revisions import read_revision, run_labelled
+from gpuplan.commands import options
+from gpuplan.commands.common import Job, Result, stack_command
+from gpuplan.engine.sources import StackFileSource
+from gpuplan.output import signals
+from gpuplan.output.emit import OutputFormat
 
 AgainstRevision = Annotated[
     str | None,
     typer.Option(
         "--against",
+        metavar="REV",
         help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main.",
     ),
 ]
 AgainstStackFile = Annotated[
-    Path | None, typer.Option("--against-config", help="Another stack file to compare with (what is deployed).")
+    Path | None,
+    typer.Option("--against-config", metavar="FILE", help="Another stack file to compare with (what is deployed)."),
 ]
 AllowedReplacements = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-replace",
+        metavar="URN",
         help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable.",
     ),
 ]
 
-_SYMBOL = {"create": "+", "update": "~", "replace": "+-", "delete": "-"}
-_COLOUR = {"create": "green", "update": "yellow", "replace": "magenta", "delete": "red"}
-_MAX_PATHS = 8
-
-
-def _text(value: Any) -> str:
-    from gpuplan.diff.compare import _MISSING
-
-    if value is _MISSING:
-        return "(none)"
-    text = json.dumps(value, sort_keys=True, default=str) if not isinstance(value, str) else value
-    return text.replace("\n", "\\n")
-
-
-def change_text(old: Any, new: Any) -> str:
-    """`old → new` for a changed value: whole when short; else where the two differ, with the same text before
-    and after it counted, not shown (two long CEL selectors that share a beginning show their difference)."""
-    before, after = layout.difference(_text(old), _text(new))
-    return f"{before} → {after}"
-
-
-def render_text(report, console) -> None:
-    console.print(f"Diff of stack [bold]{report.stack}[/] against {report.against}", highlight=False)
-    changed = [c for c in report.changes if c.op != "same"]
-    if not changed:
-        console.print("\n[green]✓[/] no changes: every resource stays the same")
-    for change in changed:
-        colour = _COLOUR[change.op]
-        mark = " [bold red]REFUSED[/]" if change.refused else " [cyan]allowed[/]" if change.allowed else ""
-        console.print(
-            f"\n[{colour}]{_SYMBOL[change.op]:>2} {change.op:<8}[/] {change.type}  [bold]{change.name}[/]{mark}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        for path in change.paths[:_MAX_PATHS]:
-            if path in change.values:
-                old, new = change.values[path]
-                value = f": {change_text(old, new)}"
-            else:
-                value = " (known after apply)"
-            forces = " (forces replacement)" if path in change.replace_reasons else ""
-            rolls = " (rolls every node)" if path in change.rolling else ""
-            output.say(console, f"       {path}{value}{forces}{rolls}")
-        if len(change.paths) > _MAX_PATHS:
-            console.print(f"       and {len(change.paths) - _MAX_PATHS} more (see --format json)")
-        if "provider" in change.replace_reasons:
-            console.print("       provider (forces replacement)", markup=False)
-        if change.may_replace:
-            console.print(
-                f"       may replace: {', '.join(change.may_replace)} (not in the replacement rules)",
-                markup=False,
-                soft_wrap=True,
-            )
-        for consequence in change.consequences:
-            output.say(console, f"       note: {consequence}")
-    counts = report.summary()
-    console.print("\nResources:")
-    for op, word in (
-        ("create", "to create"),
-        ("update", "to update"),
-        ("replace", "to replace"),
-        ("delete", "to delete"),
-    ):
-        if counts[op]:
-            console.print(f"    [{_COLOUR[op]}]{_SYMBOL[op]:>2} {counts[op]} {word}[/]")
-    console.print(f"    {counts['same']} unchanged")
-    if report.refused:
-        console.print(
-            f"\n[bold red]{len(report.refused)} change(s) refused[/]: they would destroy running capacity or data."
-        )
-        for change in report.refused:
-            console.print()
-            output.say(console, f"  x {change.urn}")
-            output.say(console, f"    what would be lost: {change.why}")
-            if change.how:
-                output.say(console, f"    how to do it safely: {change.how}")
-            if not change.allowable:
-                console.print("    --allow-replace cannot accept it: the cloud refuses this step", markup=False)
-        if any(c.allowable for c in report.refused):
-            console.print("\nTo accept one on purpose: --allow-replace URN (repeatable).")
-    elif any(c.allowed for c in report.changes):
-        console.print("\n[cyan]refused changes accepted on purpose with --allow-replace[/]")
+DOING = "comparing stack {stack} with what is deployed"  # the live status line while it works
 
 
 def diff(
@@ -126,16 +48,20 @@ def diff(
     against_config: AgainstStackFile = None,
     allow_replace: AllowedReplacements = None,
     out: options.OutDir = None,
-    format: options.Format = options.OutputFormat.text,
+    format: options.Format = OutputFormat.text,
 ) -> None:
     """Compare the stack file with what is deployed (a git revision or another file): create, update, replace,
     delete per resource. Exit 1 when a change would replace or delete a node pool, cluster, protected resource
     or a namespace with claim templates (unless --allow-replace names it)."""
 
-    def body() -> int:
-        from gpuplan.diff.compare import allow, diff_runs
+    def work(job: Job) -> Result:
+        from gpuplan.diff.report import allow, diff_runs
+        from gpuplan.diff.revisions import read_revision, run_labelled
+        from gpuplan.diff.text import render_text
 
-        name, stack_file = options.resolve_stack(stack, config)
+        source = job.source
+        assert isinstance(source, StackFileSource)  # diff compares stack files (no --project)
+        name, stack_file = source.stack, source.path
         if (against is None) == (against_config is None):
             raise InputError(
                 [
@@ -163,18 +89,16 @@ def diff(
                     [replace(p, path="--against-config") for p in error.problems], "--against-config"
                 ) from None
             label = str(against_config)
-        with (
-            output.status(format, f"gpuplan diff: running stack {name} as of {label}") as step,
-            tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp,
-        ):
-            signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/cli/signals.py)
+        job.step(f"gpuplan diff: running stack {name} as of {label}")
+        with tempfile.TemporaryDirectory(prefix="gpuplan-diff-") as tmp:
+            signals.remove_on_exit(Path(tmp))  # a signal during the run exits at once (gpuplan/output/signals.py)
             # Same file name as the stack file: same stack name, so the URNs of both runs match.
             before_path = Path(tmp) / stack_file.name
             before_path.write_text(text, encoding="utf-8")
-            before = run_labelled(before_path, label)
+            before = run_labelled(StackFileSource(name, before_path), label)
             signals.forget(Path(tmp))
-            step(f"gpuplan diff: running stack {name} as {stack_file} has it")
-            after = run_labelled(stack_file, str(stack_file))
+        job.step(f"gpuplan diff: running stack {name} as {stack_file} has it")
+        after = run_labelled(source, str(stack_file))
         report = diff_runs(before, after, against=label)
         unmatched = allow(report, allow_replace or [])
         if unmatched:
@@ -190,13 +114,6 @@ def diff(
                     for value in unmatched
                 ]
             )
-        failed = output.write_and_emit(
-            options.out_dir(out, name),
-            "diff.json",
-            report.as_json(),
-            format,
-            lambda: render_text(report, output.console()),
-        )
-        return failed or (ExitCode.FINDINGS if report.refused else ExitCode.OK)
+        return Result(report.as_json(), lambda console: render_text(report, console), findings=bool(report.refused))
 
-    raise typer.Exit(run_command(format, body))
+    stack_command("diff", DOING, work, format, stack, config, None, out)

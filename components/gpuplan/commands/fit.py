@@ -9,14 +9,15 @@ from typing import Annotated
 
 import typer
 
-from gpuplan.cli import options, output
-from gpuplan.cli.exit_codes import ExitCode
-from gpuplan.cli.runner import run_command
+from gpuplan.commands import options
+from gpuplan.commands.common import Job, Result, stack_command
+from gpuplan.output.emit import OutputFormat
 
 ClaimFiles = Annotated[
     list[Path] | None,
     typer.Option(
         "--claims",
+        metavar="FILE...",
         help="ResourceClaim, ResourceClaimTemplate, DeviceClass, Pod or workload manifests to evaluate too (repeatable).",
     ),
 ]
@@ -24,6 +25,7 @@ ClusterDump = Annotated[
     Path | None,
     typer.Option(
         "--inventory",
+        metavar="FILE",
         help="A cluster dump instead of the simulation: "
         "the JSON of `kubectl get` for resourceslices, resourceclaims, nodes and deviceclasses with -A -o json, "
         "types comma-separated (existing allocations count).",
@@ -33,6 +35,7 @@ FeatureGates = Annotated[
     str | None,
     typer.Option(
         "--feature-gates",
+        metavar="NAME=BOOL,...",
         help="Kubernetes feature gates as NAME=BOOL, comma-separated, e.g. DRADeviceTaints=true "
         "(default: the gates of the stack's Kubernetes minor and what the stack sets).",
     ),
@@ -41,47 +44,46 @@ KubernetesVersion = Annotated[
     str | None,
     typer.Option(
         "--kubernetes-version",
+        metavar="MINOR",
         help="Judge as the cluster would at this Kubernetes minor, e.g. 1.36 (default: the stack's kubernetesVersion).",
     ),
 ]
 MoreClaimFiles = Annotated[
     list[Path] | None,
-    typer.Argument(metavar="[FILE]...", help="More claim files: `--claims a.yaml b.yaml` reads both."),
+    typer.Argument(metavar="FILE", help="More claim files: `--claims a.yaml b.yaml` reads both."),
 ]
+
+DOING = "scheduling the claims of stack {stack} on its simulated cluster"  # the live status line while it works
 
 
 def fit(
     stack: options.StackName = None,
     config: options.StackFile = None,
+    project: options.ProjectDir = None,
     out: options.OutDir = None,
-    format: options.Format = options.OutputFormat.text,
+    format: options.Format = OutputFormat.text,
     claims: ClaimFiles = None,
     inventory: ClusterDump = None,
     feature_gates: FeatureGates = None,
     kubernetes_version: KubernetesVersion = None,
     more_claims: MoreClaimFiles = None,
 ) -> None:
-    """Will every claim and pod schedule? Per claim: fits or not, where, how many at once, quota vs capacity; per pod: node and devices."""
+    """Will every claim and pod schedule? Per claim: fits or not, where, how many at once, quota vs capacity; per
+    pod: node and devices."""
 
-    def body() -> int:
-        from dra_gpu_platform.config.loading import load_stack_file
-        from dra_gpu_platform.plans.stack import plan_stack
+    def work(job: Job) -> Result:
         from gpuplan.fit.report import document, failing, fit_report
         from gpuplan.fit.text import render_text
 
-        name, stack_file = options.resolve_stack(stack, config)
-        with output.status(format, f"gpuplan fit: scheduling the claims of stack {name} on its simulated cluster"):
-            report = fit_report(
-                plan_stack(load_stack_file(stack_file)),
-                name,
-                [*(claims or []), *(more_claims or [])],
-                inventory,
-                feature_gates,
-                kubernetes_version,
-            )
-        failed = output.write_and_emit(
-            options.out_dir(out, name), "fit.json", document(report), format, lambda: render_text(name, report)
+        name = job.source.stack
+        report = fit_report(
+            job.source.plan(),
+            name,
+            [*(claims or []), *(more_claims or [])],
+            inventory,
+            feature_gates,
+            kubernetes_version,
         )
-        return failed or (ExitCode.FINDINGS if failing(report) else ExitCode.OK)
+        return Result(document(report), lambda _console: render_text(name, report), findings=failing(report))
 
-    raise typer.Exit(run_command(format, body))
+    stack_command("fit", DOING, work, format, stack, config, project, out)

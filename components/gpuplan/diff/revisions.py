@@ -7,8 +7,8 @@ import subprocess
 from pathlib import Path
 
 from dra_gpu_platform.inputs.problems import InputError, Problem
-from gpuplan.cli.options import stack_file_of_working_project
-from gpuplan.engine.runtime import ProgramError, run_program
+from gpuplan.engine.runtime import ProgramError, ProgramRun
+from gpuplan.engine.sources import StackFileSource, stack_file_of_working_project
 
 
 def git(directory: Path, *args: str) -> subprocess.CompletedProcess:
@@ -57,12 +57,13 @@ def _relabel(error: InputError, temp: Path, label: str) -> InputError:
     return InputError(problems, label)
 
 
-def run_labelled(path: Path, label: str):
-    """Run the program on `path`; problems name `label` (a git revision or the file) instead of a temp file."""
+def run_labelled(source: StackFileSource, label: str) -> ProgramRun:
+    """Run the program on the stack file; problems name `label` (a git revision or the file) instead of a temp
+    file."""
     try:
-        return run_program(path)
+        return source.run()
     except InputError as error:
-        raise _relabel(error, path, label) from None
+        raise _relabel(error, source.path, label) from None
     except ProgramError as error:
         raise InputError(
             [Problem(label, "", "(program)", str(error), "fix the stack file as the message says")], label

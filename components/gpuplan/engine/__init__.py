@@ -1,16 +1,14 @@
-"""The offline engine: the program under Pulumi's mock runtime, a recording monitor, plan.json and manifests.
+"""The offline engine: the stack a command works on (sources), the program under Pulumi's mock runtime with a
+recording monitor (runtime, user_program, project, mock_outputs), plan.json and manifests (outputs).
 
-Who may import: gpuplan commands and library folders.
+Who may import: gpuplan commands and feature folders.
 """
 
 __all__ = [
-    "capacity_table",
     "mock_outputs",
     "outputs",
-    "preview",
     "project",
     "runtime",
     "sources",
-    "tree",
     "user_program",
 ]  # the public modules of this package

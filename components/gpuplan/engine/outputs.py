@@ -14,8 +14,8 @@ from pulumi.runtime.rpc import _special_sig_key as SIG_KEY
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.inputs.yamlio import dump_yaml
 from dra_gpu_platform.plans.capacity import stack_capacity
-from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.runtime import SECRET, ProgramRun, Registration
+from gpuplan.output.atomic_out import commit
 
 HELM_RELEASE = Upstream.HELM_RELEASE
 # Apply order for `kubectl apply -f manifests/` (files are applied in lexical order).
@@ -129,7 +129,7 @@ PREVIEW_ENTRIES = ("plan.json", "manifests", "kind-config.yaml")
 
 def render_outputs(run: ProgramRun, extra_files: dict[str, str] | None = None) -> dict[str, str]:
     """plan.json, manifests/*.yaml, manifests/helm/*.values.yaml and `extra_files`, as path (relative to --out) ->
-    text. Nothing is written: gpuplan/cli/atomic_out.py swaps them in at once."""
+    text. Nothing is written: gpuplan/output/atomic_out.py swaps them in at once."""
     files = {"plan.json": dumps_plan(run)}
     for resource in run.resources:
         if not is_kubernetes_object(resource):

@@ -1,6 +1,6 @@
 """Runs a Pulumi program offline under Pulumi's mock runtime and records every registration: the package's stack
-program (`dra_gpu_platform.program.run`) on a stack file validated once here, or a user's own program
-(gpuplan/engine/user_program.py).
+program (`dra_gpu_platform.program.run`) on a stack file's config and plan (read, validated and planned once by
+gpuplan/engine/sources.py), or a user's own program (gpuplan/engine/user_program.py).
 
 The recording monitor keeps what `pulumi preview` would know about each resource: type, name, parent,
 provider, dependencies (explicit and through outputs), protect and the other resource options, and the
@@ -13,10 +13,8 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -24,20 +22,15 @@ from pulumi.runtime import config as runtime_config
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 
-from dra_gpu_platform.config.loading import (
-    parse_config_map,
-    plaintext_secret_warnings,
-    read_stack_file,
-    stack_name_from_path,
-)
+from dra_gpu_platform.config.loading import plaintext_secret_warnings
 from dra_gpu_platform.config.models import PROJECT, StackConfig
 from dra_gpu_platform.facts.type_tokens import Upstream
-from dra_gpu_platform.plans.stack import StackPlan, plan_stack
+from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.engine import mock_outputs
 from gpuplan.engine.mock_outputs import CloudScope
 
 SECRET = "[secret]"
-# Garbage-collector thresholds while a program runs (defaults 700/10/10); see run_program.
+# Garbage-collector thresholds while a program runs (defaults 700/10/10); see record_run.
 GC_THRESHOLDS = (10_000, 50, 100)
 STACK_TYPE = Upstream.STACK
 
@@ -296,16 +289,13 @@ def record_run(
     )
 
 
-def run_program(config_file: Path | str) -> ProgramRun:
-    """Validate the stack file once, then run the package's stack program (`dra_gpu_platform.program.run`) on that
-    StackConfig under mocks. The stack file's config is also the runtime config, so what the program reads with
-    `pulumi.Config` (the kubeconfig secret) is there. Raises InputError (invalid stack file) or ProgramError (the
-    program refused the config). Nothing here depends on where the stack file or the repository is."""
-    stack = stack_name_from_path(config_file)
-    # Parsed once (what load_stack_file does, keeping the map): a stack file with thousands of objects takes
-    # PyYAML's pure-Python loader about half a second.
-    values = read_stack_file(config_file)
-    config = parse_config_map(values, stack=stack, source=str(config_file))
+def run_stack_program(source: str, values: Mapping[str, Any], config: StackConfig, plan: StackPlan) -> ProgramRun:
+    """Run the package's stack program (`dra_gpu_platform.program.run`) under mocks on a stack file's validated
+    StackConfig and its StackPlan, both made once by gpuplan/engine/sources.py (the one place a stack file is read,
+    validated and planned; `values` is its config map). The stack file's config is also the runtime config, so what
+    the program reads with `pulumi.Config` (the kubeconfig secret) is there. Raises ProgramError (the program
+    refused the config). Nothing here depends on where the stack file or the repository is."""
+    stack = config.stack
     runtime, secret_keys = runtime_config_from_file(values)
 
     def program() -> None:
@@ -313,13 +303,10 @@ def run_program(config_file: Path | str) -> ProgramRun:
         from dra_gpu_platform.program import run
 
         # The warnings the program logs when it reads the config itself (load_stack_config).
-        for warning in plaintext_secret_warnings(
-            values, runtime_config.is_config_secret, stack=stack, source=str(config_file)
-        ):
+        for warning in plaintext_secret_warnings(values, runtime_config.is_config_secret, stack=stack, source=source):
             pulumi.log.warn(warning)
         run(config, plan)
 
-    plan = plan_stack(config, environ=os.environ)
     scope = CloudScope.of(plan)
     recording = record_run(
         program, project=PROJECT, stack=stack, runtime=runtime, secret_keys=secret_keys, scope=lambda: scope
@@ -328,7 +315,7 @@ def run_program(config_file: Path | str) -> ProgramRun:
         stack,
         PROJECT,
         config,
-        str(config_file),
+        source,
         recording.resources,
         recording.outputs,
         recording.logs,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpuplan.cli import layout, output
+from gpuplan.output import emit, layout
 
 _STYLE = {"allocated": "green", "unschedulable": "red", "error": "red", "rejected": "magenta"}
 
@@ -27,25 +27,25 @@ def _source(source: str) -> str:
 def render_text(name: str, report: dict[str, Any]) -> None:
     from rich.markup import escape
 
-    console = output.console()
+    console = emit.console()
     # a long selector (CEL) is printed once and named afterwards (S1, S2, ...): every pool's reason quotes it
     legend = layout.Legend()
     inventory, gates = report["inventory"], report["featureGates"]
-    output.say(
+    emit.say(
         console,
         f"gpuplan fit: stack {name}, inventory {inventory['source']}: {inventory['nodes']} nodes, "
         f"{inventory['devices']} devices ({', '.join(inventory['drivers']) or 'no driver'}), "
         f"{inventory['nodeClasses']} node classes, {inventory['shapes']} device shapes",
     )
     changed = ", ".join(f"{k}={str(v).lower()}" for k, v in gates["changed"].items()) or "defaults"
-    output.say(console, f"Kubernetes {gates['kubernetes']} feature gates: {changed}; allocator {gates['allocator']}")
+    emit.say(console, f"Kubernetes {gates['kubernetes']} feature gates: {changed}; allocator {gates['allocator']}")
     for note in inventory["notes"] + report["notes"]:
-        output.say(console, legend.shorten(f"note: {note}"), style="yellow", lead=len("note:"))
+        emit.say(console, legend.shorten(f"note: {note}"), style="yellow", lead=len("note:"))
     for change in report["apiServer"]:
         for line in change["dropped"]:
-            output.say(console, f"api server: {change['object']}: {line}", style="yellow", lead=len("api server:"))
+            emit.say(console, f"api server: {change['object']}: {line}", style="yellow", lead=len("api server:"))
         for line in change["rejected"]:
-            output.say(console, f"rejected: {change['object']}: {line}", style="magenta", lead=len("rejected:"))
+            emit.say(console, f"rejected: {change['object']}: {line}", style="magenta", lead=len("rejected:"))
     # the source column only where a claim comes from a file (--claims): the stack's own templates need none
     with_source = any(not claim["source"].startswith("stack:") for claim in report["claims"])
     rows = []
@@ -81,7 +81,7 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         for label, lines in (("error", claim["errors"]), ("why", claim["reasons"])):
             for line in lines:
                 text = legend.shorten(f"{label} {claim['namespace']}/{claim['name']}: {line}")
-                output.say(console, text, style="red", lead=len(label))
+                emit.say(console, text, style="red", lead=len(label))
     for pod in report["pods"]:
         answer = pod.get("provisioning")
         if answer and answer["verdict"] != "placed":
@@ -95,11 +95,11 @@ def render_text(name: str, report: dict[str, Any]) -> None:
     for pod in report["pods"]:
         label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
-            output.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
+            emit.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
         said = " ".join(pod["reasons"])
         for line in pod.get("fix") or []:
             if line not in said:  # a policy's own message already says what to do
-                output.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
+                emit.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
     bad = sum(1 for c in report["claims"] if not c["satisfiable"] or c["errors"])
     unplaced = sum(1 for p in report["pods"] if p["outcome"] != "allocated")
     console.print(

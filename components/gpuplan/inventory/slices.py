@@ -1,15 +1,22 @@
-"""The ResourceSlices `gpuplan inventory` prints: one node from the catalog or from an NVML snapshot file (the
-stack's own inventory is dra_gpu_platform/plans/stack_inventory.py; live NVML is nvml_live.py)."""
+"""The ResourceSlices `gpuplan inventory` prints: one node from the catalog, from an NVML snapshot file or from this
+machine's NVML (nvml_live.py; the stack's own inventory is dra_gpu_platform/plans/stack_inventory.py), as YAML for
+people and pipes and as a List with --format json."""
 
 from __future__ import annotations
 
+import json
+import socket
 from pathlib import Path
 
-from dra_gpu_platform.dra.nvml import parse_snapshot
+from rich.console import Console
+
+from dra_gpu_platform.dra.nvml import parse_snapshot, snapshot_document
 from dra_gpu_platform.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.inputs.problems import InputError, Problem
+from dra_gpu_platform.inputs.yamlio import dump_all_yaml
 from gpuplan.fit.inputs import read_documents
+from gpuplan.output import atomic_out
 
 CLI = "(command line)"
 
@@ -17,6 +24,20 @@ CLI = "(command line)"
 def inventory_list(inventory: Inventory) -> dict:
     """The slices as `kubectl get resourceslices -o json` prints them (what `gpuplan fit --inventory` reads)."""
     return {"apiVersion": "v1", "kind": "List", "items": list(inventory.slices)}
+
+
+def slices_yaml(inventory: Inventory) -> str:
+    """The slices as YAML documents (what `kubectl apply -f` reads): the text view and <out>/resourceslices.yaml."""
+    return dump_all_yaml(list(inventory.slices))
+
+
+def render_text(inventory: Inventory, console: Console) -> None:
+    """The notes as YAML comments, then the slices, exactly as written (a pipe into kubectl reads them whole)."""
+    stream = console.file
+    for note in inventory.notes:
+        stream.write(f"# note: {note}\n")
+    stream.write(slices_yaml(inventory))
+    stream.flush()
 
 
 def fail(path: str, value, rule: str, fix: str, file: str = CLI):
@@ -66,5 +87,26 @@ def from_nvml_file(file: Path, mig: str | None, node: str, naming: str) -> Inven
     snapshot = parse_snapshot(documents[0], str(file))
     try:
         return nvml_inventory(snapshot, node, mig=mig, naming=naming)
+    except ValueError as error:
+        fail("--mig", mig, str(error), f"use a MIG profile of this GPU or {ALL_BALANCED}")
+
+
+def from_live(mig: str | None, node: str | None, naming: str, save_nvml: Path | None) -> Inventory:
+    """This machine's GPUs through NVML (the snapshot also written to `save_nvml`)."""
+    from gpuplan.inventory.nvml_live import NvmlUnavailable, read_live
+
+    try:
+        snapshot = read_live()
+    except NvmlUnavailable as error:
+        fail(
+            "--live",
+            True,
+            str(error),
+            "run on a machine with an NVIDIA GPU and driver, or use --from-nvml FILE / --gpu KEY",
+        )
+    if save_nvml is not None:
+        atomic_out.write_file(save_nvml, json.dumps(snapshot_document(snapshot), indent=2) + "\n")
+    try:
+        return nvml_inventory(snapshot, node or socket.gethostname(), mig=mig, naming=naming)
     except ValueError as error:
         fail("--mig", mig, str(error), f"use a MIG profile of this GPU or {ALL_BALANCED}")

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dra_gpu_platform.config.models import NodePool, StackConfig
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.plans.stack import StackPlan
 
 # vCPU quotas under service code `ec2`, per instance family bucket and purchase option
 # (docs/references.md#ec2-vcpu-quota-codes).
@@ -274,19 +275,16 @@ def _error_code(error) -> str:
 # the checks
 
 
-def pool_instance_type(pool: NodePool) -> str:
-    if pool.instance_type:
-        return pool.instance_type  # kept as written: preflight reports unknown types instead of failing
-    default = catalog.pool_shape("eks", pool.gpu, None)
-    assert default is not None  # config_rules rejects EKS pools whose GPU has no EC2 type
-    return default.name
+def pool_instance_type(pool: PoolPlan) -> str:
+    """The pool's EC2 type: as written, or the catalog's default for its GPU (the plan resolved it)."""
+    assert pool.instance_type  # config rules reject EKS pools whose GPU has no EC2 type
+    return pool.instance_type
 
 
-def pool_shape(pool: NodePool) -> catalog.InstanceType:
+def pool_shape(pool: PoolPlan) -> catalog.InstanceType:
     """What the stack says a pool's instances are: an unlisted type's declared instanceFacts, else the catalog's."""
-    shape = pool.declared_shape("eks") or catalog.instance_type("eks", pool_instance_type(pool))
-    assert shape is not None  # config rules accept only catalog types or unlisted ones with instanceFacts
-    return shape
+    assert pool.shape is not None  # config rules accept only catalog types or unlisted ones with instanceFacts
+    return pool.shape
 
 
 def quota_family(instance_type: str) -> str:
@@ -296,18 +294,20 @@ def quota_family(instance_type: str) -> str:
     return "P" if instance_type.startswith("p") else "G"
 
 
-def quota_purchase(pool: NodePool) -> str:
+def quota_purchase(pool: PoolPlan) -> str:
     # Capacity Block instances are counted against the On-Demand bucket: the conservative reading,
     # since no AWS document says which quota they count against (docs/references.md#ec2-vcpu-quota-codes).
     return "spot" if pool.capacity == "spot" else "on-demand"
 
 
-def run_preflight(config: StackConfig, ec2, quotas) -> PreflightReport:
-    """Every check for every GPU pool of an EKS stack. Raises AwsAccessError when AWS cannot be asked."""
+def run_preflight(plan: StackPlan, ec2, quotas, order: Sequence[str] = ()) -> PreflightReport:
+    """Every check for every GPU pool of an EKS stack's plan, the pools in `order` (the stack file's nodePools
+    order, as the report has always listed them), then any other by name. Raises AwsAccessError when AWS cannot be
+    asked."""
     from botocore.exceptions import ClientError
 
     try:
-        return _run(config, ec2, quotas)
+        return _run(plan, in_order(plan.pools, order), ec2, quotas)
     except ClientError as error:  # throttling or a service fault that outlived botocore's retries
         operation = getattr(error, "operation_name", "")
         action = next((a for a in IAM_ACTIONS.values() if a.endswith(f":{operation}")), operation)
@@ -319,15 +319,21 @@ def run_preflight(config: StackConfig, ec2, quotas) -> PreflightReport:
         ) from None
 
 
-def _run(config: StackConfig, ec2, quotas) -> PreflightReport:
-    assert config.platform == "eks" and config.region
-    region = config.region
-    pools = config.node_pools
+def in_order(pools: Iterable[PoolPlan], order: Sequence[str]) -> list[PoolPlan]:
+    """`pools` in `order` (names), the pools it does not name after them by name."""
+    rank = {name: index for index, name in enumerate(order)}
+    return sorted(pools, key=lambda pool: (rank.get(pool.name, len(rank)), pool.name))
+
+
+def _run(plan: StackPlan, pools: list[PoolPlan], ec2, quotas) -> PreflightReport:
+    cluster = plan.cluster
+    assert plan.platform == "eks" and plan.region and isinstance(cluster, eks_plan.EksClusterPlan)
+    region = plan.region
     if not pools:  # an empty InstanceTypes list would describe every type of the region
-        return PreflightReport(config.stack, region, (), ())
+        return PreflightReport(plan.stack, region, (), ())
     types = sorted({pool_instance_type(p) for p in pools})
     specs = _instance_types(ec2, types)
-    zone_plan = _zone_plan(config, ec2)
+    zone_plan = _zone_plan(cluster.network, pools, region, ec2)
     offered = _offerings(ec2, types)
     quota_uses = _quota_uses(pools, specs, quotas)
     by_pool = {name: use for use in quota_uses for name, _, _ in use.pools}
@@ -344,7 +350,7 @@ def _run(config: StackConfig, ec2, quotas) -> PreflightReport:
         if pool.capacity_reservation_id:
             checks.append(_reservation_check(pool, itype, zones, ec2, region))
         reports.append(PoolReport(pool.name, itype, pool.capacity, pool.max_nodes, tuple(zones), tuple(checks)))
-    return PreflightReport(config.stack, region, tuple(reports), tuple(quota_uses))
+    return PreflightReport(plan.stack, region, tuple(reports), tuple(quota_uses))
 
 
 def _instance_types(ec2, types: list[str]) -> dict[str, dict]:
@@ -379,48 +385,44 @@ def _offerings(ec2, types: list[str]) -> dict[str, set[str]]:
     return offered
 
 
-def _zone_plan(config: StackConfig, ec2):
+def _zone_plan(network: eks_plan.EksNetworkPlan, pools: list[PoolPlan], region: str, ec2):
     """A function pool → (zones its nodes can land in, problems with that placement)."""
-    settings = config.cluster.settings()
-    region = config.region
-    if settings.subnet_ids:
+    if network.subnet_ids:
         found = {
             s["SubnetId"]: s["AvailabilityZone"]
             for s in _pages(
-                ec2, "describe_subnets", "Subnets", Filters=[{"Name": "subnet-id", "Values": list(settings.subnet_ids)}]
+                ec2, "describe_subnets", "Subnets", Filters=[{"Name": "subnet-id", "Values": list(network.subnet_ids)}]
             )
         }
-        missing = [s for s in settings.subnet_ids if s not in found]
+        missing = [s for s in network.subnet_ids if s not in found]
         subnet_zones = sorted(set(found.values()))
         common = [f"subnet {s} (cluster.eks.subnetIds) does not exist in {region}" for s in missing]
 
-        def plan(pool: NodePool) -> tuple[list[str], list[str]]:
-            if pool.availability_zone is None:
+        def plan(pool: PoolPlan) -> tuple[list[str], list[str]]:
+            if pool.zone is None:
                 return subnet_zones, common
             problems = list(common)
-            if pool.availability_zone not in subnet_zones:
+            if pool.zone not in subnet_zones:
                 problems.append(
-                    f"no subnet of cluster.eks.subnetIds is in {pool.availability_zone} "
+                    f"no subnet of cluster.eks.subnetIds is in {pool.zone} "
                     f"(they are in {', '.join(subnet_zones) or 'no zone'})"
                 )
-            return [pool.availability_zone], problems
+            return [pool.zone], problems
 
         return plan
 
     # A created VPC spans the zones dra_gpu_platform/resources/clusters/eks.py chooses (eks_plan.vpc_zones); a pinned zone
     # the region lacks is reported per pool below instead of failing the whole check.
     zones = _region_zones(ec2)
-    pinned = {p.availability_zone for p in config.node_pools if p.availability_zone}
-    vpc_zones = eks_plan.vpc_zones(zones, settings.availability_zones, pinned & set(zones))
+    pinned = {p.zone for p in pools if p.zone}
+    vpc_zones = eks_plan.vpc_zones(zones, network.zone_count, pinned & set(zones))
 
-    def plan_vpc(pool: NodePool) -> tuple[list[str], list[str]]:
-        if pool.availability_zone is None:
+    def plan_vpc(pool: PoolPlan) -> tuple[list[str], list[str]]:
+        if pool.zone is None:
             return vpc_zones, []
-        if pool.availability_zone not in zones:
-            return [pool.availability_zone], [
-                f"{pool.availability_zone} is not an available zone of {region} (available: {', '.join(zones)})"
-            ]
-        return [pool.availability_zone], []
+        if pool.zone not in zones:
+            return [pool.zone], [f"{pool.zone} is not an available zone of {region} (available: {', '.join(zones)})"]
+        return [pool.zone], []
 
     return plan_vpc
 
@@ -493,7 +495,7 @@ def _memory_matches(mib: int, nominal_gb: int) -> bool:
     return math.floor(nominal_gb * 10**9 / 2**20) <= mib <= nominal_gb * 1024
 
 
-def _quota_uses(pools: Iterable[NodePool], specs: dict[str, dict], quotas) -> list[QuotaUse]:
+def _quota_uses(pools: Iterable[PoolPlan], specs: dict[str, dict], quotas) -> list[QuotaUse]:
     from botocore.exceptions import ClientError
 
     groups: dict[tuple[str, str], list[tuple[str, int, int]]] = defaultdict(list)
@@ -516,7 +518,7 @@ def _quota_uses(pools: Iterable[NodePool], specs: dict[str, dict], quotas) -> li
     return uses
 
 
-def _quota_check(pool: NodePool, use: QuotaUse) -> Check:
+def _quota_check(pool: PoolPlan, use: QuotaUse) -> Check:
     family = FAMILY_LABEL[use.family]
     shares = " + ".join(f"{name} {nodes}×{vcpus}" for name, nodes, vcpus in use.pools)
     data = {
@@ -538,7 +540,7 @@ def _quota_check(pool: NodePool, use: QuotaUse) -> Check:
     return Check("quota", use.ok, text, data)
 
 
-def _reservation_check(pool: NodePool, itype: str, zones: list[str], ec2, region: str) -> Check:
+def _reservation_check(pool: PoolPlan, itype: str, zones: list[str], ec2, region: str) -> Check:
     from botocore.exceptions import ClientError
 
     rid = pool.capacity_reservation_id
@@ -570,7 +572,7 @@ def _reservation_check(pool: NodePool, itype: str, zones: list[str], ec2, region
         problems.append(f"{rid} reserves {rtype}, the pool uses {itype}")
     if pool.capacity == "capacity-block" and kind != "capacity-block":
         problems.append(f"{rid} is not a Capacity Block (reservation type {kind})")
-    expected = [pool.availability_zone] if pool.availability_zone else zones
+    expected = [pool.zone] if pool.zone else zones
     if zone not in expected:
         problems.append(f"{rid} is in {zone}, the pool is limited to {', '.join(expected)}")
     if problems:

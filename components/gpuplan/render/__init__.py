@@ -4,4 +4,12 @@ the placement of every DaemonSet (charts and GPU Operator operands) on every nod
 Who may import: gpuplan commands and tests.
 """
 
-__all__ = ["charts", "files", "helm", "placement", "stack", "values_check"]  # the public modules of this package
+__all__ = [
+    "charts",
+    "files",
+    "helm",
+    "placement",
+    "report",
+    "stack",
+    "values_check",
+]  # the public modules of this package

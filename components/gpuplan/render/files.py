@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from dra_gpu_platform.inputs.yamlio import dump_yaml
-from gpuplan.cli.atomic_out import commit
 from gpuplan.engine.outputs import manifest_filename
+from gpuplan.output.atomic_out import commit
 
 HOOK_ANNOTATION = "helm.sh/hook"
 # Built-in kinds without a namespace (kubectl api-resources --namespaced=false, Kubernetes 1.35); a namespaced
@@ -72,7 +72,7 @@ def write_rendered(
     cluster_scoped_crs: set[tuple[str, str]],
     namespaces: dict[str, str],
 ) -> tuple[list[Path], list[Path]]:
-    """Write everything under root, swapped in whole (gpuplan/cli/atomic_out.py: a GitOps tool never sees a
+    """Write everything under root, swapped in whole (gpuplan/output/atomic_out.py: a GitOps tool never sees a
     folder of two renders); returns (files in the kustomization, hook files left out of it)."""
     files: dict[str, str] = {}
     listed: list[str] = []

@@ -26,7 +26,8 @@ from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
 from gpuplan.checks.kube_validate import ManifestError, validate_document
 from gpuplan.engine.outputs import helm_values
-from gpuplan.engine.preview import preview_stack
+from gpuplan.engine.sources import StackSource
+from gpuplan.preview.stack import preview_stack
 from gpuplan.render import charts, files, helm, values_check
 from gpuplan.render.placement import (
     DRA_PLUGIN,
@@ -156,11 +157,11 @@ def api_versions(plan: StackPlan) -> list[str]:
 
 
 def render_stack(
-    stack_file: Path, out: Path, helm_binary: str, charts_dir: Path | None, check_values: bool = False
+    source: StackSource, out: Path, helm_binary: str, charts_dir: Path | None, check_values: bool = False
 ) -> RenderReport:
-    run, manifests, checked, preview_errors = preview_stack(stack_file, out)
-    plan = run.plan
-    assert plan is not None  # a stack file's run always has its plan
+    plan = source.plan()  # before anything is written: a user's program that builds no GpuPlatform has none
+    preview = preview_stack(source, out)
+    run, manifests, checked, preview_errors = preview.run, preview.manifests, preview.checked, preview.errors
     kube_version = f"{plan.kubernetes_version}.0"
     results: list[ReleaseResult] = []
     findings: list[str] = []
