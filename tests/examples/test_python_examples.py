@@ -13,7 +13,7 @@ import yaml
 
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.type_tokens import Component, Upstream
-from gpuplan.engine.preview import render_preview
+from gpuplan.preview.stack import render_preview
 from tests.conftest import run_config
 from tests.examples.examples import examples, folder, run
 
