@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import karpenter
-from gpuplan.checks.policy_runner import evaluate, reconcile
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from gpuplan.engine.sources import StackFileSource
+from gpuplan.policy.runner import evaluate, reconcile
 from tests.conftest import ROOT, SHARED
 from tests.gpuplan import probe_charts
 

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 from typer.testing import CliRunner
 
-from gpuplan.cli.app import app
+from gpuplan.app import app
 from tests.conftest import ROOT, STACKS_DIR
 
 KARPENTER = ROOT / "tests" / "provisioner_stacks" / "Pulumi.eks-136-karpenter.yaml"

@@ -86,7 +86,7 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         answer = pod.get("provisioning")
         if answer and answer["verdict"] != "placed":
             cost = "" if answer["perHour"] is None else f", ${answer['perHour']:,.2f}/h"
-            output.say(
+            emit.say(
                 console,
                 f"provisioning {pod['kind']} {pod['namespace']}/{pod['name']}: {answer['verdict']}{cost}: {answer['why']}",
                 style="cyan" if answer["verdict"] == "scale-up" else "red",
