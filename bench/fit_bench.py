@@ -32,7 +32,7 @@ import yaml
 
 from bench import measure
 from dra_gpu_platform.dra.cluster import build_cluster
-from dra_gpu_platform.dra.slices import catalog_inventory
+from dra_gpu_platform.dra.inventory import catalog_inventory
 from dra_gpu_platform.facts import catalog
 
 STACK = ROOT / "bench" / "fit_stack.yaml"

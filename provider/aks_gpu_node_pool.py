@@ -8,7 +8,7 @@ from dra_gpu_platform.resources.clusters.aks_node_pool import AksGpuNodePool as 
 from dra_gpu_platform.resources.clusters.aks_node_pool import AksGpuNodePoolArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import AksGpuNodePoolInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 
 class AksGpuNodePool(LibraryAksGpuNodePool):

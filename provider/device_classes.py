@@ -8,7 +8,7 @@ from dra_gpu_platform.resources.dra.device_classes import DeviceClasses as Libra
 from dra_gpu_platform.resources.dra.device_classes import DeviceClassesArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import DeviceClassesInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 
 class DeviceClasses(LibraryDeviceClasses):

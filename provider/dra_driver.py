@@ -20,7 +20,7 @@ from dra_gpu_platform.resources.software.dra_driver import DraDriver as LibraryD
 from dra_gpu_platform.resources.software.dra_driver import DraDriverArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import DraDriverInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 DEPENDS_ON = "dependsOn"
 
@@ -39,27 +39,20 @@ class DraDriver(LibraryDraDriver):
         after = list((opts.depends_on if opts is not None else None) or [])
 
         def build(sections: dict[str, Any], arguments: dict[str, Any]) -> DraDriverArgs:
+            # the library's gpu_operator argument: what the resource options' dependsOn lists, if anything
+            given = {**arguments, "gpu_operator": after or None}
             try:
-                part = parts.dra_driver_release(
-                    sections,
-                    **arguments_without_provider(arguments),
-                    stack=pulumi.get_stack(),
-                    operator_given=bool(after),
-                )
+                part = parts.plan_part(parts.DRA_DRIVER, sections, given, stack=pulumi.get_stack())
             except ConfigError as error:
                 raise ConfigError(
                     [_as_depends_on(problem) for problem in error.problems], "the sections of DraDriver"
                 ) from None
-            return DraDriverArgs(part.release, arguments["provider"], after if part.waits_for_operator else [])
+            return DraDriverArgs(part.plan, arguments["provider"], after if part.waits else [])
 
         component = f"DraDriver {name}"
         super().__init__(name, hosted_args(component, BY_COMPONENT["DraDriver"], args, build, opts), opts)
         self.release_name, self.release_namespace = self.plan.release, self.plan.namespace
         self.chart_version = self.plan.version
-
-
-def arguments_without_provider(arguments: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in arguments.items() if key != "provider"}
 
 
 def _as_depends_on(problem: Problem) -> Problem:

@@ -8,7 +8,7 @@ from dra_gpu_platform.resources.clusters.eks_node_pool import EksGpuNodePool as 
 from dra_gpu_platform.resources.clusters.eks_node_pool import EksGpuNodePoolArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import EksGpuNodePoolInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 
 class EksGpuNodePool(LibraryEksGpuNodePool):

@@ -8,7 +8,7 @@ from dra_gpu_platform.resources.software.gpu_operator import GpuOperator as Libr
 from dra_gpu_platform.resources.software.gpu_operator import GpuOperatorArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import GpuOperatorInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 
 class GpuOperator(LibraryGpuOperator):

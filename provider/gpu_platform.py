@@ -7,7 +7,7 @@ import pulumi
 
 from dra_gpu_platform.resources.platform import GpuPlatform as LibraryGpuPlatform
 from provider.inputs import GpuPlatformInputs
-from provider.sections import platform_args
+from provider.wire import platform_args
 
 
 class GpuPlatform(LibraryGpuPlatform):

@@ -13,7 +13,7 @@ something other than one property error that names every problem:
   and an object that arrives as an Output becomes `{}` (component.py:214);
 - it drops the keys the schema does not have, where a stack file's unknown key is an error.
 Here the mapping only renames keys; the values it cannot map soundly and the unknown keys pass through as they came,
-and the config model reports every problem at once (provider/sections.py).
+and the config model reports every problem at once (provider/wire.py).
 
 The schema it serves is the analyzer's (`generate_schema`), with `secret: true` on the secret inputs, which the
 analyzer has no annotation for, and without the `"description": null` that `remove_none` leaves in enum value lists

@@ -2,7 +2,7 @@
 
 One walk over the pydantic models (`model_fields` and their annotations) serves both directions: the generator
 renders the provider's input types from it (provider/generate.py), and the hosted component converts what the
-engine sends back into stack-file sections with it (provider/sections.py). Nothing here lists a key by hand, so a
+engine sends back into stack-file sections with it (provider/wire.py). Nothing here lists a key by hand, so a
 key added to, or removed from, a model changes the schema the next time the generator runs.
 
 What a Pulumi schema cannot say is mapped to what it can:

@@ -8,7 +8,7 @@ from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespace 
 from dra_gpu_platform.resources.tenancy.tenant_namespace import TenantNamespaceArgs
 from provider.arguments import BY_COMPONENT
 from provider.inputs import TenantNamespaceInputs
-from provider.sections import hosted_args
+from provider.wire import hosted_args
 
 
 class TenantNamespace(LibraryTenantNamespace):

@@ -351,7 +351,7 @@ ACCESS_AND_SCALING_CASES = {
     "every public /8 on EKS": (
         _eks(subnetIds=SUBNETS, endpointPublicAccess=True, publicAccessCidrs=[f"{i}.0.0.0/8" for i in range(1, 224)]),
         "cluster.eks.publicAccessCidrs",
-        "together they cover 100% of the internet's addresses",
+        "public IPv4 addresses (about 220.7 /8s, 100.0% of the internet), more than one organisation's allocation",
         "office, VPN or CI egress networks",
     ),
     "an AKS API server open to everyone": (
@@ -376,8 +376,9 @@ ACCESS_AND_SCALING_CASES = {
     "an editor of the GPU software's namespace": (
         _eks(subnetIds=SUBNETS, namespaceEditors=[{"roleArn": ROLE, "namespaces": ["gpu-operator"]}]),
         "cluster.eks.namespaceEditors[0].namespaces[0]",
-        "tenant namespaces of this stack only",
-        "add it to namespaces",
+        "tenant namespaces of this stack only, and gpu-operator can never be one: the platform installs the GPU "
+        "Operator",
+        "remove the entry",
     ),
     "an AKS viewer group that is an admin group": (
         _aks(authorizedIpRanges=["203.0.113.0/24"], adminGroupObjectIds=[GROUP], viewerGroupObjectIds=[GROUP]),

@@ -159,28 +159,63 @@ def test_legacy_namespaces_have_no_shared_claims():
 # --- the extended-resource bridge -----------------------------------------------------------------------------
 
 
-def test_the_bridge_is_on_by_default_from_1_36_where_the_driver_class_carries_the_name():
-    assert parse(EKS_136).extended_resource_bridge_on
-    old_chart = mutate(DYNAMIC_MIG, "draDriver", {"version": "25.8.1"})  # its class has no extendedResourceName
-    assert parse(DYNAMIC_MIG).extended_resource_bridge_on and not parse(old_chart).extended_resource_bridge_on
-    kind = parse(at(KIND_137, "1.36"))
-    assert not kind.extended_resource_bridge_on  # the example driver's class has no extendedResourceName
+def test_the_bridge_is_on_by_default_from_1_36_and_serves_legacy_grants_only_where_nothing_else_does():
+    """The contract's default: on from 1.36 where the driver's class carries extendedResourceName. On by default it
+    serves legacy grants only in a stack without device-plugin pools (their one server); beside a device-plugin pool
+    the quotas keep them there until the stack opts in with `true` (any model) or named models."""
+    default = parse(EKS_136)  # 1.36, the 0.4.1 chart, no device-plugin pool, no key
+    assert default.extended_resource_bridge_on and default.bridge_serves_legacy_grants and default.bridge_models is None
+    named = parse(mutate(EKS_136, "draDriver.extendedResourceBridge", {"gpus": ["H100", "L4"]}))
+    assert named.bridge_serves_legacy_grants and named.bridge_models == ("H100", "L4")
+    widened = parse(mutate(EKS_136, "draDriver.extendedResourceBridge", True))
+    assert widened.extended_resource_bridge_on and widened.bridge_models is None
+    # off: the legacy namespace has no server left (test_with_the_bridge_off_... names the fix)
+    assert "namespaces[1].migration" in problems(mutate(EKS_136, "draDriver.extendedResourceBridge", False))
+    assert not parse(at(KIND_137, "1.36")).extended_resource_bridge_on  # the example driver's class: no bridge
+    beside_plugin = mutate(EKS_136, "nodePools", [*EKS_136["nodePools"], {"name": "t4", "gpu": "T4", "maxNodes": 2, "gpuStack": "device-plugin", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}])  # fmt: skip
+    kept = parse(beside_plugin)
+    assert kept.extended_resource_bridge_on and not kept.bridge_serves_legacy_grants
 
 
 def test_below_1_36_a_legacy_namespace_without_device_plugin_pool_names_1_36_as_the_fix():
     config = at(EKS_136, "1.35")
     config["namespaces"][0]["claimTemplates"][0].pop("tolerations")
+    config["draDriver"].pop("extendedResourceBridge", None)
     (problem,) = [p for p in _problems(config) if p.path == "namespaces[1].migration"]
     assert "Kubernetes 1.36+" in problem.fix
-    config["draDriver"]["extendedResourceBridge"] = True
-    assert "alpha (off) in Kubernetes 1.35" in problems(config)["draDriver.extendedResourceBridge"]
+    for opt_in in (True, {"gpus": ["H100", "L4"]}):
+        config["draDriver"]["extendedResourceBridge"] = opt_in
+        assert "alpha (off) in Kubernetes 1.35" in problems(config)["draDriver.extendedResourceBridge"]
 
 
-def test_turning_the_bridge_off_at_1_36_needs_a_device_plugin_pool_again():
+def test_with_the_bridge_off_a_legacy_namespace_needs_a_device_plugin_pool_at_1_36():
     config = mutate(EKS_136, "draDriver.extendedResourceBridge", False)
     (problem,) = [p for p in _problems(config) if p.path == "namespaces[1].migration"]
     assert "device-plugin pool or the extended-resource bridge" in problem.rule
-    assert problem.fix.startswith("remove draDriver.extendedResourceBridge: false")
+    assert problem.fix.startswith("opt in to the extended-resource bridge with draDriver.extendedResourceBridge: "
+                                  "{gpus: [H100, L4]}")  # fmt: skip
+
+
+def test_the_bridge_names_only_models_the_cluster_can_keep_it_to():
+    """Up to 1.37 the driver's gpu.nvidia.com (every full GPU, no pool) is the one class serving nvidia.com/gpu: a
+    DRA pool of a model the opt-in does not name would be served all the same, so the stack is refused."""
+    found = problems(mutate(EKS_136, "draDriver.extendedResourceBridge", {"gpus": ["L4"]}))
+    rule = found["draDriver.extendedResourceBridge.gpus"]
+    assert "matches every full GPU and no pool" in rule and "the GPUs of h100 (H100)" in rule
+    found = problems(mutate(EKS_136, "draDriver.extendedResourceBridge", {"gpus": ["H100", "L4", "A100-80GB"]}))
+    assert "no DRA pool of full GPUs has this model" in found["draDriver.extendedResourceBridge.gpus[2]"]
+    # a MIG pool is not served (the class selects type gpu), so the opt-in need not name its model
+    mig = mutate(EKS_136, "nodePools", [*EKS_136["nodePools"], {"name": "a100-mig", "gpu": "A100-80GB",
+                 "instanceType": "p4de.24xlarge", "minNodes": 1, "maxNodes": 1, "mig": {"profile": "3g.40gb"}}])  # fmt: skip
+    mig["draDriver"]["extendedResourceBridge"] = {"gpus": ["H100", "L4"]}
+    assert parse(mig).bridge_models == ("H100", "L4")
+
+
+def test_a_bridge_value_that_is_neither_a_switch_nor_models_is_refused_at_its_path():
+    found = problems(mutate(EKS_136, "draDriver.extendedResourceBridge", {"gpus": []}))
+    assert "draDriver.extendedResourceBridge.gpus" in found
+    found = problems(mutate(EKS_136, "draDriver.extendedResourceBridge", {"models": ["H100"]}))
+    assert any(path.startswith("draDriver.extendedResourceBridge") for path in found), found
 
 
 def test_the_refusal_of_an_operator_device_plugin_pool_names_the_bridge_where_the_minor_allows_it():
@@ -201,9 +236,12 @@ def _problems(config: dict):
 
 def test_the_1_36_runbook_swaps_the_device_plugin_pool_for_dra_in_one_valid_change():
     """docs/gpu-software.md, "From Kubernetes 1.36": before (the operator's device plugin, legacy namespaces) and
-    after (every pool on DRA, the same legacy namespace) are both valid stacks; the namespace is untouched."""
+    after (every pool on DRA, the same legacy namespace, the bridge opted in for the pools' models) are both valid
+    stacks; the namespace is untouched."""
     after = seed("aks-136-migrating")
+    after["draDriver"]["extendedResourceBridge"] = {"gpus": ["A100-80GB", "T4"]}  # as the runbook names them
     before = copy.deepcopy(after)
+    before["draDriver"].pop("extendedResourceBridge")
     before["nodePools"] = [{"name": "t4-legacy", "gpu": "T4", "instanceType": "Standard_NC4as_T4_v3", "minNodes": 1,
                             "maxNodes": 3, "gpuStack": "device-plugin"}]  # fmt: skip
     before["namespaces"] = [ns for ns in after["namespaces"] if ns["migration"] == "legacy"]

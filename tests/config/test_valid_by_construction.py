@@ -140,6 +140,29 @@ def test_pydantic_validation_error_does_not_leak_and_nested_use_carries_the_same
     )
 
 
+@pytest.mark.parametrize("entry", ["model_validate", "model_validate_json", "model_validate_strings"])
+def test_each_validating_entry_point_hands_pydantic_every_keyword(monkeypatch, entry):
+    """StackConfig's overrides name no keyword of pydantic's: whatever a caller passes reaches pydantic unchanged."""
+    original = vars(BaseModel)[entry].__func__
+    seen: dict[str, Any] = {}
+
+    def spy(cls, data, **options):
+        seen.update(options)
+        return original(cls, data, **options)
+
+    monkeypatch.setattr(BaseModel, entry, classmethod(spy))
+    data = sections(KIND_BASE)
+    getattr(StackConfig, entry)(json.dumps(data) if entry.endswith("json") else data, strict=False, context={"k": 1})
+    assert seen == {"strict": False, "context": {"k": 1}}
+
+
+def test_stack_config_overrides_every_validating_entry_point_pydantic_has():
+    """A validating classmethod pydantic adds would let a ValidationError out: the overrides must cover them all."""
+    entries = sorted(name for name in vars(BaseModel) if name.startswith("model_validate"))
+    assert entries == ["model_validate", "model_validate_json", "model_validate_strings"]
+    assert all(name in vars(StackConfig) for name in entries)
+
+
 def test_a_stack_config_that_exists_is_valid_and_the_escape_hatch_is_model_construct():
     config = StackConfig.model_validate(sections(EKS_BASE))
     assert StackConfig.model_validate(config) is config  # validated once

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from dra_gpu_platform.config.reference import config_reference
 from dra_gpu_platform.facts import aks, autoscaler, catalog, karpenter, kubernetes, prices, provisioners
+from dra_gpu_platform.facts.platforms import offering
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def provisioner_support() -> str:
             for m in minors
         ]
         lines.append(
-            f"| {label} | {', '.join(provisioners.PLATFORMS[name])} | "
+            f"| {label} | {', '.join(offering(name))} | "
             + " | ".join(cells)
             + f" | {words[provisioners.gpu_resource_growth(name).verdict]} | {words[provisioners.bridge_growth(name).verdict]} |"
         )

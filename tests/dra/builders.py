@@ -8,6 +8,7 @@ from dra_gpu_platform.dra.claims import DeviceClassSpec, parse_claim_spec
 from dra_gpu_platform.dra.cluster import build_cluster
 from dra_gpu_platform.dra.model import Features, NodeInfo, PodClaim, Selectors, Usage
 from dra_gpu_platform.dra.scheduler import ClaimObject, PodClaimRef, PodSpec, Scheduler
+from dra_gpu_platform.dra.tolerations import apply_taint_rules
 
 EX = "gpu.example.com"
 ANY = DeviceClassSpec("any", (f"device.driver == '{EX}'",))
@@ -149,3 +150,20 @@ def devices_of(allocations) -> list[list[str]]:
         [d.device[2] if len({x.device[1] for x in a.devices}) == 1 else "/".join(d.device[1:]) for d in a.devices]
         for a in allocations
     ]
+
+
+class NodeDevices:
+    """A node's devices as the allocator gathers them (newest generation, taints), with every attribute."""
+
+    def __init__(self, name, pool, devices):
+        self.name, self.node_pool, self.devices = name, pool, devices
+
+
+def nodes_of(slices, node_pools=None, rules=()):
+    slices = apply_taint_rules(list(slices), list(rules))
+    cluster = build_cluster(slices, expressions=["device.attributes.size() >= 0"])  # reads whole maps: keep everything
+    result = []
+    for node in cluster.nodes:
+        devices = [(p.driver, d.name, d.shape) for p in cluster.pools(node) for s in p.slices for d in s.devices]
+        result.append(NodeDevices(node.name, (node_pools or {}).get(node.name, node.name), devices))
+    return result

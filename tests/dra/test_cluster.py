@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from dra_gpu_platform.dra.cluster import allocated_devices, build_cluster
+from dra_gpu_platform.dra.dump import read_cluster_dump
 from dra_gpu_platform.dra.model import NodeInfo
-from dra_gpu_platform.dra.slices import apply_taint_rules, read_cluster_dump
+from dra_gpu_platform.dra.tolerations import apply_taint_rules
 from dra_gpu_platform.inputs.problems import InputError
 from tests.dra.builders import EX, cluster, device, gpus, slice_doc
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from dra_gpu_platform.dra.inventory import nvml_inventory
 from dra_gpu_platform.dra.nvml import lenient_semver, mig_memory_gb, parse_snapshot, snapshot_document
-from dra_gpu_platform.dra.slices import nvml_inventory
 from dra_gpu_platform.inputs.problems import InputError
 from gpuplan.inventory.nvml_live import NvmlUnavailable, pcie_root, read_live
 from tests.conftest import H200_NVML, shared_path

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from dra_gpu_platform.dra.devices import catalog_gpus, chart_device_classes
+from dra_gpu_platform.dra.mig import catalog_mig_shapes
 from dra_gpu_platform.dra.partitions import dynamic_mig_slices, max_capacities
-from dra_gpu_platform.dra.slices import catalog_gpus, catalog_mig_shapes, chart_device_classes
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.catalog import NVIDIA_DRIVER
 from dra_gpu_platform.facts.quantity import parse_quantity

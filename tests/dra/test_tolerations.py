@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dra_gpu_platform.dra.claims import parse_claim_spec
-from dra_gpu_platform.dra.slices import DeviceTaint
-from dra_gpu_platform.dra.tolerations import Taint, Toleration, tolerated, untolerated
+from dra_gpu_platform.dra.tolerations import DeviceTaint, Taint, Toleration, tolerated, untolerated
 
 GPU = Taint("nvidia.com/gpu", "present", "NoSchedule")
 

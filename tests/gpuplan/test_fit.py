@@ -344,7 +344,10 @@ def test_fit_json_contract_and_exit_codes(tmp_path):
     ok = runner.invoke(app, ["fit", "--stack", "dev", "--format", "json", "--out", str(tmp_path)])
     assert ok.exit_code == 0, ok.output
     document = json.loads(ok.output)
-    assert set(document) == {"claims", "pods", "featureGates", "apiServer", "inventory", "stats"} and document["claims"]
+    assert (
+        set(document) == {"claims", "pods", "services", "featureGates", "apiServer", "inventory", "stats"}
+        and document["claims"]
+    )
     assert document["featureGates"]["kubernetes"] == "1.35" and document["featureGates"]["allocator"] == "incubating"
     assert all(tuple(sorted(c)) == tuple(sorted(RESULT_KEYS)) for c in document["claims"])
     assert json.loads((tmp_path / "fit.json").read_text()) == document

@@ -45,12 +45,14 @@ def pod(name, *templates, namespace="ml-research", claims=(), **spec):
     """A pod with the GPU toleration the dev stack's nodes need at 1.35 (spec may replace it)."""
     refs = [{"name": f"t{i}", "resourceClaimTemplateName": t} for i, t in enumerate(templates)]
     refs += [{"name": f"c{i}", "resourceClaimName": c} for i, c in enumerate(claims)]
+    # the container uses every claim: one that lists none gets no GPU, and the guard refuses it
+    container = {"name": "c", "image": "busybox", "resources": {"claims": [{"name": r["name"]} for r in refs]}}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace},
         "spec": {
-            "containers": [{"name": "c", "image": "busybox"}],
+            "containers": [container],
             "resourceClaims": refs,
             "tolerations": [GPU_TOLERATION],
             **spec,

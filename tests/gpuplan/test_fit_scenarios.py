@@ -29,6 +29,8 @@ def pod_spec(template=None, tolerations=(), resources=None, **spec):
     body = {"containers": [container], **spec}
     if template:
         body["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": template}]
+        # the container uses the claim (a container that lists none gets no GPU, and the guard refuses it)
+        container.setdefault("resources", {})["claims"] = [{"name": "gpu"}]
     if tolerations:
         body["tolerations"] = list(tolerations)
     return body

@@ -11,7 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from dra_gpu_platform.dra.cluster import build_cluster
-from dra_gpu_platform.dra.slices import read_cluster_dump
+from dra_gpu_platform.dra.dump import read_cluster_dump
 from gpuplan.app import app
 from tests.conftest import H200_NVML, shared_path
 from tests.fixtures import fake_pynvml

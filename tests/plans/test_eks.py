@@ -226,34 +226,72 @@ def test_efa_on_card_0_and_efa_only_on_the_other_cards():
     assert [i.interface_type for i in eks_plan.efa_interfaces(shape("p5en.48xlarge"))].count("efa") == 1
 
 
-def test_raid0_user_data_is_a_mime_part_with_a_nodeadm_node_config():
+def _mime_parts(user_data: str | None) -> list:
     import base64
     import email
 
-    message = email.message_from_bytes(base64.b64decode(eks_plan.raid0_user_data()))
+    assert user_data is not None
+    message = email.message_from_bytes(base64.b64decode(user_data))
     assert message.is_multipart() and message.get_content_type() == "multipart/mixed"
-    (part,) = message.get_payload()
-    assert part.get_content_type() == "application/node.eks.aws"
-    config = yaml.safe_load(part.get_payload())
-    assert config == {
-        "apiVersion": "node.eks.aws/v1alpha1",
-        "kind": "NodeConfig",
-        "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}},
-    }
+    return message.get_payload()
+
+
+TOOLKIT_SET = (
+    "nvidia-ctk config --config-file /etc/nvidia-container-runtime/config.toml --in-place "
+    "--set accept-nvidia-visible-devices-envvar-when-unprivileged=false"
+)
 
 
 @pytest.mark.parametrize(
     "fields, raid",
     [
-        ({"instanceType": "p5.48xlarge"}, True),
-        # no nodeadm on Bottlerocket: no RAID0 (a DRA pool's user data is its DRA settings instead)
-        ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA"}, False),
-        ({"instanceType": "p5.48xlarge", "amiType": "BOTTLEROCKET_x86_64_NVIDIA", "gpuStack": "device-plugin"}, False),
+        ({"instanceType": "p5.48xlarge"}, True),  # NVMe instance store: RAID0
+        ({"instanceType": "g6.xlarge", "gpu": "L4"}, True),
+        ({"instanceType": "g6e.xlarge", "gpu": "L40S"}, True),
+        ({"instanceType": "p5.4xlarge"}, True),
+        ({"instanceType": "g5.xlarge", "gpu": "A10G", "gpuStack": "device-plugin"}, True),
+        # an unlisted type without instance-store disks: the toolkit script alone
+        (
+            {
+                "instanceType": "g7.16xlarge",
+                "gpu": "L4",
+                "allowUnlisted": True,
+                "instanceFacts": {"gpus": 4, "vcpu": 64, "memory": "256Gi"},
+            },
+            False,
+        ),
     ],
 )
-def test_instance_store_raid0_on_al2023_nvme_instances(fields, raid):
-    user_data = node_group(**fields).user_data
-    assert (user_data == eks_plan.raid0_user_data()) == raid
+def test_every_al2023_nvidia_pool_hardens_the_toolkit_before_the_node_joins(fields, raid):
+    """The toolkit script is the last part of every AL2023 NVIDIA pool's MIME user data (RAID0 NodeConfig first where
+    the instance has NVMe disks): nodeadm reads only the NodeConfig parts, cloud-init runs the script."""
+    group = node_group(**fields)
+    parts = _mime_parts(group.user_data)
+    script = parts[-1]
+    assert script.get_content_type() == "text/x-shellscript"
+    body = script.get_payload()
+    assert body.startswith("#!/bin/bash\n") and "set -euo pipefail" in body and TOOLKIT_SET in body
+    assert "grep -Eq" in body  # the script checks the file it wrote
+    node_configs = [yaml.safe_load(p.get_payload()) for p in parts[:-1]]
+    assert eks_plan.uses_local_raid(group.pool) is raid
+    if raid:
+        assert node_configs == [
+            {
+                "apiVersion": "node.eks.aws/v1alpha1",
+                "kind": "NodeConfig",
+                "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}},
+            }
+        ]
+    else:
+        assert node_configs == []
+
+
+def test_the_user_data_of_the_arm64_nvidia_ami_hardens_the_toolkit_too():
+    from dra_gpu_platform.plans import node_hardening
+
+    user_data = node_hardening.gpu_user_data("AL2023_ARM_64_NVIDIA")
+    assert user_data is not None and node_hardening.al2023_hardens_toolkit(user_data)
+    assert node_hardening.gpu_user_data("AL2023_x86_64_STANDARD") is None  # no NVIDIA toolkit there
 
 
 def _settings(user_data: str | None) -> dict:
@@ -264,11 +302,21 @@ def _settings(user_data: str | None) -> dict:
     return tomllib.loads(base64.b64decode(user_data).decode())
 
 
+TOOLKIT_SETTINGS = {
+    "nvidia-container-runtime": {
+        "visible-devices-as-volume-mounts": True,
+        "visible-devices-envvar-when-unprivileged": False,
+    }
+}
+
+
 def test_a_bottlerocket_dra_pool_turns_the_device_plugin_off_and_the_host_dra_driver_on():
-    # bottlerocket-core-kit nvidia-dra-driver-gpu-enabled-marker: the host service runs only with exactly these two
-    group = node_group(amiType="BOTTLEROCKET_x86_64_NVIDIA")
+    # bottlerocket-core-kit nvidia-dra-driver-gpu-enabled-marker: the host service runs only with exactly these two;
+    # the toolkit's settings are Bottlerocket's safe defaults, written out (no RAID0: no nodeadm on Bottlerocket)
+    group = node_group(amiType="BOTTLEROCKET_x86_64_NVIDIA", instanceType="p5.48xlarge")
     assert _settings(group.user_data) == {
         "settings": {
+            **TOOLKIT_SETTINGS,
             "kubelet-device-plugins": {"nvidia": {"enabled": False}},
             "kubelet-dra-drivers": {"nvidia": {"enabled": True}},
         }
@@ -280,11 +328,11 @@ def test_a_bottlerocket_dra_pool_turns_the_device_plugin_off_and_the_host_dra_dr
     assert group.pool.labels["dra-gpu-platform.io/gpu-stack"] == "dra"
 
 
-def test_a_bottlerocket_device_plugin_pool_keeps_its_plugin_and_has_no_user_data():
+def test_a_bottlerocket_device_plugin_pool_keeps_its_plugin_and_writes_the_toolkit_settings():
     group = node_group(
         amiType="BOTTLEROCKET_x86_64_NVIDIA", gpuStack="device-plugin", instanceType="g4dn.xlarge", gpu="T4"
     )
-    assert group.user_data is None
+    assert _settings(group.user_data) == {"settings": TOOLKIT_SETTINGS}
     assert group.pool.ships_device_plugin and not group.pool.host_dra_driver
     al2023 = node_group(instanceType="p5.4xlarge").pool
     assert al2023.labels["nvidia.com/dra-kubelet-plugin"] == "true" and not al2023.host_dra_driver

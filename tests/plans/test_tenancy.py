@@ -136,7 +136,11 @@ def test_pod_security_labels_and_network_policies():
 
 def test_the_guards_know_the_deployer_of_each_platform():
     assert _eks().deployer_groups == DEPLOYERS
-    assert [p.name for p in _eks().tenancy_policies] == ["gpu-namespace-labels", "gpu-tenant-network-policies"]
+    assert [p.name for p in _eks().tenancy_policies] == [
+        "gpu-namespace-labels",
+        "gpu-tenant-network-policies",
+        "gpu-tenant-services",
+    ]
 
 
 # ---------------------------------------------------------------- the guards' CEL

@@ -219,7 +219,13 @@ def _bottlerocket_dra_pool(name: str, user_data: str | None, labels: dict | None
 
 
 def test_a_bottlerocket_dra_pool_runs_the_host_dra_driver_only_with_its_user_data():
-    from dra_gpu_platform.plans.eks import bottlerocket_dra_user_data, raid0_user_data
+    from dra_gpu_platform.plans import node_hardening
+
+    def bottlerocket_dra_user_data() -> str:
+        return node_hardening.encoded(node_hardening.bottlerocket_user_data(host_dra_driver=True))
+
+    def raid0_user_data() -> str:  # an AL2023 document: not Bottlerocket settings
+        return node_hardening.encoded(node_hardening.al2023_user_data([{"instance": {}}]))
 
     host = _bottlerocket_dra_pool("h100", bottlerocket_dra_user_data())
     # the stack's own pool: no chart plugin label, device plugin off, the host driver serves it

@@ -40,10 +40,14 @@ NAMES = [
     "gpu-nodepool-limits",
     "gpu-nodepool-consolidation",
     "claims-satisfiable",
+    "tenant-namespace-not-reserved",
     "tenant-namespace-pod-security",
     "tenant-quota-closed",
     "tenant-guard-holds",
+    "gpu-toolkit-hardened",
+    "aks-gpu-toolkit-default",
     "tenant-controls-guarded",
+    "tenant-services-guarded",
     "tenant-network-isolated",
     "cluster-admin-scoped",
     "control-plane-audit-logs",
@@ -62,7 +66,7 @@ def test_the_pack_has_exactly_the_specified_rules():
 def test_every_rule_carries_its_metadata(policy):
     assert policy.description.endswith(".") and len(policy.description) > 40
     assert policy.severity is not None and policy.remediation_steps and len(policy.remediation_steps) > 60
-    advisory = ("gpu-budget", "gpu-always-on-cost", "gpu-nodepool-consolidation")
+    advisory = ("gpu-budget", "gpu-always-on-cost", "gpu-nodepool-consolidation", "aks-gpu-toolkit-default")
     expected = EnforcementLevel.ADVISORY if policy.name in advisory else EnforcementLevel.MANDATORY
     assert policy.enforcement_level == expected
 

@@ -196,7 +196,7 @@ def test_without_the_label_and_network_policy_guards_a_tenant_undoes_its_control
 
 
 def test_a_label_guard_bound_to_tenant_namespaces_lets_a_removal_escape():
-    labels_policy, network_policy = tenancy_policies(GROUPS)
+    labels_policy, network_policy, _ = tenancy_policies(GROUPS)
     binding = copy.deepcopy(labels_policy.binding_manifest())
     binding["spec"]["matchResources"] = {
         "namespaceSelector": {"matchExpressions": [{"key": "gpu-mode", "operator": "Exists"}]}

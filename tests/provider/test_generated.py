@@ -90,22 +90,30 @@ def test_the_version_is_the_distributions():
 
 
 def test_each_finer_component_takes_the_sections_but_cluster_and_its_from_sections_arguments():
-    import inspect
-
     import dra_gpu_platform
-    from dra_gpu_platform.config.parts import PART_SECTIONS
+    from dra_gpu_platform.config.descriptors import BY_NAME, PART_SECTIONS
+    from dra_gpu_platform.inputs.problems import ConfigError
     from provider.arguments import HOSTED
     from provider.package import TOKENS
 
     resources = _schema()["resources"]
     tokens = {component.__name__: token for component, token in TOKENS.items()}
     assert set(resources) == set(tokens.values())
+    assert [hosted.component for hosted in HOSTED[1:]] == list(BY_NAME)
     for hosted in HOSTED[1:]:
         resource = resources[tokens[hosted.component]]
         arguments = [camel_case(a.name) for a in hosted.arguments]
         assert list(resource["inputProperties"]) == [*PART_SECTIONS, *arguments], hosted.component
         assert resource["requiredInputs"] == sorted(camel_case(a.name) for a in hosted.arguments if a.required)
-        # the library's keywords, but the Kubernetes provider (resource options) and the GpuOperator (dependsOn)
+        # the package's inputs are the descriptor's hosted arguments; the others come from the resource options
+        # (the Kubernetes provider, dependsOn for the GpuOperator) or are library objects (a node group's `after`)
+        component = BY_NAME[hosted.component]
+        assert hosted.arguments == component.hosted_arguments
+        assert {a.name for a in component.arguments if not a.hosted} <= {"provider", "after", "gpu_operator"}
+        # the library's from_sections binds the same descriptor: an argument it does not list is refused by name
         library = getattr(dra_gpu_platform, f"{hosted.component}Args").from_sections
-        keywords = [p for p in inspect.signature(library).parameters if p not in ("sections", "provider")]
-        assert {a.name for a in hosted.arguments} == set(keywords) - {"after", "gpu_operator"}, hosted.component
+        with pytest.raises(ConfigError) as refused:
+            library({}, not_an_argument=1)
+        assert {(p.path, p.rule) for p in refused.value.problems} >= {
+            ("not_an_argument", f"not an argument of {hosted.component}")
+        }

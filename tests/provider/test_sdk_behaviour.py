@@ -1,4 +1,4 @@
-"""The SDK behaviours the component package works around (provider/package.py, provider/sections.py and
+"""The SDK behaviours the component package works around (provider/package.py, provider/wire.py and
 docs/references.md#pulumi-component-provider-inputs), pinned on the SDK's own ComponentProvider: when an SDK
 upgrade changes one, a test here fails and the workaround can go.
 

@@ -150,7 +150,15 @@ def test_taints_and_labels_match_eks(run, pool, name):
 
 def test_gpu_driver_follows_who_owns_it(run, staging):
     assert {p["gpuProfile"]["driver"] for p in pools(run).values()} == {"None"}  # gpuOperator.driver: operator
-    assert {p["gpuProfile"]["driver"] for p in pools(staging).values()} == {"Install"}  # auto: AKS installs it
+    # staging has tenants: the operator installs driver and a toolkit that refuses NVIDIA_VISIBLE_DEVICES
+    assert {p["gpuProfile"]["driver"] for p in pools(staging).values()} == {"None"}
+    # without tenant namespaces, auto leaves the driver to AKS
+    from dra_gpu_platform.config.loading import parse_config_map
+    from dra_gpu_platform.plans.aks import gpu_driver
+    from tests.conftest import qualify
+
+    tenantless = {**load_committed("staging"), "gpuOperator": {"version": "v25.10.1"}, "namespaces": []}
+    assert gpu_driver(parse_config_map(qualify(tenantless), stack="s", source="s.yaml")) == "Install"
 
 
 def test_mig_pools_get_the_gpu_instance_profile(run, staging):

@@ -40,7 +40,6 @@ NVIDIA_STACK = {
         {
             "name": "research",
             "migration": "dra-only",
-            "adminAccess": True,
             "quota": {"claims": 10, "devices": {"h100": 16, "a100-3g": 4}, "legacyGpus": 0},
             "claimTemplates": [
                 {
@@ -54,6 +53,13 @@ NVIDIA_STACK = {
                     "firstAvailable": [{"deviceClass": "a100-3g"}, {"deviceClass": "ampere-or-newer", "count": 2}],
                 },
                 {"name": "whole-node", "deviceClass": "h100", "allocationMode": "All"},
+            ],
+        },
+        {  # admin access only where no tenant workload runs: the platform admins' namespace
+            "name": "gpu-admin",
+            "adminAccess": True,
+            "quota": {"devices": {"gpu.nvidia.com": 32}},
+            "claimTemplates": [
                 {"name": "monitor", "deviceClass": "gpu.nvidia.com", "allocationMode": "All", "adminAccess": True},
             ],
         },
@@ -176,7 +182,7 @@ def test_claim_templates_have_v1_shapes(run):
         "deviceClassName": "h100",
         "allocationMode": "All",
     }
-    assert devices["research/monitor"]["requests"][0]["exactly"]["adminAccess"] is True
+    assert devices["gpu-admin/monitor"]["requests"][0]["exactly"]["adminAccess"] is True
     assert devices["migrating/one-mig"]["requests"][0]["exactly"]["selectors"] == [
         {"cel": {"expression": "device.attributes['gpu.nvidia.com'].profile == '3g.40gb'"}}
     ]
@@ -235,10 +241,12 @@ def test_namespaces_are_labelled_with_their_migration_state(run):
     labels = {name: ns["metadata"]["labels"] for name, ns in objects(run, "Namespace").items() if name in tenants}
     assert {name: mode["gpu-mode"] for name, mode in labels.items()} == {
         "research": "dra-only",
+        "gpu-admin": "dra-only",
         "migrating": "dual",
         "legacy": "legacy",
     }
-    assert labels["research"]["resource.kubernetes.io/admin-access"] == "true"
+    assert labels["gpu-admin"]["resource.kubernetes.io/admin-access"] == "true"
+    assert "resource.kubernetes.io/admin-access" not in labels["research"]
     assert "resource.kubernetes.io/admin-access" not in labels["migrating"]
 
 

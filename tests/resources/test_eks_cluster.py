@@ -546,8 +546,13 @@ def test_imds_allows_one_hop_and_nodes_are_repaired(run):
 
 
 def test_al2023_pools_raid0_their_nvme_instance_store_and_bottlerocket_does_not(run):
-    assert pool_resource(run, LAUNCH_TEMPLATE, "a100-efa")["userData"] == eks_plan.raid0_user_data()
-    assert "userData" not in pool_resource(run, LAUNCH_TEMPLATE, "t4-rocket")
+    from dra_gpu_platform.plans import node_hardening
+
+    al2023 = node_hardening.gpu_user_data("AL2023_x86_64_NVIDIA", raid0=True)
+    assert pool_resource(run, LAUNCH_TEMPLATE, "a100-efa")["userData"] == node_hardening.encoded(al2023 or "")
+    # Bottlerocket: no nodeadm, no RAID0; its toolkit settings written out
+    bottlerocket = node_hardening.bottlerocket_user_data(host_dra_driver=False)
+    assert pool_resource(run, LAUNCH_TEMPLATE, "t4-rocket")["userData"] == node_hardening.encoded(bottlerocket)
     assert any("left unused on Bottlerocket" in message for _, message in run.logs)
 
 

@@ -50,20 +50,26 @@ def _committed(stack: str):
 def test_each_part_is_what_gpu_platform_gives_the_same_component(stack):
     sections, region, plan = _committed(stack)
     cluster = {"platform": plan.platform, "kubernetes_version": plan.kubernetes_version, "region": region}
-    pool_of = parts.eks_node_group if plan.platform == "eks" else parts.aks_agent_pool
-    whole = plan.cluster.node_groups if plan.platform == "eks" else plan.cluster.agent_pools
+    on_cluster = {**cluster, "provider": None}  # the provider is the resources' business: any value plans the same
+    if plan.platform == "eks":
+        pool_of, whole = parts.EKS_GPU_NODE_POOL, plan.cluster.node_groups
+        wiring = {"node_role_arn": ROLE, "subnet_ids": SUBNETS, "cluster_security_group_id": SECURITY_GROUP}
+    else:
+        pool_of, whole, wiring = parts.AKS_GPU_NODE_POOL, plan.cluster.agent_pools, {"resource_group_name": "rg"}
     pool_cluster = {key: value for key, value in cluster.items() if key != "platform"}
+
+    def part(component, **arguments):
+        return parts.plan_part(component, sections, arguments)
+
     assert whole and [
-        pool_of(sections, pool=p.pool.name, cluster_name=plan.name, **pool_cluster) for p in whole
+        part(pool_of, pool=p.pool.name, cluster_name=plan.name, **pool_cluster, **wiring).plan for p in whole
     ] == list(whole)
-    assert parts.device_classes(sections, **cluster) == plan.device_classes
-    assert [parts.namespace(sections, namespace=ns.name, **cluster) for ns in plan.namespaces] == list(plan.namespaces)
-    assert parts.gpu_operator_release(sections, **cluster) == plan.software.gpu_operator
-    driver = parts.dra_driver_release(sections, operator_given=True, **cluster)
-    assert (driver.release, driver.waits_for_operator) == (
-        plan.software.dra_driver,
-        plan.software.dra_driver_waits_for_operator,
-    )
+    assert part(parts.DEVICE_CLASSES, **on_cluster).plan == plan.device_classes
+    namespaces = [part(parts.TENANT_NAMESPACE, namespace=ns.name, **on_cluster).plan for ns in plan.namespaces]
+    assert namespaces == list(plan.namespaces)
+    assert part(parts.GPU_OPERATOR, **on_cluster).plan == plan.software.gpu_operator
+    driver = part(parts.DRA_DRIVER, gpu_operator="the operator", **on_cluster)
+    assert (driver.plan, driver.waits) == (plan.software.dra_driver, plan.software.dra_driver_waits_for_operator)
 
 
 def test_a_team_composes_the_finer_components_on_its_eks_cluster():
@@ -182,11 +188,25 @@ def test_a_bad_call_lists_every_problem_at_its_path_and_registers_nothing():
 
 def test_kubernetes_side_components_take_an_existing_eks_or_aks_cluster_only():
     with pytest.raises(ConfigError) as raised:
-        parts.device_classes(SECTIONS, platform="kind", kubernetes_version="1.35")
+        parts.plan_part(
+            parts.DEVICE_CLASSES, SECTIONS, {"platform": "kind", "kubernetes_version": "1.35", "provider": 0}
+        )
     assert [p.path for p in raised.value.problems] == ["platform"]
     with pytest.raises(ConfigError) as raised:
-        parts.namespace(SECTIONS, namespace="research", platform="aks", kubernetes_version="1.35")
+        arguments = {"namespace": "research", "platform": "aks", "kubernetes_version": "1.35", "provider": 0}
+        parts.plan_part(parts.TENANT_NAMESPACE, SECTIONS, arguments)
     assert [p.path for p in raised.value.problems] == ["region"]  # an AKS stack names its location
+
+
+def test_an_argument_a_component_does_not_take_or_leaves_out_is_a_problem_with_the_others():
+    from dra_gpu_platform import TenantNamespaceArgs
+
+    with pytest.raises(ConfigError) as raised:
+        TenantNamespaceArgs.from_sections(SECTIONS, namespace="research", platfrom="eks", kubernetes_version="1.35")
+    problems = {p.path: p for p in raised.value.problems}
+    assert set(problems) == {"platfrom", "platform", "provider"}, problems
+    assert problems["platfrom"].fix.startswith("did you mean platform?")
+    assert problems["provider"].rule == "a required argument" and "Kubernetes provider" in problems["provider"].fix
 
 
 def test_the_package_exports_every_component_lazily():

@@ -2,7 +2,8 @@
 
 Who may import: plans and above, gpuplan, tests. Imports the ground only: facts, inputs (problems, strict YAML) and
 cel (a selector that does not compile is a config error). Import the names below from here; the submodules are
-`models` (StackConfig and every section model), `fields`, `cluster`, `sections`, `validation` (with `repair`: what
+`models` (StackConfig and every section model), `fields`, `cluster`, `sections` (one module per section),
+`derived` (StackSections: the whole stack and what derives from it), `validation` (with `repair`: what
 the rules see of a refused section, and `spelling`: misspelled keys), `parts` (a finer component's sections),
 `loading`, `rules`, `reference`.
 """

@@ -10,9 +10,6 @@ from pydantic import AfterValidator, Field
 from dra_gpu_platform.config.fields import ConfigModel, DnsLabel, StackBool, StackInt, check_kubernetes_version
 from dra_gpu_platform.facts import driver_charts
 
-PLATFORMS = ("eks", "aks", "kind", "existing")
-
-
 _ROLE_ARN = r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$"
 _PRINCIPAL_ARN = r"^arn:aws[a-z-]*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$"
 _OBJECT_ID = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"

@@ -25,7 +25,7 @@ from dra_gpu_platform.config.validation import (
     unknown_key_fix,
     with_autoscaler_defaults,
 )
-from dra_gpu_platform.facts import regions
+from dra_gpu_platform.facts import platforms, regions
 from dra_gpu_platform.inputs.problems import MISSING, ConfigError, InputError, Problem, join_path
 from dra_gpu_platform.inputs.strict_yaml import read_stack_yaml
 
@@ -41,15 +41,9 @@ __all__ = [
     "with_autoscaler_defaults",
 ]
 
-# Provider config keys naming where the cluster runs: the table each is checked against.
+# Provider config keys naming where the cluster runs: the table each is checked against (each platform's Region).
 _REGION_TABLES = {
-    "aws:region": (regions.AWS_REGIONS, "AWS region", "us-east-1", "docs/references.md#aws-regions"),
-    "azure-native:location": (
-        regions.AZURE_LOCATIONS,
-        "Azure location",
-        "eastus",
-        "docs/references.md#azure-locations",
-    ),
+    r.key: (r.names, r.what, r.example, r.reference) for p in platforms.PROFILES.values() if (r := p.region) is not None
 }
 
 

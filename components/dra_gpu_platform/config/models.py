@@ -3,18 +3,19 @@
 `StackConfig` is a stack, valid by construction: however it is built (a stack file through `parse_config_map`, a dict
 through `StackConfig.model_validate`, keyword arguments), the sections are validated, the derived defaults applied and
 the cross-field rules (dra_gpu_platform/config/rules/) run inside the model, and an invalid stack raises one ConfigError
-listing every problem. The section models live in fields.py, cluster.py and sections.py; they are importable from here.
+listing every problem. The section models live in fields.py, cluster.py and sections/ (one module per section), the
+whole stack with what derives from it in derived.py; they are importable from here.
 """
 
 from __future__ import annotations
 
-from typing import Any, Self
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
 
 from pydantic import ModelWrapValidatorHandler, ValidationError, model_validator
 
 from dra_gpu_platform.config.cluster import (
     CLUSTER_MODELS,
-    PLATFORMS,
     AksCluster,
     AksSettings,
     ClusterBase,
@@ -29,6 +30,7 @@ from dra_gpu_platform.config.cluster import (
     SystemNodesEks,
     platform_cluster,
 )
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.fields import (
     PROJECT,
     STACK_CONFIG_DIR,
@@ -40,26 +42,21 @@ from dra_gpu_platform.config.fields import (
     StackInt,
     check_kubernetes_version,
 )
-from dra_gpu_platform.config.sections import (
-    AUTOSCALED_PLATFORMS,
-    AutoscalerConfig,
+from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS, AutoscalerConfig
+from dra_gpu_platform.config.sections.device_classes import DeviceClassConfig, SharingConfig
+from dra_gpu_platform.config.sections.maintenance import DeviceTaintConfig, MaintenanceConfig
+from dra_gpu_platform.config.sections.monitoring import MonitoringConfig
+from dra_gpu_platform.config.sections.namespaces import (
     ClaimTemplateConfig,
-    DeviceClassConfig,
-    DeviceTaintConfig,
     DeviceTolerationConfig,
-    DraDriverConfig,
-    GpuOperatorConfig,
-    MaintenanceConfig,
-    MigSettings,
-    MonitoringConfig,
     NamespaceConfig,
-    NodePool,
     QuotaConfig,
-    SharingConfig,
-    StackSections,
     SubRequestConfig,
 )
+from dra_gpu_platform.config.sections.node_pools import MigSettings, NodePool
+from dra_gpu_platform.config.sections.software import DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.validation import config_error, validate_stack
+from dra_gpu_platform.facts.platforms import PLATFORMS
 
 __all__ = [
     "AUTOSCALED_PLATFORMS",
@@ -135,63 +132,27 @@ class StackConfig(StackSections):
         except ValidationError as error:
             raise config_error(error, sections.get("source")) from None
 
+    # pydantic's three validating entry points, whatever keywords pydantic gives them now or later: the keywords
+    # pass through unnamed, so a keyword pydantic adds needs no edit here.
     @classmethod
-    def model_validate(
-        cls,
-        obj: Any,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        from_attributes: bool | None = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        try:
-            return super().model_validate(
-                obj,
-                strict=strict,
-                extra=extra,
-                from_attributes=from_attributes,
-                context=context,
-                by_alias=by_alias,
-                by_name=by_name,
-            )
-        except ValidationError as error:
-            raise config_error(error) from None
+    def model_validate(cls, obj: Any, **options: Any) -> Self:
+        return _raising_config_error(super().model_validate, obj, **options)
 
     @classmethod
-    def model_validate_json(
-        cls,
-        json_data: str | bytes | bytearray,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        try:
-            return super().model_validate_json(
-                json_data, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
-            )
-        except ValidationError as error:
-            raise config_error(error) from None
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **options: Any) -> Self:
+        return _raising_config_error(super().model_validate_json, json_data, **options)
 
     @classmethod
-    def model_validate_strings(
-        cls,
-        obj: Any,
-        *,
-        strict: bool | None = None,
-        extra: Any = None,
-        context: Any | None = None,
-        by_alias: bool | None = None,
-        by_name: bool | None = None,
-    ) -> Self:
-        try:
-            return super().model_validate_strings(
-                obj, strict=strict, extra=extra, context=context, by_alias=by_alias, by_name=by_name
-            )
-        except ValidationError as error:
-            raise config_error(error) from None
+    def model_validate_strings(cls, obj: Any, **options: Any) -> Self:
+        return _raising_config_error(super().model_validate_strings, obj, **options)
+
+
+_Validated = TypeVar("_Validated")
+
+
+def _raising_config_error(validate: Callable[..., _Validated], data: Any, **options: Any) -> _Validated:
+    """`validate(data, **options)`, with pydantic's ValidationError turned into one ConfigError (every problem)."""
+    try:
+        return validate(data, **options)
+    except ValidationError as error:
+        raise config_error(error) from None

@@ -37,15 +37,15 @@ def _type_name(annotation: Any) -> str:
 
 
 def _model(annotation: Any) -> type[BaseModel] | None:
-    for candidate in [annotation, *typing.get_args(annotation)]:
-        if typing.get_origin(candidate) is typing.Annotated:
-            candidate = typing.get_args(candidate)[0]
-        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
-            return candidate
-        nested = typing.get_args(candidate)
-        for inner in nested:
-            if isinstance(inner, type) and issubclass(inner, BaseModel):
-                return inner
+    """The model a field holds, through Annotated, unions (a discriminated union's branches) and lists."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _model(typing.get_args(annotation)[0])
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for inner in typing.get_args(annotation):
+        found = _model(inner)
+        if found is not None:
+            return found
     return None
 
 

@@ -16,27 +16,23 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from dra_gpu_platform.config.cluster import (
     CLUSTER_MODELS,
     PLATFORM_SETTINGS,
-    PLATFORMS,
     ClusterBase,
     ClusterConfig,
 )
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.fields import PROJECT, StackBool
 from dra_gpu_platform.config.repair import Repair, Slot, agreed_problems
 from dra_gpu_platform.config.rules import consistency_problems
-from dra_gpu_platform.config.sections import (
-    GPU_CHOICE_TAGS,
-    AutoscalerConfig,
-    DeviceClassConfig,
-    DraDriverConfig,
-    GpuOperatorConfig,
-    MaintenanceConfig,
-    MonitoringConfig,
-    NamespaceConfig,
-    NodePool,
-    StackSections,
-)
+from dra_gpu_platform.config.sections.autoscaler import AutoscalerConfig
+from dra_gpu_platform.config.sections.device_classes import DeviceClassConfig
+from dra_gpu_platform.config.sections.maintenance import MaintenanceConfig
+from dra_gpu_platform.config.sections.monitoring import MonitoringConfig
+from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
+from dra_gpu_platform.config.sections.node_pools import GPU_CHOICE_TAGS, NodePool
+from dra_gpu_platform.config.sections.software import BRIDGE_CHOICE_TAGS, DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.spelling import Spelling, closest_key, correct, read_as, unknown_key_fix
 from dra_gpu_platform.facts import catalog, eks_amis, provisioners, regions
+from dra_gpu_platform.facts.platforms import PLATFORMS
 from dra_gpu_platform.inputs.problems import MISSING, ConfigError, Problem, join_path, short_text
 
 __all__ = ["closest_key", "config_error", "unknown_config_key", "unknown_key_fix", "validate_stack"]
@@ -176,7 +172,7 @@ def with_autoscaler_defaults(config: Stack) -> Stack:
     if config.provisioner == provisioners.KARPENTER:
         pools = [
             pool.model_copy(update={"ami_type": eks_amis.BOTTLEROCKET_NVIDIA})
-            if pool.gpu_stack == "device-plugin" and pool.ami_type is None and _x86(pool)
+            if pool.gpu_stack == "device-plugin" and pool.ami_type is None and _x86(config.platform, pool)
             else pool
             for pool in config.node_pools
         ]
@@ -192,9 +188,9 @@ def with_autoscaler_defaults(config: Stack) -> Stack:
     return config.model_copy(update={"node_pools": pools})
 
 
-def _x86(pool: NodePool) -> bool:
+def _x86(platform: str, pool: NodePool) -> bool:
     first = pool.instance_types[0] if pool.instance_types else pool.instance_type
-    shape = catalog.pool_shape("eks", pool.gpu_key, first)
+    shape = catalog.pool_shape(platform, pool.gpu_key, first)
     return shape is None or shape.cpu_architecture == "x86_64"
 
 
@@ -388,7 +384,10 @@ def _user_path(loc: tuple[int | str, ...]) -> list[int | str]:
     path: list[int | str] = []
     for part in loc:
         if isinstance(part, str) and (
-            part.startswith("function-") or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS) or part == DICT_KEY
+            part.startswith("function-")
+            or (path[-1:] == ["gpu"] and part in GPU_CHOICE_TAGS)
+            or (path[-1:] == ["extendedResourceBridge"] and part in BRIDGE_CHOICE_TAGS)
+            or part == DICT_KEY
         ):
             continue
         path.append(part)

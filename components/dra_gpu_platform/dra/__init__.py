@@ -1,5 +1,5 @@
-"""DRA semantics with no stack knowledge: ResourceSlice documents and NVML snapshots, the claim parser, the
-allocator, scheduler filters, admission and quota charges.
+"""DRA semantics with no stack knowledge: MIG layouts, published device documents, inventories (catalog, NVML
+snapshots), the cluster-dump reader, the claim parser, the allocator, scheduler filters, admission and quota charges.
 
 Who may import: plans and above, gpuplan. Imports only the ground: facts, inputs and cel.
 """
@@ -11,8 +11,13 @@ __all__ = [
     "capacity",
     "claims",
     "cluster",
+    "constraints",
+    "devices",
+    "dump",
     "explain",
     "gates",
+    "inventory",
+    "mig",
     "model",
     "node_selectors",
     "nodefilters",
@@ -21,6 +26,6 @@ __all__ = [
     "pod_resources",
     "quota",
     "scheduler",
-    "slices",
+    "shapes",
     "tolerations",
 ]  # the public modules of this package

@@ -25,7 +25,8 @@ from fractions import Fraction
 from typing import Any
 
 from dra_gpu_platform.dra.capacity import capacity_fits, consumed_capacity
-from dra_gpu_platform.dra.claims import Constraint, DeviceClassSpec, SubRequest
+from dra_gpu_platform.dra.claims import DeviceClassSpec, SubRequest
+from dra_gpu_platform.dra.constraints import MatchAttribute, claim_constraint
 from dra_gpu_platform.dra.model import (
     AllocationError,
     ClaimAllocation,
@@ -41,87 +42,13 @@ from dra_gpu_platform.dra.model import (
     Shape,
     Usage,
     blocking_taint,
-    lookup_attribute,
     node_selection_matches,
 )
 
 MAX_DEVICES_PER_CLAIM = 32  # resourceapi.AllocationResultsMaxSize
-FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize (scoring)
 # Steps (allocateOne calls) one node may take before the simulation stops, as the scheduler's Filter stops
 # after DRASchedulerFilterTimeout (10 s by default) and reports the node unschedulable.
 SEARCH_BUDGET = 200_000
-
-
-# ---------------------------------------------------------------------------------------------------
-# constraints (matchAttributeConstraint; experimental distinctAttributeConstraint)
-
-
-class _MatchAttribute:
-    __slots__ = ("attribute", "count", "names", "value")
-
-    def __init__(self, constraint: Constraint, attribute: str):
-        self.names = frozenset(constraint.requests)
-        self.attribute = attribute  # constraint.attribute, once an empty constraint was refused
-        self.value: tuple[str, Any] | None = None
-        self.count = 0
-
-    def _applies(self, request: str, sub: str | None) -> bool:
-        return not self.names or request in self.names or (sub is not None and f"{request}/{sub}" in self.names)
-
-    def add(self, request: str, sub: str | None, shape: Shape) -> bool:
-        if not self._applies(request, sub):
-            return True
-        value = lookup_attribute(shape, self.attribute)
-        if value is None:
-            return False
-        if self.count == 0:
-            self.value, self.count = value, 1
-            return True
-        if value[0] not in ("string", "int", "bool", "version") or value != self.value:
-            return False
-        self.count += 1
-        return True
-
-    def remove(self, request: str, sub: str | None, shape: Shape) -> None:
-        if self._applies(request, sub):
-            self.count -= 1
-
-    def state(self) -> Any:
-        return self.value if self.count else None
-
-
-class _DistinctAttribute(_MatchAttribute):
-    """Upstream keeps one value per request name, so a device is only compared with the last device of each
-    request (constraint.go distinctAttributeConstraint) - replicated, see docs/gpuplan/fit.md."""
-
-    __slots__ = ("values",)
-
-    def __init__(self, constraint: Constraint, attribute: str):
-        super().__init__(constraint, attribute)
-        self.values: dict[str, tuple[str, Any]] = {}
-
-    def add(self, request: str, sub: str | None, shape: Shape) -> bool:
-        if not self._applies(request, sub):
-            return True
-        value = lookup_attribute(shape, self.attribute)
-        if value is None:
-            return False
-        if self.count == 0:
-            self.values[request], self.count = value, 1
-            return True
-        if value[0] not in ("string", "int", "bool", "version") or value in self.values.values():
-            return False
-        self.values[request] = value
-        self.count += 1
-        return True
-
-    def remove(self, request: str, sub: str | None, shape: Shape) -> None:
-        if self._applies(request, sub):
-            self.values.pop(request, None)
-            self.count -= 1
-
-    def state(self) -> Any:
-        return (tuple(sorted(self.values.items())), self.count)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -218,7 +145,7 @@ class Allocation:
 
     def _init_state(self) -> None:
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
-        self.constraints: list[list[_MatchAttribute]] = [[] for _ in self.claims]
+        self.constraints: list[list[MatchAttribute]] = [[] for _ in self.claims]
         self.results: list[list[tuple[int, _RequestData, bool, tuple[tuple[str, Fraction], ...]]]] = [
             [] for _ in self.claims
         ]
@@ -306,8 +233,7 @@ class Allocation:
                     raise AllocationError(
                         f"claim {claim.ref}, constraint #{i}: empty constraint (unsupported constraint type?)"
                     )
-                kind = _DistinctAttribute if constraint.distinct else _MatchAttribute
-                self.constraints[ci].append(kind(constraint, constraint.attribute))
+                self.constraints[ci].append(claim_constraint(constraint, constraint.attribute))
             min_total += minimum
         self._matches = {}  # Allocate starts the search with a new deviceMatchesRequest cache
         if self.engine == "classes":
@@ -761,14 +687,3 @@ def allocate(
     """Allocate for one node: the allocation of every claim, or None when they do not fit here.
     Raises AllocationError (the scheduler's error) or FailedOnNode (unschedulable with a message)."""
     return Allocation(node, pools, claims, classes, usage, features, selectors, engine=engine, budget=budget).run()
-
-
-def prioritized_score(claims: Sequence[PodClaim], allocations: Sequence[ClaimAllocation]) -> int:
-    """dynamicresources.go computeScore: Σ over firstAvailable requests of 8 - index of the chosen subrequest."""
-    score = 0
-    for claim, allocation in zip(claims, allocations, strict=False):
-        for request in claim.spec.requests:
-            if request.first_available and request.name in allocation.subrequests:
-                names = [s.name for s in request.alternatives]
-                score += FIRST_AVAILABLE_MAX - names.index(allocation.subrequests[request.name])
-    return score

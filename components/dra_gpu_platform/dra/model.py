@@ -20,8 +20,7 @@ from dra_gpu_platform.cel import CelCompileError, CelEvaluationError, Device, De
 from dra_gpu_platform.dra import gates as g
 from dra_gpu_platform.dra.claims import ClaimSpec, SubRequest
 from dra_gpu_platform.dra.node_selectors import node_selector_matches
-from dra_gpu_platform.dra.slices import DeviceTaint
-from dra_gpu_platform.dra.tolerations import Taint, untolerated
+from dra_gpu_platform.dra.tolerations import DeviceTaint, Taint, untolerated
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
 

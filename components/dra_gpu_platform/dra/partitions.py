@@ -15,20 +15,15 @@ Sources: kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 `cmd/gpu-kubelet-plugin/pa
 (generateSplitResourceSlices, generateCombinedResourceSlices, shouldUseSplitResourceSlices), `nvlib.go`
 (inspectMigProfilesAndPlacements, isDynamicMIGCapable), `mig.go` (CommonCapacitiesMig, CommonAttributesMig,
 ToCanonicalName); docs/references.md#nvidia-dra-dynamic-mig-slices. The simulation takes the catalog's profiles and
-capacities (dra_gpu_platform/dra/slices.py catalog_mig_shapes) and aligned placements (MigShape.starts).
+capacities (dra_gpu_platform/dra/mig.py catalog_mig_shapes) and aligned placements (MigShape.starts).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dra_gpu_platform.dra.slices import (
-    MigShape,
-    PhysicalGpu,
-    gpu_device,
-    mig_device_name,
-    pool_slices,
-)
+from dra_gpu_platform.dra.devices import PhysicalGpu, gpu_device, mig_device_name, pool_slices
+from dra_gpu_platform.dra.mig import MigShape
 from dra_gpu_platform.facts import driver_features
 from dra_gpu_platform.facts.quantity import format_binary_si
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dra_gpu_platform.dra.allocator import allocate, prioritized_score
+from dra_gpu_platform.dra.allocator import allocate
 from dra_gpu_platform.dra.claims import ClaimSpec, DeviceClassSpec
 from dra_gpu_platform.dra.cluster import Cluster
 from dra_gpu_platform.dra.explain import Explanations
@@ -54,6 +54,7 @@ from dra_gpu_platform.dra.nodefilters import (
 )
 
 ALLOCATED, UNSCHEDULABLE, ERROR, REJECTED = "allocated", "unschedulable", "error", "rejected"
+FIRST_AVAILABLE_MAX = 8  # resourceapi.FirstAvailableDeviceRequestMaxSize (scoring)
 EXTENDED_CLAIM = "extended-resources"  # the pod claim name fit shows for the scheduler's extended-resource claim
 
 
@@ -673,3 +674,14 @@ def _nodes_text(nodes: list[str]) -> str:
         return f"node {nodes[0]}"
     shown = ", ".join(nodes[:3]) + (f", … ({len(nodes)} nodes)" if len(nodes) > 3 else "")
     return f"{len(nodes)} nodes ({shown})" if len(nodes) <= 3 else f"{shown}"
+
+
+def prioritized_score(claims: Sequence[PodClaim], allocations: Sequence[ClaimAllocation]) -> int:
+    """dynamicresources.go computeScore: Σ over firstAvailable requests of 8 - index of the chosen subrequest."""
+    score = 0
+    for claim, allocation in zip(claims, allocations, strict=False):
+        for request in claim.spec.requests:
+            if request.first_available and request.name in allocation.subrequests:
+                names = [s.name for s in request.alternatives]
+                score += FIRST_AVAILABLE_MAX - names.index(allocation.subrequests[request.name])
+    return score

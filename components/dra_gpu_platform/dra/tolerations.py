@@ -1,5 +1,6 @@
 """Taints and tolerations: the one implementation of "does this toleration tolerate that taint", for node taints
-(pod tolerations) and device taints (DeviceTolerations of a claim request) alike. Pure: no Pulumi imports, no I/O.
+(pod tolerations) and device taints (DeviceTolerations of a claim request) alike, and the device taints that
+DeviceTaintRules add to published devices. Pure: no Pulumi imports, no I/O.
 
 Both upstream functions have the same rules: DRA's `resourceclaim.ToleratesTaint` says it was copied from core/v1's
 `Toleration.ToleratesTaint`. An empty effect or key matches every effect or key; Equal (or no operator) compares the
@@ -98,3 +99,48 @@ def untolerated(
     """The taints with one of `effects` that no toleration tolerates (FindMatchingUntoleratedTaint, all of them)."""
     tolerations = tuple(tolerations)
     return [t for t in taints if t.effect in effects and not tolerated(tolerations, t)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# device taints and DeviceTaintRules
+
+
+@dataclass(frozen=True)
+class DeviceTaint:
+    """A DRA device taint (resource.k8s.io/v1 DeviceTaint without timeAdded)."""
+
+    key: str
+    value: str
+    effect: str  # NoSchedule | NoExecute | None
+
+
+def apply_taint_rules(slices: list[dict[str, Any]], rules: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Slices with the taints of matching DeviceTaintRules added (resourceslice/tracker applyPatches: a rule
+    selects by driver, pool and device; an unset field matches all)."""
+    if not rules:
+        return slices
+    patched = []
+    for s in slices:
+        spec = s["spec"]
+        devices = []
+        for device in spec.get("devices") or []:
+            extra = [
+                (r.get("spec") or {}).get("taint")
+                for r in rules
+                if _taint_rule_matches(r, spec["driver"], spec["pool"]["name"], device["name"])
+            ]
+            if extra:
+                device = {
+                    **device,
+                    "taints": [*(device.get("taints") or []), *[t for t in extra if isinstance(t, Mapping)]],
+                }
+            devices.append(device)
+        patched.append({**s, "spec": {**spec, "devices": devices}})
+    return patched
+
+
+def _taint_rule_matches(rule: Mapping[str, Any], driver: str, pool: str, name: str) -> bool:
+    selector = (rule.get("spec") or {}).get("deviceSelector") or {}
+    return all(
+        selector.get(key) in (None, value) for key, value in (("driver", driver), ("pool", pool), ("device", name))
+    )

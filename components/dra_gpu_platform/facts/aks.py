@@ -24,6 +24,9 @@ SPOT_PRIORITY = "Spot"
 SPOT_EVICTION = "Delete"
 # AKS puts this taint on every Spot node itself; declaring it keeps the pool's desired state honest.
 SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+SPOT_LABEL = ("kubernetes.azure.com/scalesetpriority", "spot")  # and this label
+# AKS GPU images ship driver and toolkit with this runtime class (docs/references.md#aks-gpu-operator-modes).
+GPU_RUNTIME_CLASS = "nvidia-container-runtime"
 AKS_MIG_SLICES = (1, 2, 3, 4, 7)  # GPUInstanceProfile MIG1g … MIG7g
 
 # Built-in role "Azure Kubernetes Service RBAC Cluster Admin" (docs/references.md#aks-rbac-cluster-admin-role): full access to

@@ -14,6 +14,12 @@ Sources:
 - kind: `kind get kubeconfig` is kubeadm's admin.conf, whose client certificate is in the group
   `kubeadm:cluster-admins` from kubeadm 1.29 on (kubernetes test/e2e_kubeadm admin tests);
   docs/references.md#kind-admin-identity.
+- Groups every tenant identity carries: "The `system:authenticated` group is included in the list of groups for all
+  authenticated users"; service accounts are in `system:serviceaccounts` and `system:serviceaccounts:<namespace>`;
+  anonymous requests in `system:unauthenticated` (kubernetes/website `content/en/docs/reference/access-authn-authz/
+  authentication.md`); k8s `edit` may impersonate service accounts and mint their tokens (kubernetes
+  `plugin/pkg/auth/authorizer/rbac/bootstrappolicy/testdata/cluster-roles.yaml`, system:aggregate-to-edit), so a
+  tenant can always speak as a service account of its namespace; docs/references.md#kubernetes-system-groups.
 - AKS diagnostic setting: log categories `kube-audit-admin` (every write, no get/list), `kube-apiserver`, `guard`;
   resource-specific tables with `logAnalyticsDestinationType: Dedicated` (azure-aks-docs `monitor-aks.md:116-153`);
   docs/references.md#aks-audit-logs.
@@ -42,6 +48,34 @@ AKS_ROLE_NAMES = {
 # kind (and the default of an existing cluster): kubeadm's admin.conf groups.
 KUBEADM_ADMIN_GROUP = "kubeadm:cluster-admins"
 KUBEADM_LEGACY_ADMIN_GROUP = "system:masters"  # admin.conf before kubeadm 1.29
+
+# Kubernetes groups that name every tenant (or everyone): never a deployer's or an admin's group. `system:masters`
+# is the one `system:` group that names only superusers.
+AUTHENTICATED_GROUP = "system:authenticated"
+SERVICE_ACCOUNTS_GROUP = "system:serviceaccounts"
+SERVICE_ACCOUNTS_PREFIX = "system:serviceaccounts:"
+EVERYONE_GROUPS = (AUTHENTICATED_GROUP, "system:unauthenticated", SERVICE_ACCOUNTS_GROUP)
+SYSTEM_PREFIX = "system:"
+SUPERUSER_GROUP = "system:masters"
+
+
+def names_every_tenant(group: str) -> str | None:
+    """Why a Kubernetes group cannot stand for the platform's deployer or admins (it holds every tenant, every
+    pod's service account or identities that are not the deployer), or None."""
+    if group in EVERYONE_GROUPS:
+        return f"{group} holds every tenant (every authenticated user, or every pod's service account)"
+    if group.startswith(SERVICE_ACCOUNTS_PREFIX):
+        return f"{group} holds every service account of namespace {group.removeprefix(SERVICE_ACCOUNTS_PREFIX)}"
+    if group.startswith(SYSTEM_PREFIX) and group != SUPERUSER_GROUP:
+        return f"{group} is a Kubernetes system group (nodes, bootstrappers, ...), not the platform's deployer"
+    return None
+
+
+def tenant_groups(namespace: str) -> tuple[str, ...]:
+    """The groups of a request a tenant of `namespace` sends: its own identity's (system:authenticated) and those of
+    every service account of its namespace, which it can run pods as or impersonate."""
+    return (AUTHENTICATED_GROUP, SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_PREFIX}{namespace}")
+
 
 # AKS control-plane logs to Log Analytics
 AKS_AUDIT_CATEGORIES = ("kube-audit-admin", "kube-apiserver", "guard")

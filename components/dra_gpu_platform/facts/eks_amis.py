@@ -9,7 +9,8 @@ docs/references.md#bottlerocket-nvidia-dra-driver.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from collections.abc import Mapping
+from typing import Any, Literal, get_args
 
 # What a GPU pool of the stack file may choose (x86_64: every catalog instance type is x86_64); the stack file's
 # `amiType` is this type.
@@ -25,6 +26,10 @@ def default_gpu_ami(cpu_architecture: str) -> str:
     """The AMI type a GPU pool gets when it names none: AL2023 NVIDIA of the instance's CPU architecture."""
     return AL2023_NVIDIA_ARM64 if cpu_architecture == "arm64" else DEFAULT_GPU_AMI
 
+
+# The AL2023 NVIDIA AMIs: the NVIDIA runtime is containerd's default there, with the toolkit's defaults
+# (docs/references.md#eks-al2023-nvidia-runtime).
+AL2023_NVIDIA_AMI_TYPES = (AL2023_NVIDIA, AL2023_NVIDIA_ARM64)
 
 # Every EKS AMI type with the NVIDIA driver (what the policy pack accepts on any node group).
 NVIDIA_AMI_TYPES = (
@@ -100,13 +105,21 @@ def has_bottlerocket_dra_settings(settings: dict[str, object]) -> bool:
     return enabled("kubelet-device-plugins") is False and enabled("kubelet-dra-drivers") is True
 
 
-def bottlerocket_settings_toml(settings: dict[str, dict[str, dict[str, bool]]]) -> str:
-    """Bottlerocket user data for `settings`: one [settings.<extension>.<vendor>] table each (booleans only)."""
-    tables = []
-    for extension, vendors in settings.items():
-        for vendor, keys in vendors.items():
-            body = "".join(f"{key} = {'true' if value else 'false'}\n" for key, value in keys.items())
-            tables.append(f"[settings.{extension}.{vendor}]\n{body}")
+def bottlerocket_settings_toml(settings: Mapping[str, Any]) -> str:
+    """Bottlerocket user data for `settings` (nested tables of booleans): one [settings.<path>] table per table that
+    holds values, in the order given."""
+    tables: list[str] = []
+
+    def walk(path: str, table: Mapping[str, Any]) -> None:
+        values = {k: v for k, v in table.items() if not isinstance(v, Mapping)}
+        if values:
+            body = "".join(f"{key} = {'true' if value else 'false'}\n" for key, value in values.items())
+            tables.append(f"[{path}]\n{body}")
+        for key, value in table.items():
+            if isinstance(value, Mapping):
+                walk(f"{path}.{key}", value)
+
+    walk("settings", settings)
     return "\n".join(tables)
 
 

@@ -24,7 +24,7 @@ class InstanceType:
     """A GPU machine shape on one platform (EC2 instance type or Azure VM size)."""
 
     name: str
-    platform: Literal["eks", "aks"]
+    platform: str  # eks | aks: a platform that buys its nodes by type (dra_gpu_platform/facts/platforms.py)
     gpu: str  # GpuModel key
     gpus: int
     vcpus: int
@@ -43,7 +43,9 @@ class InstanceType:
 
     @property
     def family(self) -> str:
-        return self.name.split(".", 1)[0] if self.platform == "eks" else self.name
+        """An EC2 type's family, the part before the dot (p5 of p5.48xlarge); an Azure VM size has no dot and is its
+        own family here."""
+        return self.name.split(".", 1)[0]
 
     @property
     def efa_interfaces(self) -> int:
@@ -250,7 +252,7 @@ INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
 
 
 def declared_instance_type(
-    platform: Literal["eks", "aks"],
+    platform: str,
     name: str,
     gpu: str,
     nominal_memory_gb: int,
@@ -265,9 +267,8 @@ def declared_instance_type(
 ) -> InstanceType:
     """An instance type or VM size the catalog does not list, with the facts its stack declares
     (`nodePools[].instanceFacts` with `allowUnlisted`): nothing here is checked against the cloud. One EFA
-    interface per network card, as on the catalog's EFA sizes; GPUs modelled one per PCIe root."""
-    if not quota_family and platform == "eks":
-        quota_family = "P" if name.startswith("p") else "G"
+    interface per network card, as on the catalog's EFA sizes; GPUs modelled one per PCIe root. `quota_family`:
+    the declared one, or the platform's default for the name (dra_gpu_platform/facts/platforms.py)."""
     return InstanceType(
         name,
         platform,
@@ -297,21 +298,34 @@ def _azure_family(vm_size: str) -> tuple[str, str] | None:
     return (match.group(1).lower(), match.group(2).lower()) if match else None
 
 
-def is_gpu_instance_type(platform: str, name: str) -> bool:
-    """Whether an instance type or VM size, listed in the catalog or not, has NVIDIA GPUs: a listed type, a size of a
-    listed family, a family the EKS NVIDIA AMIs support, or an Azure NC/ND size."""
-    if (platform, name) in INSTANCE_TYPES:
+def ec2_quota_family(name: str) -> str:
+    """The EC2 vCPU quota bucket of an instance type: P for the p families, G (G and VT) for the others."""
+    return "P" if name.startswith("p") else "G"
+
+
+def is_ec2_gpu_type(name: str) -> bool:
+    """Whether an EC2 instance type, listed in the catalog or not, has NVIDIA GPUs: a listed type, a size of a listed
+    family, or a family the EKS NVIDIA AMIs support."""
+    if ("eks", name) in INSTANCE_TYPES:
         return True
-    if platform == "eks":
-        family = name.split(".", 1)[0]
-        return family in NVIDIA_AMI_INSTANCE_FAMILIES or family in {
-            t.family for t in INSTANCE_TYPES.values() if t.platform == "eks"
-        }
+    family = name.split(".", 1)[0]
+    return family in NVIDIA_AMI_INSTANCE_FAMILIES or family in {t.family for t in _on("eks")}
+
+
+def is_azure_gpu_size(name: str) -> bool:
+    """Whether an Azure VM size, listed in the catalog or not, has NVIDIA GPUs: a listed size, a size of a listed
+    family, or an NC/ND size."""
+    if ("aks", name) in INSTANCE_TYPES:
+        return True
     size_family = _azure_family(name)
     if size_family is None:
         return False
-    listed = {_azure_family(t.name) for t in INSTANCE_TYPES.values() if t.platform == "aks"}
+    listed = {_azure_family(t.name) for t in _on("aks")}
     return size_family in listed or size_family[0] in _AZURE_NVIDIA_SERIES
+
+
+def _on(platform: str) -> list[InstanceType]:
+    return [t for t in INSTANCE_TYPES.values() if t.platform == platform]
 
 
 def instance_type(platform: str, name: str) -> InstanceType | None:
@@ -341,7 +355,8 @@ def pool_shape(platform: str, gpu: str, instance_type: str | None) -> InstanceTy
 
 
 def instance_type_named(name: str | None, platform: str | None = None) -> InstanceType | None:
-    """Look a shape up by name, on one platform or (for kind/existing and foreign programs) on any."""
-    if platform in ("eks", "aks"):
+    """Look a shape up by name, on the platform that buys it or (platform None: kind/existing and foreign programs)
+    on any."""
+    if platform is not None:
         return INSTANCE_TYPES.get((platform, name or ""))
     return next((t for t in INSTANCE_TYPES.values() if t.name == name), None)

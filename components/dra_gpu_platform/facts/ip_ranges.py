@@ -1,10 +1,13 @@
 """Which address ranges count as "the internet", and when a CIDR allow-list is internet-wide. Pure data and
 functions.
 
-An API server allow-list (EKS `publicAccessCidrs`, AKS `authorizedIpRanges`) is internet-wide when its networks
-together cover at least half of the globally routable address space, or when one network is larger than any one
-organisation is allocated (IPv4: shorter than /8; IPv6: shorter than /12, IANA's allocation unit to the
-registries), so `0.0.0.0/1` + `128.0.0.0/1` is refused as surely as `0.0.0.0/0`.
+An API server allow-list (EKS `publicAccessCidrs`, AKS `authorizedIpRanges`) is judged by what it exposes, in
+absolute terms: it is internet-wide when its networks together admit more globally routable addresses than one
+IANA allocation unit (IPv4: a /8, 2^24 addresses; IPv6: a /12, 2^116), or when one network is wider than that unit.
+So `0.0.0.0/1` + `128.0.0.0/1` is refused as surely as `0.0.0.0/0`, and so are two separate /8s or 91 of them
+(41% of IPv4, which a share of the whole space let through), while an office, VPN or NAT list of /16-/32 ranges
+passes. Listing a whole cloud provider's egress ranges fails on purpose: it opens the API to every tenant of that
+cloud.
 
 Sources: the IANA IPv4 Special-Purpose Address Registry and the IPv4 Multicast Address Space Registry (the ranges
 below are not globally routable unicast), the IANA IPv6 Global Unicast Address Assignments (2000::/3) and the IANA
@@ -35,9 +38,10 @@ IPv4_NOT_GLOBAL: tuple[str, ...] = (
     "240.0.0.0/4",  # reserved, and the limited broadcast address
 )
 IPv6_GLOBAL_UNICAST = "2000::/3"
-# Shorter prefixes than these span more than one organisation's allocation.
+# IANA's allocation unit to the registries: shorter prefixes span more than one organisation's allocation, and an
+# allow-list admitting more public addresses than one unit exposes the API to many organisations.
 WIDEST_PREFIX = {4: 8, 6: 12}
-INTERNET_SHARE = 0.5  # covering at least this share of the global space is internet-wide
+MAX_EXPOSED = {version: 2 ** (bits - WIDEST_PREFIX[version]) for version, bits in ((4, 32), (6, 128))}
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -48,19 +52,32 @@ _V4_GLOBAL_SIZE = 2**32 - sum(n.num_addresses for n in _V4_NOT_GLOBAL)
 
 @dataclass(frozen=True)
 class Coverage:
-    share_v4: float  # of the global IPv4 unicast space
-    share_v6: float  # of 2000::/3
+    exposed_v4: int  # globally routable IPv4 unicast addresses the list admits
+    exposed_v6: int  # addresses of 2000::/3 it admits
     widest: tuple[str, ...]  # networks wider than one organisation's allocation
 
     @property
+    def share_v4(self) -> float:
+        """Of the global IPv4 unicast space (for messages only: the rule is absolute)."""
+        return self.exposed_v4 / _V4_GLOBAL_SIZE
+
+    @property
     def internet_wide(self) -> bool:
-        return bool(self.widest) or max(self.share_v4, self.share_v6) >= INTERNET_SHARE
+        return bool(self.widest) or self.exposed_v4 > MAX_EXPOSED[4] or self.exposed_v6 > MAX_EXPOSED[6]
 
     def describe(self) -> str:
         if self.widest:
             return f"{', '.join(self.widest)} spans more than any one organisation's address allocation"
-        share = max(self.share_v4, self.share_v6)
-        return f"together they cover {share:.0%} of the internet's addresses"
+        if self.exposed_v4 > MAX_EXPOSED[4]:
+            return (
+                f"together they admit {self.exposed_v4:,} public IPv4 addresses (about "
+                f"{self.exposed_v4 / MAX_EXPOSED[4]:.1f} /8s, {self.share_v4:.1%} of the internet), more than one "
+                "organisation's allocation (a /8)"
+            )
+        return (
+            f"together they admit {self.exposed_v6 / MAX_EXPOSED[6]:.1f} /12s of public IPv6 addresses, more than "
+            "one registry allocation (a /12)"
+        )
 
 
 def _overlap(a: Network, b: Network) -> int:
@@ -86,7 +103,7 @@ def coverage(cidrs: Iterable[str]) -> Coverage:
     v6 = list(ipaddress.collapse_addresses(n for n in networks if isinstance(n, ipaddress.IPv6Network)))
     global_v4 = sum(n.num_addresses - sum(_overlap(n, s) for s in _V4_NOT_GLOBAL) for n in v4)
     global_v6 = sum(_overlap(n, _V6_GLOBAL) for n in v6)
-    return Coverage(global_v4 / _V4_GLOBAL_SIZE, global_v6 / _V6_GLOBAL.num_addresses, widest)
+    return Coverage(global_v4, global_v6, widest)
 
 
 def internet_wide(cidrs: Iterable[str]) -> bool:

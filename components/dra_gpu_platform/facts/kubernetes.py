@@ -357,6 +357,23 @@ EKS_ROLLBACK = "https://docs.aws.amazon.com/eks/latest/userguide/rollback-cluste
 AKS_UPGRADE = "https://learn.microsoft.com/en-us/azure/aks/upgrade-cluster"
 
 
+@dataclass(frozen=True)
+class VersionSteps:
+    """How a managed service moves a control plane between minors (docs/references.md#eks-version-steps,
+    docs/references.md#aks-version-steps): one minor up at a time, and back one minor in place or not at all."""
+
+    service: str  # how messages name it
+    upgrade_guide: str
+    rollback_guide: str | None  # one minor back, within 7 days of an in-place upgrade; None: no downgrade
+
+
+# By service, as OFFERS is (dra_gpu_platform/facts/platforms.py ControlPlane.service names the key).
+VERSION_STEPS: Mapping[str, VersionSteps] = {
+    "eks": VersionSteps("EKS", EKS_UPDATE, EKS_ROLLBACK),
+    "aks": VersionSteps("AKS", AKS_UPGRADE, None),
+}
+
+
 class VersionStep(NamedTuple):
     """A control-plane version change one `pulumi up` cannot make: why, how to get there, and whether it can be
     accepted on purpose (`gpuplan diff --allow-replace`)."""
@@ -369,37 +386,37 @@ class VersionStep(NamedTuple):
 def version_step(platform: str, old_minor: int, new_minor: int) -> VersionStep | None:
     """Why a managed control plane cannot go from 1.<old> to 1.<new> in one `pulumi up`; None when it can. EKS and
     AKS upgrade one minor at a time (minor_after); AKS has no downgrade; EKS rolls back exactly one minor, and only
-    within 7 days of an in-place upgrade (docs/references.md#eks-version-steps, docs/references.md#aks-version-steps)."""
-    if platform not in MANAGED_PLATFORMS or new_minor in (old_minor, minor_after(old_minor)):
+    within 7 days of an in-place upgrade (VERSION_STEPS)."""
+    steps = VERSION_STEPS.get(platform)
+    if steps is None or new_minor in (old_minor, minor_after(old_minor)):
         return None
-    cloud = platform.upper()
     change = f"Kubernetes 1.{old_minor} → 1.{new_minor}"
     if new_minor > old_minor:
-        steps = [old_minor]
-        while steps[-1] < new_minor:
-            steps.append(minor_after(steps[-1]))
-        source = EKS_UPDATE if platform == "eks" else AKS_UPGRADE
+        path = [old_minor]
+        while path[-1] < new_minor:
+            path.append(minor_after(path[-1]))
         return VersionStep(
-            f"{change} skips {len(steps) - 2} minor version(s): {cloud} upgrades a control plane one minor at a time "
-            f"({source}), so the update fails part way",
-            f"upgrade in steps, one `pulumi up` per minor: {' → '.join(f'1.{m}' for m in steps)}",
+            f"{change} skips {len(path) - 2} minor version(s): {steps.service} upgrades a control plane one minor at "
+            f"a time ({steps.upgrade_guide}), so the update fails part way",
+            f"upgrade in steps, one `pulumi up` per minor: {' → '.join(f'1.{m}' for m in path)}",
             False,
         )
-    if platform == "eks" and old_minor == minor_after(new_minor):
+    if steps.rollback_guide is not None and old_minor == minor_after(new_minor):
         return VersionStep(
-            f"{change} is a downgrade: EKS can only roll a control plane back one minor, within 7 days of an "
-            f"in-place upgrade from 1.{new_minor} ({EKS_ROLLBACK}); gpuplan cannot see when the upgrade was",
-            f"if the cluster was upgraded from 1.{new_minor} in place in the last 7 days, roll back with EKS (then "
-            f"--allow-replace the cluster to accept this diff); otherwise keep 1.{old_minor}",
+            f"{change} is a downgrade: {steps.service} can only roll a control plane back one minor, within 7 days "
+            f"of an in-place upgrade from 1.{new_minor} ({steps.rollback_guide}); gpuplan cannot see when the "
+            "upgrade was",
+            f"if the cluster was upgraded from 1.{new_minor} in place in the last 7 days, roll back with "
+            f"{steps.service} (then --allow-replace the cluster to accept this diff); otherwise keep 1.{old_minor}",
             True,
         )
     rollback = (
-        " EKS rolls a control plane back one minor at most"
-        if platform == "eks"
-        else " AKS has no control-plane downgrade, its upgrades only go forward, one minor at a time"
+        f" {steps.service} rolls a control plane back one minor at most"
+        if steps.rollback_guide is not None
+        else f" {steps.service} has no control-plane downgrade, its upgrades only go forward, one minor at a time"
     )
     return VersionStep(
-        f"{change} is a downgrade:{rollback} ({EKS_ROLLBACK if platform == 'eks' else AKS_UPGRADE})",
+        f"{change} is a downgrade:{rollback} ({steps.rollback_guide or steps.upgrade_guide})",
         f'keep kubernetesVersion "1.{old_minor}"; to run 1.{new_minor}, build a new cluster (another stack) and move '
         "the workloads",
         False,

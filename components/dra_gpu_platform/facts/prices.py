@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from dra_gpu_platform.facts import regions
+from dra_gpu_platform.facts import platforms
 from dra_gpu_platform.facts.instance_types import instance_type
 
 CURRENCY = "USD"
@@ -152,8 +152,8 @@ def price_problems(fact: PriceFact) -> list[str]:
     problems = []
     if instance_type(fact.platform, fact.instance_type) is None:
         problems.append(f"{fact.instance_type} is not a {fact.platform} instance type of the catalog")
-    known = regions.AWS_REGIONS if fact.platform == "eks" else regions.AZURE_LOCATIONS
-    if fact.region not in known:
+    region = platforms.profile(fact.platform).region
+    if region is None or fact.region not in region.names:
         problems.append(f"{fact.region} is not a region of {fact.platform}")
     if not fact.usd_per_hour > 0:
         problems.append(f"price {fact.usd_per_hour} is not a positive hourly figure")

@@ -26,13 +26,7 @@ PROVISIONERS: tuple[str, ...] = get_args(Provisioner)
 CLUSTER_AUTOSCALER, KARPENTER, AUTO_MODE, NODE_AUTO_PROVISIONING = PROVISIONERS
 DEFAULT: Provisioner = "cluster-autoscaler"
 
-# Where each runs.
-PLATFORMS: dict[str, tuple[str, ...]] = {
-    CLUSTER_AUTOSCALER: ("eks", "aks"),
-    KARPENTER: ("eks",),
-    AUTO_MODE: ("eks",),
-    NODE_AUTO_PROVISIONING: ("aks",),
-}
+# Where each runs: the platform profiles' Autoscaling.provisioners (dra_gpu_platform/facts/platforms.py).
 # Provisioners whose GPU pools are karpenter.sh/v1 NodePools: nodes come for pending pods only (no minimum, no
 # desired size; a static NodePool is alpha and not used here).
 NODE_POOL_PROVISIONERS = (KARPENTER, AUTO_MODE, NODE_AUTO_PROVISIONING)

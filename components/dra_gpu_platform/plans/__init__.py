@@ -24,10 +24,12 @@ __all__ = [
     "monitoring",
     "namespaces",
     "network_policy",
+    "node_hardening",
     "node_pools",
     "parts",
     "provisioning",
     "quota",
     "stack",
     "stack_inventory",
+    "tenancy_notes",
 ]  # the public modules of this package

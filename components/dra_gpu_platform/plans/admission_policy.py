@@ -9,6 +9,11 @@ every tenant namespace (label gpu-mode present), denies:
   container every GPU it names, claim or not);
 - a toleration of the GPU taint without a claim (or a device-plugin GPU request): such a pod on a GPU node whose
   default runtime is NVIDIA's sees every GPU through its image's NVIDIA_VISIBLE_DEVICES;
+- in a pod that tolerates the GPU taint (and so may run on a GPU node), every container, init container and
+  ephemeral container that lists no claim and requests no GPU, unless it sets NVIDIA_VISIBLE_DEVICES=void itself:
+  the kubelet passes a claim's CDI devices (and the driver's `void`) only to the containers that list it, so GPU
+  isolation is per container, not per pod; `envFrom` there (a ConfigMap or Secret can carry the device variables,
+  which the guard cannot see) and `runtimeClassName` (the GPU Operator's `nvidia` runtime classes);
 - `spec.nodeName` set at creation (the kubelet ignores NoSchedule taints: it bypasses the GPU taint) and the
   `system-*` priority classes (which preempt the GPU software and other tenants).
 No exemption a tenant can set: no matchCondition on the pod, no user or service account exemption (pods are created
@@ -17,9 +22,11 @@ exempt by not carrying gpu-mode. `failurePolicy: Fail`; every field read is guar
 
 The namespace-label guard denies changing gpu-mode, the admin-access label and the Pod Security labels of a tenant
 namespace (or making a namespace one) to anyone but the platform's deployer; the NetworkPolicy guard keeps tenants
-from changing or deleting the platform's NetworkPolicies and from opening egress to addresses (ipBlock) themselves.
+from changing or deleting the platform's NetworkPolicies and from opening egress to addresses (ipBlock) themselves;
+the Services guard refuses new externalIPs and the Service types a namespace is not allowed.
 Sources: docs/references.md#vap-dra-only, docs/references.md#vap-tenant-guard, docs/references.md#kubelet-ignores-noschedule,
-docs/references.md#nvidia-device-env, docs/references.md#vap-namespace-selector-on-namespaces.
+docs/references.md#nvidia-device-env, docs/references.md#kubelet-cdi-per-container,
+docs/references.md#vap-namespace-selector-on-namespaces, docs/references.md#service-external-ips.
 """
 
 from __future__ import annotations
@@ -159,6 +166,13 @@ def _gpu_resource(container: str) -> str:
 
 
 _GPU_ENV = f"has(c.env) && c.env.exists(e, e.name in {_quoted(GPU_DEVICE_ENV)} && !(has(e.value) && e.value == '{NO_DEVICES}'))"
+# The container names no device itself: NVIDIA_VISIBLE_DEVICES=void in its own env, which overrides its image's
+# (what the DRA driver's own pods set: "explicit void; otherwise we inherit all").
+_VOID_ENV = (
+    f"has(c.env) && c.env.exists(e, e.name == '{GPU_DEVICE_ENV[0]}' && has(e.value) && e.value == '{NO_DEVICES}')"
+)
+_LISTS_CLAIM = "has(c.resources) && has(c.resources.claims) && size(c.resources.claims) > 0"
+_ENV_FROM = "has(c.envFrom) && size(c.envFrom) > 0"
 
 
 def pod_spec_variables(spec_path: str) -> tuple[tuple[str, str], ...]:
@@ -192,6 +206,22 @@ def pod_spec_variables(spec_path: str) -> tuple[tuple[str, str], ...]:
             f"(has(t.key) && t.key == '{GPU_TAINT_KEY}') || "
             "((!has(t.key) || t.key == '') && has(t.operator) && t.operator == 'Exists'))",
         ),
+        # In a pod that may run on a GPU node, every container must get its GPUs (or `void`) from a claim or a GPU
+        # request: the kubelet passes a claim's CDI devices only to the containers that list it, so another container
+        # keeps its image's NVIDIA_VISIBLE_DEVICES (init and ephemeral containers alike; sidecars are init containers).
+        (
+            "unclaimedContainers",
+            "!variables.toleratesGpuTaint ? [] : "
+            f"variables.containers.filter(c, !({_LISTS_CLAIM}) && !({_requests_device('c')}) && !({_VOID_ENV}))"
+            ".map(c, c.name) + "
+            f"variables.ephemeral.filter(c, !({_VOID_ENV})).map(c, c.name)",
+        ),
+        (
+            "envFromContainers",
+            "!variables.toleratesGpuTaint ? [] : "
+            f"variables.containers.filter(c, {_ENV_FROM}).map(c, c.name) + "
+            f"variables.ephemeral.filter(c, {_ENV_FROM}).map(c, c.name)",
+        ),
     )
 
 
@@ -223,6 +253,27 @@ def pod_spec_validations(*, pod: bool) -> tuple[ValidationPlan, ...]:
             f"{_WHERE} + 'the pod tolerates the GPU taint {GPU_TAINT_KEY} but claims no GPU: on a GPU node it would see "
             f"every GPU; add spec.resourceClaims (or request {LEGACY_RESOURCE} in a legacy or dual namespace), or drop "
             "the toleration'",
+        ),
+        ValidationPlan(
+            "size(variables.unclaimedContainers) == 0",
+            f"{_WHERE} + 'the pod tolerates the GPU taint {GPU_TAINT_KEY}, and container(s) ' + "
+            "variables.unclaimedContainers.join(', ') + ' list no claim (resources.claims) and request no GPU: the "
+            "kubelet gives only the containers that list a claim its devices, so on a GPU node the NVIDIA runtime would "
+            "hand these every GPU their image\\'s NVIDIA_VISIBLE_DEVICES names; list the claim in their "
+            f"resources.claims, set env {GPU_DEVICE_ENV[0]}={NO_DEVICES} in them, or run them in a pod of their own'",
+        ),
+        ValidationPlan(
+            "size(variables.envFromContainers) == 0",
+            f"{_WHERE} + 'the pod tolerates the GPU taint {GPU_TAINT_KEY}, and container(s) ' + "
+            "variables.envFromContainers.join(', ') + ' take envFrom, which can carry NVIDIA_VISIBLE_DEVICES (the "
+            "guard cannot see a ConfigMap or Secret); list the variables under env instead'",
+        ),
+        ValidationPlan(
+            "!variables.toleratesGpuTaint || !has(variables.spec.runtimeClassName) || variables.spec.runtimeClassName == ''",
+            f"{_WHERE} + 'runtimeClassName ' + variables.spec.runtimeClassName + ' in a pod that tolerates the GPU "
+            f"taint {GPU_TAINT_KEY}: a runtime class can pick the NVIDIA runtime (the GPU Operator\\'s nvidia, "
+            "nvidia-legacy, nvidia-cdi), which hands a container GPUs by NVIDIA_VISIBLE_DEVICES; GPU pods run on the "
+            "node\\'s default runtime, so drop runtimeClassName'",
         ),
         ValidationPlan(
             node_name,
@@ -349,8 +400,65 @@ def network_policies_policy(deployer_groups: tuple[str, ...]) -> AdmissionPolicy
     )
 
 
-def tenancy_policies(deployer_groups: tuple[str, ...]) -> tuple[AdmissionPolicyPlan, ...]:
-    return (namespace_labels_policy(deployer_groups), network_policies_policy(deployer_groups))
+# ---------------------------------------------------------------------------------------------------
+# Services of tenant namespaces
+
+SERVICES_POLICY_NAME = "gpu-tenant-services"
+GATED_SERVICE_TYPES = ("NodePort", "LoadBalancer")  # what namespaces[].serviceTypes may allow
+SERVICE_RULE = ResourceRulePlan(("",), ("v1",), ("CREATE", "UPDATE"), ("services",))
+
+
+def _service_types_literal(allowed: Mapping[str, tuple[str, ...]]) -> str:
+    """CEL: the Service types each namespace may create beyond ClusterIP (names are immutable, so they key it)."""
+    entries = ", ".join(f"'{ns}': {_quoted(types)}" for ns, types in sorted(allowed.items()) if types)
+    name = "namespaceObject.metadata.name"
+    return f"{name} in {{{entries}}} ? {{{entries}}}[{name}] : []" if entries else "[]"
+
+
+def services_policy(allowed: Mapping[str, tuple[str, ...]]) -> AdmissionPolicyPlan:
+    """Services in tenant namespaces: no new `spec.externalIPs` (kube-proxy would send every pod's traffic to those
+    addresses to the tenant's pods: CVE-2020-8554, which upstream leaves to admission; the semantics of the
+    DenyServiceExternalIPs plugin: addresses a Service already has may stay or go), and NodePort or LoadBalancer only
+    where namespaces[].serviceTypes allows them. `allowed`: namespace -> the types it may create beyond ClusterIP.
+    Sources: docs/references.md#service-external-ips."""
+    return AdmissionPolicyPlan(
+        name=SERVICES_POLICY_NAME,
+        resource_rules=(SERVICE_RULE,),
+        variables=(
+            ("allowedTypes", _service_types_literal(allowed)),
+            ("type", "has(object.spec.type) ? object.spec.type : 'ClusterIP'"),
+            (
+                "newExternalIPs",
+                "!has(object.spec.externalIPs) ? [] : object.spec.externalIPs.filter(ip, "
+                "oldObject == null || !has(oldObject.spec.externalIPs) || !(ip in oldObject.spec.externalIPs))",
+            ),
+        ),
+        validations=(
+            ValidationPlan(
+                "size(variables.newExternalIPs) == 0",
+                "'Service ' + namespaceObject.metadata.name + '/' + object.metadata.name + ': spec.externalIPs ' + "
+                "variables.newExternalIPs.join(', ') + ' would capture the traffic every pod sends to those addresses "
+                "(CVE-2020-8554); GPU tenant namespaces may not add externalIPs (use a ClusterIP Service, or a "
+                "LoadBalancer where namespaces[].serviceTypes allows it)'",
+            ),
+            ValidationPlan(
+                f"!(variables.type in {_quoted(GATED_SERVICE_TYPES)}) || variables.type in variables.allowedTypes",
+                "'Service ' + namespaceObject.metadata.name + '/' + object.metadata.name + ': type ' + variables.type "
+                "+ ' is not allowed in GPU tenant namespace ' + namespaceObject.metadata.name + ' (it opens the "
+                "namespace\\'s pods to addresses outside the cluster); use ClusterIP, or ask the platform team to "
+                "list ' + variables.type + ' in namespaces[].serviceTypes'",
+            ),
+        ),
+    )
+
+
+def tenancy_policies(
+    deployer_groups: tuple[str, ...], service_types: Mapping[str, tuple[str, ...]] | None = None
+) -> tuple[AdmissionPolicyPlan, ...]:
+    """The guards of what a tenant may change besides its pods: with a known deployer, the namespace labels and the
+    platform's NetworkPolicies; always, its Services."""
+    deployer = (namespace_labels_policy(deployer_groups), network_policies_policy(deployer_groups))
+    return (*(deployer if deployer_groups else ()), services_policy(service_types or {}))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import yaml
 
 from dra_gpu_platform.config.models import AksCluster, StackConfig, platform_cluster
 from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import cluster_access, network
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
 from dra_gpu_platform.facts.autoscaler import DRA_PRODUCTION_READY_FROM
@@ -37,7 +38,7 @@ class KubeloginPlan:
 # Autoscaler profile of the AKS managed cluster-autoscaler (ManagedClusterPropertiesAutoScalerProfileArgs; AKS
 # takes these as strings).
 AUTOSCALER_PROFILE = {
-    "expander": "least-waste",  # of the pools that fit a pending pod, grow the one that wastes the least
+    "expander": ca.EXPANDER,  # of the pools that fit a pending pod, grow the one that wastes the least
     # GPU VMs boot and install their driver slower than the 15-minute default allows (docs/references.md#duration-aks-pool).
     "max_node_provision_time": "20m",
 }

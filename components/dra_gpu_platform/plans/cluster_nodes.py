@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from dra_gpu_platform.dra.model import NodeInfo
 from dra_gpu_platform.dra.pod_resources import CPU, MEMORY, PODS
 from dra_gpu_platform.dra.tolerations import Taint
-from dra_gpu_platform.facts import efa
+from dra_gpu_platform.facts import efa, platforms
 from dra_gpu_platform.facts import node_allocatable as alloc
 from dra_gpu_platform.facts.node_labels import SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans.aks import AksClusterPlan
 from dra_gpu_platform.plans.eks import EksClusterPlan
 from dra_gpu_platform.plans.gpu_software import mig_strategy
+from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.node_pools import PoolPlan
 from dra_gpu_platform.plans.stack import StackPlan
 from dra_gpu_platform.plans.stack_inventory import simulated_nodes
@@ -30,7 +31,6 @@ from dra_gpu_platform.plans.stack_inventory import simulated_nodes
 DEVICE_PLUGIN_GPU = "nvidia.com/gpu"
 MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 AKS_AGENT_POOL_LABEL = "kubernetes.azure.com/agentpool"
-AKS_SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
 SYSTEM_POOL = "(system)"
 
 
@@ -42,14 +42,10 @@ class ClusterNodes:
 
 
 def _allocatable(platform: str, instance_type: str | None, vcpus: int | None, memory_gib: int | None) -> dict[str, int]:
-    if vcpus is None or memory_gib is None or instance_type is None:
+    allocatable = platforms.profile(platform).node_pools.allocatable
+    if vcpus is None or memory_gib is None or instance_type is None or allocatable is None:
         return {}
-    if platform == "eks":
-        found = alloc.eks_allocatable(instance_type, vcpus, memory_gib)
-    elif platform == "aks":
-        found = alloc.aks_allocatable(vcpus, memory_gib)
-    else:
-        return {}
+    found = allocatable(instance_type, vcpus, memory_gib)
     return {CPU: found.cpu_millis, MEMORY: found.memory_bytes, PODS: found.pods}
 
 
@@ -90,8 +86,9 @@ def pool_nodes(pool: PoolPlan, strategy: str, agent_pool: str | None = None) -> 
     extra: dict[str, str] = {}
     if agent_pool:
         extra[AKS_AGENT_POOL_LABEL] = agent_pool
-    if pool.platform == "aks" and pool.capacity == "spot":
-        extra[AKS_SPOT_LABEL] = "spot"
+    spot_label = pool.profile.node_pools.spot_label
+    if spot_label is not None and pool.capacity == "spot":
+        extra[spot_label[0]] = spot_label[1]
     taints = tuple(Taint(t.key, t.value, t.effect) for t in pool.taints)
     return [
         NodeInfo(
@@ -137,7 +134,7 @@ def cluster_nodes(plan: StackPlan) -> ClusterNodes:
             labels = {**_well_known(name, "amd64", cluster.system_vm_size, None), SYSTEM_ROLE_LABEL: "system"}
             system.append(NodeInfo(name, labels))
         notes.append(f"{cluster.system_count} system node(s) ({cluster.system_vm_size}): no GPUs, no taints")
-    elif plan.platform == "kind":
+    elif isinstance(cluster, KindClusterPlan):
         name = f"{plan.name}-control-plane"
         labels = {**_well_known(name, "amd64", None, None), alloc.CONTROL_PLANE_LABEL: ""}
         system.append(NodeInfo(name, labels, (Taint(*alloc.CONTROL_PLANE_TAINT),)))

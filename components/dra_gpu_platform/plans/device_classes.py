@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dra_gpu_platform.config.models import DeviceClassConfig, SharingConfig, StackConfig
-from dra_gpu_platform.dra.slices import RESOURCE_API
+from dra_gpu_platform.dra.devices import RESOURCE_API
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.plans.claim_templates import selectors_manifest
 

@@ -12,7 +12,6 @@ pools themselves (shape, labels, taints, sizes) are the stack's PoolPlans (dra_g
 
 from __future__ import annotations
 
-import base64
 import ipaddress
 import json
 from collections.abc import Iterable
@@ -28,6 +27,7 @@ from dra_gpu_platform.facts import cluster_access, eks_addons, eks_amis, provisi
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts.catalog import InstanceType
 from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
+from dra_gpu_platform.plans import node_hardening
 from dra_gpu_platform.plans.gpu_software import ReleasePlan, gpu_toleration
 from dra_gpu_platform.plans.node_pools import PoolPlan, unlisted_note, uses_efa
 from dra_gpu_platform.plans.provisioning.auto_mode import AutoModePlan, auto_mode_plan
@@ -535,38 +535,21 @@ def node_template_tags(tags: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in tags.items() if k.startswith(f"{NODE_TEMPLATE}/")}
 
 
-def raid0_user_data() -> str:
-    """Launch-template user data (base64 MIME multi-part) with a nodeadm NodeConfig part that builds one RAID0
-    volume from the instance-store NVMe disks for kubelet, containerd and pod logs (amazon-eks-ami v20260724
-    nodeadm/api/v1alpha1/nodeconfig_types.go `spec.instance.localStorage.strategy: RAID0`). EKS merges it with
-    its own NodeConfig part (cluster name, endpoint, CA)."""
-    node_config = yaml.safe_dump(
-        {
-            "apiVersion": "node.eks.aws/v1alpha1",
-            "kind": "NodeConfig",
-            "spec": {"instance": {"localStorage": {"strategy": "RAID0"}}},
-        },
-        sort_keys=False,
-    )
-    mime = (
-        'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="BOUNDARY"\n\n'
-        f"--BOUNDARY\nContent-Type: application/node.eks.aws\n\n---\n{node_config}\n--BOUNDARY--\n"
-    )
-    return base64.b64encode(mime.encode()).decode()
-
-
-def bottlerocket_dra_user_data() -> str:
-    """Launch-template user data (base64 TOML) of a Bottlerocket NVIDIA DRA pool: the AMI's device plugin off, its
-    host NVIDIA DRA driver on (bottlerocket-core-kit packages/nvidia-dra-driver-gpu; docs/references.md#bottlerocket-nvidia-dra-driver).
-    EKS merges it with its own Bottlerocket settings (cluster name, endpoint, CA, labels, taints)."""
-    toml = eks_amis.bottlerocket_settings_toml(eks_amis.BOTTLEROCKET_DRA_SETTINGS)
-    return base64.b64encode(toml.encode()).decode()
-
-
 def pool_user_data(pool: PoolPlan) -> str | None:
-    if pool.host_dra_driver:
-        return bottlerocket_dra_user_data()
-    return raid0_user_data() if uses_local_raid(pool) else None
+    """Launch-template user data (base64) of a GPU pool (dra_gpu_platform/plans/node_hardening.py): on AL2023 NVIDIA a
+    MIME document that makes the NVIDIA toolkit ignore NVIDIA_VISIBLE_DEVICES from unprivileged containers, with a
+    nodeadm NodeConfig that builds one RAID0 volume from the instance-store NVMe disks for kubelet, containerd and pod
+    logs where the instance has them (amazon-eks-ami v20260724 nodeadm/api/v1alpha1/nodeconfig_types.go
+    `spec.instance.localStorage.strategy: RAID0`); on Bottlerocket NVIDIA TOML with the toolkit's settings, and on DRA
+    pools the AMI's device plugin off and its host NVIDIA DRA driver on
+    (docs/references.md#bottlerocket-nvidia-dra-driver). EKS merges it with its own part (cluster name, endpoint, CA,
+    labels, taints)."""
+    if pool.ami_type is None:
+        return None
+    user_data = node_hardening.gpu_user_data(
+        pool.ami_type, host_dra_driver=pool.host_dra_driver, raid0=uses_local_raid(pool)
+    )
+    return node_hardening.encoded(user_data) if user_data is not None else None
 
 
 def uses_local_raid(pool: PoolPlan) -> bool:

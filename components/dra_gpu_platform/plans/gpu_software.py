@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from dra_gpu_platform.config.models import KindCluster, StackConfig, platform_cluster
-from dra_gpu_platform.facts import driver_charts, eks_amis, versions
+from dra_gpu_platform.facts import container_toolkit, driver_charts, eks_amis, platform_namespaces, platforms, versions
 from dra_gpu_platform.facts.node_labels import (
     DEPLOY_LABEL_PREFIX,
     DRA_KUBELET_PLUGIN_LABEL,
@@ -33,14 +33,13 @@ from dra_gpu_platform.plans.monitoring.sources import dcgm_dra_pod_mapping
 from dra_gpu_platform.plans.node_pools import GPU_TAINT, PoolPlan
 
 GPU_OPERATOR_RELEASE = "gpu-operator"
-GPU_OPERATOR_NAMESPACE = "gpu-operator"
+# Where the releases install: the facts' one list of platform namespaces (tenants may never be one of them).
+GPU_OPERATOR_NAMESPACE = platform_namespaces.GPU_OPERATOR
 GPU_OPERATOR_CHART = "gpu-operator"
 DRA_DRIVER_RELEASE = "dra-driver-nvidia-gpu"
-# One namespace whatever the chart generation, so a version bump never moves the release
-# (docs/references.md#nvidia-dra-install-namespace).
-DRA_DRIVER_NAMESPACE = "dra-driver-nvidia-gpu"
+DRA_DRIVER_NAMESPACE = platform_namespaces.DRA_DRIVER
 EXAMPLE_DRIVER_RELEASE = "dra-example-driver"
-EXAMPLE_DRIVER_NAMESPACE = "dra-example-driver"
+EXAMPLE_DRIVER_NAMESPACE = platform_namespaces.EXAMPLE_DRIVER
 
 # Helm --timeout per release (docs/references.md#duration-gpu-operator, docs/references.md#duration-dra-driver): the
 # operator is ready in ~5 min with a host driver (p90 15) and needs up to ~30 min when its driver container compiles
@@ -49,9 +48,6 @@ OPERATOR_TIMEOUT_HOST_DRIVER_S = 900
 OPERATOR_TIMEOUT_DRIVER_BUILD_S = 1800
 DRA_DRIVER_TIMEOUT_S = 600
 EXAMPLE_DRIVER_TIMEOUT_S = 300
-
-# AKS GPU images ship driver and toolkit with this runtime class (docs/references.md#aks-gpu-operator-modes).
-AKS_RUNTIME_CLASS = "nvidia-container-runtime"
 
 MigStrategy = Literal["none", "single", "mixed"]
 
@@ -122,7 +118,7 @@ def operator_device_plugin_enabled(pools: Sequence[PoolPlan]) -> bool:
 
 def mig_manager_enabled(platform: str, pools: Sequence[PoolPlan]) -> bool:
     # kind nodes share the host's GPUs and kernel: MIG is the host's business there (docs/references.md#kind-gpu-operator).
-    return platform != "kind" and any(p.mig_profile is not None for p in pools)
+    return platforms.profile(platform).software.mig_manager and any(p.mig_profile is not None for p in pools)
 
 
 def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[str, Any]:
@@ -142,13 +138,21 @@ def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[
         "migManager": {"enabled": mig_manager_enabled(config.platform, pools)},
         **_operand_placement(pools, monitoring),
     }
+    if operator_driver:
+        # The operator's toolkit refuses NVIDIA_VISIBLE_DEVICES from unprivileged containers (a container that lists no
+        # claim gets no CDI `void`; docs/references.md#nvidia-toolkit-unprivileged-envvar). With CDI on, the operator
+        # leaves runc the default runtime, but a pod naming the `nvidia` RuntimeClass would reach this runtime. The
+        # operator copies toolkit.env onto its toolkit container after its own settings; the value is a string.
+        values["toolkit"]["env"] = [
+            {"name": container_toolkit.INSTALLER_ENVVAR_UNPRIVILEGED, "value": container_toolkit.INSTALLER_VALUE}
+        ]
     if dcgm_dra_pod_mapping(config):
         # Pod and claim labels on DRA-allocated GPUs need dcgm-exporter's KUBERNETES_ENABLE_DRA
         # (NVIDIA/dcgm-exporter@4.4.2-4.7.0 pkg/cmd/app.go:334-339); the operator copies dcgmExporter.env onto
         # its container (NVIDIA/gpu-operator@v25.10.1 controllers/object_controls.go:1773). When it is safe:
         # dra_gpu_platform/plans/monitoring/sources.py dcgm_dra_pod_mapping.
         values["dcgmExporter"]["env"] = [{"name": "KUBERNETES_ENABLE_DRA", "value": "true"}]
-    if values["migManager"]["enabled"] and config.platform in ("eks", "aks"):
+    if values["migManager"]["enabled"] and config.profile.software.mig_reboot:
         # Cloud VMs need a reboot to change MIG mode (docs/references.md#gpu-operator-mig-manager-reboot).
         values["migManager"]["env"] = [{"name": "WITH_REBOOT", "value": "true"}]
     if operator_driver and any(p.dra for p in pools):
@@ -158,9 +162,10 @@ def gpu_operator_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[
         values["driver"]["manager"] = {
             "env": [{"name": "NODE_LABEL_FOR_GPU_POD_EVICTION", "value": DRA_KUBELET_PLUGIN_LABEL}]
         }
-    if config.platform == "aks" and not operator_driver:
+    runtime_class = config.profile.software.runtime_class
+    if runtime_class is not None and not operator_driver:
         # operator.runtimeClass is a top-level chart value (values.yaml since v22.9; default "nvidia").
-        values["operator"] = {"runtimeClass": AKS_RUNTIME_CLASS}
+        values["operator"] = {"runtimeClass": runtime_class}
     if any(eks_amis.is_bottlerocket(p.ami_type) for p in pools):
         _bottlerocket_opt_outs(values)
     return values
@@ -308,7 +313,7 @@ def dra_driver_values(config: StackConfig, pools: Sequence[PoolPlan]) -> dict[st
     if (
         config.compute_domains_enabled
         and release.controller_requires_control_plane
-        and config.platform in ("eks", "aks")
+        and config.profile.kubernetes.managed
     ):
         values["controller"] = {"affinity": _controller_affinity_any_node()}
     return values

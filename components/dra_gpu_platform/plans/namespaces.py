@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dra_gpu_platform.config.models import NamespaceConfig
-from dra_gpu_platform.dra.slices import RESOURCE_API
+from dra_gpu_platform.dra.devices import RESOURCE_API
 from dra_gpu_platform.facts import pod_security
 from dra_gpu_platform.plans.claim_templates import ClaimTemplatePlan, plan_claim_templates
 from dra_gpu_platform.plans.migration import namespace_labels

@@ -13,10 +13,9 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from dra_gpu_platform.config.models import AUTOSCALED_PLATFORMS, NodePool, StackConfig
+from dra_gpu_platform.config.models import NodePool, StackConfig
 from dra_gpu_platform.dra.tolerations import Taint
-from dra_gpu_platform.facts import catalog, eks_amis, node_allocatable, provisioners
-from dra_gpu_platform.facts.aks import SPOT_TAINT
+from dra_gpu_platform.facts import catalog, eks_amis, node_allocatable, platforms, provisioners
 from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
 from dra_gpu_platform.facts.node_labels import (
     DEVICE_PLUGIN_DEPLOY_LABEL,
@@ -40,20 +39,17 @@ from dra_gpu_platform.facts.node_labels import (
 # The placeholder in the kubectl commands preview prints for a pool whose nodes the stack does not name.
 NODE_PLACEHOLDER = "NODE"
 
-# Kubernetes taint effect → the EKS API's spelling (NodeGroup taints[].effect).
-EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
-KUBERNETES_TAINT_EFFECTS = {eks: kubernetes for kubernetes, eks in EKS_TAINT_EFFECTS.items()}
-
 
 @dataclass(frozen=True)
 class PoolTaint(Taint):
-    """A node taint of a pool in both spellings: Kubernetes (key, value, effect) and the EKS API's effect enum."""
+    """A node taint of a pool in both spellings: Kubernetes (key, value, effect) and the EKS API's effect enum
+    (NodeGroup taints[].effect; dra_gpu_platform/facts/platforms.py EKS.taint_effects)."""
 
     eks_effect: str = "NO_SCHEDULE"
 
     @classmethod
     def of(cls, key: str, value: str, effect: str) -> PoolTaint:
-        return cls(key, value, effect, EKS_TAINT_EFFECTS.get(effect, effect))
+        return cls(key, value, effect, platforms.EKS.taint_effect(effect))
 
     @classmethod
     def parse(cls, text: str) -> PoolTaint:
@@ -71,7 +67,6 @@ class PoolTaint(Taint):
 
 
 GPU_TAINT = PoolTaint.of(*pool_taint())
-AKS_SPOT_TAINT = PoolTaint.parse(SPOT_TAINT)
 
 
 @dataclass(frozen=True)
@@ -137,6 +132,11 @@ class PoolPlan:
     def types(self) -> tuple[str, ...]:
         """Every instance type the pool's nodes may have."""
         return self.instance_types or ((self.instance_type,) if self.instance_type else ())
+
+    @property
+    def profile(self) -> platforms.PlatformProfile:
+        """What differs on the pool's platform (dra_gpu_platform/facts/platforms.py)."""
+        return platforms.profile(self.platform)
 
     @property
     def model(self) -> GpuModel | None:
@@ -260,8 +260,8 @@ def uses_efa(shape: InstanceType | None) -> bool:
 def pool_shape(platform: str, pool: NodePool) -> InstanceType | None:
     """The machine shape of a pool: on the clouds its own type or the catalog default for its GPU (config rules
     guarantee one); on kind/existing the catalog's entry for an instanceType it names, if any."""
-    if platform in AUTOSCALED_PLATFORMS:
-        declared = pool.declared_shape("eks" if platform == "eks" else "aks")
+    if platforms.profile(platform).node_pools.bought:
+        declared = pool.declared_shape(platform)
         first = pool.instance_types[0] if pool.instance_types else pool.instance_type
         shape = declared or catalog.pool_shape(platform, pool.gpu_key, first)
         if shape is None:
@@ -293,7 +293,8 @@ def plan_pool(
     kind workers (plan_pools names them); `provisioner`: what grows it (a NodePool provisioner keeps no nodes of its
     own: the pool is 0 nodes until pods are pending)."""
     shape = pool_shape(platform, pool)
-    cloud = platform in AUTOSCALED_PLATFORMS
+    bought = platforms.profile(platform).node_pools
+    cloud = bought.bought
     node_pool = cloud and provisioner in provisioners.NODE_POOL_PROVISIONERS
     gpus, per_root = None, 1
     if cloud and shape is not None:
@@ -305,12 +306,14 @@ def plan_pool(
     labels = pool_labels(pool)
     # EKS Auto Mode handles its nodes' network interfaces itself: no EFA interfaces or EFA device plugin of ours.
     auto_mode = node_pool and provisioner == provisioners.AUTO_MODE
-    efa = shape.efa_interfaces if platform == "eks" and shape is not None and uses_efa(shape) and not auto_mode else 0
+    efa = shape.efa_interfaces if bought.efa and shape is not None and uses_efa(shape) and not auto_mode else 0
     if efa:
         labels = dict(sorted({**labels, EFA_LABEL: "true"}.items()))
-    taints = (GPU_TAINT, AKS_SPOT_TAINT) if platform == "aks" and pool.capacity == "spot" else (GPU_TAINT,)
+    taints: tuple[PoolTaint, ...] = (GPU_TAINT,)
+    if bought.spot_taint is not None and pool.capacity == "spot":
+        taints += (PoolTaint.parse(bought.spot_taint),)
     capacity_block = pool.capacity == "capacity-block"
-    if platform == "kind":
+    if bought.workers_at_max:
         # kind starts every worker of the config: the pool is always at maxNodes
         min_nodes = desired = pool.max_nodes
     elif node_pool:
@@ -340,14 +343,14 @@ def plan_pool(
         efa_interfaces=efa,
         disk_size_gb=pool.disk_size_gb if cloud else 0,  # kind and existing nodes bring their own disks
         ami_type=(pool.ami_type or eks_amis.default_gpu_ami(shape.cpu_architecture if shape else "x86_64"))
-        if platform == "eks" and not auto_mode
+        if bought.ami_types and not auto_mode
         else pool.ami_type,
-        bottlerocket_dra_settings=platform == "eks" and eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack),
+        bottlerocket_dra_settings=bought.ami_types and eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack),
         zone=pool.availability_zone,
         capacity_reservation_id=pool.capacity_reservation_id,
         # kind's workers in the order kind names them; an existing pool's nodes sorted (the stack file's order is no
         # meaning)
-        nodes=tuple(nodes) if platform == "kind" else tuple(sorted(pool.nodes)),
+        nodes=tuple(nodes) if bought.workers_at_max else tuple(sorted(pool.nodes)),
         gpu_model=pool.gpu_model,
         unlisted=shape is not None and not shape.listed,
         declared_price=declared_price(pool),
@@ -395,7 +398,8 @@ def kind_worker_names(cluster_name: str, pools: Iterable[NodePool]) -> dict[str,
 def plan_pools(config: StackConfig) -> tuple[PoolPlan, ...]:
     """Every pool of the stack, sorted by name."""
     platform = config.platform
-    workers = kind_worker_names(config.cluster.name, config.node_pools) if platform == "kind" else {}
+    at_max = config.profile.node_pools.workers_at_max
+    workers = kind_worker_names(config.cluster.name, config.node_pools) if at_max else {}
     return tuple(
         plan_pool(
             pool,
@@ -427,7 +431,7 @@ def node_patches(pools: Iterable[PoolPlan]) -> tuple[NodePatchPlan, ...]:
     return tuple(
         NodePatchPlan(node=node, pool=pool.name, labels=pool.labels, taints=pool.taints)
         for pool in pools
-        if pool.platform == "existing"
+        if pool.profile.node_pools.existing_nodes
         for node in pool.nodes
     )
 

@@ -104,7 +104,7 @@ def quota_context(config: StackConfig, feature_gates: Mapping[str, bool]) -> Quo
     if counted and config.driver_class_has_extended_resource() and gpu_class in classes:
         extended[gpu_class] = driver_charts.GPU_CLASS_EXTENDED_RESOURCE
     bridge = None
-    if counted and config.extended_resource_bridge_on:
+    if counted and config.bridge_serves_legacy_grants:
         bridge = next((c for c, r in extended.items() if r == driver_charts.GPU_CLASS_EXTENDED_RESOURCE), None)
     return QuotaContext(
         classes=tuple(sorted(classes)),

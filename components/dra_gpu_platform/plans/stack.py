@@ -9,13 +9,13 @@ recorded resources to the same PoolPlan) the policy pack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from dra_gpu_platform.config.models import ExistingCluster, StackConfig
-from dra_gpu_platform.dra.slices import Inventory
-from dra_gpu_platform.facts import cluster_access
+from dra_gpu_platform.config.models import AksCluster, ExistingCluster, StackConfig
+from dra_gpu_platform.dra.inventory import Inventory
+from dra_gpu_platform.facts import platforms
 from dra_gpu_platform.facts.catalog import EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.inputs.problems import ConfigError, Problem
 from dra_gpu_platform.plans import aks, eks, existing, kind
@@ -35,6 +35,7 @@ from dra_gpu_platform.plans.namespaces import NamespacePlan, plan_namespaces
 from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
 from dra_gpu_platform.plans.quota import quota_context
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
+from dra_gpu_platform.plans.tenancy_notes import tenancy_notes
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
 
@@ -66,7 +67,8 @@ class StackPlan:
     driver_class_extended_resource: bool = False
     region: str | None = None  # AWS region / Azure location of an eks or aks cluster (prices are per region)
     dynamic_mig: bool = False  # the NVIDIA DRA driver's DynamicMIG gate: GPUs published as partitionable devices
-    # The GPU guard's rules on workload pod templates, and the guards of tenant namespace labels and NetworkPolicies.
+    # The GPU guard's rules on workload pod templates, and the guards of tenant namespace labels and NetworkPolicies
+    # (with a known deployer) and of tenant Services.
     workload_policies: tuple[AdmissionPolicyPlan, ...] = WORKLOAD_POLICIES
     tenancy_policies: tuple[AdmissionPolicyPlan, ...] = ()
     deployer_groups: tuple[str, ...] = ()  # the Kubernetes groups the platform's deployer authenticates into
@@ -78,6 +80,11 @@ class StackPlan:
     @property
     def minor(self) -> int:
         return int(self.kubernetes_version.split(".")[1])
+
+    @property
+    def profile(self) -> platforms.PlatformProfile:
+        """What differs on the stack's platform (dra_gpu_platform/facts/platforms.py)."""
+        return platforms.profile(self.platform)
 
     def pool(self, name: str) -> PoolPlan | None:
         return next((p for p in self.pools if p.name == name), None)
@@ -94,14 +101,18 @@ class StackPlan:
         )
 
 
+# The cluster planner of each platform (one module each: dra_gpu_platform/plans/{eks,aks,kind,existing}.py). Only the
+# AKS kubeconfig's login mode reads the environment.
+CLUSTER_PLANNERS: Mapping[str, Callable[[StackConfig, tuple[PoolPlan, ...], Mapping[str, str]], ClusterPlan]] = {
+    "eks": lambda config, pools, _environ: eks.cluster_plan(config, pools),
+    "aks": aks.cluster_plan,
+    "kind": lambda config, pools, _environ: kind.cluster_plan(config, pools),
+    "existing": lambda config, pools, _environ: existing.cluster_plan(config, pools),
+}
+
+
 def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...], environ: Mapping[str, str]) -> ClusterPlan:
-    if config.platform == "eks":
-        return eks.cluster_plan(config, pools)
-    if config.platform == "aks":
-        return aks.cluster_plan(config, pools, environ)
-    if config.platform == "kind":
-        return kind.cluster_plan(config, pools)
-    return existing.cluster_plan(config, pools)
+    return CLUSTER_PLANNERS[config.platform](config, pools, environ)
 
 
 UNGUARDED_NOTE = {
@@ -117,19 +128,18 @@ UNGUARDED_NOTE = {
 def deployer_groups(config: StackConfig) -> tuple[str, ...]:
     """The Kubernetes groups `pulumi up` authenticates into: the EKS access entry's group, the AKS deployers' Entra
     ID group, kubeadm's admin group on kind, what the stack declares for an existing cluster."""
-    if config.platform == "eks":
-        return (cluster_access.DEPLOYER_GROUP,)
-    if config.platform == "aks":
+    fixed = config.profile.deployer_group
+    if fixed is not None:
+        return (fixed,)
+    cluster = config.cluster
+    if isinstance(cluster, AksCluster):
         group = aks.deployer_group(config)
         return (group,) if group else ()
-    if config.platform == "kind":
-        return (cluster_access.KUBEADM_ADMIN_GROUP,)
-    cluster = config.cluster
     return tuple(cluster.settings().deployer_groups) if isinstance(cluster, ExistingCluster) else ()
 
 
 def feature_gates(config: StackConfig) -> dict[str, bool]:
-    if config.platform == "kind":
+    if config.profile.kubernetes.sets_feature_gates:
         return kind.feature_gates(config)
     # EKS, AKS and existing clusters run the minor's defaults (the config rules allow the bridge, tolerations,
     # DeviceTaintRules and dynamic MIG there only where those have their gates on by default): nothing to set.
@@ -160,12 +170,14 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         dra_driver_version=None if config.uses_example_driver else config.nvidia_dra_driver_version,
         driver_device_classes=tuple(config.driver_device_classes()),
         feature_gates=gates,
-        tenancy_policies=tenancy_policies(deployers) if deployers else (),
+        tenancy_policies=tenancy_policies(
+            deployers, {ns.name: tuple(ns.service_types) for ns in config.namespaces if ns.service_types}
+        ),
         deployer_groups=deployers,
-        notes=() if deployers else (UNGUARDED_NOTE[config.platform],),
+        notes=(*(() if deployers else (UNGUARDED_NOTE[config.platform],)), *tenancy_notes(config)),
         gpu_toleration=plan_gpu_toleration(config),
         driver_class_extended_resource=config.driver_class_has_extended_resource(),
-        region=config.region if config.platform in ("eks", "aks") else None,
+        region=config.region if config.profile.region is not None else None,
         dynamic_mig=config.dynamic_mig,
         provisioner=config.provisioner if config.autoscaler_enabled else None,
         provisioner_version=config.autoscaler.version,

@@ -3,7 +3,7 @@ The one implementation `gpuplan fit` (the stack's PoolPlans) and the policy pack
 its adapter reads back from recorded resources) share. Pure: no Pulumi imports.
 
 Node names are the pool's own where the stack knows them (kind's workers), else `<pool>-<i>`; devices come from the
-catalog through the same ResourceSlice builders `gpuplan inventory` uses (dra_gpu_platform/dra/slices.py).
+catalog through the same ResourceSlice builders `gpuplan inventory` uses (dra_gpu_platform/dra/devices.py).
 """
 
 from __future__ import annotations
@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from dra_gpu_platform.dra.partitions import dynamic_mig_slices
-from dra_gpu_platform.dra.slices import (
-    Inventory,
+from dra_gpu_platform.dra.devices import (
     catalog_gpus,
-    catalog_mig_shapes,
     example_device,
     nvidia_naming,
     nvidia_node_devices,
     resource_slices,
     stable_uuid,
 )
+from dra_gpu_platform.dra.inventory import Inventory
+from dra_gpu_platform.dra.mig import catalog_mig_shapes
+from dra_gpu_platform.dra.partitions import dynamic_mig_slices
 from dra_gpu_platform.facts import eks_amis
 from dra_gpu_platform.facts.catalog import EXAMPLE_DEVICE, EXAMPLE_DRIVER, NVIDIA_DRIVER
 from dra_gpu_platform.plans.node_pools import PoolPlan
@@ -30,7 +30,7 @@ from dra_gpu_platform.plans.node_pools import PoolPlan
 def simulated_nodes(pool: PoolPlan) -> list[str]:
     """The nodes of a pool at max scale: the ones the stack names (kind's workers, an existing pool's nodes), else
     `<pool>-<i>`."""
-    if pool.platform in ("kind", "existing") and pool.nodes:
+    if not pool.profile.node_pools.bought and pool.nodes:
         return list(pool.nodes)
     return [f"{pool.name}-{i}" for i in range(pool.max_nodes)]
 

@@ -10,6 +10,7 @@ from dra_gpu_platform.policies.rules import cost as cost_rules
 from dra_gpu_platform.policies.rules import dra as dra_rules
 from dra_gpu_platform.policies.rules import elastic as elastic_rules
 from dra_gpu_platform.policies.rules import fit as fit_rules
+from dra_gpu_platform.policies.rules import gpu_isolation as gpu_isolation_rules
 from dra_gpu_platform.policies.rules import helm as helm_rules
 from dra_gpu_platform.policies.rules import migration as migration_rules
 from dra_gpu_platform.policies.rules import tenancy as tenancy_rules
@@ -41,10 +42,14 @@ POLICIES = [
     elastic_rules.GPU_NODEPOOL_LIMITS,
     elastic_rules.GPU_NODEPOOL_CONSOLIDATION,
     fit_rules.CLAIMS_SATISFIABLE,
+    tenancy_rules.TENANT_NAMESPACE_NOT_RESERVED,
     tenancy_rules.TENANT_NAMESPACE_POD_SECURITY,
     tenancy_rules.TENANT_QUOTA_CLOSED,
     tenancy_rules.TENANT_GUARD_HOLDS,
+    gpu_isolation_rules.GPU_TOOLKIT_HARDENED,
+    gpu_isolation_rules.AKS_GPU_TOOLKIT_DEFAULT,
     tenancy_rules.TENANT_CONTROLS_GUARDED,
+    tenancy_rules.TENANT_SERVICES_GUARDED,
     tenancy_rules.TENANT_NETWORK_ISOLATED,
     access_rules.CLUSTER_ADMIN_SCOPED,
     access_rules.CONTROL_PLANE_AUDIT_LOGS,

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import auto_mode, catalog, eks_amis, instance_types, karpenter, provisioners
+from dra_gpu_platform.facts import auto_mode, catalog, eks_amis, karpenter, platforms, provisioners
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts import node_auto_provisioning as nap
 from dra_gpu_platform.facts.catalog import GpuModel
@@ -41,7 +41,7 @@ from dra_gpu_platform.facts.node_labels import (
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.plans import eks as eks_plan
-from dra_gpu_platform.plans.node_pools import KUBERNETES_TAINT_EFFECTS, PoolPlan, PoolTaint
+from dra_gpu_platform.plans.node_pools import PoolPlan, PoolTaint
 from dra_gpu_platform.recorded import props as c
 
 NODE_PATCH = Upstream.NODE_PATCH
@@ -61,10 +61,11 @@ def azure_gpus(vm_size: str | None) -> tuple[bool, int | None]:
 
 
 def _gpus(platform: str, name: str | None) -> tuple[bool, int | None]:
-    if not name:
+    is_gpu_type = platforms.profile(platform).node_pools.is_gpu_type
+    if not name or is_gpu_type is None:
         return False, None
     shape = catalog.instance_type(platform, name)
-    return (True, shape.gpus) if shape is not None else (instance_types.is_gpu_instance_type(platform, name), None)
+    return (True, shape.gpus) if shape is not None else (is_gpu_type(name), None)
 
 
 def labels_say_gpu(labels: dict[str, str]) -> bool:
@@ -83,8 +84,8 @@ _AUTOSCALER_ENABLED_TAG = f"{eks_plan.AUTOSCALER_PREFIX}/enabled"
 
 
 def _taint(key: Any, value: Any, effect: Any) -> PoolTaint:
-    effect = str(effect or "")
-    return PoolTaint.of(str(key or ""), str(value or ""), KUBERNETES_TAINT_EFFECTS.get(effect, effect))
+    """A taint as recorded: Kubernetes' effect spelling, or the EKS API's (NO_SCHEDULE)."""
+    return PoolTaint.of(str(key or ""), str(value or ""), platforms.EKS.kubernetes_effect(str(effect or "")))
 
 
 def _gpu_stack(labels: dict[str, str]) -> str:
@@ -132,7 +133,10 @@ def _recorded_pool(
         mig_profile=profile,
         gpu_model=model,
         # a cloud instance type the catalog does not list: its GPUs per node come from the pool's label
-        unlisted=platform in ("eks", "aks") and bool(instance_type) and shape is None and per_node is not None,
+        unlisted=platforms.profile(platform).node_pools.bought
+        and bool(instance_type)
+        and shape is None
+        and per_node is not None,
         **known,
     )
 
@@ -351,12 +355,13 @@ def node_patch_pool(name: str, props: Any) -> PoolPlan | None:
     return _recorded_pool(labels.get(POOL_LABEL, node), "existing", labels, taints, None, (1, 1, 1), nodes=(node,))
 
 
-# A NodePool's node class group -> (platform, provisioner) (dra_gpu_platform/facts/karpenter.py, auto_mode.py,
-# node_auto_provisioning.py); its instance types are named by these requirement keys.
+# A NodePool's node class group -> its provisioner (dra_gpu_platform/facts/karpenter.py, auto_mode.py,
+# node_auto_provisioning.py), whose one platform says how its instance types are read; they are named by these
+# requirement keys.
 _NODE_CLASS_GROUPS = {
-    karpenter.EC2_NODE_CLASS_GROUP: ("eks", provisioners.KARPENTER),
-    auto_mode.NODE_CLASS_GROUP: ("eks", provisioners.AUTO_MODE),
-    nap.NODE_CLASS_GROUP: ("aks", provisioners.NODE_AUTO_PROVISIONING),
+    karpenter.EC2_NODE_CLASS_GROUP: provisioners.KARPENTER,
+    auto_mode.NODE_CLASS_GROUP: provisioners.AUTO_MODE,
+    nap.NODE_CLASS_GROUP: provisioners.NODE_AUTO_PROVISIONING,
 }
 _INSTANCE_TYPE_KEYS = (karpenter.INSTANCE_TYPE_LABEL, nap.SKU_NAME_LABEL)
 # Requirement keys that select GPU instances by what they carry (Karpenter's, EKS Auto Mode's, NAP's own).
@@ -390,7 +395,8 @@ def karpenter_node_pool(name: str, props: Any) -> PoolPlan | None:
         return [str(v) for r in found for v in c.as_list(r.get("values"))]
 
     group = str(c.dig(template, "spec", "nodeClassRef", "group", default=""))
-    platform, provisioner = _NODE_CLASS_GROUPS.get(group, ("eks", provisioners.KARPENTER))
+    provisioner = _NODE_CLASS_GROUPS.get(group, provisioners.KARPENTER)
+    (platform,) = platforms.offering(provisioner)
     types = [t for key in _INSTANCE_TYPE_KEYS for t in values(key)]
     gpu_types = [t for t in types if _gpus(platform, t)[0]]
     asks_gpus = any(r.get("key") in _GPU_REQUIREMENT_KEYS for r in requirements)
@@ -473,7 +479,7 @@ def stack_pools(resources: Iterable[Any]) -> list[tuple[str, PoolPlan]]:
     for r in resources:
         template = launch_template_of(r) if r.resource_type == c.EKS_NODE_GROUP else None
         for pool in pools_of(r.resource_type, r.name, r.props, template):
-            if pool.platform != "existing":
+            if not pool.profile.node_pools.existing_nodes:
                 pools.append((r.urn, pool))
             elif pool.name in patched:
                 urn, known = pools[patched[pool.name]]

@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from dra_gpu_platform.dra.slices import ALL_BALANCED, nvidia_naming
+from dra_gpu_platform.dra.devices import nvidia_naming
+from dra_gpu_platform.dra.mig import ALL_BALANCED
 from dra_gpu_platform.facts import driver_charts
 from dra_gpu_platform.inputs.problems import MISSING
 from gpuplan.commands import options

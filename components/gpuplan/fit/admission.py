@@ -79,6 +79,7 @@ class StackAdmission:
     extended_names: dict[str, str] = field(default_factory=dict)  # class -> extendedResourceName
     extended_resource: bool = False  # DRAExtendedResource
     notes: list[str] = field(default_factory=list)
+    services: list[adm.ValidatingPolicy] = field(default_factory=list)  # the plan's policies on Services
 
     @classmethod
     def of(
@@ -115,6 +116,11 @@ class StackAdmission:
             extended_names,
             extended_resource,
             notes,
+            [
+                validating_policy(p)
+                for p in plan.tenancy_policies
+                if any("services" in rule.resources for rule in p.resource_rules)
+            ],
         )
 
     def _labels(self, namespace: str) -> dict[str, str]:
@@ -151,6 +157,18 @@ class StackAdmission:
             message = adm.forbidden(request, exceeded.message)
             return PodAdmission(current, message, changes, warnings, refusal=Refusal(message, exceeded))
         return PodAdmission(current, None, changes, warnings, requests)
+
+    def admit_service(self, service: Mapping[str, Any]) -> Refusal | None:
+        """A Service at create: the stack's policies on Services (externalIPs, the types a namespace may create)."""
+        metadata = service.get("metadata") or {}
+        namespace = str(metadata.get("namespace") or "default")
+        name = str(metadata.get("name") or metadata.get("generateName") or "")
+        request = adm.Request("services", "", "Service", namespace, name, service, self._labels(namespace))
+        for policy in self.services:
+            result = adm.validate(policy, request)
+            if result.denied:
+                return Refusal(result.denied, policy_message=result.failures[0].message)
+        return None
 
     def claim_usage(self, spec: ClaimSpec, pod_requests_: Mapping[str, int] | None = None) -> dict[str, int]:
         usage = claim_usage(spec, self.extended_names, extended_resource=self.extended_resource)

@@ -1,7 +1,8 @@
 """What `gpuplan fit` evaluates: the stack's own DRA objects and the manifests of --claims files.
 
 Claim files are multi-document YAML or JSON. DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceQuota
-and Namespace objects are taken as they are; Pods and workloads (Deployment, StatefulSet, DaemonSet,
+and Namespace objects are taken as they are; Services go through the stack's admission policies (externalIPs and the
+Service types a tenant namespace may create); Pods and workloads (Deployment, StatefulSet, DaemonSet,
 ReplicaSet, Job, CronJob) become pods: their `spec.resourceClaims` in order, one pod per replica, and extended
 resources in container limits become the claim the scheduler creates for them (KEP-5004:
 `deviceclass.resource.kubernetes.io/<class>`, or a class's extendedResourceName).
@@ -52,6 +53,7 @@ _KINDS = {
     "ReplicaSet": ("apps/v1",),
     "Job": ("batch/v1",),
     "CronJob": ("batch/v1",),
+    "Service": ("v1",),
 }
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob")
 
@@ -114,6 +116,7 @@ class FitInputs:
     plugin_pools: tuple[str, ...] = ()  # node pools whose device plugin advertises nvidia.com/gpu
     advertised: dict[str, list[str]] = field(default_factory=dict)  # device-plugin resource -> pools advertising it
     quota_objects: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)  # ns -> (name, hard)
+    services: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (file, Service), in file order
 
     quota_scopes: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (ns, name) -> scopeSelector
 
@@ -346,6 +349,8 @@ def add_claim_files(inputs: FitInputs, paths: list[Path], kubernetes_version: st
                 continue
             if kind in WORKLOAD_KINDS:
                 pods.append((file, at, document))
+            elif kind == "Service":
+                inputs.services.append((file, dict(document)))
             else:
                 problems += _read_object(inputs, file, at, document)
     for file, _, document in pods:

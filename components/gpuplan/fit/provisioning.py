@@ -32,6 +32,7 @@ from typing import Any
 
 from dra_gpu_platform.dra.model import Features, Selectors
 from dra_gpu_platform.dra.scheduler import ALLOCATED, ClaimObject, Scheduler
+from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts import provisioners as p
 from dra_gpu_platform.facts.node_labels import GPU_STACK_LABEL
@@ -98,7 +99,8 @@ def pod_asks(workload: Workload) -> tuple[bool, bool]:
 def running_nodes(pool: PoolPlan, provisioner: str | None) -> int:
     """The nodes a pool runs without pending pods."""
     if provisioner is None or not pool.autoscaled:
-        return pool.max_nodes if pool.platform in ("kind", "existing") else pool.desired_nodes
+        # nodes the platform does not buy (kind's workers, an existing cluster's) all run
+        return pool.desired_nodes if pool.profile.node_pools.bought else pool.max_nodes
     return pool.min_nodes
 
 
@@ -283,7 +285,7 @@ class Provisioner:
         fitting.sort(key=lambda f: (f[0].per_node_hour is None, (f[0].per_node_hour or 0.0) * f[1], f[0].pool.name))
         chosen, nodes = fitting[0]
         others = ", ".join(f"{c.pool.name} ({n} × {c.instance_type})" for c, n in fitting[1:])
-        expander = "least-waste" if self.plan.platform == "aks" else "random"
+        expander = ca.EXPANDER  # the same on EKS (the flag's default) and AKS (its profile)
         why = f"the cluster autoscaler grows {chosen.pool.name} by {nodes} node(s)"
         if others:
             why += f"; its {expander} expander may pick another pool that fits instead: {others} (cheapest shown)"

@@ -20,7 +20,8 @@ from typing import Any
 from dra_gpu_platform.cel import compile_selector
 from dra_gpu_platform.dra import gates as g
 from dra_gpu_platform.dra.claims import parse_claim_spec
-from dra_gpu_platform.dra.cluster import Cluster, ReadSet, Shapes, allocated_devices, slice_record
+from dra_gpu_platform.dra.cluster import Cluster, allocated_devices, slice_record
+from dra_gpu_platform.dra.dump import ClusterDump, read_cluster_dump
 from dra_gpu_platform.dra.model import Features, NodeInfo, PodClaim, Selectors
 from dra_gpu_platform.dra.pod_resources import amount
 from dra_gpu_platform.dra.quota import quota_limit
@@ -32,8 +33,8 @@ from dra_gpu_platform.dra.scheduler import (
     ClaimObject,
     Scheduler,
 )
-from dra_gpu_platform.dra.slices import ClusterDump, apply_taint_rules, read_cluster_dump
-from dra_gpu_platform.dra.tolerations import Taint
+from dra_gpu_platform.dra.shapes import ReadSet, Shapes
+from dra_gpu_platform.dra.tolerations import Taint, apply_taint_rules
 from dra_gpu_platform.facts import versions
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
@@ -347,10 +348,12 @@ def fit_report(
         answers = provisioning(plan, trial, inputs.workloads, plan.provisioner, plan.provisioner_version)
         for pod, answer in zip(pods, answers, strict=True):
             pod["provisioning"] = answer
+    services = [service_row(admission, file, service) for file, service in inputs.services]
     drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {
         "claims": rows,
         "pods": pods,
+        "services": services,
         "featureGates": {
             "kubernetes": gates.kubernetes,
             "allocator": gates.allocator_variant(),
@@ -554,9 +557,26 @@ def _merge_pods(rows: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
             row["reasons"].append(f"{label}: {pod['placed']} of {pod['replicas']} pod(s) placed: {why}")
 
 
+def service_row(admission: StackAdmission, source: str, service: Mapping[str, Any]) -> dict[str, Any]:
+    """A Service of the claim files as the stack's API server admits it (its admission policies on Services)."""
+    metadata = service.get("metadata") or {}
+    refusal = admission.admit_service(service)
+    return {
+        "namespace": str(metadata.get("namespace") or "default"),
+        "name": str(metadata.get("name") or metadata.get("generateName") or ""),
+        "source": source,
+        "type": str((service.get("spec") or {}).get("type") or "ClusterIP"),
+        "outcome": "admitted" if refusal is None else REJECTED,
+        "reasons": [] if refusal is None else [refusal.message],
+        "fix": [] if refusal is None or refusal.policy_message is None else [refusal.policy_message],
+    }
+
+
 def failing(report: dict[str, Any]) -> bool:
-    return any(not c["satisfiable"] or c["errors"] for c in report["claims"]) or any(
-        p["outcome"] != ALLOCATED for p in report["pods"]
+    return (
+        any(not c["satisfiable"] or c["errors"] for c in report["claims"])
+        or any(p["outcome"] != ALLOCATED for p in report["pods"])
+        or any(s["outcome"] != "admitted" for s in report.get("services", []))
     )
 
 
@@ -565,6 +585,7 @@ def document(report: dict[str, Any]) -> dict[str, Any]:
     return {
         "claims": [{key: claim[key] for key in CLAIM_KEYS} for claim in report["claims"]],
         "pods": report["pods"],
+        "services": report["services"],
         "featureGates": report["featureGates"],
         "apiServer": report["apiServer"],
         "inventory": report["inventory"],

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dra_gpu_platform.dra.slices import chart_device_classes
+from dra_gpu_platform.dra.devices import chart_device_classes
 from dra_gpu_platform.plans.stack import StackPlan
 
 

@@ -100,6 +100,10 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         for line in pod.get("fix") or []:
             if line not in said:  # a policy's own message already says what to do
                 emit.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
+    for service in report.get("services", []):
+        label = f"Service {service['namespace']}/{service['name']}"
+        for line in service["reasons"]:
+            emit.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
     bad = sum(1 for c in report["claims"] if not c["satisfiable"] or c["errors"])
     unplaced = sum(1 for p in report["pods"] if p["outcome"] != "allocated")
     console.print(
@@ -110,7 +114,16 @@ def render_text(name: str, report: dict[str, Any]) -> None:
             if report["pods"]
             else ""
         )
+        + (
+            f"; {_admitted(report['services'])} of {len(report['services'])} Service(s) admitted"
+            if report.get("services")
+            else ""
+        )
     )
+
+
+def _admitted(services: list[dict[str, Any]]) -> int:
+    return sum(1 for s in services if s["outcome"] == "admitted")
 
 
 def _pods_table(pods: list[dict[str, Any]], width: int) -> Any:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from dra_gpu_platform.dra.inventory import Inventory, catalog_inventory, nvml_inventory
+from dra_gpu_platform.dra.mig import ALL_BALANCED
 from dra_gpu_platform.dra.nvml import parse_snapshot, snapshot_document
-from dra_gpu_platform.dra.slices import ALL_BALANCED, Inventory, catalog_inventory, nvml_inventory
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.inputs.problems import InputError, Problem
 from dra_gpu_platform.inputs.yamlio import dump_all_yaml

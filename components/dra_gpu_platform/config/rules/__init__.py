@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules import (
     access,
     autoscaler,
@@ -23,9 +24,9 @@ from dra_gpu_platform.config.rules import (
     node_pools,
     provisioners,
     software,
+    tenancy,
 )
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import StackSections
 from dra_gpu_platform.inputs.problems import Problem
 
 __all__ = ["consistency_problems"]
@@ -52,6 +53,7 @@ def consistency_problems(
         autoscaler.check,
         provisioners.check,
         access.check,
+        tenancy.check,
     ):
         check(context)
     return context.problems

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from dra_gpu_platform.config.sections import StackSections
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.inputs.problems import Problem
 
 

@@ -1,15 +1,18 @@
 """Rules of who may use the cluster: an IAM principal or Entra group sits in one access tier only (EKS allows one access entry per principal), and a namespace editor edits tenant namespaces of this
-stack only (never the GPU software's or kube-system)."""
+stack only (never the GPU software's, monitoring's or a Kubernetes system namespace)."""
 
 from __future__ import annotations
 
 from dra_gpu_platform.config.cluster import AksCluster, AksSettings, EksCluster, EksSettings
 from dra_gpu_platform.config.rules._context import RuleContext
+from dra_gpu_platform.config.rules.tenancy import monitoring_namespace
+from dra_gpu_platform.facts import platform_namespaces
 
 
 def check(r: RuleContext) -> None:
     cluster = r.c.cluster
-    tenants = {ns.name for ns in r.c.namespaces}
+    monitoring = monitoring_namespace(r.c)
+    tenants = {ns.name for ns in r.c.namespaces if not platform_namespaces.reserved_reason(ns.name, monitoring)}
     if isinstance(cluster, EksCluster):
         _eks(r, cluster.settings(), tenants)
     elif isinstance(cluster, AksCluster):
@@ -66,13 +69,20 @@ def _aks(r: RuleContext, settings: AksSettings, tenants: set[str]) -> None:
 
 
 def _editors(r: RuleContext, at: str, namespaces: list[list[str]], tenants: set[str]) -> None:
+    monitoring = monitoring_namespace(r.c)
     for i, names in enumerate(namespaces):
         for j, name in enumerate(names):
-            if name not in tenants:
-                r.add(
-                    f"{at}[{i}].namespaces[{j}]",
-                    name,
-                    "a namespace editor edits tenant namespaces of this stack only (never the GPU software's, "
-                    "monitoring or kube-system)",
-                    f"use one of {', '.join(sorted(tenants)) or '(no namespaces in this stack)'}, or add it to namespaces",
-                )
+            if name in tenants:
+                continue
+            reserved = platform_namespaces.reserved_reason(name, monitoring)
+            # Never a hint to make it a tenant: a namespace of other software (a platform's, cert-manager's) would
+            # become one, and namespaces[] refuses the platform's anyway.
+            r.add(
+                f"{at}[{i}].namespaces[{j}]",
+                name,
+                "a namespace editor edits tenant namespaces of this stack only"
+                + (f", and {name} can never be one: {reserved}" if reserved else f", and {name} is not one"),
+                f"use one of {', '.join(sorted(tenants))}"
+                if tenants
+                else "remove the entry (this stack has no tenant namespaces)",
+            )

@@ -8,7 +8,7 @@ cluster-autoscaler images per minor).
 from __future__ import annotations
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import AUTOSCALED_PLATFORMS
+from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS
 from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import kubernetes, provisioners
 
@@ -16,11 +16,13 @@ from dra_gpu_platform.facts import kubernetes, provisioners
 def check(r: RuleContext) -> None:
     c = r.c
     settings = c.autoscaler
-    if settings.enabled and c.platform not in AUTOSCALED_PLATFORMS:
+    autoscaling = c.profile.autoscaling
+    if settings.enabled and not autoscaling.supported:
         r.add(
             "autoscaler.enabled",
             True,
-            f"the autoscaler runs on eks and aks only; on {c.platform} the node pools are the nodes that exist",
+            f"the autoscaler runs on {' and '.join(AUTOSCALED_PLATFORMS)} only; on {c.platform} the node pools are the "
+            "nodes that exist",
             "remove autoscaler.enabled (or set it to false)",
         )
     if c.provisioner != provisioners.CLUSTER_AUTOSCALER:
@@ -30,10 +32,11 @@ def check(r: RuleContext) -> None:
     if not c.autoscaler_enabled:
         return
     minor = c.cluster.kubernetes_version
-    offer = kubernetes.OFFERS.get((c.platform, minor))
-    # a minor EKS has never offered is cluster.kubernetesVersion's problem already (rules/kubernetes_version.py)
+    offer = c.profile.kubernetes.offer(minor)
+    # a minor the service has never offered is cluster.kubernetesVersion's problem already (rules/kubernetes_version.py)
     offered = offer is not None and offer.available_from is not None and kubernetes.today() >= offer.available_from
-    if c.platform == "eks" and minor in ca.NO_IMAGE_YET and offered:
+    pinned = autoscaling.default is not None and autoscaling.default.installed_by_stack
+    if pinned and minor in ca.NO_IMAGE_YET and offered:
         r.add(
             "autoscaler.enabled" if settings.enabled else "cluster.kubernetesVersion",
             True if settings.enabled else minor,
@@ -54,16 +57,17 @@ def check(r: RuleContext) -> None:
 
 def _version(r: RuleContext, version: str) -> None:
     c = r.c
-    if c.platform == "aks":
+    provisioner = c.profile.autoscaling.default
+    if provisioner is None:
+        return  # autoscaler.enabled is the problem to fix there
+    if not provisioner.installed_by_stack:
         r.add(
             "autoscaler.version",
             version,
-            "AKS runs its own cluster autoscaler, matching the cluster's Kubernetes version",
+            f"{c.profile.title} runs its own cluster autoscaler, matching the cluster's Kubernetes version",
             "remove autoscaler.version",
         )
         return
-    if c.platform not in AUTOSCALED_PLATFORMS:
-        return  # autoscaler.enabled is the problem to fix there
     minor = c.cluster.kubernetes_version
     released = ca.RELEASES.get(minor, ())
     plain = version.lstrip("v")

@@ -16,13 +16,13 @@ PATH = "cluster.kubernetesVersion"
 def check(r: RuleContext) -> None:
     cluster = r.c.cluster
     platform, version = cluster.platform, cluster.kubernetes_version
-    if platform not in kubernetes.MANAGED_PLATFORMS:
-        return
+    if r.c.profile.kubernetes.service is None:
+        return  # kind and existing clusters run every minor this package knows
     day = kubernetes.today()
     found = kubernetes.availability(platform, version, day)
     if found.offered:
         return
-    service = platform.upper()
+    service = r.c.profile.title
     newest = kubernetes.newest_offered(platform, day)
     fix = (
         f'use "{newest}", the newest minor {service} offers, or platform kind or existing for {version}'

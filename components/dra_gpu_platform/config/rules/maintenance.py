@@ -19,17 +19,13 @@ def check(r: RuleContext) -> None:
     if (
         taints
         and not kubernetes.MINORS[c.cluster.kubernetes_version].device_taint_rule_default
-        and c.platform != "kind"
+        and not c.profile.kubernetes.sets_feature_gates
     ):
         served = kubernetes.MINORS[c.cluster.kubernetes_version].device_taint_rule_apis
         stage = kubernetes.gate_stage(kubernetes.DRA_DEVICE_TAINT_RULES, minor) or kubernetes.gate_stage(
             kubernetes.DRA_DEVICE_TAINTS, minor
         )
-        where = {
-            "eks": "EKS control planes cannot turn feature gates or API versions on",
-            "aks": "AKS control planes cannot turn feature gates or API versions on",
-            "existing": "this package cannot see whether your control plane has them on",
-        }[c.platform]
+        where = c.profile.kubernetes.gates_note
         r.add(
             "maintenance.deviceTaints",
             [t.name for t in taints],

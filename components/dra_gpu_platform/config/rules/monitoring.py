@@ -15,7 +15,7 @@ def check(r: RuleContext) -> None:
         return
     for index, exporter in enumerate(m.external_sources):
         path = f"monitoring.externalSources[{index}]"
-        if exporter in _CONTROL_PLANE and c.platform == "aks":
+        if exporter in _CONTROL_PLANE and c.profile.kubernetes.metrics == "azure-monitor":
             r.add(
                 path,
                 exporter,
@@ -23,7 +23,7 @@ def check(r: RuleContext) -> None:
                 "Prometheus can scrape them",
                 "remove it; the DRA alerts that need it are left out on AKS",
             )
-        elif exporter in _CONTROL_PLANE and c.platform == "eks":
+        elif exporter in _CONTROL_PLANE and c.profile.kubernetes.metrics == "stack":
             r.add(
                 path,
                 exporter,
@@ -47,7 +47,7 @@ def check(r: RuleContext) -> None:
             "remove it",
         )
     elif m.dcgm_dra_pod_mapping:
-        if c.platform in ("eks", "aks"):
+        if c.profile.kubernetes.managed:
             r.add(
                 "monitoring.dcgmDraPodMapping",
                 True,

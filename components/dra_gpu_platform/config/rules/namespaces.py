@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
+from dra_gpu_platform.config.sections.namespaces import ClaimTemplateConfig, DeviceTolerationConfig, NamespaceConfig
 from dra_gpu_platform.facts import kubernetes, pod_security
 from dra_gpu_platform.facts.naming import (
     ADMIN_ACCESS_LABEL,
@@ -111,13 +111,17 @@ def check(r: RuleContext) -> None:
 
 def _no_plugin_pool_fix(r: RuleContext) -> str:
     c = r.c
-    if c.dra_driver.extended_resource_bridge is False and c.cluster.minor >= 36:
-        return "remove draDriver.extendedResourceBridge: false (DRA serves nvidia.com/gpu from 1.36), add a device-plugin pool, or move the namespace to dra-only"
-    if c.cluster.minor >= 36 or c.platform == "kind":
-        return "turn on draDriver.extendedResourceBridge, add a node pool with gpuStack: device-plugin, or move the namespace to dra-only"
+    if c.cluster.minor >= 36 or c.profile.kubernetes.sets_feature_gates:
+        models = sorted({p.gpu_name for p in c.dra_pools if p.mig is None})
+        opt_in = f"{{gpus: [{', '.join(models)}]}}" if models else "{gpus: [<the models it may serve>]}"
+        return (
+            f"opt in to the extended-resource bridge with draDriver.extendedResourceBridge: {opt_in} (the models "
+            "nvidia.com/gpu pods may get), add a node pool with gpuStack: device-plugin, or move the namespace to "
+            "dra-only"
+        )
     return (
         "add a node pool with gpuStack: device-plugin, move the namespace to dra-only, or use Kubernetes 1.36+, "
-        "where DRA serves nvidia.com/gpu through the extended-resource bridge"
+        "where DRA can serve nvidia.com/gpu through the extended-resource bridge (draDriver.extendedResourceBridge)"
     )
 
 

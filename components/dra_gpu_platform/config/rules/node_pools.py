@@ -3,21 +3,13 @@ capacity options and declared prices, MIG, labels; EKS zones and AKS agent pool 
 
 from __future__ import annotations
 
-import re
-
-from dra_gpu_platform.config.cluster import AksCluster, platform_cluster
+from dra_gpu_platform.config.cluster import AksCluster
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import DescribedGpu, NodePool
+from dra_gpu_platform.config.sections.node_pools import DescribedGpu, NodePool
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import catalog, eks_amis
+from dra_gpu_platform.facts import catalog, eks_amis, platforms
 from dra_gpu_platform.facts.quantity import parse_quantity
 from dra_gpu_platform.inputs.problems import MISSING
-
-# EC2 instance types are <family>.<size> (p5.48xlarge, p6-b200.48xlarge); Azure VM sizes Standard_<...>.
-_INSTANCE_TYPE_NAMES = {
-    "eks": (re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$"), "an EC2 instance type name such as g7.16xlarge"),
-    "aks": (re.compile(r"^Standard_[A-Za-z0-9_]+$"), "an Azure VM size name such as Standard_NC40ads_H100_v5"),
-}
 
 RESERVED_LABEL_PREFIXES = (
     "dra-gpu-platform.io/",
@@ -31,6 +23,7 @@ RESERVED_LABEL_PREFIXES = (
 def check(r: RuleContext) -> None:
     c = r.c
     platform = c.platform
+    shapes = c.profile.node_pools
     r.unique("nodePools", (p.name for p in c.node_pools))
     for i, pool in enumerate(c.node_pools):
         at = f"nodePools[{i}]"
@@ -53,11 +46,12 @@ def check(r: RuleContext) -> None:
                 f"desiredNodes must lie within minNodes..maxNodes ({pool.min_nodes}..{pool.max_nodes})",
                 "choose a size within the autoscaling range",
             )
-        if platform in ("eks", "aks"):
+        if shapes.bought:
             _cloud_instance(r, at, pool, platform)
-            if platform == "eks":
-                _ami_architecture(r, at, pool)
-                _capacity_blocks_only(r, at, pool)
+            if shapes.ami_types:
+                _ami_architecture(r, at, pool, platform)
+            if shapes.capacity_blocks:
+                _capacity_blocks_only(r, at, pool, platform)
             if pool.gpus_per_node is not None:
                 r.add(
                     f"{at}.gpusPerNode",
@@ -67,7 +61,7 @@ def check(r: RuleContext) -> None:
                 )
         else:
             _no_unlisted(r, at, pool, platform)
-            if pool.instance_type is not None and platform == "kind":
+            if pool.instance_type is not None and not shapes.names_catalog_type:
                 r.add(
                     f"{at}.instanceType",
                     pool.instance_type,
@@ -90,7 +84,7 @@ def check(r: RuleContext) -> None:
                         f"{pool.instance_type} carries {known.gpu}, not {pool.gpu_name}",
                         f"set gpu: {known.gpu} or pick another type",
                     )
-        if pool.capacity != "on-demand" and platform in ("kind", "existing"):
+        if pool.capacity != "on-demand" and not shapes.bought:
             r.add(
                 f"{at}.capacity",
                 pool.capacity,
@@ -98,11 +92,11 @@ def check(r: RuleContext) -> None:
                 "remove capacity",
             )
         if pool.capacity == "capacity-block":
-            if platform == "aks":
+            if shapes.bought and not shapes.capacity_blocks:
                 r.add(
                     f"{at}.capacity",
                     pool.capacity,
-                    "EC2 Capacity Blocks do not exist on AKS",
+                    f"EC2 Capacity Blocks do not exist on {c.profile.title}",
                     "use on-demand or spot; for reserved Azure capacity use a capacity reservation group",
                 )
             elif pool.capacity_reservation_id is None:
@@ -112,7 +106,7 @@ def check(r: RuleContext) -> None:
                     "capacity-block pools need the Capacity Block reservation id",
                     "add capacityReservationId: cr-... (from the EC2 console or `aws ec2 describe-capacity-reservations`)",
                 )
-            if platform == "eks" and pool.availability_zone is None:
+            if shapes.zones and pool.availability_zone is None:
                 r.add(
                     f"{at}.availabilityZone",
                     MISSING,
@@ -139,16 +133,16 @@ def check(r: RuleContext) -> None:
                 "a block's start and end apply to capacity: capacity-block pools",
                 f"remove {field}",
             )
-        elif pool.capacity_reservation_id is not None and (platform != "eks" or pool.capacity == "spot"):
+        elif pool.capacity_reservation_id is not None and (not shapes.capacity_reservations or pool.capacity == "spot"):
             r.add(
                 f"{at}.capacityReservationId",
                 pool.capacity_reservation_id,
                 "a capacity reservation id applies to EKS capacity-block or on-demand pools only",
                 "remove it, or set capacity: capacity-block",
             )
-        if pool.availability_zone is not None and platform != "eks":
+        if pool.availability_zone is not None and not shapes.zones:
             r.add(f"{at}.availabilityZone", pool.availability_zone, "availabilityZone is an EKS setting", "remove it")
-        if pool.ami_type is not None and platform != "eks":
+        if pool.ami_type is not None and not shapes.ami_types:
             r.add(f"{at}.amiType", pool.ami_type, "amiType is an EKS setting", "remove it")
         if pool.mig is not None:
             if not model.supports_mig:
@@ -165,14 +159,14 @@ def check(r: RuleContext) -> None:
                     f"not a MIG profile of {pool.gpu_name}",
                     f"use one of {', '.join(p.name for p in model.mig_profiles)}",
                 )
-            if platform == "kind" and c.uses_example_driver:
+            if c.uses_example_driver:
                 r.add(
                     f"{at}.mig",
                     {"profile": pool.mig.profile},
                     "the dra-example-driver has no MIG devices",
                     "remove mig or use kind.gpuDriver: nvidia",
                 )
-        if platform == "existing" and pool.nodes and len(pool.nodes) != pool.max_nodes:
+        if shapes.existing_nodes and pool.nodes and len(pool.nodes) != pool.max_nodes:
             r.add(
                 f"{at}.maxNodes",
                 pool.max_nodes,
@@ -180,7 +174,7 @@ def check(r: RuleContext) -> None:
                 "say the same: fit and the policy pack simulate maxNodes nodes",
                 f"set maxNodes: {len(pool.nodes)}, or list every node of the pool in nodes",
             )
-        if pool.nodes and platform != "existing":
+        if pool.nodes and not shapes.existing_nodes:
             r.add(
                 f"{at}.nodes",
                 pool.nodes,
@@ -236,7 +230,7 @@ def _block_window(r: RuleContext, at: str, pool: NodePool) -> None:
 def _cloud_instance(r: RuleContext, at: str, pool: NodePool, platform: str) -> None:
     if pool.described_gpu is not None:
         return  # a described GPU on a cloud is its own problem (_described_gpu)
-    kind = "VM size" if platform == "aks" else "instance type"
+    kind = platforms.profile(platform).node_pools.bought_by
     if pool.instance_type is None:
         if pool.allow_unlisted or pool.instance_facts is not None:
             r.add(
@@ -250,7 +244,7 @@ def _cloud_instance(r: RuleContext, at: str, pool: NodePool, platform: str) -> N
             r.add(
                 f"{at}.gpu",
                 pool.gpu_name,
-                f"no {platform.upper()} {kind} in the catalog carries {pool.gpu_name}",
+                f"no {platforms.profile(platform).title} {kind} in the catalog carries {pool.gpu_name}",
                 f"use one of {', '.join(offered)} on {platform}, or set instanceType to a known size (or an unlisted "
                 "one with allowUnlisted: true and instanceFacts)",
             )
@@ -265,7 +259,7 @@ def _cloud_instance(r: RuleContext, at: str, pool: NodePool, platform: str) -> N
         r.add(
             f"{at}.instanceType",
             pool.instance_type,
-            f"unknown {platform.upper()} {kind} for GPU pools: the catalog does not list it",
+            f"unknown {platforms.profile(platform).title} {kind} for GPU pools: the catalog does not list it",
             f"use one of {', '.join(options) or '(none for ' + pool.gpu_name + ')'}, or accept it with "
             f"allowUnlisted: true{declared} and instanceFacts: {{gpus, vcpu, memory, efaInterfaces}}",
         )
@@ -287,9 +281,9 @@ def _cloud_instance(r: RuleContext, at: str, pool: NodePool, platform: str) -> N
         )
 
 
-def _ami_architecture(r: RuleContext, at: str, pool: NodePool) -> None:
+def _ami_architecture(r: RuleContext, at: str, pool: NodePool, platform: str) -> None:
     """Every amiType a stack may choose is x86_64; an arm64 instance (p6e-gb200) takes the arm64 default."""
-    shape = pool.declared_shape("eks") or catalog.pool_shape("eks", pool.gpu_key, pool.instance_type)
+    shape = pool.declared_shape(platform) or catalog.pool_shape(platform, pool.gpu_key, pool.instance_type)
     if pool.ami_type is not None and shape is not None and shape.cpu_architecture == "arm64":
         r.add(
             f"{at}.amiType",
@@ -299,10 +293,10 @@ def _ami_architecture(r: RuleContext, at: str, pool: NodePool) -> None:
         )
 
 
-def _capacity_blocks_only(r: RuleContext, at: str, pool: NodePool) -> None:
+def _capacity_blocks_only(r: RuleContext, at: str, pool: NodePool, platform: str) -> None:
     """An instance type AWS sells only through Capacity Blocks (p6e-gb200, inside UltraServers) has no on-demand or
     spot market: such a node group would never get an instance (docs/references.md#ec2-p6e-gb200)."""
-    shape = catalog.pool_shape("eks", pool.gpu_key, pool.instance_type)
+    shape = catalog.pool_shape(platform, pool.gpu_key, pool.instance_type)
     if shape is not None and shape.capacity_blocks_only and pool.capacity != "capacity-block":
         r.add(
             f"{at}.capacity",
@@ -315,9 +309,14 @@ def _capacity_blocks_only(r: RuleContext, at: str, pool: NodePool) -> None:
 
 def _unlisted(r: RuleContext, at: str, pool: NodePool, platform: str) -> None:
     """An instance type the catalog does not list, accepted with allowUnlisted: its facts must be declared."""
-    pattern, spelled = _INSTANCE_TYPE_NAMES[platform]
-    if not pattern.match(pool.instance_type or ""):
-        r.add(f"{at}.instanceType", pool.instance_type, f"not {spelled}", "copy the name from the cloud's list")
+    shapes = platforms.profile(platform).node_pools
+    if shapes.name_pattern is not None and not shapes.name_pattern.match(pool.instance_type or ""):
+        r.add(
+            f"{at}.instanceType",
+            pool.instance_type,
+            f"not {shapes.name_spelled}",
+            "copy the name from the cloud's list",
+        )
     facts = pool.instance_facts
     if facts is None:
         r.add(
@@ -329,7 +328,7 @@ def _unlisted(r: RuleContext, at: str, pool: NodePool, platform: str) -> None:
         return
     if parse_quantity(facts.memory).value <= 0:
         r.add(f"{at}.instanceFacts.memory", facts.memory, "must be a positive quantity", "write it as e.g. 256Gi")
-    if platform == "aks" and facts.efa_interfaces:
+    if not shapes.efa and facts.efa_interfaces:
         r.add(
             f"{at}.instanceFacts.efaInterfaces",
             facts.efa_interfaces,
@@ -354,13 +353,13 @@ def _described_gpu(r: RuleContext, at: str, pool: NodePool, gpu: DescribedGpu) -
     """A GPU the catalog does not list: only where no cloud API checks it, with GPUs per node, facts that hold."""
     c = r.c
     value = {"product": gpu.product}
-    if c.platform in ("eks", "aks"):
+    if c.profile.node_pools.bought:
         offered = ", ".join(catalog.gpus_offered(c.platform))
         r.add(
             f"{at}.gpu",
             value,
             f"a described GPU is allowed only where no cloud API checks it (platform existing, or kind with "
-            f"gpuDriver: nvidia); {c.platform.upper()} pools take a catalog GPU",
+            f"gpuDriver: nvidia); {c.profile.title} pools take a catalog GPU",
             f"use one of {offered}; for an instance type the catalog does not list, keep a catalog GPU and set "
             "instanceType, allowUnlisted: true and instanceFacts",
         )
@@ -371,7 +370,7 @@ def _described_gpu(r: RuleContext, at: str, pool: NodePool, gpu: DescribedGpu) -
             "the dra-example-driver publishes fake GPUs of its own; a described GPU needs real ones",
             "use kind.gpuDriver: nvidia on a host with these GPUs, or a catalog GPU key",
         )
-    if pool.gpus_per_node is None and c.platform not in ("eks", "aks"):  # on a cloud the GPU itself is refused
+    if pool.gpus_per_node is None and not c.profile.node_pools.bought:  # on a cloud the GPU itself is refused
         r.add(
             f"{at}.gpusPerNode",
             MISSING,
@@ -405,7 +404,7 @@ def _declared_price(r: RuleContext, at: str, pool: NodePool) -> None:
     reserved = pool.capacity == "capacity-block" or (
         pool.capacity == "on-demand" and pool.capacity_reservation_id is not None
     )
-    if r.c.platform not in ("eks", "aks") or not reserved:
+    if not r.c.profile.node_pools.bought or not reserved:
         r.add(
             f"{at}.price",
             {"perNodeHour": pool.price.per_node_hour if pool.price else None},
@@ -416,14 +415,14 @@ def _declared_price(r: RuleContext, at: str, pool: NodePool) -> None:
 
 
 def check_cloud(r: RuleContext) -> None:
-    c = r.c
-    if c.platform == "eks":
-        _eks_pools(r)
-    elif c.platform == "aks":
-        _aks_pools(r)
+    if r.c.profile.node_pools.zones:
+        _zones(r)
+    if isinstance(r.c.cluster, AksCluster):
+        _aks_pools(r, r.c.cluster)
 
 
-def _eks_pools(r: RuleContext) -> None:
+def _zones(r: RuleContext) -> None:
+    """A pool limited to a zone names a zone of the stack's region."""
     region = r.c.region
     for i, pool in enumerate(r.c.node_pools):
         at = f"nodePools[{i}]"
@@ -437,9 +436,9 @@ def _eks_pools(r: RuleContext) -> None:
             )
 
 
-def _aks_pools(r: RuleContext) -> None:
+def _aks_pools(r: RuleContext, cluster: AksCluster) -> None:
     c = r.c
-    settings = platform_cluster(c.cluster, AksCluster).settings()
+    settings = cluster.settings()
     if settings.existing_resource_group and not settings.resource_group:
         r.add(
             "cluster.aks.resourceGroup",

@@ -8,9 +8,10 @@ The cluster autoscaler's own rules (a dra pool keeps one node, its image per min
 from __future__ import annotations
 
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import NodePool
+from dra_gpu_platform.config.sections.node_pools import NodePool
 from dra_gpu_platform.facts import catalog, driver_features, karpenter
 from dra_gpu_platform.facts import provisioners as p
+from dra_gpu_platform.facts.platforms import offering
 
 
 def check(r: RuleContext) -> None:
@@ -19,6 +20,8 @@ def check(r: RuleContext) -> None:
     if provisioner != p.CLUSTER_AUTOSCALER and not _runs_here(r):
         return
     if not c.node_pool_provisioner:
+        # the platform's first NodePool provisioner (dra_gpu_platform/facts/platforms.py Autoscaling), if it has one
+        offered = next((n for n in c.profile.autoscaling.names if n in p.NODE_POOL_PROVISIONERS), None)
         for i, pool in enumerate(c.node_pools):
             if pool.instance_types is not None:
                 r.add(
@@ -26,8 +29,8 @@ def check(r: RuleContext) -> None:
                     pool.instance_types,
                     "a list of instance types is for NodePool provisioners (karpenter, auto-mode, "
                     "node-auto-provisioning); a node group or agent pool runs one instanceType",
-                    f"write instanceType: {pool.instance_types[0]}, or set autoscaler.provisioner: "
-                    f"{'karpenter' if c.platform == 'eks' else 'node-auto-provisioning'}",
+                    f"write instanceType: {pool.instance_types[0]}"
+                    + (f", or set autoscaler.provisioner: {offered}" if offered else ""),
                 )
         return
     name = p.NAMES[provisioner]
@@ -74,9 +77,9 @@ def check(r: RuleContext) -> None:
 def _runs_here(r: RuleContext) -> bool:
     c = r.c
     provisioner = c.provisioner
-    where = p.PLATFORMS[provisioner]
-    if c.platform not in where:
-        others = [name for name, platforms in p.PLATFORMS.items() if c.platform in platforms]
+    if c.provisioner_offered is None:
+        where = offering(provisioner)
+        others = c.profile.autoscaling.names
         r.add(
             "autoscaler.provisioner",
             provisioner,
@@ -190,7 +193,7 @@ def _karpenter(r: RuleContext) -> None:
                 "gpuStack: device-plugin pool, or use provisioner cluster-autoscaler (a dra node group keeps one node)",
             )
             continue
-        default = catalog.default_instance_type("eks", pool.gpu_key)
+        default = catalog.default_instance_type(c.platform, pool.gpu_key)
         types = pool.instance_types or (
             [pool.instance_type] if pool.instance_type else [default.name] if default else []
         )
@@ -199,7 +202,7 @@ def _karpenter(r: RuleContext) -> None:
             field = "instanceTypes" if pool.instance_types else "instanceType"
             covered = sorted(
                 t.name
-                for t in catalog.instance_types_for("eks", pool.gpu_key)
+                for t in catalog.instance_types_for(c.platform, pool.gpu_key)
                 if t.name in karpenter.NVIDIA_DRA_INSTANCE_TYPES
             )
             r.add(
@@ -333,10 +336,11 @@ def _node_auto_provisioning(r: RuleContext) -> None:
 def _bridge(r: RuleContext) -> None:
     c = r.c
     growth = p.bridge_growth(c.provisioner)
-    if c.dra_driver.extended_resource_bridge is True and c.dra_pools and not growth.gets_a_node:
+    bridge = c.dra_driver.extended_resource_bridge
+    if bridge is not None and c.extended_resource_bridge_on and c.dra_pools and not growth.gets_a_node:
         r.add(
             "draDriver.extendedResourceBridge",
-            True,
+            bridge if isinstance(bridge, bool) else {"gpus": list(bridge.gpus)},
             f"a pod asking for nvidia.com/gpu on a dra pool: {growth.why}",
             "remove extendedResourceBridge (pods then ask for GPUs by claims), or keep nvidia.com/gpu pods on "
             "device-plugin pools",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from dra_gpu_platform.config.derived import StackSections
 from dra_gpu_platform.config.rules._context import RuleContext
-from dra_gpu_platform.config.sections import StackSections
+from dra_gpu_platform.config.sections.node_pools import NodePool
 from dra_gpu_platform.facts import (
     chart_releases,
     driver_charts,
@@ -42,13 +43,9 @@ def check(r: RuleContext) -> None:
                 "the GPU Operator needs real NVIDIA GPUs; kind with gpuDriver: example has none",
                 "set gpuOperator.enabled: false, or kind.gpuDriver: nvidia on a GPU host",
             )
-        if c.platform == "eks" and c.gpu_operator.driver == "operator":
-            r.add(
-                "gpuOperator.driver",
-                "operator",
-                "the GPU Operator has no driver containers for the EKS NVIDIA AMIs (AL2023/Bottlerocket ship the driver)",
-                "use driver: auto or host",
-            )
+        refused = c.profile.software.no_operator_driver
+        if refused is not None and c.gpu_operator.driver == "operator":
+            r.add("gpuOperator.driver", "operator", *refused)
     elif c.gpu_operator.driver == "operator":
         r.add(
             "gpuOperator.driver",
@@ -90,7 +87,7 @@ def check(r: RuleContext) -> None:
         dra.enabled
         and not c.uses_example_driver
         and not c.uses_gpu_cluster
-        and c.platform in ("eks", "aks")
+        and c.profile.kubernetes.managed
         and release is not None
         and release.resource_api == "v1beta1"
     ):
@@ -98,16 +95,17 @@ def check(r: RuleContext) -> None:
             "draDriver.version",
             dra.version,
             f"the {dra.version} chart writes its DeviceClasses as resource.k8s.io/v1beta1, which Kubernetes "
-            f"{c.cluster.kubernetes_version} does not serve by default and {c.platform.upper()} cannot turn on "
+            f"{c.cluster.kubernetes_version} does not serve by default and {c.profile.title} cannot turn on "
             "(--runtime-config), so the release fails to install",
             f"use {driver_charts.DRA_DRIVER_DEFAULT} (or 25.8.0 and newer, which detect resource.k8s.io/v1)",
         )
     _feature_gate_names(r)
-    if dra.extended_resource_bridge:
+    if c.extended_resource_bridge_on:
+        bridge = _bridge_value(c)
         if c.uses_gpu_cluster:
             r.add(
                 "draDriver.extendedResourceBridge",
-                True,
+                bridge,
                 "the GPUCluster's gpu.nvidia.com DeviceClass has no extendedResourceName (gpu-operator "
                 f"{gpu_operator.GPU_CLUSTER_SOURCE.tag} manifests/state-dra-driver/0400_deviceclass-gpu.yaml), so "
                 "nothing maps nvidia.com/gpu to DRA",
@@ -116,18 +114,18 @@ def check(r: RuleContext) -> None:
         elif c.uses_example_driver:
             r.add(
                 "draDriver.extendedResourceBridge",
-                True,
+                bridge,
                 "the bridge maps nvidia.com/gpu to the NVIDIA DRA driver's gpu.nvidia.com class",
                 "use kind.gpuDriver: nvidia, or turn the bridge off",
             )
         elif not c.dra_gate_available(kubernetes.DRA_EXTENDED_RESOURCE):
             r.add(
                 "draDriver.extendedResourceBridge",
-                True,
+                bridge,
                 f"the DRAExtendedResource feature gate is alpha (off) in Kubernetes {c.cluster.kubernetes_version}; "
                 f"{c.platform} control planes cannot turn it on",
-                "keep device-plugin pools for legacy namespaces, or use kind, or Kubernetes 1.36+ (where the bridge is on "
-                "by default)",
+                "keep device-plugin pools for legacy namespaces, or use kind, or Kubernetes 1.36+ (DRAExtendedResource "
+                "beta and on)",
             )
         elif (
             release := driver_charts.dra_driver_release(dra.version)
@@ -138,6 +136,8 @@ def check(r: RuleContext) -> None:
                 "the gpu.nvidia.com class has extendedResourceName only from 25.12.0",
                 "use 25.12.0 or 0.4.x",
             )
+        else:
+            _bridge_models(r)
     _dynamic_mig(r)
 
 
@@ -192,13 +192,6 @@ def check_placement(r: RuleContext) -> None:
     _host_dra_driver_pools(r)
     _gpu_cluster(r)
     _one_gpu_stack_per_operator(r)
-    if c.platform == "kind" and c.gpu_operator_enabled and c.gpu_operator.driver == "operator":
-        r.add(
-            "gpuOperator.driver",
-            "operator",
-            "kind nodes share the host's kernel and driver; the operator cannot install a driver there",
-            "use driver: auto or host (nvkind style: the host has the driver and toolkit)",
-        )
     if c.uses_example_driver or not c.dra_driver.enabled:
         return
     gates = c.dra_driver.feature_gates
@@ -234,9 +227,10 @@ def _one_gpu_stack_per_operator(r: RuleContext) -> None:
         if pool not in c.operator_device_plugin_pools:
             continue
         bridge = _bridge_fix(c)
-        if c.platform == "eks":
+        image = c.profile.software.device_plugin_image
+        if image is not None:
             fix = (
-                f"{bridge}set amiType: {eks_amis.BOTTLEROCKET_NVIDIA} on this pool (that AMI brings its own device "
+                f"{bridge}set amiType: {image} on this pool (that AMI brings its own device "
                 "plugin, so the operator's stays off), set gpuStack: dra, or put the device-plugin pools in a stack "
                 "of their own"
             )
@@ -335,7 +329,7 @@ def _gpu_cluster(r: RuleContext) -> None:
             f"GPU Operator {c.gpu_operator.version} has no GPUCluster (first in v{gpu_operator.GPU_CLUSTER_MIN_VERSION})",
             f"set gpuOperator.version: {gpu_operator.GPU_CLUSTER_SOURCE.tag}, or use draManagement: chart",
         )
-    if c.platform == "existing":
+    if not c.profile.creates_cluster:
         r.add(
             where,
             "gpucluster",
@@ -393,6 +387,53 @@ def _gpu_cluster(r: RuleContext) -> None:
         )
 
 
+def _bridge_value(c: StackSections) -> object:
+    """draDriver.extendedResourceBridge as the stack wrote it."""
+    models = c.bridge_models
+    return True if models is None else {"gpus": list(models)}
+
+
+def bridge_served_pools(c: StackSections) -> list[NodePool]:
+    """DRA pools whose devices the driver's gpu.nvidia.com class matches: full GPUs (its selector takes
+    type == 'gpu'; MIG slices are type 'mig'; docs/references.md#nvidia-dra-deviceclasses)."""
+    return [p for p in c.dra_pools if p.mig is None]
+
+
+def _bridge_models(r: RuleContext) -> None:
+    """The bridge names the models it serves, and the cluster can keep it to them: up to 1.37 the class that serves
+    nvidia.com/gpu is the driver chart's gpu.nvidia.com (it carries extendedResourceName whenever rendered for
+    resource.k8s.io/v1, and a second class naming nvidia.com/gpu collides: docs/references.md#dra-extended-resource-one-class),
+    which matches every full GPU and no pool, so every DRA pool of a model the bridge does not name is refused."""
+    c = r.c
+    models = c.bridge_models
+    if models is None:
+        return
+    served = bridge_served_pools(c)
+    offered = {p.gpu_name for p in served}
+    for i, model in enumerate(models):
+        if model not in offered:
+            r.add(
+                f"draDriver.extendedResourceBridge.gpus[{i}]",
+                model,
+                "no DRA pool of full GPUs has this model, so the bridge would serve nothing of it (MIG pools are not "
+                "served: gpu.nvidia.com selects full GPUs)",
+                f"name the model of a DRA pool: {', '.join(sorted(offered)) or '(no DRA pool of full GPUs)'}",
+            )
+    others = [p for p in served if p.gpu_name not in models]
+    if others:
+        names = ", ".join(f"{p.name} ({p.gpu_name})" for p in others)
+        r.add(
+            "draDriver.extendedResourceBridge.gpus",
+            list(models),
+            f"the bridge is served by the driver's gpu.nvidia.com class, which matches every full GPU and no pool, and "
+            f"up to Kubernetes 1.37 no second class may map nvidia.com/gpu: nvidia.com/gpu pods of legacy and dual "
+            f"namespaces would also get the GPUs of {names}",
+            "name those models too (the bridge then serves them on purpose), move the other models' pools to a "
+            "cluster of their own or to MIG, or keep the bridge off (legacy namespaces stay on device-plugin pools: "
+            "their quotas hold gpu.nvidia.com at 0)",
+        )
+
+
 def _bridge_fix(c: StackSections) -> str:
     """Where the minor allows it, the extended-resource bridge is the first fix: DRA serves nvidia.com/gpu, so the
     legacy namespaces need no device-plugin pool at all."""
@@ -400,7 +441,8 @@ def _bridge_fix(c: StackSections) -> str:
         return ""
     if not c.driver_class_has_extended_resource():
         return ""
-    how = "it is on by default from 1.36" if c.cluster.minor >= 36 else "set draDriver.extendedResourceBridge: true"
+    models = sorted({p.gpu_name for p in bridge_served_pools(c)})
+    how = f"set draDriver.extendedResourceBridge: {{gpus: [{', '.join(models)}]}}"
     return (
         "remove this pool and let DRA serve nvidia.com/gpu through the extended-resource bridge "
         f"(legacy namespaces keep their pods; {how}), or "

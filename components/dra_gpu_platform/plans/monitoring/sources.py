@@ -68,11 +68,11 @@ def dcgm_dra_pod_mapping(config: StackConfig) -> bool:
         return True
     if monitoring.dcgm_dra_pod_mapping is not None:
         return monitoring.dcgm_dra_pod_mapping
-    return config.platform == "kind"
+    return config.profile.kubernetes.sets_feature_gates  # kind: the stack turns resource.k8s.io/v1beta1 on
 
 
 def eks_control_plane_scraped(config: StackConfig) -> bool:
-    return config.platform == "eks" and config.monitoring.install
+    return config.profile.kubernetes.metrics == "stack" and config.monitoring.install
 
 
 def sources(config: StackConfig) -> tuple[Source, ...]:
@@ -118,7 +118,7 @@ def sources(config: StackConfig) -> tuple[Source, ...]:
         (m.SCHEDULER, EKS_SCHEDULER_SERIES, EKS_SCHEDULER_JOB),
         (m.CONTROLLER_MANAGER, EKS_CONTROLLER_MANAGER_SERIES, EKS_CONTROLLER_MANAGER_JOB),
     ):
-        if exporter in external and config.platform in ("kind", "existing"):
+        if exporter in external and config.profile.kubernetes.metrics == "external":
             found.append(
                 Source(exporter, "your Prometheus (monitoring.externalSources)", _of(exporter), SCRAPE_JOB_LABELS)
             )

@@ -72,7 +72,7 @@ def eks_scrape_config(job: str, path: str) -> dict[str, Any]:
 
 
 def values(config: StackConfig) -> dict[str, Any]:
-    managed_control_plane = config.platform in ("eks", "aks")
+    managed_control_plane = config.profile.kubernetes.managed
     prometheus: dict[str, Any] = {
         # Select every PrometheusRule/ServiceMonitor/PodMonitor, not only the chart's own: ours and the GPU
         # Operator's dcgm-exporter ServiceMonitor do not carry the release label.

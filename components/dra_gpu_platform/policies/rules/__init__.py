@@ -11,6 +11,7 @@ __all__ = [
     "dra",
     "elastic",
     "fit",
+    "gpu_isolation",
     "helm",
     "migration",
     "tenancy",

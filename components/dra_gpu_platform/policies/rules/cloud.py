@@ -312,7 +312,7 @@ def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     unknown: list[PoolPlan] = []
     unbounded: list[PoolPlan] = []
     for _, pool in recorded.stack_pools(args.resources):
-        if pool.platform not in ("eks", "aks"):
+        if not pool.profile.node_pools.bought:
             continue  # kind/existing clusters add no cloud GPUs
         if pool.node_pool and pool.max_nodes == 0:
             unbounded.append(pool)  # a NodePool without spec.limits.nodes (gpu-nodepool-limits says more)

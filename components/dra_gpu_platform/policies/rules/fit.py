@@ -17,9 +17,11 @@ from pulumi_policy import Severity, StackValidationArgs
 
 from dra_gpu_platform.dra.claims import parse_claim_spec, parse_device_class
 from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.devices import chart_device_classes
+from dra_gpu_platform.dra.inventory import Inventory
 from dra_gpu_platform.dra.model import Features, PodClaim
 from dra_gpu_platform.dra.scheduler import Scheduler
-from dra_gpu_platform.dra.slices import Inventory, apply_taint_rules, chart_device_classes
+from dra_gpu_platform.dra.tolerations import apply_taint_rules
 from dra_gpu_platform.facts import catalog, driver_features
 from dra_gpu_platform.facts.type_tokens import Upstream
 from dra_gpu_platform.plans.stack_inventory import pools_inventory

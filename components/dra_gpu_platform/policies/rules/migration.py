@@ -188,7 +188,7 @@ def _validate_retirement(args: StackValidationArgs, report_violation) -> None:
     namespaces = objects.stack_namespaces(args.resources)
     legacy = [ns for ns in namespaces.values() if ns.gpu_mode in ("legacy", "dual")]
     # An existing cluster's program names only some of its nodes: it cannot say that no node runs the plugin.
-    pools = [p for _, p in recorded.stack_pools(args.resources) if p.platform != "existing"]
+    pools = [p for _, p in recorded.stack_pools(args.resources) if p.profile.creates_cluster]
     if not legacy or not pools:
         return  # no GPU nodes declared here (e.g. an existing cluster): nothing to judge
     releases = objects.stack_releases(args.resources)

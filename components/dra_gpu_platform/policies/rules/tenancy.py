@@ -15,7 +15,7 @@ from typing import Any
 from pulumi_policy import Severity, StackValidationArgs
 
 from dra_gpu_platform.dra import quota
-from dra_gpu_platform.facts import network, pod_security
+from dra_gpu_platform.facts import cluster_access, network, platform_namespaces, pod_security
 from dra_gpu_platform.facts.naming import COMMON_LABELS, GPU_MODE_LABEL
 from dra_gpu_platform.facts.node_labels import GPU_TAINT_KEY
 from dra_gpu_platform.plans.admission_policy import AdmissionRequest
@@ -98,6 +98,47 @@ TENANT_NAMESPACE_POD_SECURITY = c.stack_policy(
 )
 
 # ---------------------------------------------------------------------------------------------------
+# tenant-namespace-not-reserved
+
+
+def reserved_tenants(args: StackValidationArgs) -> list[tuple[objects.NamespaceInfo, str]]:
+    """Tenant namespaces that are Kubernetes' own or where the platform installs (the facts' list and wherever a Helm
+    release of the stack installs), with why."""
+    releases = {str(r.namespace): r.name for r in objects.stack_releases(args.resources) if r.namespace}
+    found = []
+    for ns in _tenants(args):
+        why = platform_namespaces.reserved_reason(ns.name)
+        if why is None and ns.name in releases:
+            why = f"the stack's Helm release {releases[ns.name]} installs there"
+        if why is not None:
+            found.append((ns, why))
+    return found
+
+
+def _validate_not_reserved(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
+    for ns, why in reserved_tenants(args):
+        report_violation(
+            f"namespace {ns.name} is a GPU tenant namespace ({GPU_MODE_LABEL}={ns.gpu_mode}) but {why}: edit there runs "
+            "pods as its service accounts (cluster-wide roles, cloud roles), and the tenant's labels and guards land "
+            "on the platform's pods.",
+            ns.urn,
+        )
+
+
+TENANT_NAMESPACE_NOT_RESERVED = c.stack_policy(
+    "tenant-namespace-not-reserved",
+    description="No GPU tenant namespace is a Kubernetes system namespace (default, kube-*) or one the platform "
+    "installs into (the GPU Operator's, the DRA driver's, kube-system, any namespace of the stack's Helm releases).",
+    validate=_validate_not_reserved,
+    severity=Severity.CRITICAL,
+    remediation_steps=(
+        "Give every team a namespace of its own: dra-gpu-platform refuses such names in `namespaces[]` and "
+        "`namespaceEditors`; in your own program never put the gpu-mode label on a platform namespace."
+    ),
+    tags=TAGS,
+)
+
+# ---------------------------------------------------------------------------------------------------
 # tenant-quota-closed
 
 
@@ -173,6 +214,11 @@ def _pod(**spec: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe"}, "spec": spec}
 
 
+# A claimed pod whose other containers list no claim: the kubelet gives them no CDI `void`, so their image's
+# NVIDIA_VISIBLE_DEVICES=all decides (docs/references.md#kubelet-cdi-per-container).
+_CLAIMED = [{"name": "gpus", "resourceClaimTemplateName": "gpus"}]
+_TRAINER = {"name": "trainer", "image": "cuda", "resources": {"claims": [{"name": "gpus"}]}}
+
 # (what, operation, subresource, pod): each must be refused in every tenant namespace.
 ATTACKS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     (
@@ -192,7 +238,45 @@ ATTACKS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("a GPU-taint toleration without a claim", "CREATE", "pods", _pod(tolerations=_TOLERATE_GPU)),
     ("spec.nodeName set by the tenant", "CREATE", "pods", _pod(nodeName="gpu-node-1")),
     ("priorityClassName system-node-critical", "CREATE", "pods", _pod(priorityClassName="system-node-critical")),
+    (
+        "a claimed pod's sidecar that lists no claim",
+        "CREATE",
+        "pods",
+        _pod(
+            containers=[_TRAINER, {"name": "sidecar", "image": "cuda"}],
+            resourceClaims=_CLAIMED,
+            tolerations=_TOLERATE_GPU,
+        ),
+    ),
+    (
+        "a claimed pod's init container that lists no claim",
+        "CREATE",
+        "pods",
+        _pod(
+            initContainers=[{"name": "setup", "image": "cuda"}],
+            containers=[_TRAINER],
+            resourceClaims=_CLAIMED,
+            tolerations=_TOLERATE_GPU,
+        ),
+    ),
+    (
+        "envFrom in a pod that tolerates the GPU taint",
+        "CREATE",
+        "pods",
+        _pod(
+            containers=[{**_TRAINER, "envFrom": [{"configMapRef": {"name": "gpu-env"}}]}],
+            resourceClaims=_CLAIMED,
+            tolerations=_TOLERATE_GPU,
+        ),
+    ),
+    (
+        "runtimeClassName nvidia in a pod that tolerates the GPU taint",
+        "CREATE",
+        "pods",
+        _pod(containers=[_TRAINER], resourceClaims=_CLAIMED, tolerations=_TOLERATE_GPU, runtimeClassName="nvidia"),
+    ),
 )
+SIDECAR_POD = next(pod for what, _, _, pod in ATTACKS if what == "a claimed pod's sidecar that lists no claim")
 MIG_POD = _pod(containers=[{"name": "main", "image": "cuda", "resources": {"limits": {"nvidia.com/mig-1g.10gb": "1"}}}])
 WORKLOADS = (("apps", "deployments", "Deployment", ("spec", "template")), ("batch", "cronjobs", "CronJob", None))
 
@@ -220,10 +304,11 @@ def guard_gaps(bound: list[vap.BoundPolicy], ns: objects.NamespaceInfo) -> list[
         bound, namespace, "", "pods", AdmissionRequest(MIG_POD, namespace)
     ):
         gaps.append("a MIG slice (nvidia.com/mig-*) requested in a dra-only namespace")
-    env_pod = ATTACKS[0][3]
+    templates = (("sets NVIDIA_VISIBLE_DEVICES", ATTACKS[0][3]), ("has a sidecar that lists no claim", SIDECAR_POD))
     for group, resource, kind, _ in WORKLOADS:
-        if not vap.refused(bound, namespace, group, resource, AdmissionRequest(_workload(kind, env_pod), namespace)):
-            gaps.append(f"a {kind} whose pod template sets NVIDIA_VISIBLE_DEVICES (refused only later, pod by pod)")
+        for what, pod in templates:
+            if not vap.refused(bound, namespace, group, resource, AdmissionRequest(_workload(kind, pod), namespace)):
+                gaps.append(f"a {kind} whose pod template {what} (refused only later, pod by pod)")
     return gaps
 
 
@@ -242,8 +327,10 @@ def _validate_guard(args: StackValidationArgs, report_violation: Callable[..., N
 TENANT_GUARD_HOLDS = c.stack_policy(
     "tenant-guard-holds",
     description="In every GPU tenant namespace a bound ValidatingAdmissionPolicy (Deny) refuses NVIDIA device "
-    "variables in containers and ephemeral containers, a GPU-taint toleration without a claim, spec.nodeName, the "
-    "system-* priority classes, nvidia.com/* resources in dra-only namespaces, and the same in workload templates.",
+    "variables in containers and ephemeral containers, a GPU-taint toleration without a claim, and in pods that "
+    "tolerate the GPU taint containers that list no claim and request no GPU, envFrom and runtimeClassName; "
+    "spec.nodeName, the system-* priority classes, nvidia.com/* resources in dra-only namespaces, and the same in "
+    "workload templates.",
     validate=_validate_guard,
     severity=Severity.CRITICAL,
     remediation_steps=(
@@ -275,11 +362,13 @@ _OPEN_EGRESS = {
     "metadata": {"name": "allow-all-egress"},
     "spec": {"podSelector": {}, "policyTypes": ["Egress"], "egress": [{}]},
 }
-_TENANT = ("tenants",)  # groups of a tenant's request: not the deployer's
 
 
 def control_gaps(bound: list[vap.BoundPolicy], ns: objects.NamespaceInfo) -> list[str]:
-    """What a tenant (or anyone but the deployer) may change about the namespace's controls."""
+    """What a tenant (or anyone but the deployer) may change about the namespace's controls. A tenant's requests
+    carry the groups every tenant has (system:authenticated, and those of the namespace's service accounts, which it
+    runs pods as): a guard that lets one of those through lets every tenant through."""
+    tenant = cluster_access.tenant_groups(ns.name)
     gaps = []
     old = vap.namespace_object(ns.name, ns.labels)
     for key, values in _LABEL_CHANGES:
@@ -288,16 +377,16 @@ def control_gaps(bound: list[vap.BoundPolicy], ns: objects.NamespaceInfo) -> lis
         removed_labels = {k: v for k, v in ns.labels.items() if k != key}
         for labels, text in ((changed_labels, f"set {key}={value}"), (removed_labels, f"remove {key}")):
             changed = vap.namespace_object(ns.name, labels)
-            request = AdmissionRequest(changed, None, operation="UPDATE", old_object=old, groups=_TENANT)
+            request = AdmissionRequest(changed, None, operation="UPDATE", old_object=old, groups=tenant)
             # for a Namespace the binding's namespaceSelector is matched against the object's own labels
             if not vap.refused(bound, changed, "", "namespaces", request, selector_labels=labels):
                 gaps.append(text)
     namespace = vap.namespace_object(ns.name, ns.labels)
     group = "networking.k8s.io"
-    delete = AdmissionRequest(None, namespace, operation="DELETE", old_object=_PLATFORM_POLICY, groups=_TENANT)
+    delete = AdmissionRequest(None, namespace, operation="DELETE", old_object=_PLATFORM_POLICY, groups=tenant)
     if not vap.refused(bound, namespace, group, "networkpolicies", delete):
         gaps.append("delete the platform's NetworkPolicies")
-    create = AdmissionRequest(_OPEN_EGRESS, namespace, groups=_TENANT)
+    create = AdmissionRequest(_OPEN_EGRESS, namespace, groups=tenant)
     if not vap.refused(bound, namespace, group, "networkpolicies", create):
         gaps.append("create a NetworkPolicy that opens egress to every address")
     return gaps
@@ -326,7 +415,53 @@ TENANT_CONTROLS_GUARDED = c.stack_policy(
     remediation_steps=(
         "dra-gpu-platform installs gpu-namespace-labels and gpu-tenant-network-policies when it knows the deployer's "
         "identity: on EKS its access entry's group, on AKS `cluster.aks.adminGroupObjectIds`/`deployerGroupObjectId`, "
-        "on kind kubeadm's admin group, on an existing cluster `cluster.existing.deployerGroups`."
+        "on kind kubeadm's admin group, on an existing cluster `cluster.existing.deployerGroups`. Never name a group "
+        "every tenant is in (system:authenticated, system:serviceaccounts[:<namespace>]): the rule tries the guards "
+        "with exactly those groups."
+    ),
+    tags=TAGS,
+)
+
+# ---------------------------------------------------------------------------------------------------
+# tenant-services-guarded
+
+_EXTERNAL_IPS_SERVICE = {
+    "apiVersion": "v1",
+    "kind": "Service",
+    "metadata": {"name": "probe"},
+    "spec": {
+        "type": "ClusterIP",
+        "selector": {"app": "probe"},
+        "ports": [{"port": 80}],
+        "externalIPs": ["203.0.113.10"],
+    },
+}
+
+
+def _validate_services(args: StackValidationArgs, report_violation: Callable[..., None]) -> None:
+    bound = vap.bound_policies(args.resources)
+    for ns in _tenants(args):
+        namespace = vap.namespace_object(ns.name, ns.labels)
+        request = AdmissionRequest(_EXTERNAL_IPS_SERVICE, namespace)
+        if not vap.refused(bound, namespace, "", "services", request):
+            report_violation(
+                f"namespace {ns.name}: no bound policy refuses a Service with spec.externalIPs, so a tenant can take "
+                "the traffic every pod of the cluster sends to any address (CVE-2020-8554; EKS does not enable "
+                "DenyServiceExternalIPs).",
+                ns.urn,
+            )
+
+
+TENANT_SERVICES_GUARDED = c.stack_policy(
+    "tenant-services-guarded",
+    description="In every GPU tenant namespace a bound ValidatingAdmissionPolicy (Deny) refuses Services with new "
+    "spec.externalIPs (CVE-2020-8554).",
+    validate=_validate_services,
+    severity=Severity.HIGH,
+    remediation_steps=(
+        "dra-gpu-platform installs gpu-tenant-services (externalIPs refused; NodePort and LoadBalancer only where "
+        "`namespaces[].serviceTypes` allows them). In your own program bind such a policy to the gpu-mode namespaces, "
+        "or turn on the DenyServiceExternalIPs admission plugin where your control plane lets you."
     ),
     tags=TAGS,
 )

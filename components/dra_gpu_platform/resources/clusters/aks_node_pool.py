@@ -29,30 +29,14 @@ class AksGpuNodePoolArgs:
     protect: bool = False
 
     @classmethod
-    def from_sections(
-        cls,
-        sections: Mapping[str, Any],
-        *,
-        pool: str,
-        cluster_name: str,
-        resource_group_name: pulumi.Input[str],
-        kubernetes_version: str,
-        region: str,
-        protect: bool = False,
-    ) -> AksGpuNodePoolArgs:
+    def from_sections(cls, sections: Mapping[str, Any], **arguments: Any) -> AksGpuNodePoolArgs:
         """The pool named `pool` of a stack file's sections (every section but `cluster`; keys without the prefix),
         on the existing AKS cluster `cluster_name` in `resource_group_name`, of `kubernetes_version` in the Azure
         location `region`. Validated as a stack file is (one ConfigError listing every problem), then planned as
-        GpuPlatform plans it (docs/library.md)."""
-        plan = parts.aks_agent_pool(
-            sections,
-            pool=pool,
-            cluster_name=cluster_name,
-            kubernetes_version=kubernetes_version,
-            region=region,
-            stack=pulumi.get_stack(),
-        )
-        return cls(plan, cluster_name, resource_group_name, kubernetes_version, protect)
+        GpuPlatform plans it. The arguments and their docs: dra_gpu_platform/config/descriptors.py AKS_GPU_NODE_POOL
+        (docs/library.md)."""
+        part = parts.plan_part(parts.AKS_GPU_NODE_POOL, sections, arguments, stack=pulumi.get_stack())
+        return cls(plan=part.plan, **part.kept(parts.AKS_GPU_NODE_POOL))
 
 
 class AksGpuNodePool(pulumi.ComponentResource):

@@ -37,44 +37,17 @@ class EksGpuNodePoolArgs:
     after: Sequence[pulumi.Resource] = ()
 
     @classmethod
-    def from_sections(
-        cls,
-        sections: Mapping[str, Any],
-        *,
-        pool: str,
-        cluster_name: str,
-        kubernetes_version: str,
-        region: str,
-        node_role_arn: pulumi.Input[str],
-        subnet_ids: pulumi.Input[list[str]],
-        cluster_security_group_id: pulumi.Input[str],
-        protect: bool = False,
-        tags: Mapping[str, str] | None = None,
-        after: Sequence[pulumi.Resource] = (),
-    ) -> EksGpuNodePoolArgs:
+    def from_sections(cls, sections: Mapping[str, Any], **arguments: Any) -> EksGpuNodePoolArgs:
         """The pool named `pool` of a stack file's sections (every section but `cluster`; keys without the prefix),
         on the existing EKS cluster `cluster_name` (plain text: the autoscaler's discovery tags carry it) of
         `kubernetes_version` in `region`. Validated as a stack file is (one ConfigError listing every problem), then
-        planned as GpuPlatform plans it; the other arguments are the cluster's wiring (docs/library.md)."""
-        plan = parts.eks_node_group(
-            sections,
-            pool=pool,
-            cluster_name=cluster_name,
-            kubernetes_version=kubernetes_version,
-            region=region,
-            stack=pulumi.get_stack(),
-        )
-        return cls(
-            plan=plan,
-            cluster_name=cluster_name,
-            kubernetes_version=kubernetes_version,
-            node_role_arn=node_role_arn,
-            subnet_ids=subnet_ids,
-            cluster_security_group_id=cluster_security_group_id,
-            protect=protect,
-            tags={CLUSTER_TAG: cluster_name, **(tags or {})},  # EksCluster tags its pools the same way
-            after=after,
-        )
+        planned as GpuPlatform plans it; the other arguments are the cluster's wiring. The arguments and their docs:
+        dra_gpu_platform/config/descriptors.py EKS_GPU_NODE_POOL (docs/library.md)."""
+        part = parts.plan_part(parts.EKS_GPU_NODE_POOL, sections, arguments, stack=pulumi.get_stack())
+        kept = part.kept(parts.EKS_GPU_NODE_POOL)
+        # EksCluster tags its pools the same way
+        kept["tags"] = {CLUSTER_TAG: kept["cluster_name"], **(kept["tags"] or {})}
+        return cls(plan=part.plan, **kept)
 
 
 def imds_v2() -> aws.ec2.LaunchTemplateMetadataOptionsArgs:

@@ -23,26 +23,13 @@ class DeviceClassesArgs:
     provider: k8s.Provider
 
     @classmethod
-    def from_sections(
-        cls,
-        sections: Mapping[str, Any],
-        *,
-        platform: str,
-        kubernetes_version: str,
-        provider: k8s.Provider,
-        region: str | None = None,
-    ) -> DeviceClassesArgs:
+    def from_sections(cls, sections: Mapping[str, Any], **arguments: Any) -> DeviceClassesArgs:
         """Every class of the sections' deviceClasses (a stack file's sections but `cluster`, keys without the
         prefix) on an existing `platform` cluster (eks, aks or existing) of `kubernetes_version`, reached by
-        `provider`. Validated as a stack file is (one ConfigError listing every problem); docs/library.md."""
-        plans = parts.device_classes(
-            sections,
-            platform=platform,
-            kubernetes_version=kubernetes_version,
-            region=region,
-            stack=pulumi.get_stack(),
-        )
-        return cls(plans, provider)
+        `provider`. Validated as a stack file is (one ConfigError listing every problem). The arguments and their
+        docs: dra_gpu_platform/config/descriptors.py DEVICE_CLASSES (docs/library.md)."""
+        part = parts.plan_part(parts.DEVICE_CLASSES, sections, arguments, stack=pulumi.get_stack())
+        return cls(part.plan, **part.kept(parts.DEVICE_CLASSES))
 
 
 class DeviceClasses(pulumi.ComponentResource):

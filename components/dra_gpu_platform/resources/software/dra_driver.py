@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import parts
@@ -19,31 +18,16 @@ from dra_gpu_platform.resources.software.helm_release import GpuSoftwareRelease,
 @dataclass(frozen=True)
 class DraDriverArgs(ReleaseArgs):
     @classmethod
-    def from_sections(
-        cls,
-        sections: Mapping[str, Any],
-        *,
-        platform: str,
-        kubernetes_version: str,
-        provider: k8s.Provider,
-        region: str | None = None,
-        gpu_operator: GpuSoftwareRelease | None = None,
-    ) -> DraDriverArgs:
+    def from_sections(cls, sections: Mapping[str, Any], **arguments: Any) -> DraDriverArgs:
         """The NVIDIA DRA driver of a stack file's sections (every section but `cluster`, keys without the prefix)
         on an existing `platform` cluster (eks, aks or existing) of `kubernetes_version`, reached by `provider`.
         `gpu_operator`: the GpuOperator component, which the driver waits for when the operator installs the NVIDIA
-        driver (as in GpuPlatform). Validated as a stack file is (one ConfigError listing every problem);
-        docs/library.md."""
-        part = parts.dra_driver_release(
-            sections,
-            platform=platform,
-            kubernetes_version=kubernetes_version,
-            region=region,
-            stack=pulumi.get_stack(),
-            operator_given=gpu_operator is not None,
-        )
-        after = [gpu_operator.release] if part.waits_for_operator and gpu_operator is not None else []
-        return cls(part.release, provider, after)
+        driver (as in GpuPlatform). Validated as a stack file is (one ConfigError listing every problem). The
+        arguments and their docs: dra_gpu_platform/config/descriptors.py DRA_DRIVER (docs/library.md)."""
+        part = parts.plan_part(parts.DRA_DRIVER, sections, arguments, stack=pulumi.get_stack())
+        operator: GpuSoftwareRelease | None = part.arguments["gpu_operator"]
+        after = [operator.release] if part.waits and operator is not None else []
+        return cls(part.plan, **part.kept(parts.DRA_DRIVER), after=after)
 
 
 class DraDriver(GpuSoftwareRelease):

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import parts
@@ -18,27 +17,14 @@ from dra_gpu_platform.resources.software.helm_release import GpuSoftwareRelease,
 @dataclass(frozen=True)
 class GpuOperatorArgs(ReleaseArgs):
     @classmethod
-    def from_sections(
-        cls,
-        sections: Mapping[str, Any],
-        *,
-        platform: str,
-        kubernetes_version: str,
-        provider: k8s.Provider,
-        region: str | None = None,
-    ) -> GpuOperatorArgs:
+    def from_sections(cls, sections: Mapping[str, Any], **arguments: Any) -> GpuOperatorArgs:
         """The GPU Operator of a stack file's sections (every section but `cluster`, keys without the prefix: the
         node pools it serves, gpuOperator, draDriver, deviceClasses, monitoring) on an existing `platform` cluster
         (eks, aks or existing) of `kubernetes_version`, reached by `provider`. Validated as a stack file is (one
-        ConfigError listing every problem); docs/library.md."""
-        plan = parts.gpu_operator_release(
-            sections,
-            platform=platform,
-            kubernetes_version=kubernetes_version,
-            region=region,
-            stack=pulumi.get_stack(),
-        )
-        return cls(plan, provider)
+        ConfigError listing every problem). The arguments and their docs: dra_gpu_platform/config/descriptors.py
+        GPU_OPERATOR (docs/library.md)."""
+        part = parts.plan_part(parts.GPU_OPERATOR, sections, arguments, stack=pulumi.get_stack())
+        return cls(part.plan, **part.kept(parts.GPU_OPERATOR))
 
 
 class GpuOperator(GpuSoftwareRelease):

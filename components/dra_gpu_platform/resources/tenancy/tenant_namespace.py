@@ -30,30 +30,13 @@ class TenantNamespaceArgs:
     protect: bool = False  # cluster.protect
 
     @classmethod
-    def from_sections(
-        cls,
-        sections: Mapping[str, Any],
-        *,
-        namespace: str,
-        platform: str,
-        kubernetes_version: str,
-        provider: k8s.Provider,
-        region: str | None = None,
-        protect: bool = False,
-    ) -> TenantNamespaceArgs:
+    def from_sections(cls, sections: Mapping[str, Any], **arguments: Any) -> TenantNamespaceArgs:
         """The namespace named `namespace` of the sections' namespaces (a stack file's sections but `cluster`, keys
         without the prefix) on an existing `platform` cluster (eks, aks or existing) of `kubernetes_version`,
-        reached by `provider`. Validated as a stack file is (one ConfigError listing every problem);
-        docs/library.md."""
-        plan = parts.namespace(
-            sections,
-            namespace=namespace,
-            platform=platform,
-            kubernetes_version=kubernetes_version,
-            region=region,
-            stack=pulumi.get_stack(),
-        )
-        return cls(plan, provider, protect)
+        reached by `provider`. Validated as a stack file is (one ConfigError listing every problem). The arguments
+        and their docs: dra_gpu_platform/config/descriptors.py TENANT_NAMESPACE (docs/library.md)."""
+        part = parts.plan_part(parts.TENANT_NAMESPACE, sections, arguments, stack=pulumi.get_stack())
+        return cls(part.plan, **part.kept(parts.TENANT_NAMESPACE))
 
 
 def _selectors(expressions: tuple[str, ...]) -> list[resource_v1.DeviceSelectorArgs] | None:

@@ -1,6 +1,6 @@
 """ResourceSlices as the drivers publish them (docs/references.md#nvidia-dra-gpu-attributes,
-docs/references.md#example-driver-devices): from the real H200 dump, the catalog, a
-stack, and a cluster dump; valid resource.k8s.io/v1 objects."""
+docs/references.md#example-driver-devices): from the real H200 dump, the catalog and a stack; valid
+resource.k8s.io/v1 objects; the charts' DeviceClasses."""
 
 from __future__ import annotations
 
@@ -12,29 +12,17 @@ import pytest
 
 from dra_gpu_platform.cel import Version
 from dra_gpu_platform.config.loading import load_stack_file, parse_config_map
-from dra_gpu_platform.dra.cluster import build_cluster
+from dra_gpu_platform.dra.devices import PCI_BUS_ID, PCIE_ROOT, chart_device_classes, nvidia_naming
+from dra_gpu_platform.dra.inventory import catalog_inventory, nvml_inventory
+from dra_gpu_platform.dra.mig import ALL_BALANCED, catalog_mig_shapes
 from dra_gpu_platform.dra.nvml import parse_snapshot
-from dra_gpu_platform.dra.slices import (
-    ALL_BALANCED,
-    PCI_BUS_ID,
-    PCIE_ROOT,
-    apply_taint_rules,
-    catalog_inventory,
-    catalog_mig_shapes,
-    chart_device_classes,
-    mig_layout,
-    nvidia_naming,
-    nvml_inventory,
-    read_cluster_dump,
-)
 from dra_gpu_platform.facts import catalog
 from dra_gpu_platform.facts.quantity import parse_quantity
-from dra_gpu_platform.inputs.problems import InputError
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.checks.kube_validate import validate_document
 from tests.conftest import H200_NVML, KIND_BASE, ROOT, qualify, shared_path
+from tests.dra.builders import nodes_of
 
-DUMP = ROOT / "tests" / "fixtures" / "resourceslices-kind-dev.json"
 H200_GPU_ATTRIBUTES = {
     "type",
     "uuid",
@@ -56,23 +44,6 @@ def snapshot():
 
 def devices_of(inventory):
     return [d for s in inventory.slices for d in s["spec"]["devices"]]
-
-
-class NodeDevices:
-    """A node's devices as the allocator gathers them (newest generation, taints), with every attribute."""
-
-    def __init__(self, name, pool, devices):
-        self.name, self.node_pool, self.devices = name, pool, devices
-
-
-def nodes_of(slices, node_pools=None, rules=()):
-    slices = apply_taint_rules(list(slices), list(rules))
-    cluster = build_cluster(slices, expressions=["device.attributes.size() >= 0"])  # reads whole maps: keep everything
-    result = []
-    for node in cluster.nodes:
-        devices = [(p.driver, d.name, d.shape) for p in cluster.pools(node) for s in p.slices for d in s.devices]
-        result.append(NodeDevices(node.name, (node_pools or {}).get(node.name, node.name), devices))
-    return result
 
 
 def lgip() -> dict[str, tuple[int, int]]:
@@ -275,81 +246,6 @@ def test_generated_slices_are_valid_resource_k8s_io_v1(snapshot, version):
             for device in piece["spec"]["devices"]:
                 assert len(device["attributes"]) + len(device["capacity"]) <= 32
                 assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", device["name"])
-
-
-# --- MIG layouts -----------------------------------------------------------------------------------------
-
-
-def test_all_balanced_fits_two_1g_one_2g_one_3g_on_an_a100():
-    layout = mig_layout(catalog_mig_shapes(catalog.gpu_model("A100-40GB")), ALL_BALANCED)
-    assert sorted(shape.profile for shape, _ in layout) == ["1g.5gb", "1g.5gb", "2g.10gb", "3g.20gb"]
-    used = [i for shape, start in layout for i in range(start, start + shape.memory_slices)]
-    assert len(used) == len(set(used)) and max(used) < 8
-
-
-@pytest.mark.parametrize(
-    "spec, message",
-    [
-        ("7g.40gb=1,1g.5gb=1", "does not fit"),
-        ("9g.99gb", "not a MIG profile"),
-        ("1g.5gb=x", "PROFILE=COUNT"),
-    ],
-)
-def test_impossible_layouts_are_refused(spec, message):
-    with pytest.raises(ValueError, match=message):
-        mig_layout(catalog_mig_shapes(catalog.gpu_model("A100-40GB")), spec)
-
-
-# --- cluster dumps -------------------------------------------------------------------------------------
-
-
-def test_kubectl_dump_uses_the_newest_generation_and_device_taints():
-    dump = read_cluster_dump([json.loads(DUMP.read_text())], str(DUMP))
-    nodes = {n.name: n for n in nodes_of(dump.slices)}
-    assert {name: len(n.devices) for name, n in nodes.items()} == {"gpu-dev-worker": 8, "gpu-dev-worker2": 8}
-    tainted = [name for _, name, shape in nodes["gpu-dev-worker2"].devices if shape.taints]
-    assert tainted == ["gpu-3"]
-    rule = {
-        "spec": {
-            "deviceSelector": {"driver": "gpu.example.com", "pool": "gpu-dev-worker", "device": "gpu-5"},
-            "taint": {"key": "k", "effect": "NoSchedule"},
-        }
-    }
-    nodes = {n.name: n for n in nodes_of(dump.slices, rules=[rule])}
-    assert [name for _, name, shape in nodes["gpu-dev-worker"].devices if shape.taints] == ["gpu-5"]
-
-
-def test_v1beta1_slices_are_read_as_v1():
-    old = {
-        "apiVersion": "resource.k8s.io/v1beta1",
-        "kind": "ResourceSlice",
-        "metadata": {"name": "x"},
-        "spec": {
-            "driver": "gpu.example.com",
-            "nodeName": "n",
-            "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
-            "devices": [
-                {
-                    "name": "gpu-0",
-                    "basic": {"attributes": {"model": {"string": "M"}}, "capacity": {"memory": {"value": "1Gi"}}},
-                }
-            ],
-        },
-    }
-    [node] = nodes_of(read_cluster_dump([old], "old.yaml").slices)
-    assert node.devices[0][2].device.attributes == {"gpu.example.com": {"model": "M"}}
-
-
-def test_bad_dumps_report_every_problem_with_its_path():
-    good = json.loads(DUMP.read_text())
-    good["items"][0]["spec"]["devices"][0]["attributes"] = ["not", "a", "map"]
-    del good["items"][1]["spec"]["driver"]
-    with pytest.raises(InputError) as caught:
-        read_cluster_dump([good], "dump.json")
-    paths = [p.path for p in caught.value.problems]
-    assert "items[0].spec.devices[0].attributes" in paths and "items[1].spec.driver" in paths
-    with pytest.raises(InputError, match="no ResourceSlice"):
-        read_cluster_dump([{"apiVersion": "v1", "kind": "List", "items": []}], "empty.json")
 
 
 def test_chart_classes_follow_the_driver_release():
