@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,12 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config.models import StackConfig
-from dra_gpu_platform.facts import eks_addons, karpenter
+from dra_gpu_platform.facts import eks_addons, karpenter, platform_namespaces
+from dra_gpu_platform.plans import node_hardening
 from dra_gpu_platform.plans.provisioning import karpenter as karpenter_plan
 from dra_gpu_platform.plans.provisioning.auto_mode import node_class_manifest
 from dra_gpu_platform.plans.stack import plan_stack
+from dra_gpu_platform.policies.rules import gpu_isolation
 from gpuplan.checks.crd_validate import crd_schemas, validate_custom_resource
 from tests.config.test_provisioner_rules import AKS, EKS
 from tests.conftest import SHARED, shared_path
@@ -257,3 +260,19 @@ def test_nap_objects_validate_against_the_azure_providers_crds():
             for e in validate_custom_resource(document, schemas[(document["apiVersion"], document["kind"])], "t4")
         ]
     assert errors == []
+
+
+def test_ec2_node_classes_harden_the_nvidia_toolkit_as_the_node_groups_do(plan):
+    """Issue 37's node side on Karpenter's nodes: the same user data as a launch template's, not encoded; the pack's
+    gpu-toolkit-hardened reads it back."""
+    pools = pool_plans(plan)
+    a10g, t4 = node_class(pools["a10g"])["spec"]["userData"], node_class(pools["t4"])["spec"]["userData"]
+    assert node_hardening.al2023_hardens_toolkit(a10g)  # AL2023 NVIDIA (DRA pool): the toolkit script
+    assert "localStorage" not in a10g  # RAID0 is instanceStorePolicy's, Karpenter writes its own NodeConfig
+    assert node_hardening.bottlerocket_hardens_toolkit(tomllib.loads(t4))  # Bottlerocket NVIDIA (device plugin)
+    for kp in plan.cluster.karpenter.pools:
+        assert gpu_isolation.ec2_node_class_problem(node_class(kp)) is None, kp.pool.name
+
+
+def test_karpenters_namespace_is_reserved_for_tenants(plan):
+    assert "Karpenter" in (platform_namespaces.reserved_reason(plan.cluster.karpenter.release.namespace) or "")

@@ -18,6 +18,7 @@ from typing import Any
 
 from dra_gpu_platform.facts import eks_amis, karpenter
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, POOL_LABEL, SYSTEM_ROLE_LABEL
+from dra_gpu_platform.plans import node_hardening
 from dra_gpu_platform.plans.gpu_software import ReleasePlan
 from dra_gpu_platform.plans.node_pools import PoolPlan
 from dra_gpu_platform.plans.provisioning.node_pools import node_pool_manifest
@@ -34,7 +35,10 @@ class KarpenterPoolPlan:
     pool: PoolPlan
     ami_alias: str  # amiSelectorTerms alias, pinned
     raid0: bool  # instanceStorePolicy RAID0 (AL2023 on NVMe instance-store types)
-    user_data: str | None  # Bottlerocket TOML (the host DRA driver on, its device plugin off)
+    # dra_gpu_platform/plans/node_hardening.py, as on the node groups' launch templates: AL2023 NVIDIA a MIME document
+    # whose shell part hardens the NVIDIA toolkit; Bottlerocket NVIDIA TOML with the toolkit's settings (and on DRA
+    # pools the host DRA driver on, its device plugin off)
+    user_data: str | None
     placement_group: bool  # a cluster placement group of its own (EFA pools outside a reservation)
 
     @property
@@ -91,10 +95,14 @@ def interruption_rules() -> tuple[tuple[str, dict[str, Any]], ...]:
 def pool_plan(pool: PoolPlan) -> KarpenterPoolPlan:
     bottlerocket = eks_amis.is_bottlerocket(pool.ami_type)
     nvme = pool.shape.nvme_disks if pool.shape is not None else 0
-    user_data = None
-    if pool.host_dra_driver:
-        toml = eks_amis.bottlerocket_settings_toml(eks_amis.BOTTLEROCKET_DRA_SETTINGS)
-        user_data = toml  # Karpenter merges Bottlerocket TOML user data with its own (concepts/nodeclasses.md)
+    # Karpenter puts its own NodeConfig part before an AL2023 MIME document's parts and merges Bottlerocket TOML with
+    # its settings (release-v1.14.1 website/content/en/v1.14/concepts/nodeclasses.md:1391-1394,1562-1565); RAID0 is
+    # instanceStorePolicy's, not a NodeConfig part of ours.
+    user_data = (
+        node_hardening.gpu_user_data(pool.ami_type, host_dra_driver=pool.host_dra_driver)
+        if pool.ami_type is not None
+        else None
+    )
     return KarpenterPoolPlan(
         pool=pool,
         ami_alias=karpenter.BOTTLEROCKET_ALIAS if bottlerocket else karpenter.AL2023_ALIAS,
