@@ -12,6 +12,7 @@ import pytest
 from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import eks_amis, karpenter
 from dra_gpu_platform.inputs.problems import ConfigError
+from dra_gpu_platform.plans.tenancy_notes import host_toolkit_notes
 
 EKS: dict[str, Any] = {
     "region": "us-east-1",
@@ -207,3 +208,14 @@ def test_the_cluster_autoscalers_dra_rule_stays_for_the_cluster_autoscaler_only(
     # without minNodes the cluster autoscaler's dra pool keeps one node; Karpenter's starts at zero
     ca["nodePools"][0].pop("minNodes")
     assert StackConfig.model_validate(ca).node_pools[0].min_nodes == 1
+
+
+def test_auto_mode_tenants_get_a_note_that_the_node_toolkit_is_awss():
+    """Auto Mode's AMIs take no user data: the preview says the node layer of GPU isolation is not the stack's."""
+    tenant = {"name": "ml", "migration": "legacy", "quota": {"legacyGpus": 2}}
+    plugin_only = stack(EKS, autoscaler={"provisioner": "auto-mode"}, nodePools=pools({"gpuStack": "device-plugin"}))
+    [note] = host_toolkit_notes(StackConfig.model_validate(stack(plugin_only, namespaces=[tenant])))
+    assert note.startswith("EKS Auto Mode GPU nodes run AWS's immutable AMIs") and "provisioner karpenter" in note
+    karpenter_tenants = stack(EKS, namespaces=[tenant])
+    assert host_toolkit_notes(StackConfig.model_validate(karpenter_tenants)) == ()  # Karpenter's nodes: ours
+    assert host_toolkit_notes(StackConfig.model_validate(plugin_only)) == ()  # no tenants: nothing to isolate
