@@ -83,16 +83,6 @@ def render_text(name: str, report: dict[str, Any]) -> None:
                 text = legend.shorten(f"{label} {claim['namespace']}/{claim['name']}: {line}")
                 emit.say(console, text, style="red", lead=len(label))
     for pod in report["pods"]:
-        answer = pod.get("provisioning")
-        if answer and answer["verdict"] != "placed":
-            cost = "" if answer["perHour"] is None else f", ${answer['perHour']:,.2f}/h"
-            emit.say(
-                console,
-                f"provisioning {pod['kind']} {pod['namespace']}/{pod['name']}: {answer['verdict']}{cost}: {answer['why']}",
-                style="cyan" if answer["verdict"] == "scale-up" else "red",
-                lead=len("provisioning"),
-            )
-    for pod in report["pods"]:
         label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
             emit.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
@@ -100,6 +90,16 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         for line in pod.get("fix") or []:
             if line not in said:  # a policy's own message already says what to do
                 emit.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
+        # beside the pod's own lines (the guard's refusals among them): what the provisioner would do for it
+        answer = pod.get("provisioning")
+        if answer and answer["verdict"] != "placed":
+            cost = "" if answer["perHour"] is None else f", ${answer['perHour']:,.2f}/h"
+            emit.say(
+                console,
+                legend.shorten(f"provisioning {label}: {answer['verdict']}{cost}: {answer['why']}"),
+                style="cyan" if answer["verdict"] == "scale-up" else "red",
+                lead=len("provisioning"),
+            )
     for service in report.get("services", []):
         label = f"Service {service['namespace']}/{service['name']}"
         for line in service["reasons"]:
