@@ -310,7 +310,7 @@ class GpuOperator(TypedDict):
     enabled: NotRequired[bool]
     """Install the NVIDIA GPU Operator (default: on, off on kind)."""
     version: NotRequired[str]
-    """Pinned gpu-operator chart version. Default: `"v25.10.1"`."""
+    """Pinned gpu-operator chart version. Default: `"v26.7.0"`."""
     allow_unlisted: NotRequired[bool]
     """Accept a version that is not a listed release (a newer one pinned on purpose; values unchecked). Default: `false`."""
     driver: NotRequired[Driver]
@@ -346,6 +346,8 @@ class Gpu(enum.Enum):
     A100_80GB = "A100-80GB"
     B200 = "B200"
     GB200 = "GB200"
+    B300 = "B300"
+    RTXPRO6000 = "RTX-PRO-6000"
     A10G = "A10G"
     A10 = "A10"
     T4 = "T4"

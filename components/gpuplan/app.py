@@ -23,7 +23,7 @@ import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from dra_gpu_platform.inputs.problems import MISSING, Problem
-from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render, runner
+from gpuplan.commands import diff, fit, inventory, policy, preflight, preview, render, runner, upgrade
 from gpuplan.output import signals
 from gpuplan.output.emit import OutputFormat, emit_json
 from gpuplan.output.exit_codes import ExitCode
@@ -143,7 +143,8 @@ ShowVersion = Annotated[
 app = typer.Typer(
     name="gpuplan",
     cls=GpuplanGroup,
-    help="Know a dra-gpu-platform stack before deploying it: preview, render, policy, fit, inventory, preflight, diff.",
+    help="Know a dra-gpu-platform stack before deploying it: preview, render, policy, fit, inventory, preflight, diff, "
+    "upgrade.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -169,3 +170,4 @@ app.command(cls=GpuplanCommand, help=reflowed(policy.policy))(policy.policy)
 app.command(cls=GpuplanCommand, help=reflowed(preflight.preflight))(preflight.preflight)
 app.command(cls=GpuplanCommand, help=reflowed(preview.preview))(preview.preview)
 app.command(cls=GpuplanCommand, help=reflowed(render.render))(render.render)
+app.command(cls=GpuplanCommand, help=reflowed(upgrade.upgrade))(upgrade.upgrade)

@@ -106,7 +106,7 @@ def render(stack, helm_path, tmp_path_factory) -> tuple[int, dict[str, Any], Pat
         for name in ("gpu-operator-v25.10.1", "dra-driver-nvidia-gpu-0.4.1"):
             (charts / name).symlink_to(REAL_CHARTS / name, target_is_directory=True)
     else:
-        probe_charts.write_charts(charts)
+        probe_charts.write_charts(charts, operator_version="v25.10.1")  # the fleet stacks pin it
     probe_charts.write_eks_addon_charts(charts)
     out = tmp_path_factory.mktemp(f"render-{stack}")
     command = ["render", "--config", str(stack_file(stack)), "--out", str(out), "--helm", helm_path]

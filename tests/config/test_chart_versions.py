@@ -63,7 +63,7 @@ def dra_only(config: dict, **sections) -> dict:
 @pytest.mark.parametrize(
     "config, path, value, section",
     [
-        (dra_only(EKS, gpuOperator={"version": "v26.3.1"}), "gpuOperator.version", "v26.3.1", "gpuOperator"),
+        (dra_only(EKS, gpuOperator={"version": "v26.7.1"}), "gpuOperator.version", "v26.7.1", "gpuOperator"),
         (dra_only(EKS, draDriver={"version": "0.5.0"}), "draDriver.version", "0.5.0", "draDriver"),
         (
             {
@@ -87,7 +87,7 @@ def test_an_unlisted_version_is_refused_with_the_escape_hatch_in_the_fix(config,
 @pytest.mark.parametrize(
     "config",
     [
-        dra_only(EKS, gpuOperator={"version": "v26.3.1", "allowUnlisted": True}),
+        dra_only(EKS, gpuOperator={"version": "v26.7.1", "allowUnlisted": True}),
         dra_only(EKS, draDriver={"version": "0.5.0", "allowUnlisted": True}),
         {
             **copy.deepcopy(KIND_BASE),

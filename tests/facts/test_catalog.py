@@ -103,6 +103,7 @@ def test_mig_profiles_belong_to_mig_capable_models():
         "A100-80GB",
         "B200",
         "GB200",
+        "B300",
     }
     for model in catalog.GPU_MODELS.values():
         if model.supports_mig:
@@ -158,7 +159,7 @@ def test_instance_types_have_one_default_per_gpu(platform):
 
 def test_pools_on_each_platform_take_only_what_it_offers():
     assert catalog.gpus_offered("eks") == sorted(
-        ["A10G", "A100-40GB", "A100-80GB", "B200", "GB200", "H100", "H200", "L4", "L40S", "T4"]
+        ["A10G", "A100-40GB", "A100-80GB", "B200", "B300", "GB200", "H100", "H200", "L4", "L40S", "RTX-PRO-6000", "T4"]
     )
     assert catalog.gpus_offered("aks") == sorted(
         ["A10", "A100-40GB", "A100-80GB", "GB200", "H100", "H100-NVL", "H200", "T4"]
@@ -183,6 +184,7 @@ def test_instance_type_facts_from_clouds_reference():
 def test_efa_is_attached_on_the_multi_card_sizes_of_the_efa_families_only():
     attached = {t.name: t.efa_interfaces for t in catalog.INSTANCE_TYPES.values() if t.efa_interfaces}
     assert attached == {
+        "p6-b300.48xlarge": 16,  # 17 cards, card 0 without EFA
         "p6-b200.48xlarge": 8,
         "p5.48xlarge": 32,
         "p5e.48xlarge": 32,
@@ -244,7 +246,8 @@ def test_ec2_facts_match_describe_instance_types(ec2_instance_types, name):
     shape = catalog.instance_type("eks", name)
     described = ec2_instance_types[name]
     [gpus] = described["GpuInfo"]["Gpus"]
-    assert (gpus["Manufacturer"], gpus["Name"], gpus["Count"]) == ("NVIDIA", shape.gpu.split("-")[0], shape.gpus)
+    name = catalog.gpu_model(shape.gpu).ec2_gpu_name
+    assert (gpus["Manufacturer"], gpus["Name"], gpus["Count"]) == ("NVIDIA", name, shape.gpus)
     # EC2 gives GPU memory in MiB of its own rounding: between the nominal GB and the nominal GiB
     assert (
         math.floor(catalog.gpu_model(shape.gpu).nominal_memory_gb * 10**9 / 2**20)
@@ -264,6 +267,22 @@ def test_ec2_facts_match_describe_instance_types(ec2_instance_types, name):
     network = described["NetworkInfo"]
     assert shape.max_efa_interfaces == (network.get("EfaInfo") or {}).get("MaximumEfaInterfaces", 0)
     assert shape.network_cards == network["MaximumNetworkCards"]
+    without_efa = [c["NetworkCardIndex"] for c in network.get("NetworkCards", []) if "efa" not in c["InterfaceTypes"]]
+    if network.get("EfaSupported"):
+        assert without_efa == list(range(shape.ena_only_cards)), "the cards without EFA lead"
+
+
+def test_p6_b300_keeps_card_0_for_the_primary_ena_interface_and_efa_on_the_other_16():
+    from dra_gpu_platform.plans.eks import efa_interfaces
+
+    shape = catalog.instance_type("eks", "p6-b300.48xlarge")
+    interfaces = efa_interfaces(shape)
+    assert [(i.network_card_index, i.device_index, i.interface_type) for i in interfaces[:2]] == [
+        (0, 0, "interface"),
+        (1, 1, "efa-only"),
+    ]
+    assert len(interfaces) == 17 and sum(i.interface_type != "interface" for i in interfaces) == shape.efa_interfaces
+    assert not shape.capacity_blocks_only and shape.gpu == "B300"
 
 
 def test_azure_quota_families_use_the_usage_api_spelling():

@@ -140,3 +140,10 @@ def test_the_region_keys_are_the_profiles():
     from dra_gpu_platform.config.loading import _REGION_TABLES
 
     assert sorted(_REGION_TABLES) == sorted(p.region.key for p in PROFILES.values() if p.region is not None)
+
+
+def test_fractional_gpu_types_are_a_node_pool_fact_of_the_platform_that_sells_them():
+    fractional = EKS.node_pools.is_fractional_gpu_type
+    assert fractional is not None and fractional("g6f.xlarge") and fractional("gr6f.4xlarge")
+    assert not fractional("g6.xlarge") and not fractional("p6-b300.48xlarge")
+    assert all(PROFILES[name].node_pools.is_fractional_gpu_type is None for name in ("aks", "kind", "existing"))

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from dra_gpu_platform.facts import versions
+
 # probe-operator stands in for gpu-operator: a ClusterPolicy from the values (templates/clusterpolicy.yaml of the
 # real chart copies these sections), its CRD, the NFD worker DaemonSet of the node-feature-discovery subchart
 # (templates/worker.yaml: nodeSelector, affinity, tolerations), and a pre-delete hook Job.
@@ -255,8 +257,9 @@ def write_chart(folder: Path, name: str, version: str, templates: dict[str, str]
     return folder
 
 
-def write_charts(root: Path, operator_version: str = "v25.10.1", dra_version: str = "0.4.1") -> Path:
-    """A --charts folder: <chart>-<version>/ as the stack's releases name them, holding the probe charts."""
+def write_charts(root: Path, operator_version: str = versions.GPU_OPERATOR_DEFAULT, dra_version: str = "0.4.1") -> Path:
+    """A --charts folder: <chart>-<version>/ as the stack's releases name them, holding the probe charts (the GPU
+    Operator at the version a stack gets without a pin)."""
     write_chart(
         root / f"gpu-operator-{operator_version}",
         "probe-operator",

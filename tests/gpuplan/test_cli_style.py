@@ -78,7 +78,8 @@ def test_shared_options_mean_the_same_in_every_command():
                     seen.setdefault(flag, set()).add(parameter.help or "")
     assert {flag: len(texts) for flag, texts in seen.items()} == dict.fromkeys(SHARED, 1)
     takes_project = sorted(n for n, sub in command.commands.items() if any("--project" in p.opts for p in sub.params))
-    # every command on one stack takes a user's program too; diff compares stack files (git revisions of them)
+    # every command on one stack takes a user's program too; diff compares stack files (git revisions of them) and
+    # upgrade edits them
     assert takes_project == ["fit", "inventory", "policy", "preflight", "preview", "render"]
 
 

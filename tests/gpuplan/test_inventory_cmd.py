@@ -101,7 +101,7 @@ def test_stack_inventory_is_the_one_fit_simulates():
     [
         ((), "choose exactly one source"),
         (("--gpu", "H100", "--live"), "choose exactly one source"),
-        (("--gpu", "B300"), "not a GPU of the catalog"),
+        (("--gpu", "GB300"), "not a GPU of the catalog"),
         (("--gpu", "L4", "--mig", "1g.5gb"), "L4 has no MIG profiles"),
         (("--gpu", "H100", "--mig", "1g.18gb"), "not a MIG profile of this GPU"),
         (("--gpu", "H100", "--instance-type", "p4d.24xlarge"), "not a catalog instance type with H100"),

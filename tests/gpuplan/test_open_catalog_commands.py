@@ -85,7 +85,7 @@ EKS = {
         {
             "name": "b300",
             "gpu": "B200",
-            "instanceType": "p6-b300.48xlarge",
+            "instanceType": "p6-b300.96xlarge",
             "allowUnlisted": True,
             "instanceFacts": {"gpus": 8, "vcpu": 192, "memory": "4096Gi", "efaInterfaces": 16, "nvmeDisks": 8},
             "maxNodes": 2,

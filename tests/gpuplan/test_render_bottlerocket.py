@@ -95,12 +95,12 @@ def assert_gpu_cluster_placed(code: int, document: dict) -> None:
 
 
 def test_bottlerocket_dra_pool_on_the_probe_charts(helm_path, tmp_path):
-    charts = probe_charts.write_charts(tmp_path / "charts")
+    charts = probe_charts.write_charts(tmp_path / "charts", operator_version="v25.10.1")
     assert_bottlerocket_placed_right(*render(helm_path, tmp_path, BOTTLEROCKET, charts))
 
 
 def test_a_chart_plugin_beside_the_host_dra_driver_is_a_finding(helm_path, tmp_path):
-    charts = probe_charts.write_charts(tmp_path / "charts")
+    charts = probe_charts.write_charts(tmp_path / "charts", operator_version="v25.10.1")
     values = charts / "dra-driver-nvidia-gpu-0.4.1" / "values.yaml"
     values.write_text(values.read_text() + "probeIgnoresNodeSelector: true\n")
     code, document = render(helm_path, tmp_path, BOTTLEROCKET, charts)

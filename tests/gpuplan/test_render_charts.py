@@ -53,8 +53,8 @@ def test_render_takes_the_archives_helm_pull_writes(helm_path, tmp_path):
     unpacked = probe_charts.write_charts(tmp_path / "unpacked")
     pulled = tmp_path / "pulled"
     for folder in sorted(unpacked.iterdir()):
-        package(helm_path, folder, pulled, f"{folder.name}.tgz")  # gpu-operator-v25.10.1.tgz, ...
-    assert sorted(p.name for p in pulled.iterdir()) == ["dra-driver-nvidia-gpu-0.4.1.tgz", "gpu-operator-v25.10.1.tgz"]
+        package(helm_path, folder, pulled, f"{folder.name}.tgz")  # gpu-operator-v26.7.0.tgz, ...
+    assert sorted(p.name for p in pulled.iterdir()) == ["dra-driver-nvidia-gpu-0.4.1.tgz", "gpu-operator-v26.7.0.tgz"]
     stack = write_stack(tmp_path, STACK, "lab")
     result = CliRunner().invoke(
         app,
@@ -76,7 +76,7 @@ def test_render_takes_the_archives_helm_pull_writes(helm_path, tmp_path):
     report = json.loads(result.stdout)
     assert {Path(r["chartPath"]).name for r in report["releases"]} == {
         "dra-driver-nvidia-gpu-0.4.1.tgz",
-        "gpu-operator-v25.10.1.tgz",
+        "gpu-operator-v26.7.0.tgz",
     }
     assert all(r["objects"] > 0 and r["error"] is None for r in report["releases"])
     assert not report["findings"] and {p["pool"] for p in report["placement"]} == {"a100-mig", "h100"}
@@ -157,11 +157,11 @@ def test_a_chart_that_cannot_be_fetched_is_exit_2_naming_it_and_its_pull(helm_pa
     document = json.loads(result.stdout)
     assert set(document) == {"errors"}  # no placement, no findings
     by_chart = {e["value"]: e for e in document["errors"]}
-    assert set(by_chart) == {"gpu-operator v25.10.1", "dra-driver-nvidia-gpu 0.4.1"}
-    operator = by_chart["gpu-operator v25.10.1"]
+    assert set(by_chart) == {"gpu-operator v26.7.0", "dra-driver-nvidia-gpu 0.4.1"}
+    operator = by_chart["gpu-operator v26.7.0"]
     assert "cannot be fetched" in operator["rule"] and "https://helm.ngc.nvidia.com/nvidia" in operator["rule"]
     assert operator["fix"].startswith(
-        "helm pull gpu-operator --repo https://helm.ngc.nvidia.com/nvidia --version v25.10.1 --destination charts"
+        "helm pull gpu-operator --repo https://helm.ngc.nvidia.com/nvidia --version v26.7.0 --destination charts"
     )
     driver = by_chart["dra-driver-nvidia-gpu 0.4.1"]["fix"]
     assert driver.startswith("helm pull oci://") and "--version 0.4.1" in driver

@@ -442,7 +442,7 @@ def test_release_plans_pin_charts_repositories_namespaces_and_timeouts():
         operator.repository,
         operator.namespace,
         operator.timeout_s,
-    ) == ("gpu-operator", "gpu-operator", "v25.10.1", "https://helm.ngc.nvidia.com/nvidia", "gpu-operator", 900)
+    ) == ("gpu-operator", "gpu-operator", "v26.7.0", "https://helm.ngc.nvidia.com/nvidia", "gpu-operator", 900)
     # OCI charts are addressed by their full reference, without a repository
     assert (dra.release, dra.chart, dra.version, dra.repository, dra.namespace, dra.timeout_s) == (
         "dra-driver-nvidia-gpu",

@@ -40,7 +40,7 @@ def test_an_unlisted_types_pool_gets_its_declared_shape_efa_and_nvme():
         {
             "name": "b300",
             "gpu": "B200",
-            "instanceType": "p6-b300.48xlarge",
+            "instanceType": "p6-b300.96xlarge",
             "allowUnlisted": True,
             "instanceFacts": {"gpus": 8, "vcpu": 192, "memory": "4096Gi", "efaInterfaces": 16, "nvmeDisks": 8},
             "maxNodes": 2,
@@ -48,12 +48,12 @@ def test_an_unlisted_types_pool_gets_its_declared_shape_efa_and_nvme():
     )
     plan = plan_pool(pool, "eks", autoscaler=True)
     assert plan.unlisted and plan.shape is not None and not plan.shape.listed
-    assert (plan.gpus_per_node, plan.instance_type, plan.efa_interfaces) == (8, "p6-b300.48xlarge", 16)
+    assert (plan.gpus_per_node, plan.instance_type, plan.efa_interfaces) == (8, "p6-b300.96xlarge", 16)
     assert plan.labels["dra-gpu-platform.io/gpus-per-node"] == "8" and plan.labels["dra-gpu-platform.io/efa"] == "true"
     interfaces = efa_interfaces(plan.shape)
     assert len(interfaces) == 16 and interfaces[0].interface_type == "efa" and uses_local_raid(plan)
     note = unlisted_note(plan)
-    assert note is not None and "p6-b300.48xlarge is not in the catalog (allowUnlisted)" in note
+    assert note is not None and "p6-b300.96xlarge is not in the catalog (allowUnlisted)" in note
 
 
 def test_a_catalog_pool_carries_no_described_labels():

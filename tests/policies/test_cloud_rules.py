@@ -232,11 +232,11 @@ def test_budget_exceeded_names_each_pool():
 def test_budget_default_limit_and_unknown_shapes():
     big = [
         b.resource(b.EKS_NODE_GROUP, b.node_group("p5.48xlarge", max_size=9, name="h100"), "h100"),
-        b.resource(b.EKS_NODE_GROUP, b.node_group("g7e.2xlarge", max_size=2, name="rtx6000"), "rtx6000"),
+        b.resource(b.EKS_NODE_GROUP, b.node_group("p3dn.24xlarge", max_size=2, name="v100"), "v100"),
     ]
     [message] = b.check_stack(rules.GPU_BUDGET, big).messages
     assert message.startswith("72 GPUs at max scale exceed maxGpus 64")
-    assert message.endswith("Not counted (GPU count unknown): rtx6000.")
+    assert message.endswith("Not counted (GPU count unknown): v100.")
 
 
 def test_budget_reads_the_instance_type_of_a_capacity_block_launch_template():

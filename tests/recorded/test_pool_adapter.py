@@ -96,7 +96,7 @@ def test_a_foreign_programs_pools_keep_what_their_props_say():
     assert (taint.key, taint.value, taint.effect, taint.eks_effect) == ("dedicated", "gpu", "NoExecute", "NO_EXECUTE")
     assert not pool.has_taint("nvidia.com/gpu", "NoSchedule")
     # an NVIDIA family the catalog does not list: a GPU pool whose GPU and count stay unknown
-    unknown = SimpleNamespace(**{**vars(gpu), "props": {**gpu.props, "instanceTypes": ["g7e.12xlarge"]}})
+    unknown = SimpleNamespace(**{**vars(gpu), "props": {**gpu.props, "instanceTypes": ["p3dn.24xlarge"]}})
     ((_, pool),) = recorded.stack_pools([unknown])
     assert (pool.gpu, pool.gpus_per_node, pool.max_gpus) == (None, None, None)
 

@@ -85,7 +85,7 @@ def test_release_options_are_pinned_and_stable(runs):
     operator, dra = clean_inputs(found["gpu-operator"]), clean_inputs(found["dra-driver-nvidia-gpu"])
     assert {k: operator[k] for k in ("chart", "version", "namespace", "atomic", "createNamespace", "timeout")} == {
         "chart": "gpu-operator",
-        "version": "v25.10.1",
+        "version": "v26.7.0",
         "namespace": "gpu-operator",
         "atomic": True,
         "createNamespace": False,

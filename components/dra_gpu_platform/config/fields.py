@@ -12,7 +12,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from dra_gpu_platform.cel import CelCompileError, compile_selector
-from dra_gpu_platform.facts import versions
+from dra_gpu_platform.facts import kubernetes, versions
 from dra_gpu_platform.facts.catalog import GPU_MODELS
 from dra_gpu_platform.facts.naming import DNS_SUBDOMAIN_MAX
 from dra_gpu_platform.facts.quantity import QuantityError, parse_quantity
@@ -21,7 +21,20 @@ PROJECT = "dra-gpu-platform"  # the Pulumi project: stack file keys are `dra-gpu
 STACK_CONFIG_DIR = "stacks"
 
 GpuKey = Literal[
-    "H100", "H100-NVL", "H200", "A100-40GB", "A100-80GB", "B200", "GB200", "A10G", "A10", "T4", "L4", "L40S"
+    "H100",
+    "H100-NVL",
+    "H200",
+    "A100-40GB",
+    "A100-80GB",
+    "B200",
+    "GB200",
+    "B300",
+    "RTX-PRO-6000",
+    "A10G",
+    "A10",
+    "T4",
+    "L4",
+    "L40S",
 ]
 assert set(get_args(GpuKey)) == set(GPU_MODELS)  # the stack contract and the catalog list the same GPUs
 
@@ -112,6 +125,14 @@ def check_kubernetes_version(value: Any) -> str:
         raise rule_error(
             "DRA's resource.k8s.io/v1 API is GA from Kubernetes 1.34; older versions are not supported",
             'use "1.34" or newer',
+        )
+    if text in kubernetes.ANNOUNCED:
+        announced = kubernetes.ANNOUNCED[text]
+        raise rule_error(
+            f"Kubernetes {text} is announced for {announced.due.isoformat()} and served here only once released and "
+            f"its facts are read; this package renders for {', '.join(versions.SUPPORTED_KUBERNETES)}",
+            f'stay on "{versions.SUPPORTED_KUBERNETES[-1]}" or older; `gpuplan upgrade --to {text}` lists what {text} '
+            "changes",
         )
     if text not in versions.SUPPORTED_KUBERNETES:
         raise rule_error(

@@ -31,7 +31,7 @@ from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
 from dra_gpu_platform.config.sections.node_pools import GPU_CHOICE_TAGS, NodePool
 from dra_gpu_platform.config.sections.software import BRIDGE_CHOICE_TAGS, DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.spelling import Spelling, closest_key, correct, read_as, unknown_key_fix
-from dra_gpu_platform.facts import catalog, eks_amis, provisioners, regions
+from dra_gpu_platform.facts import catalog, eks_amis, gpu_software_support, provisioners, regions
 from dra_gpu_platform.facts.platforms import PLATFORMS
 from dra_gpu_platform.inputs.problems import MISSING, ConfigError, Problem, join_path, short_text
 
@@ -112,15 +112,18 @@ def validate_stack(cls: type[Stack], data: Any, handler: Callable[[Any], Stack])
 
     def rules(choice: Mapping[str, int]) -> list[Problem]:
         built = {**fields, **{field: repair.build(template, choice) for field, template in templates.items()}}
-        return consistency_problems(with_autoscaler_defaults(cls.model_construct(**built)), declared, unknown)
+        return consistency_problems(with_derived_defaults(cls.model_construct(**built)), declared, unknown)
 
     problems.extend(agreed_problems(repair, rules))
     problems = [*(spelling.as_written(p) for p in problems), *spelling.problems]
     if problems:
         raise ConfigError([p.named(written) for p in problems], source or "the stack config")
-    config = with_autoscaler_defaults(cls.model_construct(**fields))
+    config = with_derived_defaults(cls.model_construct(**fields))
     # what was given (so model_fields_set stays what the user wrote), with the derived defaults
-    return handler({cls.model_fields[field].alias or field: getattr(config, field) for field in fields})
+    given = {cls.model_fields[field].alias or field: getattr(config, field) for field in fields}
+    if config.gpu_operator.version != cls.model_fields["gpu_operator"].get_default(call_default_factory=True).version:
+        given["gpuOperator"] = config.gpu_operator  # a per-minor default differs from the field's
+    return handler(given)
 
 
 def _read_as_meant(data: Mapping[str, Any], source: str | None, spelling: Spelling) -> dict[str, Any]:
@@ -159,6 +162,27 @@ def _read_as_meant(data: Mapping[str, Any], source: str | None, spelling: Spelli
         model = CLUSTER_MODELS.get(platform) if isinstance(platform, str) else None
         out["cluster"] = correct(model or ClusterBase, cluster, ("cluster",), source, spelling, PLATFORMS)
     return out
+
+
+def with_derived_defaults(config: Stack) -> Stack:
+    return with_gpu_operator_default(with_autoscaler_defaults(config))
+
+
+def with_gpu_operator_default(config: Stack) -> Stack:
+    """A GPU Operator without a pinned version gets the newest listed release NVIDIA supports on the stack's minor
+    (dra_gpu_platform/facts/gpu_software_support.py default_gpu_operator); a pinned one stays as written."""
+    operator = config.gpu_operator
+    if "version" in operator.model_fields_set or not isinstance(config.cluster, ClusterBase):
+        return config
+    try:
+        minor = config.cluster.minor
+    except (AttributeError, IndexError, ValueError):
+        return config  # a cluster the rules refuse
+    version = gpu_software_support.default_gpu_operator(minor)
+    if version is None or version == operator.version:
+        return config
+    derived = GpuOperatorConfig.model_construct(operator.model_fields_set, **{**dict(operator), "version": version})
+    return config.model_copy(update={"gpu_operator": derived})
 
 
 def with_autoscaler_defaults(config: Stack) -> Stack:

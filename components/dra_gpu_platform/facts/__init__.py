@@ -20,6 +20,7 @@ __all__ = [
     "eks_amis",
     "gpu_models",
     "gpu_operator",
+    "gpu_software_support",
     "image_digests",
     "instance_types",
     "ip_ranges",

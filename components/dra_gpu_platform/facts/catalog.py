@@ -26,6 +26,7 @@ from dra_gpu_platform.facts.gpu_models import (
 )
 from dra_gpu_platform.facts.instance_types import (
     EFA_FAMILIES,
+    FRACTIONAL_GPU_FAMILIES,
     INSTANCE_TYPES,
     InstanceType,
     declared_instance_type,
@@ -41,6 +42,7 @@ __all__ = [
     "EFA_FAMILIES",
     "EXAMPLE_DEVICE",
     "EXAMPLE_DRIVER",
+    "FRACTIONAL_GPU_FAMILIES",
     "GPU_MODELS",
     "INSTANCE_TYPES",
     "NVIDIA_DRIVER",

@@ -37,8 +37,10 @@ def _gpu_operator(tag: str, commit: str) -> ChartSource:
 # the tag). Every key the GPU software plan writes is read by each of these charts (rendered with helm 4.1.4).
 # v25.10.0 is the first with CDI on by default, which DRA pools need (versions.GPU_OPERATOR_MIN_FOR_DRA); the
 # v25.3 line serves device-plugin-only stacks. v26.7.0 is the first with the GPUCluster resource
-# (gpuOperator.draManagement: gpucluster; versions.GPU_OPERATOR_MIN_FOR_GPUCLUSTER). The v26.3.x tags exist but
-# were not checked against these values: they need allowUnlisted.
+# (gpuOperator.draManagement: gpucluster; versions.GPU_OPERATOR_MIN_FOR_GPUCLUSTER). The v26.3.x tags are the stop
+# between 25.10 and 26.7 that an upgrade must make (facts/gpu_software_support.py operator_hops); the prod and
+# staging values rendered with helm 4.1.4 against each of them with every values key read
+# (docs/references.md#gpu-operator-chart).
 GPU_OPERATOR_RELEASES: dict[str, ChartSource] = {
     tag: _gpu_operator(tag, commit)
     for tag, commit in (
@@ -49,6 +51,10 @@ GPU_OPERATOR_RELEASES: dict[str, ChartSource] = {
         ("v25.3.4", "d73a0086a6ba41c5972a704f8d36e3a162ee656f"),
         ("v25.10.0", "6f3d599dfe65b7d4247a90ca2ab27b32a6d6ed98"),
         ("v25.10.1", "846018752b8a34d4039feb6f18629b4c64210e32"),
+        ("v26.3.0", "30a8bbd2d04ab9fafa9da637b98b0d23b0316367"),
+        ("v26.3.1", "5a25fef4572b2b36e32ebcacd482b586e467dc2d"),
+        ("v26.3.2", "2369b0586cbd033132f44529ed0fe18256fae001"),
+        ("v26.3.3", "b0a49c0e7b2e061dcd83f2bb2fe4fe960c5d0338"),
         ("v26.7.0", "10ee5b3638b89e11e949412aafa5ba99279c3721"),
     )
 }

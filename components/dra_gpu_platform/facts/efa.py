@@ -23,3 +23,5 @@ RESOURCE = "vpc.amazonaws.com/efa"
 # address instead of 32 (terraform-aws-eks modules/eks-managed-node-group/main.tf:57-69).
 PRIMARY_INTERFACE = "efa"
 SECONDARY_INTERFACE = "efa-only"
+# The primary interface on a card without EFA (p6-b300's card 0: EC2 NetworkCards[0].InterfaceTypes is ["interface"]).
+ENA_INTERFACE = "interface"

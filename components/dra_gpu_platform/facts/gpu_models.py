@@ -45,6 +45,12 @@ class GpuModel:
     pci_device_ids: tuple[str, ...] = ()
     mig_profiles: tuple[MigProfile, ...] = ()
     multi_node_nvlink: bool = False  # NVLink reaches GPUs of other nodes (GB200 NVL72): ComputeDomains apply
+    # EC2's GpuInfo.Gpus[].Name where it is not the key's first word (EC2 names the chip: "A100" for A100-80GB)
+    ec2_name: str | None = None
+
+    @property
+    def ec2_gpu_name(self) -> str:
+        return self.ec2_name or self.key.split("-")[0]
 
     @property
     def memory(self) -> Quantity:
@@ -122,6 +128,8 @@ _MIG_H200 = (
 _MIG_H100_NVL = _seven_slice_family(12, 24, 47, 94)
 _MIG_B200 = _seven_slice_family(23, 45, 90, 180)
 _MIG_GB200 = _seven_slice_family(23, 47, 93, 186)
+# gpu-operator v26.7.0 assets/state-mig-manager/0400_configmap.yaml:547-588
+_MIG_B300 = _seven_slice_family(34, 67, 135, 269)
 
 GPU_MODELS: dict[str, GpuModel] = {
     m.key: m
@@ -195,6 +203,30 @@ GPU_MODELS: dict[str, GpuModel] = {
             ("0x2941",),
             _MIG_GB200,
             multi_node_nvlink=True,
+        ),
+        GpuModel(
+            "B300",
+            "NVIDIA B300 SXM6 AC",
+            r"^NVIDIA B300 SXM6 AC$",
+            "Blackwell",
+            "10.3.0",
+            288,
+            "275040Mi",
+            ("0x3182",),
+            _MIG_B300,
+        ),
+        # MIG on this GPU splits it in 4 (MIG user guide: 4 instances at most; mig-parted 1g.24gb x4 ... 4g.96gb):
+        # the placement model here knows the 7-slice GPUs only, so its profiles are left out rather than mis-modelled.
+        GpuModel(
+            "RTX-PRO-6000",
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+            r"^NVIDIA RTX PRO 6000 Blackwell Server Edition$",
+            "Blackwell",
+            "12.0.0",
+            96,
+            "97887Mi",
+            ("0x2bb5",),
+            ec2_name="RTX PRO Server 6000",
         ),
         GpuModel("A10G", "NVIDIA A10G", r"^NVIDIA A10G$", "Ampere", "8.6.0", 24, "23028Mi"),
         GpuModel("A10", "NVIDIA A10", r"^NVIDIA A10$", "Ampere", "8.6.0", 24, "23028Mi"),

@@ -15,8 +15,13 @@ from typing import Literal
 from dra_gpu_platform.facts.eks_amis import NVIDIA_AMI_INSTANCE_FAMILIES
 from dra_gpu_platform.facts.gpu_models import gpu_model
 
-# EC2 families whose multi-card sizes get one EFA interface per network card and a cluster placement group.
-EFA_FAMILIES = ("p4d", "p4de", "p5", "p5e", "p5en", "p6-b200")
+# EC2 families whose multi-card sizes get one EFA interface per network card that carries EFA, and a cluster
+# placement group.
+EFA_FAMILIES = ("p4d", "p4de", "p5", "p5e", "p5en", "p6-b200", "p6-b300")
+# Fractional-GPU families: EC2 reports no whole GPU (GpuInfo.Gpus[].Count 0, GpuPartitionSize 0.125-0.5 of an L4;
+# moto 5.2.5 instance_types.json), the GPU is a vGPU share, and nothing publishes it as a DRA device: Karpenter
+# v1.15.2 dropped their NVIDIA DRA metadata (docs/references.md#ec2-fractional-gpu-types).
+FRACTIONAL_GPU_FAMILIES = ("g6f", "gr6f")
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,8 @@ class InstanceType:
     gpu_memory_gb: int  # total nominal GPU memory: gpus x the model's marketing size
     max_efa_interfaces: int | None = 0  # EC2 EfaInfo.MaximumEfaInterfaces; None where not sourced
     network_cards: int = 1  # EC2 NetworkInfo.MaximumNetworkCards
+    # leading network cards that carry no EFA (EC2 NetworkCards[].InterfaceTypes without `efa`: card 0 of p6-b300)
+    ena_only_cards: int = 0
     infiniband_nics: int = 0  # Azure: InfiniBand (scale-out) NICs per VM
     nvme_disks: int = 0  # NVMe instance-store disks (EC2 InstanceStorageInfo; Azure: local NVMe disks)
     cpu_architecture: Literal["x86_64", "arm64"] = "x86_64"
@@ -48,14 +55,20 @@ class InstanceType:
         return self.name.split(".", 1)[0]
 
     @property
+    def efa_cards(self) -> int:
+        """Network cards that carry EFA."""
+        return self.network_cards - self.ena_only_cards
+
+    @property
     def efa_interfaces(self) -> int:
-        """EFA interfaces a pool of this type is given: one per network card on the multi-card sizes of the EFA
-        families (docs/references.md#eks-efa), none elsewhere (a single-card size such as p5.4xlarge keeps its
-        one ENA interface and no placement group). An unlisted type gets the interfaces its stack declares."""
+        """EFA interfaces a pool of this type is given: one per network card that carries EFA on the multi-card
+        sizes of the EFA families (docs/references.md#eks-efa; EC2's MaximumEfaInterfaces is that count), none
+        elsewhere (a single-card size such as p5.4xlarge keeps its one ENA interface and no placement group). An
+        unlisted type gets the interfaces its stack declares."""
         if not self.listed:
             return self.max_efa_interfaces or 0
-        if self.family in EFA_FAMILIES and self.network_cards > 1 and self.max_efa_interfaces == self.network_cards:
-            return self.network_cards
+        if self.family in EFA_FAMILIES and self.network_cards > 1 and self.max_efa_interfaces == self.efa_cards:
+            return self.efa_cards
         return 0
 
 
@@ -74,6 +87,7 @@ def _eks(
     *,
     efa: int | None = 0,
     cards: int = 1,
+    ena_only: int = 0,
     nvme: int = 0,
     per_root: int = 1,
     default: bool = False,
@@ -90,6 +104,7 @@ def _eks(
         gpus * gpu_model(gpu).nominal_memory_gb,
         max_efa_interfaces=efa,
         network_cards=cards,
+        ena_only_cards=ena_only,
         nvme_disks=nvme,
         cpu_architecture=arch,
         capacity_blocks_only=blocks_only,
@@ -136,6 +151,10 @@ INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
     for t in (
         # EC2 (docs/references.md#ec2-gpu-instance-types, docs/references.md#eks-efa)
         _eks("p6-b200.48xlarge", "B200", 8, 192, 2048, efa=8, cards=8, nvme=8, per_root=_HGX, default=True),
+        # card 0 is ENA only (the primary interface), cards 1-16 carry EFA
+        _eks(
+            "p6-b300.48xlarge", "B300", 8, 192, 4096, efa=16, cards=17, ena_only=1, nvme=8, per_root=_HGX, default=True
+        ),
         _eks(
             "p6e-gb200.36xlarge",
             "GB200",
@@ -188,6 +207,12 @@ INSTANCE_TYPES: dict[tuple[str, str], InstanceType] = {
         _eks("g6e.16xlarge", "L40S", 1, 64, 512, efa=1, nvme=2),
         _eks("g6e.24xlarge", "L40S", 4, 96, 768, efa=2, cards=2, nvme=2),
         _eks("g6e.48xlarge", "L40S", 8, 192, 1536, efa=4, cards=4, nvme=4),
+        _eks("g7e.2xlarge", "RTX-PRO-6000", 1, 8, 64, nvme=1, default=True),
+        _eks("g7e.4xlarge", "RTX-PRO-6000", 1, 16, 128, nvme=1),
+        _eks("g7e.8xlarge", "RTX-PRO-6000", 1, 32, 256, efa=1, nvme=1),
+        _eks("g7e.12xlarge", "RTX-PRO-6000", 2, 48, 512, efa=1, nvme=1),
+        _eks("g7e.24xlarge", "RTX-PRO-6000", 4, 96, 1024, efa=2, cards=2, nvme=2),
+        _eks("g7e.48xlarge", "RTX-PRO-6000", 8, 192, 2048, efa=4, cards=4, nvme=4),
         # Azure (docs/references.md#azure-gpu-vm-sizes); no Azure size carries A10G, B200, L4 or L40S here
         _aks(
             "Standard_ND128isr_NDR_GB200_v6",
@@ -301,6 +326,12 @@ def _azure_family(vm_size: str) -> tuple[str, str] | None:
 def ec2_quota_family(name: str) -> str:
     """The EC2 vCPU quota bucket of an instance type: P for the p families, G (G and VT) for the others."""
     return "P" if name.startswith("p") else "G"
+
+
+def is_ec2_fractional_gpu_type(name: str) -> bool:
+    """Whether an EC2 instance type is of a fractional-GPU family (FRACTIONAL_GPU_FAMILIES: a vGPU share, no DRA
+    device)."""
+    return name.split(".", 1)[0] in FRACTIONAL_GPU_FAMILIES
 
 
 def is_ec2_gpu_type(name: str) -> bool:

@@ -229,6 +229,57 @@ def minor_number(version: str) -> int:
     return int(str(version).split(".")[1])
 
 
+# The newest patch release of each minor seen on 2026-12-01 (docs/references.md#kubernetes-newest-patches): k8s.io/api
+# v0.<minor>.<patch> is tagged with each kubernetes v1.<minor>.<patch>. 1.34 left upstream support on 2026-10-27.
+NEWEST_PATCH: Mapping[str, str] = {"1.34": "1.34.11", "1.35": "1.35.9", "1.36": "1.36.6", "1.37": "1.37.2"}
+
+
+@dataclass(frozen=True)
+class Announced:
+    """A minor the Kubernetes release team has scheduled but not released: never served or offered here until it is
+    released and its facts (gates, APIs, allocator) are read into MINORS."""
+
+    version: str
+    due: date
+    source: str
+    # what changes for DRA, each with its pull request (the draft release notes)
+    dra_changes: tuple[str, ...]
+    # resource.k8s.io versions the minor stops serving
+    removes_apis: tuple[str, ...] = ()
+    # feature gates the minor removes (a component given one fails to start: "unrecognized feature gate")
+    removes_gates: tuple[str, ...] = ()
+
+    def status(self, on: date) -> str:
+        if on < self.due:
+            return f"Kubernetes {self.version} is not released yet (due {self.due.isoformat()})"
+        return (
+            f"Kubernetes {self.version} was due on {self.due.isoformat()}; this package has not read its facts "
+            "(gates, APIs, allocator) yet"
+        )
+
+
+# docs/references.md#kubernetes-1-38
+ANNOUNCED: Mapping[str, Announced] = {
+    "1.38": Announced(
+        "1.38",
+        date(2026, 12, 16),
+        "kubernetes/sig-release releases/release-1.38/README.md; release-notes-draft.md (alpha.1, alpha.2)",
+        (
+            "resource.k8s.io/v1beta1 is no longer served (kubernetes/api resource/v1beta1 "
+            "zz_generated.prerelease-lifecycle.go:38-39, APILifecycleRemoved 1.38)",
+            "the DynamicResourceAllocation feature gate is removed (kubernetes/kubernetes#141946): a kind or kubeadm "
+            "config that still sets it stops the components from starting",
+            "DRADeviceTaints and DRADeviceTaintRules are locked to GA (kubernetes/kubernetes#140256)",
+            "a DeviceTaintRule without deviceSelector matches no device (it matched every device before); "
+            "deviceSelector: {} matches all (kubernetes/kubernetes#141648, #141831)",
+            "NoExecute device taints also evict pods using DRA-backed extended resources (kubernetes/kubernetes#142289)",
+        ),
+        removes_apis=("resource.k8s.io/v1beta1",),
+        removes_gates=(DYNAMIC_RESOURCE_ALLOCATION,),
+    )
+}
+
+
 # ---------------------------------------------------------------------------------------------------
 # what the managed services offer
 

@@ -92,6 +92,8 @@ class NodePools:
     allocatable: Callable[[str, int, int], alloc.Allocatable] | None = None
     quota_family: Callable[[str], str] | None = None  # an unlisted type's default vCPU quota family
     is_gpu_type: Callable[[str], bool] | None = None  # whether a type, listed or not, has NVIDIA GPUs
+    # whether a type's GPU is a share of one (a vGPU): the NVIDIA DRA driver has no device to publish for it
+    is_fractional_gpu_type: Callable[[str], bool] | None = None
 
     @property
     def bought(self) -> bool:
@@ -186,6 +188,7 @@ EKS = PlatformProfile(
         allocatable=alloc.eks_allocatable,
         quota_family=instance_types.ec2_quota_family,
         is_gpu_type=instance_types.is_ec2_gpu_type,
+        is_fractional_gpu_type=instance_types.is_ec2_fractional_gpu_type,
     ),
     # The cluster autoscaler over managed node groups (the stack installs it), Karpenter (the stack installs its chart,
     # docs/references.md#karpenter-releases) or EKS Auto Mode (AWS runs it, docs/references.md#eks-auto-mode).

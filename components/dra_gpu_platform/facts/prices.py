@@ -57,6 +57,7 @@ _AZURE_AS_OF = "2026-06-18"
 # us-east-1: (instance type, USD per hour, line)
 _AWS_US_EAST_1 = (
     ("p6-b200.48xlarge", 113.9328, 424),
+    ("p6-b300.48xlarge", 142.416, 426),
     ("p5.48xlarge", 55.04, 420),
     ("p5.4xlarge", 6.88, 420),
     ("p5en.48xlarge", 63.296, 422),
@@ -94,6 +95,12 @@ _AWS_US_EAST_1 = (
     ("g6e.16xlarge", 7.57719, 199),
     ("g6e.24xlarge", 15.06559, 199),
     ("g6e.48xlarge", 30.13118, 200),
+    ("g7e.2xlarge", 3.36312, 204),
+    ("g7e.4xlarge", 3.99816, 205),
+    ("g7e.8xlarge", 5.26824, 205),
+    ("g7e.12xlarge", 8.28608, 204),
+    ("g7e.24xlarge", 16.57216, 204),
+    ("g7e.48xlarge", 33.14432, 204),
 )
 # (VM size, {location: (USD per hour, line)})
 _AZURE = (

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dra_gpu_platform.facts import kubernetes
 
-GPU_OPERATOR_DEFAULT = "v25.10.1"
+# The newest listed release NVIDIA supports on every minor this package models (what a stack gets without a pin;
+# config/validation.py with_gpu_operator_default picks per minor from facts/gpu_software_support.py).
+GPU_OPERATOR_DEFAULT = "v26.7.0"
 # v25.10.0 is the first GPU Operator with CDI on by default, which the DRA driver needs.
 GPU_OPERATOR_MIN_FOR_DRA = "25.10.0"
 GPU_OPERATOR_REPO = "https://helm.ngc.nvidia.com/nvidia"

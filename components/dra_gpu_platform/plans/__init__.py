@@ -32,4 +32,6 @@ __all__ = [
     "stack",
     "stack_inventory",
     "tenancy_notes",
+    "upgrade",
+    "upgrade_steps",
 ]  # the public modules of this package

@@ -62,7 +62,7 @@ GPU_RESOURCE = "nvidia.com/gpu"
 class EfaInterface:
     network_card_index: int
     device_index: int
-    interface_type: str  # "efa" (card 0, with the node's IP address) or "efa-only"
+    interface_type: str  # "efa" or "interface" (card 0, with the node's IP address), or "efa-only"
 
 
 @dataclass(frozen=True)
@@ -477,15 +477,15 @@ def capacity_type(capacity: str) -> str:
 
 
 def efa_interfaces(shape: InstanceType) -> list[EfaInterface]:
-    """One EFA interface per network card: the primary (device 0, `efa`, the node's IP address) on card 0,
-    device 1 and `efa-only` (no IP address) on every other card."""
+    """The interfaces of an EFA pool's launch template: the primary (device 0, the node's IP address) on card 0, `efa`
+    where card 0 carries EFA and a plain ENA `interface` where it does not (p6-b300); device 1 `efa-only` (no IP
+    address) on every other EFA card."""
     if not uses_efa(shape):
         return []
+    primary = efa_facts.PRIMARY_INTERFACE if shape.ena_only_cards == 0 else efa_facts.ENA_INTERFACE
     return [
-        EfaInterface(card, 0, efa_facts.PRIMARY_INTERFACE)
-        if card == 0
-        else EfaInterface(card, 1, efa_facts.SECONDARY_INTERFACE)
-        for card in range(shape.efa_interfaces)
+        EfaInterface(card, 0, primary) if card == 0 else EfaInterface(card, 1, efa_facts.SECONDARY_INTERFACE)
+        for card in range(shape.ena_only_cards + shape.efa_interfaces)
     ]
 
 

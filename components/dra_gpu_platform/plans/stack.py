@@ -36,6 +36,7 @@ from dra_gpu_platform.plans.node_pools import PoolPlan, plan_pools
 from dra_gpu_platform.plans.quota import quota_context
 from dra_gpu_platform.plans.stack_inventory import pools_inventory
 from dra_gpu_platform.plans.tenancy_notes import tenancy_notes
+from dra_gpu_platform.plans.upgrade import software_notes
 
 ClusterPlan: TypeAlias = eks.EksClusterPlan | aks.AksClusterPlan | kind.KindClusterPlan | existing.ExistingClusterPlan
 
@@ -174,7 +175,11 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
             deployers, {ns.name: tuple(ns.service_types) for ns in config.namespaces if ns.service_types}
         ),
         deployer_groups=deployers,
-        notes=(*(() if deployers else (UNGUARDED_NOTE[config.platform],)), *tenancy_notes(config)),
+        notes=(
+            *(() if deployers else (UNGUARDED_NOTE[config.platform],)),
+            *tenancy_notes(config),
+            *software_notes(config),
+        ),
         gpu_toleration=plan_gpu_toleration(config),
         driver_class_extended_resource=config.driver_class_has_extended_resource(),
         region=config.region if config.profile.region is not None else None,

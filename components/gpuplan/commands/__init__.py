@@ -15,4 +15,5 @@ __all__ = [
     "preview",
     "render",
     "runner",
+    "upgrade",
 ]  # the public modules of this package

@@ -481,7 +481,7 @@ def gpus_check(itype: str, spec: dict | None, shape: catalog.InstanceType | None
     if count != shape.gpus:
         problems.append(f"{itype} has {count} GPU(s), the catalog says {shape.gpus}")
     # EC2 names the chip ("A100"), the catalog adds the memory variant ("A100-80GB").
-    if names != [shape.gpu.split("-")[0]]:
+    if names != [catalog.gpu_model(shape.gpu).ec2_gpu_name]:
         problems.append(f"{itype} carries {', '.join(names) or 'no GPU'}, the catalog says {shape.gpu}")
     if len(mib) != 1 or not _memory_matches(mib[0], per_gpu_gb):
         problems.append(f"{itype} has {'/'.join(str(m) for m in mib)} MiB per GPU, the catalog says {per_gpu_gb} GB")

@@ -251,6 +251,19 @@ def _cloud_instance(r: RuleContext, at: str, pool: NodePool, platform: str) -> N
         return
     shape = catalog.instance_type(platform, pool.instance_type)
     options = [t.name for t in catalog.instance_types_for(platform, pool.gpu_key)]
+    fractional = platforms.profile(platform).node_pools.is_fractional_gpu_type
+    if fractional is not None and fractional(pool.instance_type) and pool.gpu_stack == "dra":
+        family = pool.instance_type.split(".", 1)[0]
+        r.add(
+            f"{at}.instanceType",
+            pool.instance_type,
+            f"{family} is a fractional-GPU family: EC2 reports no whole GPU (GpuInfo Count 0, a share of one L4), so "
+            "the NVIDIA DRA driver has no GPU device to publish and Karpenter carries no NVIDIA DRA metadata for it "
+            "(docs/references.md#ec2-fractional-gpu-types)",
+            f"use a whole-GPU type for a DRA pool ({', '.join(options[:3]) or 'g6.xlarge'}), or gpuStack: "
+            "device-plugin for the vGPU share",
+        )
+        return
     if shape is None:
         if pool.allow_unlisted:
             _unlisted(r, at, pool, platform)
