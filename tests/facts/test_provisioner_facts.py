@@ -57,9 +57,11 @@ def test_karpenter_releases_and_their_dra_support():
     assert [r.version for r in karpenter.RELEASES.values() if r.nvidia_dra] == [karpenter.DRA_VERSION]
     assert all("@sha256:" in r.image for r in karpenter.RELEASES.values())
     assert karpenter.supports_kubernetes("1.14.1", "1.36") and not karpenter.supports_kubernetes("1.14.1", "1.37")
-    # every DRA-capable catalog type on EKS but the Capacity-Block-only GB200
+    # every catalog type on EKS but the Capacity-Block-only GB200 and the families the stored 1.15 table lacks
     eks = {t.name for t in catalog.INSTANCE_TYPES.values() if t.platform == "eks"}
-    assert eks - karpenter.NVIDIA_DRA_INSTANCE_TYPES == {"p6e-gb200.36xlarge"}
+    without = {"p6e-gb200.36xlarge", "p6-b300.48xlarge", *(f"g7e.{s}" for s in ("2xlarge", "4xlarge", "8xlarge"))}
+    without |= {f"g7e.{s}" for s in ("12xlarge", "24xlarge", "48xlarge")}
+    assert eks - karpenter.NVIDIA_DRA_INSTANCE_TYPES == without
 
 
 @pytest.mark.parametrize(

@@ -403,7 +403,8 @@ def queue_policy(queue_arn: str) -> dict[str, Any]:
 # Instance types whose NVIDIA DRA metadata 1.15 carries (pkg/providers/drametadata/zz_generated_gpu_metadata.go at
 # 25682c49, GPUMetadataByInstanceType; one device per physical GPU, type "gpu", with productName, architecture,
 # cudaComputeCapability, pcieRoot and memory: pkg/providers/nvidiadra/nvidiadra.go at 0732fac7). The catalog's types of
-# the families listed; p6e-gb200 has none (and ComputeDomains have no metadata at all: tasks/dra "Note").
+# the families listed; p6e-gb200, p6-b300 and g7e have none (and ComputeDomains have no metadata at all: tasks/dra
+# "Note").
 NVIDIA_DRA_INSTANCE_TYPES = frozenset(
     {
         *(f"g4dn.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal")),
