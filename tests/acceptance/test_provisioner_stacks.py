@@ -105,10 +105,11 @@ def render(stack, helm_path, tmp_path_factory) -> tuple[int, dict[str, Any], boo
     """Probe GPU charts; the real Karpenter chart where ../shared/charts holds it (its CRDs validate the NodePools),
     else a probe of its controller Deployment."""
     charts = tmp_path_factory.mktemp(f"charts-{stack}")
-    probe_charts.write_charts(charts)
+    config = load_stack_file(stack_file(stack))
+    probe_charts.write_charts(charts, config.gpu_operator.version)  # the release the stack pins or gets by default
     probe_charts.write_eks_addon_charts(charts)
     real = _real_karpenter(stack)
-    version = (load_stack_file(stack_file(stack)).autoscaler.version or karpenter.DEFAULT_VERSION).lstrip("v")
+    version = (config.autoscaler.version or karpenter.DEFAULT_VERSION).lstrip("v")
     if real is not None:
         (charts / real.name).symlink_to(real, target_is_directory=True)
     else:
