@@ -1,6 +1,7 @@
 """docs/gpu-software.md's ComputeDomain workload stays true: its stack is valid and turns ComputeDomains on, the
 ComputeDomain uses only the CRD fields recorded in dra_gpu_platform/facts/compute_domains.py (the chart is not committed),
-the Job is a valid batch/v1 Job, and its claims name the stack's claim template and the ComputeDomain's."""
+the Job is a valid batch/v1 Job whose pods the namespace's Pod Security admits, and its claims name the stack's claim
+template and the ComputeDomain's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config import parse_config_map
+from dra_gpu_platform.dra import pod_security
 from dra_gpu_platform.facts import compute_domains
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.checks.kube_validate import validate_document
@@ -82,3 +84,12 @@ def test_the_job_is_valid_and_claims_the_gpus_and_the_domains_channel(stack, wor
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert any(e["key"] == compute_domains.GPU_CLIQUE_LABEL for t in terms for e in t["matchExpressions"])
+
+
+def test_the_jobs_pods_pass_the_namespaces_pod_security(stack, workload):
+    _, job = workload
+    [namespace] = [ns for ns in stack.namespaces if ns.name == job["metadata"]["namespace"]]
+    template = job["spec"]["template"]
+    minor = int(stack.kubernetes_version.split(".")[1])
+    decision = pod_security.admit(namespace.labels, template, minor, spec_path="spec.template.spec")
+    assert decision.evaluated and decision.denied is None, decision.denied

@@ -22,7 +22,7 @@ PROFILE_MODULE = SOURCE_ROOT / "dra_gpu_platform" / "facts" / "platforms.py"
 HANDFUL = 5
 # The library, the provider and the pack's shell. gpuplan is restructured on issue 32's parallel gpuplan branch; its
 # comparisons move to the profile after both land (the closing note lists them).
-SCANNED = (SOURCE_ROOT / "dra_gpu_platform", ROOT / "provider", ROOT / "policies")
+SCANNED = (SOURCE_ROOT / "dra_gpu_platform", SOURCE_ROOT / "gpuplan", ROOT / "provider", ROOT / "policies")
 
 
 def _is_platform_name(node: ast.expr) -> bool:
@@ -130,10 +130,10 @@ def test_finer_components_compose_on_clusters_that_exist_apart_from_gpu_platform
 
 
 def test_gpuplan_preflight_covers_the_platforms_whose_profile_lists_checks():
-    # gpuplan reads its own list until it asks the profile (after issue 32's gpuplan branch lands); both must agree
-    from gpuplan.preflight.stack import COVERED
+    from gpuplan.preflight.stack import CLOUD_CHECKS, COVERED
 
-    assert tuple(name for name, p in PROFILES.items() if p.preflight) == COVERED
+    assert tuple(name for name, p in PROFILES.items() if p.preflight) == COVERED == ("eks", "aks")
+    assert sorted(CLOUD_CHECKS) == sorted(COVERED)  # each covered platform has its checks, and only those
 
 
 def test_the_region_keys_are_the_profiles():

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import botocore
+import pytest
 
 from dra_gpu_platform.facts import regions
 
@@ -26,6 +27,20 @@ def test_every_aws_region_has_an_eks_endpoint():
     for partition in _endpoints()["partitions"]:
         eks = partition["services"]["eks"]["endpoints"]
         assert set(partition["regions"]) <= set(eks), partition["partition"]
+
+
+def test_the_zone_table_is_motos_zones_per_region():
+    pytest.importorskip("moto", reason="moto (a dev dependency) holds the zone names this table is checked against")
+    from moto.ec2.models.availability_zones_and_regions import RegionsAndZonesBackend
+
+    installed = {region: tuple(z.name for z in zones) for region, zones in RegionsAndZonesBackend.zones.items()}
+    assert len(regions.AWS_ZONE_LETTERS) == 12  # the regions moto lists one by one (it guesses a, b, c for the rest)
+    assert {region: regions.aws_zones(region) for region in regions.AWS_ZONE_LETTERS} == {
+        region: installed[region] for region in regions.AWS_ZONE_LETTERS
+    }
+    assert set(regions.AWS_ZONE_LETTERS) <= regions.AWS_REGIONS
+    assert regions.aws_zones("ap-northeast-1") == ("ap-northeast-1a", "ap-northeast-1c", "ap-northeast-1d")
+    assert regions.aws_zones("us-isob-east-1") == () and regions.aws_zones("eu-central-1") == ()
 
 
 def test_azure_locations_are_programmatic_names():

@@ -91,7 +91,7 @@ def test_text_output_reads_like_a_preview(grown_dev, tmp_path):
     assert "Diff of stack dev against" in output and "Resources:" in output and "to replace" in output
     assert "environment.KIND_CONFIG" in output and "kubeconfig (known after apply) (forces replacement)" in output
     assert "REFUSED" in output and "what would be lost:" in output and "how to do it safely:" in output
-    assert "--allow-replace URN" in output
+    assert "--allow-replace NAME" in output and "to accept it on purpose: --allow-replace " in output
 
 
 @pytest.mark.parametrize(
@@ -99,11 +99,10 @@ def test_text_output_reads_like_a_preview(grown_dev, tmp_path):
     [
         (["--stack", "dev", "--against", "no-such-revision-xyz"], "--against", "not a git revision"),
         (["--stack", "dev", "--against-config", "/nonexistent/Pulumi.dev.yaml"], "--against-config", "does not exist"),
-        (["--stack", "dev"], "--against/--against-config", "exactly one"),
         (
             ["--stack", "dev", "--against", "HEAD", "--against-config", "x.yaml"],
             "--against/--against-config",
-            "exactly one",
+            "not both",
         ),
         (["--stack", "no-such-stack", "--against", "HEAD"], "", "does not exist"),
     ],
@@ -145,3 +144,43 @@ def test_allow_replace_that_names_nothing_is_invalid_input(grown_dev, tmp_path):
     assert result.exit_code == 2
     errors = json.loads(result.output)["errors"]
     assert errors[0]["path"] == "--allow-replace" and errors[0]["value"] == "urn:pulumi:dev::nothing"
+    assert errors[0]["fix"].startswith("pass one of: ") and "$" not in errors[0]["fix"]
+
+
+def test_allow_replace_offers_and_takes_short_names(grown_dev, tmp_path):
+    """The 200-character URNs carry `$`, which a shell expands unquoted: gpuplan offers the resource's name, or its
+    type::name where the name is not unique, and takes it."""
+    edited, deployed = grown_dev
+    base = ["--config", str(edited), "--against-config", str(deployed), "--out", str(tmp_path), "--format", "json"]
+    document = json.loads(_invoke(*base).output)
+    offered = {c["urn"]: c["allowReplace"] for c in document["changes"] if c["refused"]}
+    assert offered and all(name and "$" not in name and len(name) < len(urn) for urn, name in offered.items())
+    assert all(c["allowReplace"] is None for c in document["changes"] if not c["refused"])
+    accepted = [arg for name in offered.values() for arg in ("--allow-replace", name)]
+    result = _invoke(*base, *accepted)
+    assert result.exit_code == 0, result.output
+    assert sorted(json.loads(result.output)["allowed"]) == sorted(offered)
+    text = _invoke(*base[:-2]).output
+    assert all(f"--allow-replace {name}" in text for name in offered.values())
+
+
+def test_without_against_a_tracked_stack_file_is_compared_with_head(tmp_path):
+    result = CliRunner().invoke(app, ["diff", "--stack", "dev", "--out", str(tmp_path), "--format", "json"])
+    assert result.exit_code in (0, 1), result.output  # 1 only if the working tree's dev stack refuses a change
+    assert json.loads(result.stdout)["against"] == "HEAD:stacks/Pulumi.dev.yaml"
+    assert "no --against given; comparing with HEAD:stacks/Pulumi.dev.yaml" in result.stderr
+
+
+def test_without_against_an_untracked_or_outside_stack_file_is_invalid_input(tmp_path):
+    (tmp_path / "outside").mkdir()
+    outside = write_stack(tmp_path / "outside", load_committed("dev"), "dev")
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    untracked = write_stack(checkout, load_committed("dev"), "dev")
+    for stack_file, rule in ((outside, "is not in a git checkout"), (untracked, "is not tracked by git")):
+        result = _invoke("--config", str(stack_file), "--out", str(tmp_path / "out"), "--format", "json")
+        assert result.exit_code == 2, result.output
+        [error] = json.loads(result.output)["errors"]
+        assert error["path"] == "--against" and rule in error["rule"] and "no HEAD version" in error["rule"]
+        assert "--against-config" in error["fix"] and "Traceback" not in result.output

@@ -17,6 +17,7 @@ from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, load_committed, qualify
+from tests.gpuplan.restricted_pods import restricted
 
 PROD = ROOT / "stacks" / "Pulumi.prod.yaml"
 TOLERATE = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -39,7 +40,13 @@ def claimed_pod(name: str, *extra_containers: dict, init: tuple[dict, ...] = (),
     }
     if init:
         body["initContainers"] = list(init)
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml-research"}, "spec": body}
+    # restricted's securityContext (ml-research enforces it): the guard, not Pod Security, is what these pods meet
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ml-research"},
+        "spec": restricted(body),
+    }
 
 
 def as_deployment(pod: dict) -> dict:
@@ -118,12 +125,14 @@ def test_a_legacy_pods_sidecar_is_refused_once_extended_resource_toleration_adds
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "legacy", "namespace": "ml-legacy"},
-        "spec": {
-            "containers": [
-                {"name": "main", "image": CUDA, "resources": {"limits": {"nvidia.com/gpu": "1"}}},
-                {"name": "logs", "image": CUDA},
-            ]
-        },
+        "spec": restricted(
+            {
+                "containers": [
+                    {"name": "main", "image": CUDA, "resources": {"limits": {"nvidia.com/gpu": "1"}}},
+                    {"name": "logs", "image": CUDA},
+                ]
+            }
+        ),
     }
     verdict = pods(judge(prod, tmp_path, pod))["legacy"]
     assert verdict["outcome"] == "rejected" and "container(s) logs list no claim" in verdict["reasons"][0]
@@ -191,10 +200,12 @@ LEGACY_ON_H100 = {
     "apiVersion": "v1",
     "kind": "Pod",
     "metadata": {"name": "legacy-on-h100", "namespace": "ml-legacy"},
-    "spec": {
-        "nodeSelector": {"team": "research"},  # the research team's Capacity Block
-        "containers": [{"name": "main", "image": CUDA, "resources": {"limits": {"nvidia.com/gpu": "6"}}}],
-    },
+    "spec": restricted(
+        {
+            "nodeSelector": {"team": "research"},  # the research team's Capacity Block
+            "containers": [{"name": "main", "image": CUDA, "resources": {"limits": {"nvidia.com/gpu": "6"}}}],
+        }
+    ),
 }
 
 

@@ -15,6 +15,7 @@ from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.app import app
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT, UPSTREAM_SPECS, shared_path
+from tests.gpuplan.restricted_pods import restricted
 from tests.gpuplan.test_fit import tolerant
 
 DEV = ROOT / "stacks" / "Pulumi.dev.yaml"
@@ -51,12 +52,14 @@ def pod(name, *templates, namespace="ml-research", claims=(), **spec):
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": {
-            "containers": [container],
-            "resourceClaims": refs,
-            "tolerations": [GPU_TOLERATION],
-            **spec,
-        },
+        "spec": restricted(
+            {
+                "containers": [container],
+                "resourceClaims": refs,
+                "tolerations": [GPU_TOLERATION],
+                **spec,
+            }
+        ),
     }
 
 

@@ -14,12 +14,14 @@ from typer.testing import CliRunner
 
 from gpuplan.app import app
 from tests.conftest import ROOT, STACKS_DIR
+from tests.gpuplan.restricted_pods import restricted
 
 KARPENTER = ROOT / "tests" / "provisioner_stacks" / "Pulumi.eks-136-karpenter.yaml"
 
 
 def deployment(namespace: str, name: str, replicas: int, spec: dict[str, Any]) -> dict[str, Any]:
-    pod = {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}], **spec}
+    # restricted's security context: the tenant namespaces enforce it, and Pod Security is not what these test
+    pod = restricted({"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}], **spec})
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",

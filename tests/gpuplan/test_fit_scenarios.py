@@ -12,6 +12,7 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.fit.report import fit_report
 from tests.conftest import ROOT
+from tests.gpuplan.restricted_pods import restricted
 
 TOLERATE = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
 TAINT_EVENT = "node(s) had untolerated taint(s)"
@@ -33,7 +34,7 @@ def pod_spec(template=None, tolerations=(), resources=None, **spec):
         container.setdefault("resources", {})["claims"] = [{"name": "gpu"}]
     if tolerations:
         body["tolerations"] = list(tolerations)
-    return body
+    return restricted(body)  # what the tenant namespaces' Pod Security asks (tests of it build their own pods)
 
 
 def workload(kind, name, spec, namespace="ml-research", **extra):

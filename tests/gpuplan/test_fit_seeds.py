@@ -15,6 +15,7 @@ from dra_gpu_platform.plans.stack import plan_stack
 from gpuplan.fit.report import failing
 from gpuplan.fit.report import fit_report as _fit_report
 from tests.conftest import ROOT
+from tests.gpuplan.restricted_pods import restricted
 
 SEEDS = ROOT / "tests" / "seed_stacks"
 D = "gpu.nvidia.com"
@@ -55,7 +56,7 @@ def deployment(namespace: str, name: str, replicas: int, *, claim=None, template
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": restricted(spec)},
         },
     }
 
@@ -84,8 +85,12 @@ def test_a_sharing_class_through_a_template_gives_each_pod_its_own_device_and_sa
     template = claim_doc("ResourceClaimTemplate", "ml-research", "per-pod-l4", {"deviceClassName": "l4-shared"})
     report = fit("eks-136-bridge", [template, deployment("ml-research", "infer", 2, template="per-pod-l4")], tmp_path)
     pod = pods(report)["ml-research/infer"]
-    devices = [d for i in pod["instances"] for c in i["claims"] for d in c["devices"]]
-    assert pod["placed"] == 2 and len(set(devices)) == 2
+    first, second = pod["instances"]
+    assert first["outcome"] == "allocated" and len(first["claims"][0]["devices"]) == 1
+    # The stack's shared claim shared-l4 already holds one of the two l4-shared devices the quota grants: the second
+    # pod's own claim is refused at create, as the API server counts every claim of the namespace.
+    assert "used: l4-shared.deviceclass.resource.k8s.io/devices=2" in second["reasons"][0]
+    assert pod["placed"] == 1 and pod["admitted"] == 2
     (note,) = [n for n in report["notes"] if "sharing class" in n]
     assert "ml-research/per-pod-l4" in note and "l4-shared (TimeSlicing)" in note and "sharedClaims" in note
 

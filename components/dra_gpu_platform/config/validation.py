@@ -28,7 +28,7 @@ from dra_gpu_platform.config.sections.device_classes import DeviceClassConfig
 from dra_gpu_platform.config.sections.maintenance import MaintenanceConfig
 from dra_gpu_platform.config.sections.monitoring import MonitoringConfig
 from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
-from dra_gpu_platform.config.sections.node_pools import GPU_CHOICE_TAGS, NodePool
+from dra_gpu_platform.config.sections.node_pools import AUTOSCALED_DRA_MIN_NODES, GPU_CHOICE_TAGS, NodePool
 from dra_gpu_platform.config.sections.software import BRIDGE_CHOICE_TAGS, DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.spelling import Spelling, closest_key, correct, read_as, unknown_key_fix
 from dra_gpu_platform.facts import catalog, eks_amis, gpu_software_support, provisioners, regions
@@ -204,7 +204,7 @@ def with_autoscaler_defaults(config: Stack) -> Stack:
     if config.provisioner != provisioners.CLUSTER_AUTOSCALER:
         return config
     pools = [
-        pool.model_copy(update={"min_nodes": 1})
+        pool.model_copy(update={"min_nodes": AUTOSCALED_DRA_MIN_NODES})
         if "min_nodes" not in pool.model_fields_set and pool.autoscaled_from_one_node
         else pool
         for pool in config.node_pools

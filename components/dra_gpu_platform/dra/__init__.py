@@ -1,5 +1,6 @@
 """DRA semantics with no stack knowledge: MIG layouts, published device documents, inventories (catalog, NVML
-snapshots), the cluster-dump reader, the claim parser, the allocator, scheduler filters, admission and quota charges.
+snapshots), the cluster-dump reader, the claim parser, the allocator, scheduler filters, admission (Pod Security
+included) and quota charges.
 
 Who may import: plans and above, gpuplan. Imports only the ground: facts, inputs and cel.
 """
@@ -24,6 +25,8 @@ __all__ = [
     "nvml",
     "partitions",
     "pod_resources",
+    "pod_security",
+    "pod_security_checks",
     "quota",
     "scheduler",
     "shapes",

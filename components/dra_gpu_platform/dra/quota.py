@@ -157,6 +157,28 @@ def pod_usage(requests: Mapping[str, int]) -> dict[str, int]:
     return usage
 
 
+def service_usage(service: Mapping[str, Any]) -> dict[str, int]:
+    """The service evaluator's charge for a Service at create (kubernetes pkg/quota/v1/evaluator/core/services.go
+    `Usage`; docs/references.md#resourcequota-admission): services and count/services 1; a NodePort Service one node
+    port per port; a LoadBalancer one load balancer and a node port per port, or with allocateLoadBalancerNodePorts
+    false only the ports that name a nodePort."""
+    spec = service.get("spec") or {}
+    ports = [p for p in spec.get("ports") or [] if isinstance(p, Mapping)]
+    kind = spec.get("type")
+    node_ports = 0
+    if kind == "NodePort":
+        node_ports = len(ports)
+    elif kind == "LoadBalancer":
+        allocated = spec.get("allocateLoadBalancerNodePorts") is not False
+        node_ports = len(ports) if allocated else sum(1 for p in ports if p.get("nodePort"))
+    return {
+        "services": 1,
+        "count/services": 1,
+        "services.loadbalancers": int(kind == "LoadBalancer"),
+        "services.nodeports": node_ports,
+    }
+
+
 @dataclass(frozen=True)
 class QuotaRefusal:
     """A ResourceQuota that refuses an object: its name and, for the keys it exceeds only, what the object requests,
@@ -210,12 +232,24 @@ class QuotaLedger:
                     {k: used.get(k, 0) for k in exceeded},
                     {k: hard[k] for k in exceeded},
                 )
+        self._charge(namespace, hards, usage)
+        return None
+
+    def record(self, namespace: str, usage: Mapping[str, int]) -> None:
+        """An object that already exists (a cluster dump's claim): counted in what every quota of the namespace that
+        tracks its keys uses, never refused (a claim matches no scope)."""
+        self._charge(
+            namespace,
+            [(n, h) for n, h in self._hard(namespace) if scope_matches(self.scopes.get((namespace, n)), None)],
+            usage,
+        )
+
+    def _charge(self, namespace: str, hards: Sequence[tuple[str, Mapping[str, int]]], usage: Mapping[str, int]) -> None:
         for name, hard in hards:
             bucket = self.used.setdefault((namespace, name), {})
             for key, value in usage.items():
                 if key in hard:
                     bucket[key] = bucket.get(key, 0) + value
-        return None
 
     def charge(self, namespace: str, usage: Mapping[str, int], priority_class: str | None = None) -> str | None:
         """`admit`, returning the refusal as the API server words it (`exceeded quota: …`), or None."""

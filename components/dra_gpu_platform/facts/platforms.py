@@ -113,6 +113,9 @@ class ControlPlane:
     # how its metrics reach a Prometheus: "stack" (EKS's metrics endpoint, scraped with monitoring.install),
     # "azure-monitor" (only Azure Monitor's managed Prometheus), "external" (the owner's own scrape jobs)
     metrics: Literal["stack", "azure-monitor", "external"] = "external"
+    # which admission plugins the API server runs is known (the service's or kind's defaults); False: an existing
+    # cluster's are its owner's, so `gpuplan fit` assumes the optional ones (ExtendedResourceToleration) off
+    admission_plugins_known: bool = True
 
     def offer(self, version: str) -> kubernetes.Offer | None:
         """The service's offer of a minor (None: not listed, or no service)."""
@@ -280,7 +283,9 @@ KIND = PlatformProfile(
 EXISTING = PlatformProfile(
     name="existing",
     title="existing",
-    kubernetes=ControlPlane(gates_note="this package cannot see whether your control plane has them on"),
+    kubernetes=ControlPlane(
+        gates_note="this package cannot see whether your control plane has them on", admission_plugins_known=False
+    ),
     node_pools=NodePools(names_catalog_type=True, existing_nodes=True),
     autoscaling=Autoscaling(),
     api_access=ApiAccess(kubeconfig_secret=True),

@@ -2,10 +2,14 @@
 
 An unknown name is a config error with the closest real names as the fix, because offline nothing else would
 notice: the mock runtime invents zones for any string, and `pulumi up` only fails once it calls the cloud.
-Sources (docs/references.md#aws-regions, docs/references.md#azure-locations):
+Sources (docs/references.md#aws-regions, docs/references.md#aws-zones, docs/references.md#azure-locations):
 - AWS: botocore 1.44.8 (boto3 1.44.5's dependency, in uv.lock) `botocore/data/endpoints.json`, `partitions[].regions`;
   every region listed there has an `eks` endpoint too (`partitions[].services.eks.endpoints`).
   tests/facts/test_regions.py compares this table with the installed botocore, so a boto3 bump shows new regions.
+- AWS zones: moto 5.2.5 (in uv.lock) `moto/ec2/models/availability_zones_and_regions.py`, `RegionsAndZonesBackend.zones`
+  (:83-187): the zone names of the 12 regions moto lists one by one (the letters an account sees; which physical zone
+  a letter is differs per account). moto gives every other region a, b and c (:188-203), a guess, not data: those
+  regions are not in this table. tests/facts/test_regions.py compares this table with the installed moto.
 - Azure: the programmatic names of the "All" table of MicrosoftDocs/reliability-docs
   `articles/reliability/regions-list.md` (ms.date 09/23/2025, commit 01021ab80d1aebd1d8b5de481d80a9855b487954),
   public cloud only: sovereign clouds (Azure Government, Azure operated by 21Vianet) are not in that list and not
@@ -63,6 +67,28 @@ AWS_REGIONS_BY_PARTITION: dict[str, tuple[str, ...]] = {
     "aws-eusc": ("eusc-de-east-1",),
 }
 AWS_REGIONS: frozenset[str] = frozenset(r for regions in AWS_REGIONS_BY_PARTITION.values() for r in regions)
+
+# region -> the letters of its zones (us-west-2 -> us-west-2a ... us-west-2d), where moto lists them
+AWS_ZONE_LETTERS: dict[str, str] = {
+    "ap-northeast-1": "acd",
+    "ap-northeast-2": "abcd",
+    "ap-south-1": "abc",
+    "ap-southeast-2": "abc",
+    "ca-central-1": "abd",
+    "cn-north-1": "ab",
+    "eu-west-1": "abc",
+    "eu-west-2": "abc",
+    "eu-west-3": "abc",
+    "us-east-1": "abcdef",
+    "us-west-1": "ab",
+    "us-west-2": "abcd",
+}
+
+
+def aws_zones(region: str) -> tuple[str, ...]:
+    """The zone names of an AWS region (empty for a region this table does not list)."""
+    return tuple(f"{region}{letter}" for letter in AWS_ZONE_LETTERS.get(region, ""))
+
 
 AZURE_LOCATIONS: frozenset[str] = frozenset(
     {

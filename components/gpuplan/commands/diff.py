@@ -9,12 +9,12 @@ from typing import Annotated
 
 import typer
 
-from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
+from dra_gpu_platform.inputs.problems import InputError, Problem
 from dra_gpu_platform.inputs.strict_yaml import STACK_FILE, read_text
 from gpuplan.commands import options
 from gpuplan.commands.common import Job, Result, stack_command
 from gpuplan.engine.sources import StackFileSource
-from gpuplan.output import signals
+from gpuplan.output import emit, signals
 from gpuplan.output.emit import OutputFormat
 
 AgainstRevision = Annotated[
@@ -22,7 +22,8 @@ AgainstRevision = Annotated[
     typer.Option(
         "--against",
         metavar="REV",
-        help="Git revision of the same stack file to compare with (what is deployed), e.g. HEAD or origin/main.",
+        help="Git revision of the same stack file to compare with (what is deployed), e.g. origin/main; default: "
+        "HEAD where git tracks the stack file.",
     ),
 ]
 AgainstStackFile = Annotated[
@@ -33,8 +34,9 @@ AllowedReplacements = Annotated[
     list[str] | None,
     typer.Option(
         "--allow-replace",
-        metavar="URN",
-        help="Accept one refused replace/delete on purpose: its URN (or its unique resource name). Repeatable.",
+        metavar="NAME",
+        help="Accept one refused replace/delete on purpose: its name as gpuplan diff prints it (the resource's "
+        "name, or type::name), or its URN. Repeatable.",
     ),
 ]
 
@@ -56,27 +58,34 @@ def diff(
 
     def work(job: Job) -> Result:
         from gpuplan.diff.report import allow, diff_runs
-        from gpuplan.diff.revisions import read_revision, run_labelled
-        from gpuplan.diff.text import render_text
+        from gpuplan.diff.revisions import default_revision, read_revision, run_labelled
+        from gpuplan.diff.text import offer_names, render_text
 
         source = job.source
         assert isinstance(source, StackFileSource)  # diff compares stack files (no --project)
         name, stack_file = source.stack, source.path
-        if (against is None) == (against_config is None):
+        if against is not None and against_config is not None:
             raise InputError(
                 [
                     Problem(
                         "(command line)",
                         "--against/--against-config",
-                        against or against_config or MISSING,
-                        "give exactly one thing to compare with",
+                        against,
+                        "give one thing to compare with, not both",
                         "pass --against REV (git) or --against-config FILE",
                     )
                 ]
             )
         read_text(stack_file, STACK_FILE, missing_fix="check --stack/--config")  # a readable stack file first
-        if against is not None:
-            text, label = read_revision(stack_file, name, against)
+        revision = against
+        if against is None and against_config is None:
+            revision = default_revision(stack_file)  # HEAD where git tracks the file, else exit 2
+        if revision is not None:
+            text, label = read_revision(stack_file, name, revision)
+            if against is None:
+                emit.error_console().print(
+                    f"gpuplan diff: no --against given; comparing with {label} (the last commit)", markup=False
+                )
         else:
             try:
                 text = read_text(
@@ -109,7 +118,7 @@ def diff(
                         "--allow-replace",
                         value,
                         "names no change in this diff (or more than one)",
-                        "pass the URN of a refused change as printed by gpuplan diff",
+                        offer_names(report),
                     )
                     for value in unmatched
                 ]

@@ -28,7 +28,7 @@ _ENVIRONMENT_ERRNOS = frozenset(
 
 
 def run_command(fmt: OutputFormat, body: Callable[[], int]) -> int:
-    atomic_out.COMMITTED.clear()  # what this command writes (an interrupt's message says it), not an earlier one
+    atomic_out.COMMITS.clear()  # what this command writes (an interrupt's message says it), not an earlier one
     signals.report_with(lambda signum: interrupt_texts(signum, fmt))  # for a signal during the program run
     try:
         return int(body())
@@ -90,13 +90,7 @@ def _environment_problem(error: OSError) -> InputError:
 def interrupt_texts(signum: int, fmt: OutputFormat) -> tuple[str, str]:
     """(stderr line, stdout JSON document or "") of a command stopped by `signum`."""
     name = signal.Signals(signum).name
-    written = atomic_out.COMMITTED
-    state = (
-        f"outputs written before it: {', '.join(str(p) for p in written[:3])}"
-        if written
-        else "nothing of this run was written; earlier outputs are kept whole"
-    )
-    message = f"gpuplan: stopped by {name}; {state}"
+    message = atomic_out.interrupted(signum)
     document = dumps({"errors": [{"kind": "interrupted", "signal": name, "message": message}]})
     return message + "\n", document if fmt == OutputFormat.json else ""
 

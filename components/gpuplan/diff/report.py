@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from gpuplan.diff import names
 from gpuplan.diff.engine import OPS, Change, classify_runs
 from gpuplan.diff.safety import apply_verdicts, pair_renames, refuse_version_steps
 from gpuplan.engine.runtime import ProgramRun
@@ -36,7 +37,10 @@ class DiffReport:
         return {
             "stack": self.stack,
             "against": self.against,
-            "changes": [c.as_json() for c in self.changes],
+            "changes": [
+                {**c.as_json(), "allowReplace": names.short_name(c, self.changes) if c.refused or c.allowed else None}
+                for c in self.changes
+            ],
             "summary": self.summary(),
             "refused": [c.urn for c in self.refused],
             "allowed": [c.urn for c in self.changes if c.allowed],
@@ -52,16 +56,15 @@ def diff_runs(before: ProgramRun, after: ProgramRun, *, against: str = "") -> Di
 
 
 def allow(report: DiffReport, requested: Iterable[str]) -> list[str]:
-    """Accept refused changes on purpose (--allow-replace): each value is a URN, or a resource name that
-    names exactly one change. Returns the values that matched nothing."""
-    by_urn = report.by_urn()
+    """Accept refused changes on purpose (--allow-replace): each value is a URN, or a logical name or `type::name`
+    that names exactly one change (gpuplan/diff/names.py). Returns the values that matched nothing."""
     unmatched: list[str] = []
     for value in requested:
-        urns = [value] if value in by_urn else [c.urn for c in report.changes if c.name == value and c.op != "same"]
-        if len(urns) != 1:
+        found = names.matching(value, report.changes)
+        if len(found) != 1:
             unmatched.append(value)
             continue
-        change = by_urn[urns[0]]
+        change = report.by_urn()[found[0].urn]
         if change.refused and change.allowable:
             change.refused, change.allowed = False, True
     return unmatched

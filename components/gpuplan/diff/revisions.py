@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from dra_gpu_platform.inputs.problems import InputError, Problem
+from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
 from gpuplan.engine.runtime import ProgramError, ProgramRun
 from gpuplan.engine.sources import StackFileSource, stack_file_of_working_project
 
@@ -48,6 +48,36 @@ def read_revision(stack_file: Path, stack: str, revision: str) -> tuple[str, str
             "pick a revision where the stack file exists, or use --against-config",
         )
     return shown.stdout, f"{revision}:{relative}"
+
+
+def default_revision(stack_file: Path) -> str:
+    """What `gpuplan diff` compares with when neither --against nor --against-config is given: HEAD, where git tracks
+    the stack file there. Raises InputError (exit 2) saying why not and what to pass."""
+    where = stack_file.resolve()
+
+    def problem(rule: str) -> InputError:
+        return InputError(
+            [
+                Problem(
+                    "(command line)",
+                    "--against",
+                    MISSING,
+                    f"no --against or --against-config given, and {rule}, so there is no HEAD version to compare with",
+                    "pass --against REV (a git revision of the stack file as deployed, e.g. origin/main) or "
+                    "--against-config FILE (the stack file as deployed)",
+                )
+            ],
+            "--against",
+        )
+
+    try:
+        found = git(where.parent, "cat-file", "-e", f"HEAD:./{where.name}")
+    except FileNotFoundError:
+        raise problem("git is not installed") from None
+    if found.returncode != 0:
+        inside = git(where.parent, "rev-parse", "--show-toplevel").returncode == 0
+        raise problem(f"{stack_file} is not tracked by git" if inside else f"{stack_file} is not in a git checkout")
+    return "HEAD"
 
 
 def _relabel(error: InputError, temp: Path, label: str) -> InputError:

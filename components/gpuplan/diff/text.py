@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
+from gpuplan.diff.names import short_name
 from gpuplan.diff.paths import MISSING
 from gpuplan.diff.report import DiffReport
 from gpuplan.output import emit, layout
@@ -88,7 +89,17 @@ def render_text(report: DiffReport, console: Console) -> None:
                 emit.say(console, f"    how to do it safely: {change.how}")
             if not change.allowable:
                 console.print("    --allow-replace cannot accept it: the cloud refuses this step", markup=False)
+            else:
+                emit.say(console, f"    to accept it on purpose: --allow-replace {short_name(change, report.changes)}")
         if any(c.allowable for c in report.refused):
-            console.print("\nTo accept one on purpose: --allow-replace URN (repeatable).")
+            console.print("\nTo accept one on purpose: --allow-replace NAME (repeatable; the URN works too).")
     elif any(c.allowed for c in report.changes):
         console.print("\n[cyan]refused changes accepted on purpose with --allow-replace[/]")
+
+
+def offer_names(report: DiffReport) -> str:
+    """The fix of a value --allow-replace cannot match: the names of the changes it can accept."""
+    acceptable = [short_name(c, report.changes) for c in report.refused if c.allowable]
+    if not acceptable:
+        return "this diff refuses no change that --allow-replace can accept: drop the flag"
+    return f"pass one of: {', '.join(acceptable)} (a change's name, its type::name, or its URN)"

@@ -11,6 +11,8 @@ namespaces' quotas and GPU-toleration policy) and the Kubernetes minor it is jud
 - NodeUnschedulable: the cordon;
 - a ResourceQuota's refusal: the quota key and the stack's `quota` entry of the namespace that sets it;
 - a ValidatingAdmissionPolicy's denial: the policy's own message (it says what to do);
+- Pod Security's refusal: each refused field (dra_gpu_platform/dra/pod_security_checks.py), and where the pod meets
+  baseline, the namespace's `podSecurity: baseline` in the stack;
 - a field the API server's validation refuses: the fix made where the refusal is (gpuplan/fit/inputs.py).
 """
 
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dra_gpu_platform.dra import pod_security
 from dra_gpu_platform.dra.model import NodeInfo
 from dra_gpu_platform.dra.node_selectors import requirement_matches
 from dra_gpu_platform.dra.nodefilters import (
@@ -42,6 +45,7 @@ from dra_gpu_platform.dra.quota import (
 )
 from dra_gpu_platform.dra.tolerations import Taint
 from dra_gpu_platform.facts import node_allocatable
+from dra_gpu_platform.facts import pod_security as pod_security_labels
 from dra_gpu_platform.plans import gpu_toleration
 from dra_gpu_platform.plans.admission_policy import GPU_RESOURCE_PREFIX, IMPLICIT_RESOURCE_PREFIX
 from dra_gpu_platform.plans.namespaces import QUOTA_NAME
@@ -239,7 +243,9 @@ class Fixes:
         fixes: dict[str, None] = {}
         quotas: dict[tuple[str, tuple[str, ...]], QuotaRefusal] = {}
         for refusal in refusals:
-            if refusal.fix is not None:
+            if refusal.pod_security is not None:
+                fixes.update(dict.fromkeys(self._pod_security(namespace, refusal.pod_security)))
+            elif refusal.fix is not None:
                 fixes[refusal.fix] = None
             elif refusal.policy_message is not None:
                 fixes[refusal.policy_message] = None
@@ -259,6 +265,18 @@ class Fixes:
         for quota in quotas.values():
             fixes[self._quota(namespace, quota)] = None
         return list(fixes)
+
+    def _pod_security(self, namespace: str, decision: pod_security.Decision) -> list[str]:
+        """Each field Pod Security refuses, and where the pod meets baseline, the namespace's level as the other way."""
+        lines = [f"Pod Security {v.check}: {fix}" for v in decision.violations for fix in v.fixes]
+        if decision.meets_baseline:
+            where = (
+                f"set podSecurity: baseline on namespace {namespace} in the stack"
+                if namespace in self.namespaces
+                else f"label namespace {namespace} {pod_security_labels.ENFORCE}=baseline"
+            )
+            lines.append(f"or, as the pod meets baseline, {where} (it enforces {decision.enforce})")
+        return lines
 
     def _quota(self, namespace: str, refusal: QuotaRefusal) -> str:
         stack = namespace in self.namespaces

@@ -75,6 +75,7 @@ class ClaimEntry:
     status: Mapping[str, Any] | None = None  # status of a ResourceClaim read from a cluster dump
     origin: str = "file"  # stack | file | cluster
     request_resources: dict[str, str] = field(default_factory=dict)  # extended claim: request -> its resource
+    refusal: Any = None  # the API server's refusal at create (gpuplan/fit/admission.py Refusal), for the row's fix
 
     @property
     def single(self) -> bool:

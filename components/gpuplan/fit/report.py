@@ -40,7 +40,7 @@ from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
 from dra_gpu_platform.plans.cluster_nodes import ClusterNodes, cluster_nodes
 from dra_gpu_platform.plans.stack import StackPlan
-from gpuplan.fit.admission import StackAdmission
+from gpuplan.fit.admission import StackAdmission, create_claims
 from gpuplan.fit.fixes import Fixes
 from gpuplan.fit.inputs import (
     ClaimEntry,
@@ -69,6 +69,7 @@ CLAIM_KEYS = (
     "outcome",
     "usedBy",
     "apiServer",
+    "fix",
 )
 _POOL_LABELS = (POOL_LABEL, "eks.amazonaws.com/nodegroup", "kubernetes.azure.com/agentpool")
 
@@ -295,6 +296,32 @@ def fit_report(
     check_admin_namespaces(inputs)
     inventory = build_inventory(plan, inputs, dump, nodes)
     inventory.notes += list(nodes.notes)
+    extended_names = {c.name: c.extended_resource_name for c in inputs.classes.values() if c.extended_resource_name}
+
+    def new_admission() -> StackAdmission:
+        """The API server's admission with fresh quota usage (one per run: provisioning trials run again), holding
+        the claims that exist before the pods: `kubectl apply` creates them, controllers follow. A claim refused the
+        first time stays refused and out of the count (create_claims skips it)."""
+        fresh = StackAdmission.of(
+            plan,
+            gates.minor,
+            inputs.namespaces,
+            inputs.quota_objects,
+            extended_names,
+            gates.extended_resource,
+            inputs.quota_scopes,
+        )
+        create_claims(fresh, inputs.entries)
+        return fresh
+
+    admission = new_admission()
+    inputs.notes += admission.notes
+    inputs.api_server += [
+        {"object": f"ResourceClaim {e.namespace}/{e.name}", "source": e.source, "dropped": [], "rejected": [m]}
+        for e in inputs.entries
+        if e.refusal is not None
+        for m in [e.refusal.message]
+    ]
     selectors = Selectors()
     templates = {(e.namespace, e.name): _claim_object(e) for e in inputs.entries if e.kind == "ResourceClaimTemplate"}
     objects = [_claim_object(e) for e in inputs.entries if e.kind == "ResourceClaim" and e.origin != "cluster"]
@@ -306,28 +333,16 @@ def fit_report(
         claims=[*cluster_claims, *objects],
         templates=templates,
     )
-    extended_names = {c.name: c.extended_resource_name for c in inputs.classes.values() if c.extended_resource_name}
     if gates.extended_resource:
         scheduler.extended_classes = {name: cls for cls, name in extended_names.items()}
-
-    def new_admission() -> StackAdmission:  # fresh quota usage per run
-        return StackAdmission.of(
-            plan,
-            gates.minor,
-            inputs.namespaces,
-            inputs.quota_objects,
-            extended_names,
-            gates.extended_resource,
-            inputs.quota_scopes,
-        )
-
-    admission = new_admission()
-    inputs.notes += admission.notes
     in_use = len(inventory.cluster.usage.allocated)  # what the dump's claims hold, before this run places pods
     classes = len(inventory.cluster.node_classes())
     rows = [evaluate_entry(scheduler, inventory, entry, inputs) for entry in inputs.entries]
     pods = []
     fixes = Fixes(plan, gates.minor, inventory.cluster.nodes, inventory.cluster.pool_labels)
+    for row, entry in zip(rows, inputs.entries, strict=True):
+        if entry.refusal is not None:
+            row["fix"] = fixes.for_refusals(entry.namespace, [entry.refusal])
     before = capacity_left(scheduler, inventory.cluster.pool_labels) if inputs.workloads else []
     for workload in inputs.workloads:
         report = schedule_workload(scheduler, workload, inputs, admission, fixes)
@@ -348,7 +363,7 @@ def fit_report(
         answers = provisioning(plan, trial, inputs.workloads, plan.provisioner, plan.provisioner_version)
         for pod, answer in zip(pods, answers, strict=True):
             pod["provisioning"] = answer
-    services = [service_row(admission, file, service) for file, service in inputs.services]
+    services = [service_row(admission, fixes, file, service) for file, service in inputs.services]
     drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {
         "claims": rows,
@@ -465,6 +480,7 @@ def evaluate_entry(scheduler: Scheduler, inventory: Inventory, entry: ClaimEntry
         "outcome": UNSCHEDULABLE,
         "usedBy": [],
         "apiServer": {"dropped": list(entry.dropped), "rejected": list(entry.rejected)},
+        "fix": [],
     }
     if entry.rejected:
         row["outcome"] = REJECTED
@@ -557,18 +573,20 @@ def _merge_pods(rows: list[dict[str, Any]], pods: list[dict[str, Any]]) -> None:
             row["reasons"].append(f"{label}: {pod['placed']} of {pod['replicas']} pod(s) placed: {why}")
 
 
-def service_row(admission: StackAdmission, source: str, service: Mapping[str, Any]) -> dict[str, Any]:
-    """A Service of the claim files as the stack's API server admits it (its admission policies on Services)."""
+def service_row(admission: StackAdmission, fixes: Fixes, source: str, service: Mapping[str, Any]) -> dict[str, Any]:
+    """A Service of the claim files as the stack's API server admits it (its admission policies on Services, then
+    ResourceQuota), in file order."""
     metadata = service.get("metadata") or {}
+    namespace = str(metadata.get("namespace") or "default")
     refusal = admission.admit_service(service)
     return {
-        "namespace": str(metadata.get("namespace") or "default"),
+        "namespace": namespace,
         "name": str(metadata.get("name") or metadata.get("generateName") or ""),
         "source": source,
         "type": str((service.get("spec") or {}).get("type") or "ClusterIP"),
         "outcome": "admitted" if refusal is None else REJECTED,
         "reasons": [] if refusal is None else [refusal.message],
-        "fix": [] if refusal is None or refusal.policy_message is None else [refusal.policy_message],
+        "fix": [] if refusal is None else fixes.for_refusals(namespace, [refusal]),
     }
 
 

@@ -78,12 +78,14 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         for capacity in _capacity_tables(report, width):
             console.print(capacity)
     for claim in report["claims"]:
-        for label, lines in (("error", claim["errors"]), ("why", claim["reasons"])):
+        for label, lines in (("error", claim["errors"]), ("why", claim["reasons"]), ("fix", claim.get("fix") or [])):
             for line in lines:
                 text = legend.shorten(f"{label} {claim['namespace']}/{claim['name']}: {line}")
-                emit.say(console, text, style="red", lead=len(label))
+                emit.say(console, text, style="cyan" if label == "fix" else "red", lead=len(label))
     for pod in report["pods"]:
         label = f"{pod['kind']} {pod['namespace']}/{pod['name']}"
+        for line in pod.get("warnings") or []:
+            emit.say(console, legend.shorten(f"warning {label}: {line}"), style="yellow", lead=len("warning"))
         for line in pod["errors"] + (pod["reasons"] if pod["outcome"] != "allocated" else []):
             emit.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
         said = " ".join(pod["reasons"])
@@ -104,6 +106,10 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         label = f"Service {service['namespace']}/{service['name']}"
         for line in service["reasons"]:
             emit.say(console, legend.shorten(f"why {label}: {line}"), style="red", lead=3)
+        said = " ".join(service["reasons"])
+        for line in service["fix"]:
+            if line not in said:  # a policy's own message already says what to do
+                emit.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
     bad = sum(1 for c in report["claims"] if not c["satisfiable"] or c["errors"])
     unplaced = sum(1 for p in report["pods"] if p["outcome"] != "allocated")
     console.print(

@@ -35,6 +35,12 @@ DAEMON_TOLERATIONS = (
     {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
 )
 CONTROLLER_OF = {"Deployment": "ReplicaSet", "ReplicaSet": "ReplicaSet", "Job": "Job", "CronJob": "Job"}
+# Where a workload's pod spec sits in the object the user wrote (the Pod Security fixes name the field there).
+SPEC_PATH = {"Pod": "spec", "CronJob": "spec.jobTemplate.spec.template.spec"}
+
+
+def spec_path(kind: str) -> str:
+    return SPEC_PATH.get(kind, "spec.template.spec")
 
 
 def _pod_object(workload: Workload, name: str, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,6 +99,7 @@ def _instance_row(name: str, outcome: str, **extra: Any) -> dict[str, Any]:
         "event": None,
         "admission": [],
         "fix": [],
+        "podSecurity": None,
     }
     row.update(extra)
     return row
@@ -121,13 +128,15 @@ def schedule_workload(
             continue
         created += 1
         pod = _pod_object(workload, name, spec)
-        verdict = admission.admit_pod(pod, reported)
+        verdict = admission.admit_pod(pod, reported, spec_path(workload.kind))
+        security = verdict.pod_security.as_json() if verdict.pod_security and verdict.pod_security.evaluated else None
         if verdict.rejected or workload.rejected:
             why = verdict.rejected or "; ".join(workload.rejected)
             refusal = verdict.refusal or Refusal(why, fix="; ".join(workload.rejected_fix) or None)
             refusals.append(refusal)
             fix = _refusal_fix(fixes, workload.namespace, [refusal])
-            instances.append(_instance_row(name, REJECTED, reasons=[why], admission=verdict.changes, fix=fix))
+            row = _instance_row(name, REJECTED, reasons=[why], admission=verdict.changes, fix=fix, podSecurity=security)
+            instances.append(row)
             if workload.kind in CONTROLLER_OF or workload.kind == "StatefulSet":
                 controller = CONTROLLER_OF.get(workload.kind, workload.kind)
                 stopped = f"not created: the {controller} stops at the refused create (FailedCreate: {why})"
@@ -143,15 +152,24 @@ def schedule_workload(
                     reasons=[why for why, _ in refused],
                     admission=verdict.changes + verdict.warnings,
                     fix=_refusal_fix(fixes, workload.namespace, [r for _, r in refused]),
+                    podSecurity=security,
                 )
             )
         else:
             row, refusal = _place(scheduler, workload, name, verdict.object, verdict, use_extended, admission, fixes)
+            row["podSecurity"] = security
             instances.append(row)
             refusals += [refusal] if refusal is not None else []
         if workload.ordered and instances[-1]["outcome"] != ALLOCATED:
             stopped = f"not created: OrderedReady waits for {name} to be Running and Ready"
     report = _report(workload, instances, created, admitted, extended)
+    # the controller object itself: admitted, with Pod Security's warnings (enforce judges the pods it creates)
+    controller = (
+        admission.admit_controller(workload.namespace, workload.template, spec_path(workload.kind))
+        if workload.kind != "Pod"
+        else None
+    )
+    report["warnings"] = list(controller.warnings) if controller is not None else []
     # filter fixes as the instances say them, refusals summed over the instances (what all of them need)
     report["fix"] = list(
         dict.fromkeys(

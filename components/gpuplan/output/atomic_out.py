@@ -5,7 +5,7 @@ A command hands `commit()` everything it writes (relative path -> text) and the 
    `.owner` file this process holds locked while it lives (taken under the lock of step 2, before anyone can see
    the folder);
 2. under an exclusive lock on `.<name>.gpuplan.lock` beside --out (fcntl.flock, released by the kernel when the
-   process dies), with SIGINT/SIGTERM held back, a journal naming each entry and the inode it was written as goes
+   process dies), with SIGINT/SIGTERM held back for the whole process (gpuplan/output/signals.py `held`), a journal naming each entry and the inode it was written as goes
    into the temporary folder, then each owned entry is swapped in: a file by rename(2), a folder by
    renameat2(RENAME_EXCHANGE) where the kernel has it (else two renames), an owned entry this run did not produce
    is moved out. Until its swap, the previous entry stays whole: a manifests/ folder is never a mix of two runs;
@@ -34,15 +34,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
+from gpuplan.output import signals
 
 JOURNAL = ".gpuplan-commit.json"
 OWNER = ".owner"
 STAGED = "new"  # the run's entries, inside the temporary folder
 PREVIOUS = "old"  # the entries they replaced
 LOCK_TIMEOUT_ENV = "GPUPLAN_LOCK_TIMEOUT"  # seconds a commit waits for the lock (default 60)
-_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 _RENAME_EXCHANGE = 2  # linux/fs.h
-COMMITTED: list[Path] = []  # what this process has swapped in (the interrupt message says so)
+# What this command has swapped in (the interrupt message says so): per commit --out (or the file), its number of
+# files, and whether it is a folder.
+COMMITS: list[tuple[Path, int, bool]] = []
 
 
 class OutputError(InputError):
@@ -77,18 +79,17 @@ def _explain(error: OSError, path: Path | str, out: Path) -> OutputError:
 # --------------------------------------------------------------------------------------------- signals
 
 
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait (pending) until the block ends; then they are delivered as usual."""
-    try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
-    except (ValueError, OSError):  # not the main thread's business to block here: proceed unblocked
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+def interrupted(signum: int) -> str:
+    """The interrupt's one line: what this command wrote. Each commit swaps in all of its outputs or none, and a
+    command commits once, after its work: so nothing, or all of them."""
+    name = signal.Signals(signum).name
+    if not COMMITS:
+        return f"gpuplan: stopped by {name}; nothing of this run was written; earlier outputs are kept whole"
+    written = "; ".join(
+        f"{count} file{'s' if count != 1 else ''} in {where}" if folder else str(where)
+        for where, count, folder in COMMITS
+    )
+    return f"gpuplan: stopped by {name}; all of this run's outputs were written whole before it: {written}"
 
 
 # --------------------------------------------------------------------------------------------- swaps
@@ -149,6 +150,15 @@ def _finish(temp: Path, out: Path) -> None:
 
 def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _discard(temp: Path | None, owner_fd: int | None) -> None:
+    """Delete a commit's temporary folder and let go of it. A journal still there means swaps failed half way:
+    the folder stays, the next commit finishes them."""
+    if temp is not None and not (temp / JOURNAL).exists():
+        _remove_tree(temp)
+    if owner_fd is not None:
+        os.close(owner_fd)
 
 
 # --------------------------------------------------------------------------------------------- locks
@@ -257,8 +267,8 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
     try:
         out.mkdir(parents=True, exist_ok=True)
         # Under the lock, so that recover() (which runs under it too) never sees the folder before it has a
-        # locked owner and takes it for a dead run's.
-        with _locked(out):
+        # locked owner and takes it for a dead run's; signals held, so that the folder is never made and forgotten.
+        with _locked(out), signals.held():
             temp = Path(tempfile.mkdtemp(prefix=_temp_prefix(out), dir=out.parent))
             owner_fd = os.open(temp / OWNER, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
             fcntl.flock(owner_fd, fcntl.LOCK_EX)
@@ -268,22 +278,22 @@ def commit(out: Path | str, files: Mapping[str, str], *, owned: Iterable[str] = 
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         inodes = {name: (staged / name).lstat().st_ino for name in entries}
-        with _locked(out), signals_held():
+        with _locked(out), signals.held():
             recover(out)
             journal = temp / (JOURNAL + ".part")
             journal.write_text(json.dumps({"out": str(out), "entries": inodes, "remove": remove}), encoding="utf-8")
             journal.rename(temp / JOURNAL)
             _finish(temp, out)
-            COMMITTED.extend(written)  # before the held signals arrive: the message must know this run was written
+            COMMITS.append((shown, len(written), True))  # before the held signals run: the message must say so
+            # Still held: a signal as the block ends must not leave the temporary folder behind.
+            _discard(temp, owner_fd)
+            temp = owner_fd = None
     except OSError as error:
         raise _explain(error, shown, shown) from None
     finally:
-        with signals_held():
-            # A journal still there means swaps failed half way: keep it, the next commit finishes them.
-            if temp is not None and not (temp / JOURNAL).exists():
-                _remove_tree(temp)
-            if owner_fd is not None:
-                os.close(owner_fd)
+        if temp is not None or owner_fd is not None:  # stopped or failed before the end
+            with signals.held():
+                _discard(temp, owner_fd)
     return written
 
 
@@ -298,14 +308,14 @@ def write_file(path: Path | str, text: str) -> Path:
         handle, temp = tempfile.mkstemp(prefix=f".{path.name}.gpuplan-tmp-", dir=path.parent)
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
-        with signals_held():
+        with signals.held():
             os.replace(temp, path)
             temp = None
-            COMMITTED.append(path)
+            COMMITS.append((path, 1, False))
     except OSError as error:
         raise _explain(error, path, path.parent) from None
     finally:
         if temp is not None:
-            with signals_held():
+            with signals.held():
                 Path(temp).unlink(missing_ok=True)
     return path

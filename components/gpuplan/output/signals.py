@@ -11,6 +11,12 @@ Two cases:
   SIGINT 2.8 s into a prod preview). Nothing is written while the program runs (outputs are staged after it), so
   the handler reports, removes the temporary paths registered with `remove_on_exit`, and exits at once.
 A second signal exits at once, and a stopped process whose worker threads never finish is ended by a watchdog.
+
+While outputs are swapped in (gpuplan/output/atomic_out.py), `held()` defers both signals for the whole process. Blocking
+them with pthread_sigmask holds them for the calling thread only: the process has other threads (the SDK's gRPC and
+executor threads), the kernel delivers a process-directed signal to any thread that does not block it, and Python then
+runs the handler in the main thread anyway, in the middle of the swap. So the deferral is a Python-level handler that
+only records; the handlers in place before run for what it recorded once the block ends.
 """
 
 from __future__ import annotations
@@ -22,9 +28,9 @@ import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 EXIT_GRACE_SECONDS = 5.0  # after an interrupt, how long the process may take to exit on its own
 Report = Callable[[int], tuple[str, str]]  # signum -> (stderr text, stdout text)
@@ -32,6 +38,10 @@ Report = Callable[[int], tuple[str, str]]  # signum -> (stderr text, stdout text
 _received: int | None = None  # the first signal of this command
 _report: Report | None = None
 _remove: list[Path] = []
+_HELD = (signal.SIGINT, signal.SIGTERM)
+_holding = 0  # depth of nested held() blocks
+_handlers: dict[int, Any] = {}  # the handlers held() replaced, restored when the outermost block ends
+_pending: list[int] = []  # signals that arrived while held, in order
 
 
 class Interrupted(KeyboardInterrupt):
@@ -94,6 +104,56 @@ def remove_on_exit(path: Path) -> None:
 def forget(path: Path) -> None:
     if Path(path) in _remove:
         _remove.remove(Path(path))
+
+
+def _record(signum, _frame) -> None:
+    if signum not in _pending:
+        _pending.append(signum)
+
+
+def _set(handlers: list[tuple[int, Any]]) -> None:
+    """Set each handler even when a signal handled by an earlier one raises in between."""
+    if handlers:
+        try:
+            signal.signal(*handlers[0])
+        finally:
+            _set(handlers[1:])
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends, whichever thread they are delivered to; then the handler in
+    place before runs for the first that arrived (gpuplan's raises Interrupted there; a second one is dropped, the
+    block being over). Outside the main thread, where Python cannot replace handlers, the block runs as it is: the
+    main thread's handler then raises in the main thread, never inside this block."""
+    global _holding  # noqa: PLW0603  (nested blocks share one deferral)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if _holding == 0:
+        previous = {signum: signal.getsignal(signum) for signum in _HELD}
+        if any(handler is None for handler in previous.values()):  # installed outside Python: cannot restore it
+            yield
+            return
+        _handlers.clear()
+        _handlers.update(previous)
+        _pending.clear()
+        try:
+            _set([(signum, _record) for signum in _HELD])
+        except BaseException:  # a signal arrived before the deferral was in place: nothing is held yet
+            _set(list(previous.items()))
+            raise
+    _holding += 1
+    try:
+        yield
+    finally:
+        _holding -= 1
+        if _holding == 0:
+            _set(list(_handlers.items()))
+            if _pending:
+                first = _pending[0]
+                _pending.clear()
+                signal.raise_signal(first)  # the restored handler runs now
 
 
 def exit_watchdog(code: int, seconds: float = EXIT_GRACE_SECONDS) -> None:

@@ -327,7 +327,7 @@ def in_order(pools: Iterable[PoolPlan], order: Sequence[str]) -> list[PoolPlan]:
 
 def _run(plan: StackPlan, pools: list[PoolPlan], ec2, quotas) -> PreflightReport:
     cluster = plan.cluster
-    assert plan.platform == "eks" and plan.region and isinstance(cluster, eks_plan.EksClusterPlan)
+    assert plan.region and isinstance(cluster, eks_plan.EksClusterPlan)
     region = plan.region
     if not pools:  # an empty InstanceTypes list would describe every type of the region
         return PreflightReport(plan.stack, region, (), ())

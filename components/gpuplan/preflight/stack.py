@@ -10,11 +10,13 @@ from typing import Any
 
 from rich.console import Console
 
+from dra_gpu_platform.facts import platforms
 from dra_gpu_platform.inputs.problems import MISSING, InputError, Problem
 from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.preflight import aks, checks, live_prices, text
 
-COVERED = ("eks", "aks")
+# The platforms whose profile lists cloud checks (dra_gpu_platform/facts/platforms.py PlatformProfile.preflight).
+COVERED = tuple(name for name, profile in platforms.PROFILES.items() if profile.preflight)
 
 CloudReport = checks.PreflightReport | aks.AksPreflightReport
 
@@ -66,9 +68,10 @@ def preflight_stack(stack: str, plan: StackPlan, prices: bool, order: Sequence[s
     """Ask the stack's cloud account (read-only, its standard credentials) whether its GPU pools can launch; with
     `prices`, what they cost. `order`: the stack file's pool order, the order an EKS report lists them in. Raises
     InputError when the cloud cannot be asked (credentials, a denied call)."""
-    if plan.platform not in COVERED:
+    ask = CLOUD_CHECKS.get(plan.platform) if plan.platform in COVERED else None
+    if ask is None:
         return StackPreflight(stack, plan.platform, None)
-    report, reader = _eks(plan, order) if plan.platform == "eks" else _aks(plan)
+    report, reader = ask(plan, order)
     costs = live_prices.price_report(plan.pools, plan.region or "", reader()) if prices else None
     return StackPreflight(stack, plan.platform, report, costs)
 
@@ -86,7 +89,7 @@ def _eks(plan: StackPlan, order: Sequence[str]) -> tuple[CloudReport, Callable[[
     return report, lambda: live_prices.aws_reader(live_prices.aws_pricing_client())
 
 
-def _aks(plan: StackPlan) -> tuple[CloudReport, Callable[[], live_prices.PriceReader]]:
+def _aks(plan: StackPlan, _order: Sequence[str]) -> tuple[CloudReport, Callable[[], live_prices.PriceReader]]:
     try:
         compute, subscription = aks.azure_compute_client()
         report = aks.run_aks_preflight(plan, compute, subscription)
@@ -97,3 +100,13 @@ def _aks(plan: StackPlan) -> tuple[CloudReport, Callable[[], live_prices.PriceRe
             "the Azure access preflight needs",
         ) from None
     return report, lambda: live_prices.azure_reader(live_prices.azure_retail_client())
+
+
+# Each covered platform's cloud checks, by profile name (one entry per profile that lists checks; a test holds them
+# equal), the way dra-example-driver keeps one implementation per profile instead of branches.
+CLOUD_CHECKS: dict[
+    str, Callable[[StackPlan, Sequence[str]], tuple[CloudReport, Callable[[], live_prices.PriceReader]]]
+] = {
+    "eks": _eks,
+    "aks": _aks,
+}

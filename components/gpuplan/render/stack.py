@@ -54,7 +54,7 @@ def node_labels(pool: PoolPlan) -> dict[str, str]:
     pools), the kubelet's well-known labels, on clouds the instance type, and on a NodePool's nodes what Karpenter
     adds (its NodePool, the capacity type; EKS Auto Mode's compute type)."""
     labels = {**pool.labels, **kubelet_labels(pool)}
-    if pool.platform in ("eks", "aks") and pool.instance_type:
+    if pool.profile.node_pools.bought and pool.instance_type:
         labels[INSTANCE_TYPE_LABEL] = pool.instance_type
     if pool.node_pool:
         labels[karpenter.NODEPOOL_LABEL] = pool.name
@@ -106,7 +106,7 @@ class RenderReport:
 def pool_facts(pool: PoolPlan) -> PoolFacts:
     # An existing cluster's pool whose nodes the stack does not name carries none of its labels until someone runs
     # the kubectl commands preview prints (dra_gpu_platform/plans/node_pools.unmapped_pool_warning).
-    unlabelled = pool.platform == "existing" and not pool.nodes
+    unlabelled = pool.profile.node_pools.existing_nodes and not pool.nodes
     model = pool.model
     return PoolFacts(
         name=pool.name,
@@ -117,7 +117,7 @@ def pool_facts(pool: PoolPlan) -> PoolFacts:
         "are applied, they carry none of the pool's labels"
         if unlabelled
         else None,
-        mig_capable=model is not None and model.supports_mig and pool.platform != "kind",
+        mig_capable=model is not None and model.supports_mig and pool.profile.software.mig_manager,
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
         host_device_plugin=AUTO_MODE_DEVICE_PLUGIN
         if pool.provisioner == provisioners.AUTO_MODE

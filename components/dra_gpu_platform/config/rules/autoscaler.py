@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS
+from dra_gpu_platform.config.sections.node_pools import AUTOSCALED_DRA_MIN_NODES, NodePool
 from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import kubernetes, provisioners
 
@@ -50,8 +51,10 @@ def check(r: RuleContext) -> None:
                 0,
                 "the autoscaler cannot see DRA devices on a node group with no nodes (its AWS and Azure providers "
                 "build empty nodes without ResourceSlices), so a dra pool at 0 nodes never scales up for a claim",
-                f"set minNodes: 1 (the default), or make {pool.name} a gpuStack: device-plugin pool, which scales "
-                "from zero, or set autoscaler.enabled: false and size the pool yourself",
+                f"set minNodes: {AUTOSCALED_DRA_MIN_NODES} (or leave it out: minNodes defaults to "
+                f"{NodePool.model_fields['min_nodes'].default}, and to {AUTOSCALED_DRA_MIN_NODES} for an on-demand or "
+                f"spot dra pool like this one where the autoscaler runs), or make {pool.name} a gpuStack: "
+                "device-plugin pool, which scales from zero, or set autoscaler.enabled: false and size the pool yourself",
             )
 
 

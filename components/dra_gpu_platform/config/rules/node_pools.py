@@ -7,7 +7,7 @@ from dra_gpu_platform.config.cluster import AksCluster
 from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections.node_pools import DescribedGpu, NodePool
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import catalog, eks_amis, platforms
+from dra_gpu_platform.facts import catalog, eks_amis, platforms, regions
 from dra_gpu_platform.facts.quantity import parse_quantity
 from dra_gpu_platform.inputs.problems import MISSING
 
@@ -107,11 +107,13 @@ def check(r: RuleContext) -> None:
                     "add capacityReservationId: cr-... (from the EC2 console or `aws ec2 describe-capacity-reservations`)",
                 )
             if shapes.zones and pool.availability_zone is None:
+                reservation = pool.capacity_reservation_id or "cr-..."
                 r.add(
                     f"{at}.availabilityZone",
                     MISSING,
                     "a Capacity Block lives in one zone; the pool's subnets must be limited to it",
-                    "add availabilityZone: us-east-1a (the reservation's zone)",
+                    f"add availabilityZone: the reservation's zone, {zone_choice(r)} (`aws ec2 "
+                    f"describe-capacity-reservations --capacity-reservation-ids {reservation}` shows it)",
                 )
             if pool.min_nodes > 0 or pool.desired_nodes is not None:
                 field, value = (
@@ -445,8 +447,20 @@ def _zones(r: RuleContext) -> None:
                 f"{at}.availabilityZone",
                 zone,
                 f"not a zone of the stack's region {region}",
-                f"use a zone of {region}, e.g. {region}a",
+                f"use {zone_choice(r)}",
             )
+
+
+def zone_choice(r: RuleContext) -> str:
+    """The zones of the stack's region, as a fix offers them (dra_gpu_platform/facts/regions.py)."""
+    region = r.c.region
+    zones = regions.aws_zones(region or "")
+    if zones:
+        return f"one of {', '.join(zones)}"
+    if not region:
+        where = r.c.profile.region
+        return f"a zone of the stack's {where.key if where else 'region'}"
+    return f"a zone of {region}, e.g. {region}a (`aws ec2 describe-availability-zones --region {region}` lists them)"
 
 
 def _aks_pools(r: RuleContext, cluster: AksCluster) -> None:

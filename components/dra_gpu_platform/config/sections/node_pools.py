@@ -145,6 +145,11 @@ class DeclaredPrice(ConfigModel):
     )
 
 
+# minNodes of an on-demand or spot `dra` pool that leaves it out where the autoscaler runs (config/validation.py
+# with_autoscaler_defaults): the autoscaler cannot grow such a pool from zero (docs/references.md#cluster-autoscaler-dra).
+AUTOSCALED_DRA_MIN_NODES = 1
+
+
 class NodePool(ConfigModel):
     name: DnsLabel = Field(description="Stable pool name; identity of the pool's resources.")
     gpu: GpuChoice = Field(
@@ -167,7 +172,8 @@ class NodePool(ConfigModel):
         0,
         ge=0,
         le=1000,
-        description="Autoscaling minimum; 1 instead of 0 for an on-demand or spot dra pool where the autoscaler runs.",
+        description=f"Autoscaling minimum; {AUTOSCALED_DRA_MIN_NODES} instead of 0 for an on-demand or spot dra pool "
+        "where the autoscaler runs.",
     )
     max_nodes: StackInt = Field(ge=1, le=1000, description="Autoscaling maximum.")
     desired_nodes: StackInt | None = Field(None, ge=0, le=1000, description="Initial size; defaults to minNodes.")
