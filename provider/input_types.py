@@ -249,6 +249,8 @@ class NodePool(TypedDict):
     """GPU model of the pool: a catalog key, or (existing; kind with gpuDriver: nvidia) a described GPU. (any value the stack file accepts here)"""
     instance_type: NotRequired[str]
     """EC2 type / Azure VM size; default from the catalog."""
+    instance_types: NotRequired[list[str]]
+    """karpenter / auto-mode / node-auto-provisioning: the instance types (VM sizes) the provisioner may launch for this pool, all of its GPU and GPU count (instanceType: just one); it launches the cheapest that fits."""
     allow_unlisted: NotRequired[bool]
     """EKS/AKS: accept an instanceType the catalog does not list (declare instanceFacts). Default: `false`."""
     instance_facts: NotRequired[InstanceFacts]
@@ -580,13 +582,24 @@ class Maintenance(TypedDict):
     """DeviceTaintRules: resource.k8s.io/v1 on 1.37, v1beta2 on 1.36 and v1alpha3 before (kind only below 1.37, where the stack turns the gates and API versions on)."""
 
 
+class Provisioner(enum.Enum):
+    """`autoscaler.provisioner`: What turns a pending GPU pod into a node: cluster-autoscaler (managed node groups / agent pools), karpenter (EKS: a Karpenter NodePool per pool), auto-mode (EKS Auto Mode NodePools) or node-auto-provisioning (AKS NAP NodePools)."""
+
+    ClusterAutoscaler = "cluster-autoscaler"
+    Karpenter = "karpenter"
+    AutoMode = "auto-mode"
+    NodeAutoProvisioning = "node-auto-provisioning"
+
+
 class Autoscaler(TypedDict):
     """`autoscaler`: The stack file's `dra-gpu-platform:autoscaler` section (docs/configuration.md)."""
 
     enabled: NotRequired[bool]
     """Scale GPU node pools automatically (default: on for eks and aks; not on kind/existing)."""
+    provisioner: NotRequired[Provisioner]
+    """What turns a pending GPU pod into a node: cluster-autoscaler (managed node groups / agent pools), karpenter (EKS: a Karpenter NodePool per pool), auto-mode (EKS Auto Mode NodePools) or node-auto-provisioning (AKS NAP NodePools). Default: `"cluster-autoscaler"`."""
     version: NotRequired[str]
-    """EKS: the cluster-autoscaler image version (same minor as the cluster); default: the newest of the cluster's minor."""
+    """EKS: the cluster-autoscaler image version (same minor as the cluster; default: the newest of the minor), or with provisioner karpenter the Karpenter chart release (default 1.14.1; 1.15.0 for dra pools)."""
 
 
 class ExternalSources(enum.Enum):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 STACKS_DIR = ROOT / "stacks"
 # The team's shared inputs next to the checkout: a real H200's NVML dump and upstream DRA example manifests. They
 # are not ours to commit; tests that need them skip (with this reason) when a clone has no ../shared.
-SHARED = ROOT.parent / "shared"
+# DRA_GPU_PLATFORM_SHARED points elsewhere (a folder of the same layout, e.g. charts pulled for a local check).
+SHARED = Path(os.environ.get("DRA_GPU_PLATFORM_SHARED") or ROOT.parent / "shared")
 H200_NVML = SHARED / "fixtures" / "nvml" / "h200"
 UPSTREAM_SPECS = SHARED / "upstream-specs"
 

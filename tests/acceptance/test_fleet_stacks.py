@@ -19,6 +19,7 @@ from dra_gpu_platform.config.loading import load_stack_file
 from dra_gpu_platform.facts import compute_domains, kubernetes
 from dra_gpu_platform.plans.stack import plan_stack
 from dra_gpu_platform.policies.rules.cloud import GPU_BUDGET
+from dra_gpu_platform.policies.rules.cost import GPU_ALWAYS_ON_COST
 from gpuplan.app import app
 from gpuplan.checks.kube_validate import validate_document, versions_for
 from gpuplan.engine.sources import StackFileSource
@@ -224,11 +225,13 @@ def test_the_policy_pack_passes_at_the_fleets_levels(stack):
     report = evaluate(run, reconcile(read_policy_config(POLICY_CONFIG), str(POLICY_CONFIG)))
     assert [f"{v.policy}: {v.urn}: {v.message}" for v in report.mandatory] == []
     assert [f"{v.policy}: {v.message}" for v in report.violations] == []
-    # the config sets the budget only (every other policy at its default level); at the default budget, one NVL72
-    # domain alone (72 GPUs) is over it
-    assert set(read_policy_config(POLICY_CONFIG)) == {"gpu-budget"}
-    budget = evaluate(run, reconcile({}, "(defaults)"), policies=[GPU_BUDGET])
-    assert [v.policy for v in budget.violations] == ["gpu-budget"] and budget.mandatory == []
+    # the config sets the budget and the always-on spend only (every other policy at its default level); at the
+    # default budget, one NVL72 domain alone (72 GPUs) is over it, and on AKS the GB200 node a DRA pool keeps under
+    # the cluster autoscaler ($108.16/h in eastus) is over the default maxAlwaysOnPerHour ($100)
+    assert set(read_policy_config(POLICY_CONFIG)) == {"gpu-budget", "gpu-always-on-cost"}
+    budget = evaluate(run, reconcile({}, "(defaults)"), policies=[GPU_BUDGET, GPU_ALWAYS_ON_COST])
+    expected = ["gpu-budget", "gpu-always-on-cost"] if stack.startswith("aks") else ["gpu-budget"]
+    assert [v.policy for v in budget.violations] == expected and budget.mandatory == []
 
 
 # ------------------------------------------------------------------------------------------------------- render

@@ -50,7 +50,10 @@ def tenant(name: str, **fields) -> dict:
 @pytest.mark.parametrize(
     ("name", "why"),
     [
-        ("kube-system", "the platform installs the cluster autoscaler, the EFA device plugin, cluster DNS there"),
+        (
+            "kube-system",
+            "the platform installs the cluster autoscaler, Karpenter, the EFA device plugin, cluster DNS there",
+        ),
         ("gpu-operator", "the platform installs the GPU Operator and its operands there"),
         ("dra-driver-nvidia-gpu", "the platform installs the NVIDIA DRA driver there"),
         ("default", "Kubernetes system namespace"),

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dra_gpu_platform.config.reference import config_reference
-from dra_gpu_platform.facts import aks, catalog, prices
+from dra_gpu_platform.facts import aks, autoscaler, catalog, karpenter, kubernetes, prices, provisioners
+from dra_gpu_platform.facts.platforms import offering
 
 
 @dataclass(frozen=True)
@@ -123,8 +124,55 @@ CONFIGURATION_BLOCKS = (
 )
 
 
-def regenerate(path: Path) -> None:
+def provisioner_support() -> str:
+    """What each provisioner does for a pending GPU pod, per Kubernetes minor (claims on a dra pool) and for
+    nvidia.com/gpu (dra_gpu_platform/facts/provisioners.py, the one source the config rules read too)."""
+    words = {
+        "from-zero": "from zero",
+        "from-one-node": "from one running node",
+        "never": "never",
+        "never-initializes": "launches; never initializes",
+        "unverified": "refused (undocumented)",
+    }
+    rows = [
+        (provisioners.CLUSTER_AUTOSCALER, None),
+        *((provisioners.KARPENTER, version) for version in karpenter.RELEASES),
+        (provisioners.AUTO_MODE, None),
+        (provisioners.NODE_AUTO_PROVISIONING, None),
+    ]
+    minors = list(kubernetes.MINORS)
+    lines = [
+        "| provisioner | runs on | "
+        + " | ".join(f"claims on a `dra` pool, {m}" for m in minors)
+        + " | `nvidia.com/gpu` on a `device-plugin` pool | `nvidia.com/gpu` on a `dra` pool (bridge) |",
+        "|---|---|" + "---|" * len(minors) + "---|---|",
+    ]
+    for name, version in rows:
+        label = f"`{name}` {version}" if version else f"`{name}`"
+        cells = [
+            "unsupported (needs 1.15)"
+            if version and not karpenter.supports_kubernetes(version, m)
+            else words[provisioners.claims_growth(name, kubernetes.minor_number(m), version).verdict]
+            + (
+                " (AKS; no EKS image yet)"
+                if name == provisioners.CLUSTER_AUTOSCALER and m in autoscaler.NO_IMAGE_YET
+                else ""
+            )
+            for m in minors
+        ]
+        lines.append(
+            f"| {label} | {', '.join(offering(name))} | "
+            + " | ".join(cells)
+            + f" | {words[provisioners.gpu_resource_growth(name).verdict]} | {words[provisioners.bridge_growth(name).verdict]} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+CLOUDS_BLOCKS = (GeneratedBlock("provisioner-support", provisioner_support),)
+
+
+def regenerate(path: Path, blocks: tuple[GeneratedBlock, ...] = CONFIGURATION_BLOCKS) -> None:
     text = path.read_text(encoding="utf-8")
-    for block in CONFIGURATION_BLOCKS:
+    for block in blocks:
         text = block.rewrite(text)
     path.write_text(text, encoding="utf-8")

@@ -13,7 +13,7 @@ import pytest
 from dra_gpu_platform.config.cluster import ClusterBase
 from dra_gpu_platform.config.models import AUTOSCALED_PLATFORMS
 from dra_gpu_platform.config.parts import COMPONENT_PLATFORMS
-from dra_gpu_platform.facts import kubernetes, platforms
+from dra_gpu_platform.facts import kubernetes, platforms, provisioners
 from dra_gpu_platform.facts.platforms import AKS, EKS, EXISTING, KIND, PROFILES
 from tests.conftest import ROOT, SOURCE_ROOT
 
@@ -93,11 +93,22 @@ def test_every_platform_of_the_stack_file_has_a_profile():
 
 
 def test_autoscaling_offers_a_provisioner_list_per_platform():
-    assert [p.name for p in EKS.autoscaling.provisioners] == [platforms.CLUSTER_AUTOSCALER]
+    # the default first; Karpenter's chart is the stack's to install and pin, Auto Mode and NAP are the cloud's
+    assert EKS.autoscaling.names == (platforms.CLUSTER_AUTOSCALER, provisioners.KARPENTER, provisioners.AUTO_MODE)
+    assert AKS.autoscaling.names == (platforms.CLUSTER_AUTOSCALER, provisioners.NODE_AUTO_PROVISIONING)
     assert EKS.autoscaling.default is not None and EKS.autoscaling.default.installed_by_stack
     assert AKS.autoscaling.default is not None and not AKS.autoscaling.default.installed_by_stack
+    assert [p.installed_by_stack for p in EKS.autoscaling.provisioners[1:]] == [True, False]
     assert KIND.autoscaling.default is None and not EXISTING.autoscaling.supported
     assert AUTOSCALED_PLATFORMS == ("eks", "aks")
+    # every provisioner the stack file names is offered somewhere, and the offers are read from the profiles
+    assert {name: platforms.offering(name) for name in provisioners.PROVISIONERS} == {
+        platforms.CLUSTER_AUTOSCALER: ("eks", "aks"),
+        provisioners.KARPENTER: ("eks",),
+        provisioners.AUTO_MODE: ("eks",),
+        provisioners.NODE_AUTO_PROVISIONING: ("aks",),
+    }
+    assert EKS.autoscaling.offer(provisioners.NODE_AUTO_PROVISIONING) is None
 
 
 def test_taint_effects_in_the_eks_node_group_spelling_and_back():

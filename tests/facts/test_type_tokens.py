@@ -54,6 +54,18 @@ SDK_CLASSES = {
     Upstream.DEVICE_TAINT_RULE: ("pulumi_kubernetes.resource.v1alpha3", "DeviceTaintRule"),
     Upstream.DEVICE_TAINT_RULE_V1BETA2: ("pulumi_kubernetes.resource.v1beta2", "DeviceTaintRule"),
     Upstream.DEVICE_TAINT_RULE_V1: ("pulumi_kubernetes.resource.v1", "DeviceTaintRule"),
+    Upstream.IAM_POLICY: ("pulumi_aws.iam", "Policy"),
+    Upstream.SQS_QUEUE: ("pulumi_aws.sqs", "Queue"),
+    Upstream.SQS_QUEUE_POLICY: ("pulumi_aws.sqs", "QueuePolicy"),
+    Upstream.EVENT_RULE: ("pulumi_aws.cloudwatch", "EventRule"),
+    Upstream.EVENT_TARGET: ("pulumi_aws.cloudwatch", "EventTarget"),
+}
+# Kinds of CRDs: apiextensions.CustomResource registers `kubernetes:<apiVersion>:<kind>` for them (no SDK class).
+CUSTOM_RESOURCES = {
+    Upstream.KARPENTER_NODE_POOL: ("karpenter.sh/v1", "NodePool"),
+    Upstream.EC2_NODE_CLASS: ("karpenter.k8s.aws/v1", "EC2NodeClass"),
+    Upstream.AUTO_MODE_NODE_CLASS: ("eks.amazonaws.com/v1", "NodeClass"),
+    Upstream.AKS_NODE_CLASS: ("karpenter.azure.com/v1beta1", "AKSNodeClass"),
 }
 
 
@@ -65,9 +77,18 @@ def test_every_upstream_token_is_mapped_to_an_sdk_class():
     unmapped = {
         name
         for name, token in _tokens(Upstream).items()
-        if token not in SDK_CLASSES and not token.startswith("pulumi:")
+        if token not in SDK_CLASSES and token not in CUSTOM_RESOURCES and not token.startswith("pulumi:")
     }
     assert unmapped == set()
+
+
+@pytest.mark.parametrize("token", sorted(CUSTOM_RESOURCES))
+def test_custom_resource_tokens_are_what_custom_resource_registers(token):
+    from pulumi_kubernetes.apiextensions import CustomResource
+
+    api_version, kind = CUSTOM_RESOURCES[token]
+    assert 'f"kubernetes:{api_version}:{kind}"' in inspect.getsource(CustomResource)
+    assert token == f"kubernetes:{api_version}:{kind}"
 
 
 @pytest.mark.parametrize("token", sorted(SDK_CLASSES))
@@ -80,7 +101,15 @@ def test_upstream_token_is_what_the_sdk_registers(token):
 def test_every_component_token_is_in_a_golden_urn_file():
     golden = "\n".join(p.read_text() for p in (ROOT / "tests" / "golden" / "urns").glob("*.txt"))
     # no committed stack adopts a cluster or creates its own VPC, and none runs Kubernetes 1.36 (where the GPU
-    # toleration policy is created); tests/resources cover those three
-    not_committed = {Component.EXISTING_CLUSTER, Component.EKS_NETWORK, Component.GPU_TOLERATION_POLICY}
+    # toleration policy is created); tests/resources cover those three, and the NodePool provisioners' components
+    # (Karpenter, EKS Auto Mode, AKS NAP) are covered by tests/acceptance/test_provisioner_stacks.py
+    not_committed = {
+        Component.EXISTING_CLUSTER,
+        Component.EKS_NETWORK,
+        Component.GPU_TOLERATION_POLICY,
+        Component.KARPENTER,
+        Component.EKS_AUTO_MODE_POOLS,
+        Component.AKS_NODE_AUTO_PROVISIONING,
+    }
     missing = {t for t in _tokens(Component).values() if t not in golden and t not in not_committed}
     assert missing == set()

@@ -205,6 +205,47 @@ spec:
 }
 
 
+# probe-karpenter stands in for the Karpenter chart: its controller Deployment with the chart's default affinity (never
+# on nodes Karpenter manages) and the stack's nodeSelector; no CRDs, so the stack's NodePools stay unvalidated.
+KARPENTER_TEMPLATES = {
+    "deployment.yaml": """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector: {matchLabels: {app: probe-karpenter}}
+  template:
+    metadata: {labels: {app: probe-karpenter}}
+    spec:
+      containers: [{name: controller, image: "registry.example/probe-karpenter:1"}]
+      nodeSelector: {{ toYaml .Values.nodeSelector | nindent 8 }}
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+              - matchExpressions:
+                  - {key: karpenter.sh/nodepool, operator: DoesNotExist}
+""",
+}
+
+
+def write_karpenter_chart(root: Path, version: str) -> Path:
+    return write_chart(
+        root / f"karpenter-{version}",
+        "probe-karpenter",
+        version,
+        KARPENTER_TEMPLATES,
+        {
+            "replicas": 2,
+            "nodeSelector": {"kubernetes.io/os": "linux"},
+            "settings": {},
+            "serviceAccount": {},
+            "controller": {},
+        },
+    )
+
+
 def write_chart(folder: Path, name: str, version: str, templates: dict[str, str], values: dict | None = None) -> Path:
     (folder / "templates").mkdir(parents=True, exist_ok=True)
     (folder / "Chart.yaml").write_text(

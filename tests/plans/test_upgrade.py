@@ -10,10 +10,12 @@ import pytest
 import yaml
 
 from dra_gpu_platform.config.loading import parse_config_map
+from dra_gpu_platform.config.models import StackConfig
 from dra_gpu_platform.facts import gpu_software_support as support
 from dra_gpu_platform.facts import kubernetes
 from dra_gpu_platform.plans.upgrade import UpgradeInputError, plan_upgrade, software_notes
 from dra_gpu_platform.plans.upgrade_steps import STEP_KINDS
+from tests.config.test_provisioner_rules import AKS, EKS, pools, stack
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
 TODAY = date(2026, 12, 7)
@@ -165,3 +167,29 @@ def test_end_of_support_operator_gets_a_note_with_the_exact_command():
         "`gpuplan upgrade --stack prod --to 1.35 --gpu-operator v26.7.0`"
     ]
     assert software_notes(config_of("prod", gpuOperator={"version": "v26.7.0"})) == []
+
+
+def test_nodepool_provisioners_replace_their_nodes_and_karpenter_must_support_the_minor():
+    """Karpenter's, Auto Mode's and NAP's nodes follow the control plane by replacement (no node group update, no
+    Capacity Block scaled to 0); no cluster-autoscaler image is asked for; a Karpenter release too old blocks."""
+    plugin = pools({"gpuStack": "device-plugin"})
+    old = StackConfig.model_validate(
+        stack(EKS, autoscaler={"provisioner": "karpenter", "version": "1.14.1"}, nodePools=plugin)
+    )
+    plan = plan_upgrade(old, "1.37", today=TODAY)
+    nodes = {s.pools: (s.disruption, s.what) for s in plan.steps if s.kind == "nodes"}
+    assert nodes[("a10g", "t4")][0] == "drain" and "Karpenter sees its nodes drift" in nodes[("a10g", "t4")][1]
+    assert nodes[("system",)][0] == "rolling"  # the system node group stays managed
+    whats = [b.what for b in plan.blockers]
+    assert "Karpenter 1.14.1 on Kubernetes 1.37" in whats and not any("cluster-autoscaler" in w for w in whats)
+    (blocker,) = [b for b in plan.blockers if b.what.startswith("Karpenter")]
+    assert "autoscaler.version: 1.15.0" in blocker.fix
+    current = StackConfig.model_validate(EKS)  # Karpenter 1.15.0 supports 1.37
+    assert not any(b.what.startswith("Karpenter") for b in plan_upgrade(current, "1.37", today=TODAY).blockers)
+    nap = plan_upgrade(
+        StackConfig.model_validate(stack(AKS, cluster={**AKS["cluster"], "kubernetesVersion": "1.35"})),
+        "1.36",
+        today=TODAY,
+    )
+    steps = {s.pools: s.what for s in nap.steps if s.kind == "nodes"}
+    assert "node auto-provisioning moves its nodes" in steps[("t4",)] and ("system",) in steps

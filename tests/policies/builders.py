@@ -120,6 +120,9 @@ VAP = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
 VAP_BINDING = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicyBinding"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 COMMAND = "command:local:Command"
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+AKS_NODE_CLASS = "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass"
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}
 

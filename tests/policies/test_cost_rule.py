@@ -17,7 +17,7 @@ from gpuplan.policy.runner import PolicySettings, evaluate
 from tests.conftest import run_config
 from tests.policies import builders as b
 
-# Made-up figures: dra_gpu_platform/facts/prices.py records none.
+# Fixed figures for the test (dra_gpu_platform/facts/prices.py records its own, with their sources).
 TEST_PRICES = (
     PriceFact("eks", "p5.48xlarge", "us-east-1", 55.04, "test offer", "2026-11-02"),
     PriceFact("eks", "g6.xlarge", "us-east-1", 0.8048, "test offer", "2026-11-02"),

@@ -37,6 +37,8 @@ NAMES = [
     "helm-release-pinned",
     "gpu-budget",
     "gpu-always-on-cost",
+    "gpu-nodepool-limits",
+    "gpu-nodepool-consolidation",
     "claims-satisfiable",
     "tenant-namespace-not-reserved",
     "tenant-namespace-pod-security",
@@ -64,7 +66,7 @@ def test_the_pack_has_exactly_the_specified_rules():
 def test_every_rule_carries_its_metadata(policy):
     assert policy.description.endswith(".") and len(policy.description) > 40
     assert policy.severity is not None and policy.remediation_steps and len(policy.remediation_steps) > 60
-    advisory = ("gpu-budget", "gpu-always-on-cost", "aks-gpu-toolkit-default")
+    advisory = ("gpu-budget", "gpu-always-on-cost", "gpu-nodepool-consolidation", "aks-gpu-toolkit-default")
     expected = EnforcementLevel.ADVISORY if policy.name in advisory else EnforcementLevel.MANDATORY
     assert policy.enforcement_level == expected
 

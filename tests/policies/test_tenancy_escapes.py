@@ -191,3 +191,85 @@ def test_an_aks_gpu_pool_with_the_aks_toolkit_beside_tenants_is_caught(driver, f
     assert bool(messages) is found
     if found:
         assert messages[0].startswith("AKS GPU pool a100 (gpuProfile.driver") and "no setting to change" in messages[0]
+
+
+def _karpenter_pool(name: str, family_alias: str, user_data: str | None, *, gpu: bool = True) -> list:
+    """A GPU NodePool and the EC2NodeClass it launches from, as any program writes them (userData not encoded)."""
+    types = ["g6.12xlarge"] if gpu else ["m7i.large"]
+    node_pool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": f"{name}-class"},
+                    "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In", "values": types}],
+                }
+            }
+        },
+    }
+    spec = {"amiSelectorTerms": [{"alias": family_alias}], **({"userData": user_data} if user_data else {})}
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": f"{name}-class"}}
+    return [
+        b.resource(b.EC2_NODE_CLASS, {**node_class, "spec": spec}, f"{name}-class"),
+        b.resource(b.KARPENTER_NODE_POOL, node_pool, name),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("alias", "user_data", "found"),
+    [
+        ("al2023@v20260714", None, "its AL2023 nodes keep the toolkit's default"),
+        ("al2023@v20260714", "#!/bin/bash\necho hi\n", "its userData has no shell part"),
+        ("al2023@v20260714", node_hardening.gpu_user_data(AL2023), None),
+        ("al2023@v20260714", f"#!/bin/bash\n{node_hardening.TOOLKIT_COMMAND}\n", None),  # Karpenter wraps a script
+        ("bottlerocket@v1.66.0", None, "does not write [settings.nvidia-container-runtime]"),
+        ("bottlerocket@v1.66.0", node_hardening.bottlerocket_user_data(host_dra_driver=True), None),
+    ],
+)  # fmt: skip
+def test_every_karpenter_gpu_node_class_hardens_its_toolkit(alias, user_data, found):
+    resources = [*_stack(_plan("research")), *_karpenter_pool("l4", alias, user_data)]
+    messages = b.check_stack(gpu_isolation.GPU_TOOLKIT_HARDENED, resources).messages
+    if found is None:
+        assert messages == []
+    else:
+        [message] = messages
+        assert message.startswith("EC2NodeClass l4-class (GPU NodePools l4):") and found in message
+    # a node class only CPU NodePools launch from is not the rule's business
+    cpu = [*_stack(_plan("research")), *_karpenter_pool("cpu", alias, None, gpu=False)]
+    assert b.check_stack(gpu_isolation.GPU_TOOLKIT_HARDENED, cpu).messages == []
+
+
+@pytest.mark.parametrize(("mode", "found"), [("Driver", True), ("None", False)])
+def test_a_nap_gpu_node_class_with_the_aks_toolkit_beside_tenants_is_caught(mode, found):
+    node_pool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "a100"},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": "a100"},
+                    "requirements": [
+                        {
+                            "key": "karpenter.azure.com/sku-name",
+                            "operator": "In",
+                            "values": ["Standard_NC24ads_A100_v4"],
+                        }
+                    ],
+                }
+            }
+        },
+    }
+    node_class = {"apiVersion": "karpenter.azure.com/v1beta1", "kind": "AKSNodeClass", "metadata": {"name": "a100"}}
+    resources = [
+        *_stack(_plan("research")),
+        b.resource(b.KARPENTER_NODE_POOL, node_pool, "a100"),
+        b.resource(b.AKS_NODE_CLASS, {**node_class, "spec": {"gpu": {"mode": mode}}}, "a100-class"),
+    ]
+    messages = b.check_stack(gpu_isolation.AKS_GPU_TOOLKIT_DEFAULT, resources).messages
+    assert bool(messages) is found
+    if found:
+        assert messages[0].startswith("AKS GPU NodePools a100 (AKSNodeClass a100 gpu.mode Driver)")
+    assert b.check_stack(gpu_isolation.GPU_TOOLKIT_HARDENED, resources).messages == []

@@ -16,7 +16,15 @@ from dra_gpu_platform.config.sections.monitoring import MonitoringConfig
 from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
 from dra_gpu_platform.config.sections.node_pools import NodePool
 from dra_gpu_platform.config.sections.software import DraDriverConfig, ExtendedResourceBridgeConfig, GpuOperatorConfig
-from dra_gpu_platform.facts import driver_charts, driver_features, eks_amis, gpu_operator, kubernetes, platforms
+from dra_gpu_platform.facts import (
+    driver_charts,
+    driver_features,
+    eks_amis,
+    gpu_operator,
+    kubernetes,
+    platforms,
+    provisioners,
+)
 
 
 class StackSections(ConfigModel):
@@ -76,7 +84,38 @@ class StackSections(ConfigModel):
     def gpu_operator_enabled(self) -> bool:
         if self.gpu_operator.enabled is not None:
             return self.gpu_operator.enabled
-        return self.profile.software.gpu_operator
+        # EKS Auto Mode nodes run the NVIDIA driver and device plugin themselves (dra_gpu_platform/facts/auto_mode.py).
+        return self.profile.software.gpu_operator and not self.auto_mode
+
+    @property
+    def provisioner(self) -> str:
+        """What grows the GPU pools: `autoscaler.provisioner` where an autoscaler runs, else nothing does."""
+        return self.autoscaler.provisioner
+
+    @property
+    def provisioner_offered(self) -> platforms.Provisioner | None:
+        """The platform's offer of `autoscaler.provisioner` (dra_gpu_platform/facts/platforms.py Autoscaling); None:
+        the platform has no such provisioner (rules/provisioners.py says so)."""
+        return self.profile.autoscaling.offer(self.provisioner)
+
+    @property
+    def node_pool_provisioner(self) -> bool:
+        """The GPU pools are NodePools of Karpenter, EKS Auto Mode or AKS node auto-provisioning (nodes for pending
+        pods only), not node groups or agent pools."""
+        return self.autoscaler_enabled and self.provisioner in provisioners.NODE_POOL_PROVISIONERS
+
+    @property
+    def auto_mode(self) -> bool:
+        return self.node_pool_provisioner and self.provisioner == provisioners.AUTO_MODE
+
+    @property
+    def dra_free(self) -> bool:
+        """No DRA pool can exist (EKS Auto Mode, AKS node auto-provisioning: config rules refuse them), so no DRA driver
+        chart is installed and no DeviceClass of its serves nvidia.com/gpu."""
+        return self.node_pool_provisioner and self.provisioner in (
+            provisioners.AUTO_MODE,
+            provisioners.NODE_AUTO_PROVISIONING,
+        )
 
     @property
     def autoscaler_enabled(self) -> bool:
@@ -127,7 +166,7 @@ class StackSections(ConfigModel):
         if self.uses_gpu_cluster:
             domains = driver_charts.COMPUTE_DOMAIN_CLASSES if self.compute_domains_enabled else ()
             return gpu_operator.GPU_CLUSTER_GPU_CLASSES + domains
-        if not self.dra_driver.enabled:
+        if not self.dra_driver.enabled or self.dra_free:  # no DRA driver chart without DRA pools
             return ()
         release = driver_charts.dra_driver_release(self.dra_driver.version)
         if release is None:  # an unknown version is its own config problem; assume the default chart's classes
@@ -153,7 +192,7 @@ class StackSections(ConfigModel):
         """The NVIDIA driver's own gpu.nvidia.com class carries extendedResourceName (the class the KEP-5004 bridge
         maps nvidia.com/gpu to): the DRA driver chart's from 25.12.0 rendered for resource.k8s.io/v1
         (docs/references.md#nvidia-dra-resource-api-version), never a GPUCluster's."""
-        if self.uses_example_driver or self.uses_gpu_cluster or not self.dra_driver.enabled:
+        if self.uses_example_driver or self.uses_gpu_cluster or not self.dra_driver.enabled or self.dra_free:
             return False
         release = driver_charts.dra_driver_release(self.dra_driver.version)
         return release is not None and release.gpu_class_extended_resource
@@ -166,6 +205,10 @@ class StackSections(ConfigModel):
         bridge = self.dra_driver.extended_resource_bridge
         if bridge is not None:
             return bridge is not False
+        # Not by default under Karpenter: a bridged nvidia.com/gpu pod gets a node that never initializes
+        # (dra_gpu_platform/facts/provisioners.py bridge_growth).
+        if self.node_pool_provisioner and not provisioners.bridge_growth(self.provisioner).gets_a_node:
+            return False
         return self.cluster.minor >= 36 and self.driver_class_has_extended_resource()
 
     @property

@@ -31,7 +31,7 @@ from dra_gpu_platform.config.sections.namespaces import NamespaceConfig
 from dra_gpu_platform.config.sections.node_pools import AUTOSCALED_DRA_MIN_NODES, GPU_CHOICE_TAGS, NodePool
 from dra_gpu_platform.config.sections.software import BRIDGE_CHOICE_TAGS, DraDriverConfig, GpuOperatorConfig
 from dra_gpu_platform.config.spelling import Spelling, closest_key, correct, read_as, unknown_key_fix
-from dra_gpu_platform.facts import gpu_software_support, regions
+from dra_gpu_platform.facts import catalog, eks_amis, gpu_software_support, provisioners, regions
 from dra_gpu_platform.facts.platforms import PLATFORMS
 from dra_gpu_platform.inputs.problems import MISSING, ConfigError, Problem, join_path, short_text
 
@@ -186,10 +186,22 @@ def with_gpu_operator_default(config: Stack) -> Stack:
 
 
 def with_autoscaler_defaults(config: Stack) -> Stack:
-    """Where the autoscaler runs, an on-demand or spot `dra` pool that does not name its minNodes keeps one node:
-    the autoscaler cannot see DRA devices on a node group with no nodes
-    (docs/references.md#cluster-autoscaler-dra). An explicit minNodes stays as written (rules/autoscaler.py judges it)."""
+    """Where the cluster autoscaler runs, an on-demand or spot `dra` pool that does not name its minNodes keeps one
+    node: the autoscaler cannot see DRA devices on a node group with no nodes (docs/references.md#cluster-autoscaler-dra).
+    Under Karpenter a device-plugin pool that names no amiType boots Bottlerocket NVIDIA, whose own device plugin
+    advertises nvidia.com/gpu as the node registers (dra_gpu_platform/facts/karpenter.py). Explicit values stay as
+    written (rules/autoscaler.py and rules/provisioners.py judge them)."""
     if not config.autoscaler_enabled:
+        return config
+    if config.provisioner == provisioners.KARPENTER:
+        pools = [
+            pool.model_copy(update={"ami_type": eks_amis.BOTTLEROCKET_NVIDIA})
+            if pool.gpu_stack == "device-plugin" and pool.ami_type is None and _x86(config.platform, pool)
+            else pool
+            for pool in config.node_pools
+        ]
+        return config.model_copy(update={"node_pools": pools})
+    if config.provisioner != provisioners.CLUSTER_AUTOSCALER:
         return config
     pools = [
         pool.model_copy(update={"min_nodes": AUTOSCALED_DRA_MIN_NODES})
@@ -198,6 +210,12 @@ def with_autoscaler_defaults(config: Stack) -> Stack:
         for pool in config.node_pools
     ]
     return config.model_copy(update={"node_pools": pools})
+
+
+def _x86(platform: str, pool: NodePool) -> bool:
+    first = pool.instance_types[0] if pool.instance_types else pool.instance_type
+    shape = catalog.pool_shape(platform, pool.gpu_key, first)
+    return shape is None or shape.cpu_architecture == "x86_64"
 
 
 def config_error(error: ValidationError, source: str | None = None) -> ConfigError:

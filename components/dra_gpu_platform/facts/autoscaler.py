@@ -35,6 +35,9 @@ NO_IMAGE_YET: dict[str, str] = {
     "1.37": "kubernetes/autoscaler has no cluster-autoscaler-1.37.x tag (its newest, on 2026-08-22, is "
     "cluster-autoscaler-1.36.1; chart 9.59.0 still says appVersion 1.35.0)",
 }
+# How it picks among the node groups that fit a pending pod: `--expander`'s default on every image of RELEASES (the
+# chart does not pass it; AKS's profile sets the same, dra_gpu_platform/plans/aks.py), docs/references.md#cluster-autoscaler-chart.
+EXPANDER = "least-waste"
 DRA_FLAG = "enable-dynamic-resource-allocation"
 DRA_FLAG_LOCKED_FROM = (1, 35)  # from 1.35 the flag is locked to true and must not be passed as false
 

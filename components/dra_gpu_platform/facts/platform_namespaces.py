@@ -14,7 +14,7 @@ working-with-objects/namespaces.md`); NVIDIA/gpu-operator@v25.10.1 `deployments/
 
 from __future__ import annotations
 
-from dra_gpu_platform.facts import autoscaler, efa, network
+from dra_gpu_platform.facts import autoscaler, efa, karpenter, network
 
 KUBERNETES_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 RESERVED_PREFIX = "kube-"  # "reserved for Kubernetes system namespaces"
@@ -27,13 +27,15 @@ DRA_DRIVER = "dra-driver-nvidia-gpu"
 EXAMPLE_DRIVER = "dra-example-driver"
 MONITORING_DEFAULT = "monitoring"  # monitoring.namespace's default
 
-# Where the platform installs, and what: (namespace, what runs there). Provisioners that come later (Karpenter in
-# kube-system) add their entry here, and every rule follows.
+# Where the platform installs, and what: (namespace, what runs there). A provisioner the stack installs adds its entry
+# here (Karpenter's controller, dra_gpu_platform/plans/provisioning/karpenter.py), and every rule follows; EKS Auto
+# Mode and AKS node auto-provisioning run outside the cluster.
 _INSTALLS: tuple[tuple[str, str], ...] = (
     (GPU_OPERATOR, "the GPU Operator and its operands"),
     (DRA_DRIVER, "the NVIDIA DRA driver"),
     (EXAMPLE_DRIVER, "the dra-example-driver"),
     (autoscaler.NAMESPACE, "the cluster autoscaler"),
+    (karpenter.NAMESPACE, "Karpenter"),
     (efa.NAMESPACE, "the EFA device plugin"),
     (network.DNS_NAMESPACE, "cluster DNS"),
 )

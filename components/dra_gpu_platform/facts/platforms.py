@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from dra_gpu_platform.facts import aks, cluster_access, eks_amis, instance_types, kubernetes, regions
+from dra_gpu_platform.facts import aks, cluster_access, eks_amis, instance_types, kubernetes, provisioners, regions
 from dra_gpu_platform.facts import node_allocatable as alloc
 
-CLUSTER_AUTOSCALER = "cluster-autoscaler"
+CLUSTER_AUTOSCALER = provisioners.CLUSTER_AUTOSCALER
 
 
 @dataclass(frozen=True)
@@ -39,9 +39,10 @@ class Region:
 
 @dataclass(frozen=True)
 class Provisioner:
-    """A way to add and remove a pool's nodes as pods wait (issue 34 lets a stack choose among a platform's)."""
+    """A way to add and remove a pool's nodes as pods wait (`autoscaler.provisioner` chooses among a platform's; what
+    each does for a pending GPU pod is in dra_gpu_platform/facts/provisioners.py)."""
 
-    name: str  # cluster-autoscaler, ...
+    name: str  # cluster-autoscaler, karpenter, auto-mode, node-auto-provisioning
     # the stack installs and pins it (a Helm release of its own); False: the platform runs it (AKS's managed one)
     installed_by_stack: bool
 
@@ -58,6 +59,14 @@ class Autoscaling:
     @property
     def default(self) -> Provisioner | None:
         return self.provisioners[0] if self.provisioners else None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.provisioners)
+
+    def offer(self, name: str) -> Provisioner | None:
+        """The platform's provisioner of that name; None: the platform does not offer it."""
+        return next((p for p in self.provisioners if p.name == name), None)
 
 
 @dataclass(frozen=True)
@@ -184,7 +193,16 @@ EKS = PlatformProfile(
         is_gpu_type=instance_types.is_ec2_gpu_type,
         is_fractional_gpu_type=instance_types.is_ec2_fractional_gpu_type,
     ),
-    autoscaling=Autoscaling((Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=True),), default_on=True),
+    # The cluster autoscaler over managed node groups (the stack installs it), Karpenter (the stack installs its chart,
+    # docs/references.md#karpenter-releases) or EKS Auto Mode (AWS runs it, docs/references.md#eks-auto-mode).
+    autoscaling=Autoscaling(
+        (
+            Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=True),
+            Provisioner(provisioners.KARPENTER, installed_by_stack=True),
+            Provisioner(provisioners.AUTO_MODE, installed_by_stack=False),
+        ),
+        default_on=True,
+    ),
     api_access=ApiAccess(
         # a node pool's cluster exists in subnets that exist (a created VPC's private endpoint is refused)
         existing_settings=MappingProxyType({"subnetIds": ["subnet-0"]}),
@@ -219,8 +237,15 @@ AKS = PlatformProfile(
         allocatable=lambda _size, vcpus, memory_gib: alloc.aks_allocatable(vcpus, memory_gib),
         is_gpu_type=instance_types.is_azure_gpu_size,
     ),
-    # AKS runs its own cluster autoscaler (the agent pools' enableAutoScaling), matching the cluster's minor
-    autoscaling=Autoscaling((Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=False),), default_on=True),
+    # AKS runs its own cluster autoscaler (the agent pools' enableAutoScaling), matching the cluster's minor, and its
+    # own Karpenter as node auto-provisioning (docs/references.md#aks-node-auto-provisioning)
+    autoscaling=Autoscaling(
+        (
+            Provisioner(CLUSTER_AUTOSCALER, installed_by_stack=False),
+            Provisioner(provisioners.NODE_AUTO_PROVISIONING, installed_by_stack=False),
+        ),
+        default_on=True,
+    ),
     api_access=ApiAccess(
         # how an existing cluster's API server is reached is its own business
         existing_settings=MappingProxyType({"privateCluster": True}),
@@ -270,6 +295,11 @@ EXISTING = PlatformProfile(
 
 PROFILES: Mapping[str, PlatformProfile] = MappingProxyType({p.name: p for p in (EKS, AKS, KIND, EXISTING)})
 PLATFORMS: tuple[str, ...] = tuple(PROFILES)
+
+
+def offering(provisioner: str) -> tuple[str, ...]:
+    """The platforms whose autoscaling offers a provisioner (cluster-autoscaler: eks and aks; karpenter: eks)."""
+    return tuple(name for name, p in PROFILES.items() if p.autoscaling.offer(provisioner) is not None)
 
 
 def profile(platform: str) -> PlatformProfile:

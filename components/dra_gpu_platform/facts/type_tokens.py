@@ -21,6 +21,9 @@ class Component:
     AKS_GPU_NODE_POOL = f"{PREFIX}:cluster:AksGpuPool"  # the class is AksGpuNodePool; the token keeps URNs stable
     EKS_ADDONS = f"{PREFIX}:cluster:EksAddons"
     CLUSTER_AUTOSCALER = f"{PREFIX}:cluster:ClusterAutoscaler"
+    KARPENTER = f"{PREFIX}:cluster:Karpenter"
+    EKS_AUTO_MODE_POOLS = f"{PREFIX}:cluster:EksAutoModePools"
+    AKS_NODE_AUTO_PROVISIONING = f"{PREFIX}:cluster:AksNodeAutoProvisioning"
     EFA_DEVICE_PLUGIN = f"{PREFIX}:cluster:EfaDevicePlugin"
     KIND_CLUSTER = f"{PREFIX}:cluster:KindCluster"
     EXISTING_CLUSTER = f"{PREFIX}:cluster:ExistingCluster"
@@ -66,6 +69,11 @@ class Upstream:
     AUTOSCALING_SCHEDULE = "aws:autoscaling/schedule:Schedule"
     KMS_KEY = "aws:kms/key:Key"
     AUTOSCALING_TAG = "aws:autoscaling/tag:Tag"
+    IAM_POLICY = "aws:iam/policy:Policy"
+    SQS_QUEUE = "aws:sqs/queue:Queue"
+    SQS_QUEUE_POLICY = "aws:sqs/queuePolicy:QueuePolicy"
+    EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
+    EVENT_TARGET = "aws:cloudwatch/eventTarget:EventTarget"
     # Azure (pulumi-azure-native)
     AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
     AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -86,6 +94,11 @@ class Upstream:
     DEVICE_TAINT_RULE = "kubernetes:resource.k8s.io/v1alpha3:DeviceTaintRule"  # Kubernetes 1.34/1.35
     DEVICE_TAINT_RULE_V1BETA2 = "kubernetes:resource.k8s.io/v1beta2:DeviceTaintRule"  # 1.36
     DEVICE_TAINT_RULE_V1 = "kubernetes:resource.k8s.io/v1:DeviceTaintRule"  # 1.37
+    # Custom resources (apiextensions.CustomResource registers `kubernetes:<apiVersion>:<kind>`)
+    KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+    EC2_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
+    AUTO_MODE_NODE_CLASS = "kubernetes:eks.amazonaws.com/v1:NodeClass"
+    AKS_NODE_CLASS = "kubernetes:karpenter.azure.com/v1beta1:AKSNodeClass"
 
     NODE_POOLS = frozenset({EKS_NODE_GROUP, AKS_AGENT_POOL})
     DEVICE_TAINT_RULES = frozenset({DEVICE_TAINT_RULE, DEVICE_TAINT_RULE_V1BETA2, DEVICE_TAINT_RULE_V1})

@@ -27,6 +27,7 @@ __all__ = [
     "node_hardening",
     "node_pools",
     "parts",
+    "provisioning",
     "quota",
     "stack",
     "stack_inventory",

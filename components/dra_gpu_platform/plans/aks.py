@@ -16,11 +16,13 @@ import yaml
 
 from dra_gpu_platform.config.models import AksCluster, StackConfig, platform_cluster
 from dra_gpu_platform.facts import aks as aks_facts
+from dra_gpu_platform.facts import autoscaler as ca
 from dra_gpu_platform.facts import cluster_access, network
 from dra_gpu_platform.facts.aks import GPU_DRIVER_INSTALL, GPU_DRIVER_NONE, KUBELOGIN_ARM_ENV_FLAG
 from dra_gpu_platform.facts.autoscaler import DRA_PRODUCTION_READY_FROM
 from dra_gpu_platform.plans.driver_ownership import driver_owner
 from dra_gpu_platform.plans.node_pools import PoolPlan, unlisted_note
+from dra_gpu_platform.plans.provisioning.node_auto_provisioning import NapPlan, nap_plan
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class KubeloginPlan:
 # Autoscaler profile of the AKS managed cluster-autoscaler (ManagedClusterPropertiesAutoScalerProfileArgs; AKS
 # takes these as strings).
 AUTOSCALER_PROFILE = {
-    "expander": "least-waste",  # of the pools that fit a pending pod, grow the one that wastes the least
+    "expander": ca.EXPANDER,  # of the pools that fit a pending pod, grow the one that wastes the least
     # GPU VMs boot and install their driver slower than the 15-minute default allows (docs/references.md#duration-aks-pool).
     "max_node_provision_time": "20m",
 }
@@ -104,6 +106,7 @@ class AksClusterPlan:
     network_dataplane: str = network.AKS_NETWORK_DATAPLANE
     network_policy: str = network.AKS_NETWORK_POLICY
     audit_logs: AuditLogPlan | None = None
+    nap: NapPlan | None = None  # node auto-provisioning: the GPU pools are NodePools, not agent pools
 
 
 def agent_pool_plan(pool: PoolPlan, gpu_driver: str) -> AksAgentPoolPlan:
@@ -126,7 +129,18 @@ def cluster_plan(
     settings = platform_cluster(config.cluster, AksCluster).settings()
     kubelogin = kubelogin_plan(settings.kubelogin_mode, environ or {})
     notes = []
-    if config.autoscaler_enabled and (1, config.cluster.minor) < DRA_PRODUCTION_READY_FROM and config.dra_pools:
+    nap = config.node_pool_provisioner
+    if nap:
+        notes.append(
+            "node auto-provisioning: AKS runs Karpenter and launches the GPU pools' nodes for pending pods; the "
+            "system pool keeps its fixed size (an autoscaled agent pool is refused under NAP)"
+        )
+    if (
+        config.autoscaler_enabled
+        and not nap
+        and (1, config.cluster.minor) < DRA_PRODUCTION_READY_FROM
+        and config.dra_pools
+    ):
         notes.append(
             f"AKS {config.cluster.kubernetes_version} runs its own cluster autoscaler; DRA handling in the autoscaler "
             "is production-ready from 1.35 (cluster-autoscaler docs/dra_support.md), so DRA claims may not grow pools here"
@@ -151,9 +165,9 @@ def cluster_plan(
         admin_group_object_ids=tuple(settings.admin_group_object_ids),
         authorized_ip_ranges=tuple(settings.authorized_ip_ranges),
         private_cluster=settings.private_cluster,
-        agent_pools=tuple(agent_pool_plan(pool, driver) for pool in pools),
+        agent_pools=tuple(agent_pool_plan(pool, driver) for pool in pools if not pool.node_pool),
         gpu_driver=driver,
-        autoscaled=config.autoscaler_enabled,
+        autoscaled=config.autoscaler_enabled and not nap,
         kubelogin=kubelogin,
         deployer_principal_type=settings.deployer_principal_type
         or ("User" if kubelogin.mode == "azurecli" else "ServicePrincipal"),
@@ -169,6 +183,7 @@ def cluster_plan(
             retention_days=cluster_access.AUDIT_RETENTION_DAYS,
             destination_type=cluster_access.LOG_ANALYTICS_DESTINATION,
         ),
+        nap=nap_plan([p for p in pools if p.node_pool], driver) if nap else None,
     )
 
 

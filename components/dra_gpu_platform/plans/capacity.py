@@ -12,6 +12,7 @@ priced pools only and list the others in `unpriced`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -177,18 +178,27 @@ def pool_price(pool: PoolPlan, region: str | None, prices: Iterable[PriceFact] |
         return Price(declared.per_node_hour, CURRENCY, region, purchase, declared.source, declared.as_of)
     if purchase != "on-demand" or region is None or pool.instance_type is None:
         return None
-    fact = next(
-        (
-            p
-            for p in (price_facts.PRICES if prices is None else prices)
-            if (p.platform, p.instance_type, p.region, p.kind)
-            == (pool.platform, pool.instance_type, region, "on-demand")
-        ),
-        None,
-    )
-    if fact is None:
-        return None
-    return Price.on_demand(fact)
+    known = tuple(price_facts.PRICES if prices is None else prices)
+    found = [
+        next(
+            (
+                p
+                for p in known
+                if (p.platform, p.instance_type, p.region, p.kind) == (pool.platform, name, region, "on-demand")
+            ),
+            None,
+        )
+        for name in pool.types
+    ]
+    if not found or any(fact is None for fact in found):
+        return None  # a NodePool of several types launches the cheapest that fits: known only if every price is
+    cheapest = min((f for f in found if f is not None), key=lambda f: f.usd_per_hour)
+    price = Price.on_demand(cheapest)
+    if len(found) > 1:
+        return dataclasses.replace(
+            price, source=f"{cheapest.instance_type}, the cheapest of {', '.join(pool.types)}: {price.source}"
+        )
+    return price
 
 
 def pools_capacity(

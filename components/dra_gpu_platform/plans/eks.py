@@ -23,13 +23,15 @@ import yaml
 
 from dra_gpu_platform.config.models import EksCluster, StackConfig, platform_cluster
 from dra_gpu_platform.facts import autoscaler as ca
-from dra_gpu_platform.facts import cluster_access, eks_addons, eks_amis
+from dra_gpu_platform.facts import cluster_access, eks_addons, eks_amis, provisioners
 from dra_gpu_platform.facts import efa as efa_facts
 from dra_gpu_platform.facts.catalog import InstanceType
 from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans import node_hardening
 from dra_gpu_platform.plans.gpu_software import ReleasePlan, gpu_toleration
 from dra_gpu_platform.plans.node_pools import PoolPlan, unlisted_note, uses_efa
+from dra_gpu_platform.plans.provisioning.auto_mode import AutoModePlan, auto_mode_plan
+from dra_gpu_platform.plans.provisioning.karpenter import KarpenterPlan, karpenter_plan
 
 SYSTEM_AMI_TYPE = "AL2023_x86_64_STANDARD"
 
@@ -167,6 +169,9 @@ class EksClusterPlan:
     log_group: str = ""
     log_retention_days: int = eks_addons.CONTROL_PLANE_LOG_RETENTION_DAYS
     notes: tuple[str, ...] = ()  # what the preview should tell the operator
+    # GPU pools as NodePools (autoscaler.provisioner): Karpenter's chart and objects, or EKS Auto Mode's
+    karpenter: KarpenterPlan | None = None
+    auto_mode: AutoModePlan | None = None
 
 
 def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksClusterPlan:
@@ -175,10 +180,17 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksCluster
     minor = config.cluster.kubernetes_version
     settings = platform_cluster(config.cluster, EksCluster).settings()
     bridge = config.extended_resource_bridge_on
-    node_groups = tuple(node_group_plan(name, pool, block_window(config, pool.name), bridge) for pool in pools)
-    autoscaler = None
-    if config.autoscaler_enabled:
+    groups = [pool for pool in pools if not pool.node_pool]
+    node_groups = tuple(node_group_plan(name, pool, block_window(config, pool.name), bridge) for pool in groups)
+    autoscaler = karpenter = auto_mode = None
+    provisioned = tuple(pool for pool in pools if pool.node_pool)
+    if config.autoscaler_enabled and not config.node_pool_provisioner:
         autoscaler = autoscaler_plan(name, region, minor, config.autoscaler.version)
+    elif config.provisioner == provisioners.KARPENTER and config.node_pool_provisioner:
+        karpenter = karpenter_plan(name, config.autoscaler.version, settings.system_nodes.count, provisioned)
+    elif config.auto_mode:
+        auto_mode = auto_mode_plan(provisioned)
+    efa = any(g.efa for g in node_groups) or any(p.efa_interfaces for p in provisioned)
     return EksClusterPlan(
         name=name,
         kubernetes_version=minor,
@@ -204,9 +216,13 @@ def cluster_plan(config: StackConfig, pools: tuple[PoolPlan, ...]) -> EksCluster
         node_groups=node_groups,
         addons=addon_plans(minor, region),
         autoscaler=autoscaler,
-        efa_plugin=efa_plugin_plan() if any(g.efa for g in node_groups) else None,
+        efa_plugin=efa_plugin_plan() if efa else None,
         log_group=eks_addons.control_plane_log_group(name),
-        notes=cluster_notes(config, node_groups),
+        notes=cluster_notes(config, node_groups)
+        + (karpenter.notes if karpenter else ())
+        + (auto_mode.notes if auto_mode else ()),
+        karpenter=karpenter,
+        auto_mode=auto_mode,
     )
 
 
@@ -221,7 +237,12 @@ def block_window(config: StackConfig, pool_name: str) -> tuple[datetime, datetim
 
 def cluster_notes(config: StackConfig, node_groups: Iterable[EksNodeGroupPlan]) -> tuple[str, ...]:
     notes = []
-    if config.autoscaler_enabled and (1, config.cluster.minor) < ca.DRA_PRODUCTION_READY_FROM and config.dra_pools:
+    if (
+        config.autoscaler_enabled
+        and not config.node_pool_provisioner
+        and (1, config.cluster.minor) < ca.DRA_PRODUCTION_READY_FROM
+        and config.dra_pools
+    ):
         notes.append(
             f"cluster-autoscaler {config.cluster.kubernetes_version} handles DRA claims only with "
             f"--{ca.DRA_FLAG} (set for you) and with known gaps; DRA autoscaling is production-ready from 1.35 "
@@ -432,11 +453,13 @@ def access_policy_arn(region: str, policy: str = cluster_access.EKS_ADMIN_POLICY
     return f"arn:{partition(region)}:eks::aws:cluster-access-policy/{policy}"
 
 
-def assume_role_policy(service: str) -> dict[str, Any]:
-    """Trust policy letting one AWS service principal assume the role."""
+def assume_role_policy(service: str, actions: tuple[str, ...] = ("sts:AssumeRole",)) -> dict[str, Any]:
+    """Trust policy letting one AWS service principal assume the role (EKS Auto Mode's cluster role also tags the
+    session: dra_gpu_platform/facts/auto_mode.py)."""
+    action: str | list[str] = actions[0] if len(actions) == 1 else list(actions)
     return {
         "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": action}],
     }
 
 

@@ -386,7 +386,13 @@ def dra_driver_plan(config: StackConfig, pools: Sequence[PoolPlan]) -> ReleasePl
 def installs_nvidia_dra_driver(config: StackConfig) -> bool:
     """The DRA driver's own Helm release: not with the example driver, and not under a GPUCluster (the operator
     deploys the driver then)."""
-    return not config.uses_example_driver and config.dra_driver.enabled and not config.uses_gpu_cluster
+    # EKS Auto Mode and AKS NAP serve device-plugin pools only (config rules refuse dra pools there).
+    return (
+        not config.uses_example_driver
+        and config.dra_driver.enabled
+        and not config.uses_gpu_cluster
+        and not config.dra_free
+    )
 
 
 def dra_driver_waits_for_operator(config: StackConfig) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dra_gpu_platform.config.models import NodePool, StackConfig
 from dra_gpu_platform.dra.tolerations import Taint
-from dra_gpu_platform.facts import catalog, eks_amis, node_allocatable, platforms
+from dra_gpu_platform.facts import catalog, eks_amis, node_allocatable, platforms, provisioners
 from dra_gpu_platform.facts.catalog import GpuModel, InstanceType
 from dra_gpu_platform.facts.node_labels import (
     DEVICE_PLUGIN_DEPLOY_LABEL,
@@ -117,6 +117,21 @@ class PoolPlan:
     gpu_model: GpuModel | None = None  # the GPU's facts (a described GPU's, or the catalog's)
     unlisted: bool = False  # a cloud instance type the catalog does not list: `shape` holds the declared facts
     declared_price: DeclaredPrice | None = None  # nodePools[].price
+    # What grows the pool (dra_gpu_platform/facts/provisioners.py): a node group or agent pool under the cluster
+    # autoscaler, a NodePool of Karpenter, EKS Auto Mode or AKS node auto-provisioning; their instance types (the
+    # provisioner launches the cheapest that fits; `instance_type`/`shape` is the first, all alike in GPUs and CPU).
+    provisioner: str = provisioners.CLUSTER_AUTOSCALER
+    instance_types: tuple[str, ...] = ()
+
+    @property
+    def node_pool(self) -> bool:
+        """A NodePool of Karpenter, EKS Auto Mode or AKS node auto-provisioning: no node group, no agent pool."""
+        return self.provisioner in provisioners.NODE_POOL_PROVISIONERS
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """Every instance type the pool's nodes may have."""
+        return self.instance_types or ((self.instance_type,) if self.instance_type else ())
 
     @property
     def profile(self) -> platforms.PlatformProfile:
@@ -247,7 +262,8 @@ def pool_shape(platform: str, pool: NodePool) -> InstanceType | None:
     guarantee one); on kind/existing the catalog's entry for an instanceType it names, if any."""
     if platforms.profile(platform).node_pools.bought:
         declared = pool.declared_shape(platform)
-        shape = declared or catalog.pool_shape(platform, pool.gpu_key, pool.instance_type)
+        first = pool.instance_types[0] if pool.instance_types else pool.instance_type
+        shape = declared or catalog.pool_shape(platform, pool.gpu_key, first)
         if shape is None:
             raise ValueError(
                 f"pool {pool.name}: no {platform} instance type for {pool.gpu_name} (config rules should have caught this)"
@@ -265,12 +281,21 @@ def has_block_window(pool: NodePool) -> bool:
     )
 
 
-def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes: Sequence[str] = ()) -> PoolPlan:
+def plan_pool(
+    pool: NodePool,
+    platform: str,
+    *,
+    autoscaler: bool = False,
+    nodes: Sequence[str] = (),
+    provisioner: str = provisioners.CLUSTER_AUTOSCALER,
+) -> PoolPlan:
     """One pool of the stack on `platform`; `autoscaler`: the stack's cluster autoscaler runs; `nodes`: its
-    kind workers (plan_pools names them)."""
+    kind workers (plan_pools names them); `provisioner`: what grows it (a NodePool provisioner keeps no nodes of its
+    own: the pool is 0 nodes until pods are pending)."""
     shape = pool_shape(platform, pool)
     bought = platforms.profile(platform).node_pools
     cloud = bought.bought
+    node_pool = cloud and provisioner in provisioners.NODE_POOL_PROVISIONERS
     gpus, per_root = None, 1
     if cloud and shape is not None:
         gpus, per_root = shape.gpus, shape.gpus_per_pcie_root
@@ -279,7 +304,9 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
     elif shape is not None:
         gpus, per_root = shape.gpus, shape.gpus_per_pcie_root
     labels = pool_labels(pool)
-    efa = shape.efa_interfaces if bought.efa and shape is not None and uses_efa(shape) else 0
+    # EKS Auto Mode handles its nodes' network interfaces itself: no EFA interfaces or EFA device plugin of ours.
+    auto_mode = node_pool and provisioner == provisioners.AUTO_MODE
+    efa = shape.efa_interfaces if bought.efa and shape is not None and uses_efa(shape) and not auto_mode else 0
     if efa:
         labels = dict(sorted({**labels, EFA_LABEL: "true"}.items()))
     taints: tuple[PoolTaint, ...] = (GPU_TAINT,)
@@ -289,6 +316,8 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
     if bought.workers_at_max:
         # kind starts every worker of the config: the pool is always at maxNodes
         min_nodes = desired = pool.max_nodes
+    elif node_pool:
+        min_nodes = desired = 0  # nodes for pending pods only, Capacity Block pools too (launched while it is active)
     elif capacity_block:
         # Sized by the block: its instances start when the schedule (or the block) begins.
         min_nodes, desired = 0, (0 if has_block_window(pool) else pool.max_nodes)
@@ -308,13 +337,13 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         min_nodes=min_nodes,
         max_nodes=pool.max_nodes,
         desired_nodes=desired,
-        autoscaled=autoscaler and cloud and not capacity_block,
+        autoscaled=autoscaler and cloud and (node_pool or not capacity_block),
         capacity=pool.capacity,
         mig_profile=pool.mig.profile if pool.mig is not None else None,
         efa_interfaces=efa,
         disk_size_gb=pool.disk_size_gb if cloud else 0,  # kind and existing nodes bring their own disks
         ami_type=(pool.ami_type or eks_amis.default_gpu_ami(shape.cpu_architecture if shape else "x86_64"))
-        if bought.ami_types
+        if bought.ami_types and not auto_mode
         else pool.ami_type,
         bottlerocket_dra_settings=bought.ami_types and eks_amis.runs_host_dra_driver(pool.ami_type, pool.gpu_stack),
         zone=pool.availability_zone,
@@ -325,6 +354,8 @@ def plan_pool(pool: NodePool, platform: str, *, autoscaler: bool = False, nodes:
         gpu_model=pool.gpu_model,
         unlisted=shape is not None and not shape.listed,
         declared_price=declared_price(pool),
+        provisioner=provisioner if node_pool else provisioners.CLUSTER_AUTOSCALER,
+        instance_types=tuple(pool.instance_types or ()) if node_pool else (),
     )
 
 
@@ -370,7 +401,13 @@ def plan_pools(config: StackConfig) -> tuple[PoolPlan, ...]:
     at_max = config.profile.node_pools.workers_at_max
     workers = kind_worker_names(config.cluster.name, config.node_pools) if at_max else {}
     return tuple(
-        plan_pool(pool, platform, autoscaler=config.autoscaler_enabled, nodes=workers.get(pool.name, ()))
+        plan_pool(
+            pool,
+            platform,
+            autoscaler=config.autoscaler_enabled,
+            nodes=workers.get(pool.name, ()),
+            provisioner=config.provisioner if config.node_pool_provisioner else provisioners.CLUSTER_AUTOSCALER,
+        )
         for pool in sorted(config.node_pools, key=lambda p: p.name)
     )
 

@@ -74,6 +74,9 @@ class StackPlan:
     tenancy_policies: tuple[AdmissionPolicyPlan, ...] = ()
     deployer_groups: tuple[str, ...] = ()  # the Kubernetes groups the platform's deployer authenticates into
     notes: tuple[str, ...] = ()  # what the preview should tell the operator about the stack as a whole
+    # what grows the GPU pools (dra_gpu_platform/facts/provisioners.py), None where nothing does; its release
+    provisioner: str | None = None
+    provisioner_version: str | None = None
 
     @property
     def minor(self) -> int:
@@ -181,6 +184,8 @@ def plan_stack(config: StackConfig, *, environ: Mapping[str, str] | None = None)
         driver_class_extended_resource=config.driver_class_has_extended_resource(),
         region=config.region if config.profile.region is not None else None,
         dynamic_mig=config.dynamic_mig,
+        provisioner=config.provisioner if config.autoscaler_enabled else None,
+        provisioner_version=config.autoscaler.version,
     )
 
 

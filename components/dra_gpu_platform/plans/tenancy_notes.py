@@ -78,11 +78,21 @@ def bridge_notes(config: StackConfig) -> tuple[str, ...]:
 
 def host_toolkit_notes(config: StackConfig) -> tuple[str, ...]:
     """GPU nodes whose toolkit the platform does not configure: kind with real GPUs and existing clusters (the hosts'),
-    and AKS GPU pools with AKS's own driver and toolkit, which no AKS setting hardens (docs/references.md#aks-gpu-toolkit;
+    EKS Auto Mode's nodes (AWS's), and AKS GPU pools with AKS's own driver and toolkit, which no AKS setting hardens (docs/references.md#aks-gpu-toolkit;
     the advisory rule aks-gpu-toolkit-default says the same of a recorded stack)."""
     if not config.namespaces or config.uses_example_driver or not config.node_pools:
         return ()
     owner = config.profile.software.toolkit_owner
+    if config.auto_mode:
+        # AWS's immutable node AMIs take no user data (docs/references.md#eks-auto-mode): nothing of the stack's reaches
+        # their toolkit, and what it accepts is undocumented
+        return (
+            "EKS Auto Mode GPU nodes run AWS's immutable AMIs with AWS's NVIDIA driver and container toolkit: the stack "
+            f"cannot set {container_toolkit.ACCEPT_ENVVAR_UNPRIVILEGED} = false there, and AWS does not document its "
+            "value, so the guard's refusal of tenant containers that list no claim in GPU pods is the only layer; use "
+            "provisioner karpenter or cluster-autoscaler for GPU tenants that must not share a node's GPUs "
+            "(docs/security.md, GPU isolation per container)",
+        )
     if owner == "service":
         if config.gpu_operator_enabled and config.gpu_operator.driver == "operator" and not config.uses_gpu_cluster:
             return ()

@@ -12,7 +12,7 @@ from typing import Literal
 
 from dra_gpu_platform.config.cluster import KindSettings
 from dra_gpu_platform.config.models import StackConfig
-from dra_gpu_platform.facts import autoscaler, kubernetes, platforms, versions
+from dra_gpu_platform.facts import autoscaler, karpenter, kubernetes, platforms, provisioners, versions
 from dra_gpu_platform.facts.node_labels import POOL_LABEL
 from dra_gpu_platform.plans.maintenance import taint_rule_api
 from dra_gpu_platform.plans.node_pools import PoolPlan
@@ -96,10 +96,13 @@ def minor_steps(b: PlanBuilder, minor: str, today: date) -> None:
     settings = config.cluster.settings()
     if isinstance(settings, KindSettings) and settings.node_image:
         edits.append(Edit(("cluster", "kind", "nodeImage"), versions.KIND_NODE_IMAGES[minor]))
+    # the cluster autoscaler's image follows the minor; NodePool provisioners are no cluster-autoscaler
+    runs_ca = config.autoscaler_enabled and not config.node_pool_provisioner
     ca = autoscaler.RELEASES[minor][-1] if minor in autoscaler.RELEASES else None
-    if config.autoscaler_enabled and "version" in config.autoscaler.model_fields_set and ca:
+    if runs_ca and "version" in config.autoscaler.model_fields_set and ca:
         edits.append(Edit(("autoscaler", "version"), ca))
-    if config.autoscaler_enabled and ca is None:
+    _karpenter_blocker(b, minor)
+    if runs_ca and ca is None:
         b.blockers.append(
             Blocker(
                 f"cluster-autoscaler on Kubernetes {minor}",
@@ -122,9 +125,31 @@ def minor_steps(b: PlanBuilder, minor: str, today: date) -> None:
                 f"stop at {newest} (--to {newest}) until {profile.title} offers {minor}",
             )
         )
-    upgraded_ca = ca if config.autoscaler_enabled else None
+    upgraded_ca = ca if runs_ca else None
     _PLATFORM_STEPS[profile.name](b, _Minor(minor, previous, stage, tuple(edits), upgraded_ca))
     _api_migrations(b, previous, minor, stage)
+
+
+def _karpenter_blocker(b: PlanBuilder, minor: str) -> None:
+    """The Karpenter release the stack pins must support the minor (dra_gpu_platform/facts/karpenter.py
+    MIN_FOR_KUBERNETES); its chart is the stack's, so the stack file moves it first."""
+    config = b.config
+    if not (config.node_pool_provisioner and config.provisioner == provisioners.KARPENTER):
+        return
+    version = config.autoscaler.version or karpenter.DEFAULT_VERSION
+    if karpenter.supports_kubernetes(version, minor):
+        return
+    needed = karpenter.MIN_FOR_KUBERNETES[minor]
+    fitting = sorted(v for v in karpenter.RELEASES if karpenter.supports_kubernetes(v, minor))
+    b.blockers.append(
+        Blocker(
+            f"Karpenter {version} on Kubernetes {minor}",
+            f"Karpenter supports Kubernetes {minor} from {needed} (docs/references.md#karpenter-releases)",
+            f"set autoscaler.version: {fitting[-1]} in a `pulumi up` of its own first"
+            if fitting
+            else f"stop at the newest minor Karpenter {version} supports; no known release supports {minor}",
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -239,10 +264,51 @@ _PLATFORM_STEPS: Mapping[str, Callable[[PlanBuilder, _Minor], None]] = {
 assert tuple(_PLATFORM_STEPS) == platforms.PLATFORMS  # every platform of the stack file walks its minors
 
 
+def _node_pool_nodes(b: PlanBuilder, minor: str, stage: int) -> tuple[PoolPlan, ...]:
+    """The GPU pools that are NodePools of Karpenter, EKS Auto Mode or AKS node auto-provisioning: their nodes follow
+    the control plane by replacement, not a node group or agent pool update. Returns the other pools."""
+    node_pools = [p for p in b.pools if p.node_pool]
+    if node_pools:
+        provisioner = node_pools[0].provisioner
+        b.step(
+            "nodes",
+            f"{_NODE_POOL_UPGRADE[provisioner]}: each node of the NodePools is replaced by one of {minor}, within "
+            "the NodePools' disruption budgets (one node at a time), its pods evicted",
+            tuple(p.name for p in node_pools),
+            "drain",
+            stage,
+            *(
+                (
+                    f"the EC2NodeClasses' pinned AMI aliases must have a release for {minor} (`aws ssm get-parameters-by-path` "
+                    "as nodeclasses.md shows); otherwise move them to one that has",
+                )
+                if provisioner == provisioners.KARPENTER
+                else ()
+            ),
+        )
+    return tuple(p for p in b.pools if not p.node_pool)
+
+
+# How each NodePool provisioner's nodes follow a new control-plane minor.
+_NODE_POOL_UPGRADE = {
+    # the alias resolves the AMI of the cluster's minor (release-v1.14.1 website/content/en/v1.14/concepts/
+    # nodeclasses.md:784-806, K8S_VERSION in the SSM path), so a new minor drifts every node (concepts/disruption.md:155-159)
+    provisioners.KARPENTER: "Karpenter sees its nodes drift: the EC2NodeClasses' AMI aliases resolve to the new "
+    "minor's AMIs",
+    # awsdocs/amazon-eks-user-guide 4d52b4d latest/ug/automode/auto-upgrade.adoc:10,16
+    provisioners.AUTO_MODE: "EKS Auto Mode replaces its nodes after the control plane upgrade, observing "
+    "PodDisruptionBudgets",
+    # MicrosoftDocs/azure-aks-docs fb060abe articles/aks/node-auto-provisioning.md:63
+    provisioners.NODE_AUTO_PROVISIONING: "node auto-provisioning moves its nodes to the control plane's version",
+}
+
+
 def _eks_nodes(b: PlanBuilder, minor: str, stage: int) -> None:
-    rolling = [SYSTEM_POOL, *(p.name for p in b.pools if p.capacity != "capacity-block")]
-    blocks = [p for p in b.pools if p.capacity == "capacity-block"]
-    amis = sorted({p.ami_type or "AL2023_x86_64_NVIDIA" for p in b.pools})
+    pools = _node_pool_nodes(b, minor, stage)
+    rolling = [SYSTEM_POOL, *(p.name for p in pools if p.capacity != "capacity-block")]
+    blocks = [p for p in pools if p.capacity == "capacity-block"]
+    # the system node group's AMI is not a GPU one; with every GPU pool a NodePool only it is listed
+    amis = sorted({p.ami_type or "AL2023_x86_64_NVIDIA" for p in pools}) or ["the system node group's AMI type"]
     b.step(
         "nodes",
         f"each managed node group moves to {minor} with the newest AMI release of {minor} ({', '.join(amis)}; the node "
@@ -269,13 +335,14 @@ def _eks_nodes(b: PlanBuilder, minor: str, stage: int) -> None:
 
 
 def _aks_nodes(b: PlanBuilder, minor: str, stage: int) -> None:
-    sizes = sorted({p.instance_type for p in b.pools if p.instance_type})
+    pools = _node_pool_nodes(b, minor, stage)
+    sizes = sorted({p.instance_type for p in pools if p.instance_type})
     b.step(
         "nodes",
         f"AKS upgrades each agent pool to {minor} by surge: one extra VM per pool at a time (maxSurge 1, so GPU "
         f"quota for one more {', '.join(sizes) or 'GPU VM'}), cordon, drain (30-minute timeout), reimage "
         f"({_AKS_NODE_UPGRADE}); a GPU pool without quota to spare can use maxSurge 0 with maxUnavailable 1",
-        (SYSTEM_POOL, *(p.name for p in b.pools)),
+        (SYSTEM_POOL, *(p.name for p in pools)),
         "rolling",
         stage,
     )

@@ -8,6 +8,7 @@ from dra_gpu_platform.policies.rules import access as access_rules
 from dra_gpu_platform.policies.rules import cloud as cloud_rules
 from dra_gpu_platform.policies.rules import cost as cost_rules
 from dra_gpu_platform.policies.rules import dra as dra_rules
+from dra_gpu_platform.policies.rules import elastic as elastic_rules
 from dra_gpu_platform.policies.rules import fit as fit_rules
 from dra_gpu_platform.policies.rules import gpu_isolation as gpu_isolation_rules
 from dra_gpu_platform.policies.rules import helm as helm_rules
@@ -38,6 +39,8 @@ POLICIES = [
     helm_rules.HELM_RELEASE_PINNED,
     cloud_rules.GPU_BUDGET,
     cost_rules.GPU_ALWAYS_ON_COST,
+    elastic_rules.GPU_NODEPOOL_LIMITS,
+    elastic_rules.GPU_NODEPOOL_CONSOLIDATION,
     fit_rules.CLAIMS_SATISFIABLE,
     tenancy_rules.TENANT_NAMESPACE_NOT_RESERVED,
     tenancy_rules.TENANT_NAMESPACE_POD_SECURITY,

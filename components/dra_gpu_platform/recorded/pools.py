@@ -18,8 +18,9 @@ from typing import Any
 import yaml
 
 from dra_gpu_platform.facts import aks as aks_facts
-from dra_gpu_platform.facts import catalog, eks_amis, platforms
+from dra_gpu_platform.facts import auto_mode, catalog, eks_amis, karpenter, platforms, provisioners
 from dra_gpu_platform.facts import efa as efa_facts
+from dra_gpu_platform.facts import node_auto_provisioning as nap
 from dra_gpu_platform.facts.catalog import GpuModel
 from dra_gpu_platform.facts.node_labels import (
     DRA_KUBELET_PLUGIN_LABEL,
@@ -354,11 +355,84 @@ def node_patch_pool(name: str, props: Any) -> PoolPlan | None:
     return _recorded_pool(labels.get(POOL_LABEL, node), "existing", labels, taints, None, (1, 1, 1), nodes=(node,))
 
 
+# A NodePool's node class group -> its provisioner (dra_gpu_platform/facts/karpenter.py, auto_mode.py,
+# node_auto_provisioning.py), whose one platform says how its instance types are read; they are named by these
+# requirement keys.
+_NODE_CLASS_GROUPS = {
+    karpenter.EC2_NODE_CLASS_GROUP: provisioners.KARPENTER,
+    auto_mode.NODE_CLASS_GROUP: provisioners.AUTO_MODE,
+    nap.NODE_CLASS_GROUP: provisioners.NODE_AUTO_PROVISIONING,
+}
+_INSTANCE_TYPE_KEYS = (karpenter.INSTANCE_TYPE_LABEL, nap.SKU_NAME_LABEL)
+# Requirement keys that select GPU instances by what they carry (Karpenter's, EKS Auto Mode's, NAP's own).
+_GPU_REQUIREMENT_KEYS = (
+    "karpenter.k8s.aws/instance-gpu-count",
+    "karpenter.k8s.aws/instance-gpu-name",
+    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    "eks.amazonaws.com/instance-gpu-count",
+    "eks.amazonaws.com/instance-gpu-name",
+    "eks.amazonaws.com/instance-gpu-manufacturer",
+    "karpenter.azure.com/sku-gpu-count",
+    "karpenter.azure.com/sku-gpu-name",
+    "karpenter.azure.com/sku-gpu-manufacturer",
+)
+
+
+def node_pool_requirements(props: Any) -> list[dict[str, Any]]:
+    return [c.as_dict(r) for r in c.as_list(c.dig(props, "spec", "template", "spec", "requirements"))]
+
+
+def karpenter_node_pool(name: str, props: Any) -> PoolPlan | None:
+    """A karpenter.sh/v1 NodePool (Karpenter's, EKS Auto Mode's, AKS NAP's): its template's labels and taints, its
+    instance types (an `In` requirement), its purchase option and zone, `limits.nodes` as maxNodes (0 when it has
+    none: the pool is unbounded); None for a NodePool of no GPU instances."""
+    template = c.dig(props, "spec", "template")
+    labels = c.string_map(c.dig(template, "metadata", "labels"))
+    requirements = node_pool_requirements(props)
+
+    def values(key: str) -> list[str]:
+        found = [r for r in requirements if r.get("key") == key and r.get("operator") == "In"]
+        return [str(v) for r in found for v in c.as_list(r.get("values"))]
+
+    group = str(c.dig(template, "spec", "nodeClassRef", "group", default=""))
+    provisioner = _NODE_CLASS_GROUPS.get(group, provisioners.KARPENTER)
+    (platform,) = platforms.offering(provisioner)
+    types = [t for key in _INSTANCE_TYPE_KEYS for t in values(key)]
+    gpu_types = [t for t in types if _gpus(platform, t)[0]]
+    asks_gpus = any(r.get("key") in _GPU_REQUIREMENT_KEYS for r in requirements)
+    if not (gpu_types or asks_gpus or labels_say_gpu(labels)):
+        return None
+    capacity_types = set(values(karpenter.CAPACITY_TYPE_LABEL))
+    capacity = (
+        "spot" if capacity_types == {"spot"} else "capacity-block" if capacity_types == {"reserved"} else "on-demand"
+    )
+    limit = c.as_int(c.dig(props, "spec", "limits", "nodes"))
+    zones = values(karpenter.ZONE_LABEL)
+    return _recorded_pool(
+        labels.get(POOL_LABEL) or str(c.dig(props, "metadata", "name", default=name)),
+        platform,
+        labels,
+        tuple(
+            _taint(c.dig(t, "key"), c.dig(t, "value"), c.dig(t, "effect"))
+            for t in c.as_list(c.dig(template, "spec", "taints"))
+        ),
+        max(gpu_types, key=lambda t: _gpus(platform, t)[1] or 0) if gpu_types else (types or [None])[0],
+        (0, limit or 0, 0),
+        autoscaled=True,
+        capacity=capacity,
+        zone=zones[0] if len(zones) == 1 else None,
+        provisioner=provisioner,
+        instance_types=tuple(gpu_types or types),
+    )
+
+
 def pools_of(resource_type: str, name: str, props: Any, launch_template: Any = None) -> list[PoolPlan]:
     """The GPU pools one recorded resource declares."""
     found: PoolPlan | None = None
     if resource_type == c.EKS_NODE_GROUP:
         found = eks_node_group_pool(name, props, launch_template)
+    elif resource_type == c.KARPENTER_NODE_POOL:
+        found = karpenter_node_pool(name, props)
     elif c.AKS_AGENT_POOL_RE.match(resource_type):
         found = aks_agent_pool(name, props)
     elif resource_type == NODE_PATCH:
@@ -381,9 +455,10 @@ def launch_template_of(resource: Any) -> Any:
 
 
 def declares_node_pools(resources: Iterable[Any]) -> bool:
-    """The program creates node pools of its own (GPU or not): EKS node groups, AKS pools, a kind cluster."""
+    """The program creates node pools of its own (GPU or not): EKS node groups, AKS pools, Karpenter NodePools, a
+    kind cluster."""
     return any(
-        r.resource_type == c.EKS_NODE_GROUP
+        r.resource_type in (c.EKS_NODE_GROUP, c.KARPENTER_NODE_POOL)
         or c.AKS_AGENT_POOL_RE.match(r.resource_type)
         or (c.AKS_CLUSTER_RE.match(r.resource_type) and c.as_list(c.dig(r.props, "agentPoolProfiles")))
         or (r.resource_type == c.COMMAND and _kind_workers(kind_config(r.props)))

@@ -112,7 +112,30 @@ def _launch_template(name: str, inputs: dict[str, Any], scope: CloudScope) -> di
 
 def _placement_group(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
     group = inputs.get("name") or f"{name}-{_hex(name, 7)}"
-    return {"name": group, "arn": f"arn:aws:ec2:{_aws_region(scope)}:{FAKE_ACCOUNT}:placement-group/{group}"}
+    return {
+        "name": group,
+        "placementGroupId": f"pg-{_hex(name, 17)}",
+        "arn": f"arn:aws:ec2:{_aws_region(scope)}:{FAKE_ACCOUNT}:placement-group/{group}",
+    }
+
+
+def _iam_policy(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    policy = inputs.get("name") or f"{name}-{_hex(name, 7)}"
+    return {"name": policy, "arn": f"arn:aws:iam::{FAKE_ACCOUNT}:policy/{policy}"}
+
+
+def _sqs_queue(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    queue, region = inputs.get("name") or f"{name}-{_hex(name, 7)}", _aws_region(scope)
+    return {
+        "name": queue,
+        "arn": f"arn:aws:sqs:{region}:{FAKE_ACCOUNT}:{queue}",
+        "url": f"https://sqs.{region}.amazonaws.com/{FAKE_ACCOUNT}/{queue}",
+    }
+
+
+def _event_rule(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
+    rule = inputs.get("name") or f"{name}-{_hex(name, 7)}"
+    return {"name": rule, "arn": f"arn:aws:events:{_aws_region(scope)}:{FAKE_ACCOUNT}:rule/{rule}"}
 
 
 def _node_group(name: str, inputs: dict[str, Any], scope: CloudScope) -> dict[str, Any]:
@@ -254,6 +277,9 @@ RESOURCE_OUTPUTS.update(
         Upstream.KMS_KEY: _kms_key,
         Upstream.EC2_LAUNCH_TEMPLATE: _launch_template,
         Upstream.EC2_PLACEMENT_GROUP: _placement_group,
+        Upstream.IAM_POLICY: _iam_policy,
+        Upstream.SQS_QUEUE: _sqs_queue,
+        Upstream.EVENT_RULE: _event_rule,
         Upstream.EKS_NODE_GROUP: _node_group,
         Upstream.AZURE_RESOURCE_GROUP: _resource_group,
         Upstream.AKS_MANAGED_CLUSTER: _managed_cluster,

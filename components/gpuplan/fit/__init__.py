@@ -8,6 +8,7 @@ __all__ = [
     "fixes",
     "inputs",
     "pod_notes",
+    "provisioning",
     "report",
     "stack",
     "text",

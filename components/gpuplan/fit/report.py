@@ -10,6 +10,7 @@ other, each taking its devices for the pods that follow. A claim used by a pod t
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from gpuplan.fit.inputs import (
     read_documents,
 )
 from gpuplan.fit.pod_notes import annotate
+from gpuplan.fit.provisioning import Trial, provisioning
 from gpuplan.fit.stack import chart_classes, stack_documents
 from gpuplan.fit.workloads import capacity_left, schedule_workload
 
@@ -295,17 +297,25 @@ def fit_report(
     inventory = build_inventory(plan, inputs, dump, nodes)
     inventory.notes += list(nodes.notes)
     extended_names = {c.name: c.extended_resource_name for c in inputs.classes.values() if c.extended_resource_name}
-    admission = StackAdmission.of(
-        plan,
-        gates.minor,
-        inputs.namespaces,
-        inputs.quota_objects,
-        extended_names,
-        gates.extended_resource,
-        inputs.quota_scopes,
-    )
+
+    def new_admission() -> StackAdmission:
+        """The API server's admission with fresh quota usage (one per run: provisioning trials run again), holding
+        the claims that exist before the pods: `kubectl apply` creates them, controllers follow. A claim refused the
+        first time stays refused and out of the count (create_claims skips it)."""
+        fresh = StackAdmission.of(
+            plan,
+            gates.minor,
+            inputs.namespaces,
+            inputs.quota_objects,
+            extended_names,
+            gates.extended_resource,
+            inputs.quota_scopes,
+        )
+        create_claims(fresh, inputs.entries)
+        return fresh
+
+    admission = new_admission()
     inputs.notes += admission.notes
-    create_claims(admission, inputs.entries)  # before the pods: `kubectl apply` creates them, controllers follow
     inputs.api_server += [
         {"object": f"ResourceClaim {e.namespace}/{e.name}", "source": e.source, "dropped": [], "rejected": [m]}
         for e in inputs.entries
@@ -340,6 +350,19 @@ def fit_report(
         pods.append(report)
     inputs.notes += annotate(inputs.workloads, pods, dump.slices if dump else (), templates, inputs.classes)
     _merge_pods(rows, pods)
+    if inputs.workloads:
+        # what the stack's provisioner does for each workload the pools at minNodes cannot hold
+        trial = Trial(
+            build_inventory=lambda at, nodes: build_inventory(at, inputs, None, nodes),
+            claims=lambda: copy.deepcopy(objects),
+            templates=templates,
+            admission=new_admission,
+            features=features(gates),
+            inputs=inputs,
+        )
+        answers = provisioning(plan, trial, inputs.workloads, plan.provisioner, plan.provisioner_version)
+        for pod, answer in zip(pods, answers, strict=True):
+            pod["provisioning"] = answer
     services = [service_row(admission, fixes, file, service) for file, service in inputs.services]
     drivers = sorted({r.driver for r in inventory.cluster.slices})
     return {

@@ -92,6 +92,16 @@ def render_text(name: str, report: dict[str, Any]) -> None:
         for line in pod.get("fix") or []:
             if line not in said:  # a policy's own message already says what to do
                 emit.say(console, legend.shorten(f"fix {label}: {line}"), style="cyan", lead=3)
+        # beside the pod's own lines (the guard's refusals among them): what the provisioner would do for it
+        answer = pod.get("provisioning")
+        if answer and answer["verdict"] != "placed":
+            cost = "" if answer["perHour"] is None else f", ${answer['perHour']:,.2f}/h"
+            emit.say(
+                console,
+                legend.shorten(f"provisioning {label}: {answer['verdict']}{cost}: {answer['why']}"),
+                style="cyan" if answer["verdict"] == "scale-up" else "red",
+                lead=len("provisioning"),
+            )
     for service in report.get("services", []):
         label = f"Service {service['namespace']}/{service['name']}"
         for line in service["reasons"]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from dra_gpu_platform.facts import provisioners
 from dra_gpu_platform.plans.kind import KindClusterPlan
 from dra_gpu_platform.plans.monitoring.alerts import PROMETHEUS_RULE_API, prometheus_rule_errors
 from gpuplan.checks.kube_validate import ManifestError, supported_versions, validate_for_versions, versions_for
@@ -45,9 +46,13 @@ def render_preview(source: StackSource, out: Path) -> Preview:
     else:  # a user's program without a GpuPlatform: the Kubernetes versions the package supports
         checked = supported_versions()
         run.logs.append(("info", KUBERNETES_UNKNOWN_NOTE.format(versions=", ".join(checked))))
+    provisioned = 0
     for path in manifests:
         # The text as it will be written, read back: what `kubectl apply -f` will see.
         doc = yaml.load(files[path.relative_to(out).as_posix()], Loader=_LOADER)
+        if doc.get("apiVersion") in provisioners.CUSTOM_RESOURCE_APIS:
+            provisioned += 1  # a provisioner's custom resource: no Kubernetes schema holds it
+            continue
         if doc.get("apiVersion") == PROMETHEUS_RULE_API:
             # A Prometheus Operator CRD: not in Kubernetes' schemas, checked against the rule format instead.
             errors.extend(
@@ -55,7 +60,15 @@ def render_preview(source: StackSource, out: Path) -> Preview:
             )
             continue
         errors.extend(validate_for_versions(doc, checked, str(path)))
+    if provisioned:
+        run.logs.append(("info", PROVISIONER_CRS_NOTE.format(count=provisioned)))
     return Preview(run, files, manifests, checked, errors)
+
+
+PROVISIONER_CRS_NOTE = (
+    "{count} NodePool / node class manifest(s) are custom resources of the provisioner: `gpuplan render` validates "
+    "them against the CRDs of the pinned Karpenter chart (docs/gpuplan/render.md), not this preview"
+)
 
 
 def write_preview(preview: Preview, out: Path) -> None:

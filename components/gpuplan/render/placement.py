@@ -54,6 +54,7 @@ class PoolFacts:
     host_device_plugin: str | None = None  # the image's own device plugin (Bottlerocket NVIDIA), if any
     host_dra_driver: str | None = None  # the image's own DRA kubelet plugin (Bottlerocket NVIDIA DRA pools), if any
     unlabelled: str | None = None  # why the nodes carry none of the pool's labels yet (an existing cluster's pool)
+    provisioner: str | None = None  # what launches the nodes when not a node group or agent pool (a NodePool's)
 
 
 @dataclass(frozen=True)

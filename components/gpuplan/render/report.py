@@ -36,6 +36,7 @@ def as_json(report: RenderReport) -> dict[str, Any]:
             {
                 "pool": p.pool.name,
                 "gpuStack": p.pool.gpu_stack,
+                "provisioner": p.pool.provisioner,
                 "labels": p.labels,
                 "taints": [f"{t.key}={t.value}:{t.effect}" for t in p.pool.taints],
                 "daemonSets": [
@@ -78,7 +79,8 @@ def render_text(report: RenderReport, console: Console) -> None:
             for d in placement.landed
         ]
         rows += [[escape(name), role, "node image"] for name, role in placement.host_entries()]
-        title = f"pool {placement.pool.name} (gpuStack {placement.pool.gpu_stack})"
+        launched = f", nodes from a {placement.pool.provisioner}" if placement.pool.provisioner else ""
+        title = f"pool {placement.pool.name} (gpuStack {placement.pool.gpu_stack}{launched})"
         headers = ["DaemonSet", "role", "placed by"]
         console.print(
             layout.table(headers, rows, console.width, whole=("role",), title=escape(title), title_justify="left")

@@ -11,9 +11,9 @@ from typing import Any
 
 import yaml
 
+from dra_gpu_platform.facts import auto_mode, eks_amis, karpenter, node_allocatable, provisioners
 from dra_gpu_platform.facts import efa as efa_facts
-from dra_gpu_platform.facts import eks_amis, node_allocatable
-from dra_gpu_platform.facts.node_labels import EFA_LABEL
+from dra_gpu_platform.facts.node_labels import EFA_LABEL, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.plans.gpu_software import (
     BOTTLEROCKET_OPERAND_LABELS,
     DRA_DRIVER_RELEASE,
@@ -21,6 +21,7 @@ from dra_gpu_platform.plans.gpu_software import (
     GPU_OPERATOR_RELEASE,
 )
 from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.plans.provisioning.node_pools import capacity_types
 from dra_gpu_platform.plans.stack import StackPlan
 from gpuplan.checks.crd_validate import cluster_scoped_kinds, crd_schemas, validate_custom_resource
 from gpuplan.checks.kube_validate import ManifestError, validate_document
@@ -35,6 +36,7 @@ from gpuplan.render.placement import (
     PoolFacts,
     PoolPlacement,
     daemonset_facts,
+    lands,
     place_pool,
 )
 
@@ -49,10 +51,17 @@ def kubelet_labels(pool: PoolPlan) -> dict[str, str]:
 
 def node_labels(pool: PoolPlan) -> dict[str, str]:
     """Every label a node of the pool carries when it has joined: the pool's labels (the EFA marker on EKS EFA
-    pools), the kubelet's well-known labels and, on clouds, the instance type."""
+    pools), the kubelet's well-known labels, on clouds the instance type, and on a NodePool's nodes what Karpenter
+    adds (its NodePool, the capacity type; EKS Auto Mode's compute type)."""
+    labels = {**pool.labels, **kubelet_labels(pool)}
     if pool.profile.node_pools.bought and pool.instance_type:
-        return {**pool.labels, **kubelet_labels(pool), INSTANCE_TYPE_LABEL: pool.instance_type}
-    return {**pool.labels, **kubelet_labels(pool)}
+        labels[INSTANCE_TYPE_LABEL] = pool.instance_type
+    if pool.node_pool:
+        labels[karpenter.NODEPOOL_LABEL] = pool.name
+        labels[karpenter.CAPACITY_TYPE_LABEL] = capacity_types(pool)[0]
+        if pool.provisioner == provisioners.AUTO_MODE:
+            labels[auto_mode.COMPUTE_TYPE_LABEL] = "auto"
+    return labels
 
 
 DRA_RELEASES = (DRA_DRIVER_RELEASE, EXAMPLE_DRIVER_RELEASE)
@@ -67,6 +76,7 @@ MONITORING_API = "monitoring.coreos.com/v1"
 BOTTLEROCKET_DEVICE_PLUGIN = (
     "host: the Bottlerocket NVIDIA AMI's own device plugin (docs/references.md#eks-nvidia-ami-contents)"
 )
+AUTO_MODE_DEVICE_PLUGIN = f"host: {auto_mode.HOST_SOFTWARE} (docs/references.md#eks-auto-mode)"
 BOTTLEROCKET_DRA_DRIVER = (
     f"host: Bottlerocket's NVIDIA DRA driver, {eks_amis.BOTTLEROCKET_DRA_SERVICE} "
     "(docs/references.md#bottlerocket-nvidia-dra-driver)"
@@ -109,7 +119,12 @@ def pool_facts(pool: PoolPlan) -> PoolFacts:
         else None,
         mig_capable=model is not None and model.supports_mig and pool.profile.software.mig_manager,
         nfd_rule_labels=dict(BOTTLEROCKET_OPERAND_LABELS) if eks_amis.is_bottlerocket(pool.ami_type) else {},
-        host_device_plugin=BOTTLEROCKET_DEVICE_PLUGIN if pool.ships_device_plugin else None,
+        host_device_plugin=AUTO_MODE_DEVICE_PLUGIN
+        if pool.provisioner == provisioners.AUTO_MODE
+        else BOTTLEROCKET_DEVICE_PLUGIN
+        if pool.ships_device_plugin
+        else None,
+        provisioner=provisioners.NAMES[pool.provisioner] + " NodePool" if pool.node_pool else None,
         host_dra_driver=BOTTLEROCKET_DRA_DRIVER if pool.host_dra_driver else None,
     )
 
@@ -206,6 +221,7 @@ def render_stack(
     for placement in placements:
         findings += [f"pool {placement.pool.name}: {f}" for f in placement.findings]
     findings += efa_findings(placements)
+    findings += controller_findings(rendered_docs)
     findings += [e.render() for e in preview_errors]
     return RenderReport(
         run.stack, plan, results, placements, preview_errors, render_errors, unvalidated, kustomization, findings
@@ -220,6 +236,25 @@ def efa_findings(placements: list[PoolPlacement]) -> list[str]:
         for p in placements
         if p.pool.labels.get(EFA_LABEL) == "true" and not any(d.release == efa_facts.RELEASE for d in p.landed)
     ]
+
+
+SYSTEM_NODE_LABELS = {SYSTEM_ROLE_LABEL: "system", node_allocatable.OS_LABEL: "linux"}
+
+
+def controller_findings(rendered_docs: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The Karpenter controller must run on the system nodes (a managed node group): its Deployment's selectors and
+    affinity must match them, since nodes it launches itself are excluded (chart values.yaml:93-102)."""
+    found = []
+    for doc in rendered_docs.get(karpenter.RELEASE, []):
+        if doc.get("kind") != "Deployment":
+            continue
+        facts = daemonset_facts(karpenter.RELEASE, doc, "controller")
+        if not lands(facts, SYSTEM_NODE_LABELS, ()):
+            found.append(
+                f"the {karpenter.RELEASE} release's Deployment {facts.name} lands on no system node: nothing would "
+                "run the controller that launches GPU nodes"
+            )
+    return found
 
 
 def place_pools(
@@ -240,11 +275,18 @@ def _validate(paths: list[Path], root: Path, everything: list[dict[str, Any]], v
     errors: list[ManifestError] = []
     unvalidated: list[str] = []
     for path in paths:
-        if path.parent.name == "stack":
-            continue  # preview validated the stack's own manifests
         doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         name = str(path.relative_to(root))
         key = (doc.get("apiVersion", ""), doc.get("kind", ""))
+        if path.parent.name == "stack":
+            # preview validated the stack's own manifests, except the provisioner's custom resources (NodePools, node
+            # classes): those against the CRDs of the chart that installs them, where this render carries them
+            if doc.get("apiVersion") in provisioners.CUSTOM_RESOURCE_APIS:
+                if key in schemas:
+                    errors += validate_custom_resource(doc, schemas[key], name)
+                else:
+                    unvalidated.append(f"{name}: {key[0]} {key[1]}")
+            continue
         if key in schemas:
             errors += validate_custom_resource(doc, schemas[key], name)
             continue

@@ -22,6 +22,7 @@ from dra_gpu_platform.config.rules import (
     monitoring,
     namespaces,
     node_pools,
+    provisioners,
     software,
     tenancy,
 )
@@ -50,6 +51,7 @@ def consistency_problems(
         maintenance.check,
         monitoring.check,
         autoscaler.check,
+        provisioners.check,
         access.check,
         tenancy.check,
     ):

@@ -11,7 +11,7 @@ from dra_gpu_platform.config.rules._context import RuleContext
 from dra_gpu_platform.config.sections.autoscaler import AUTOSCALED_PLATFORMS
 from dra_gpu_platform.config.sections.node_pools import AUTOSCALED_DRA_MIN_NODES, NodePool
 from dra_gpu_platform.facts import autoscaler as ca
-from dra_gpu_platform.facts import kubernetes
+from dra_gpu_platform.facts import kubernetes, provisioners
 
 
 def check(r: RuleContext) -> None:
@@ -26,6 +26,8 @@ def check(r: RuleContext) -> None:
             "nodes that exist",
             "remove autoscaler.enabled (or set it to false)",
         )
+    if c.provisioner != provisioners.CLUSTER_AUTOSCALER:
+        return  # Karpenter, EKS Auto Mode and AKS NAP have their own rules (rules/provisioners.py)
     if settings.version is not None:
         _version(r, settings.version)
     if not c.autoscaler_enabled:

@@ -156,6 +156,12 @@ class NodePool(ConfigModel):
         description="GPU model of the pool: a catalog key, or (existing; kind with gpuDriver: nvidia) a described GPU."
     )
     instance_type: str | None = Field(None, description="EC2 type / Azure VM size; default from the catalog.")
+    instance_types: Annotated[list[str], Field(min_length=1, max_length=20)] | None = Field(
+        None,
+        description="karpenter / auto-mode / node-auto-provisioning: the instance types (VM sizes) the provisioner "
+        "may launch for this pool, all of its GPU and GPU count (instanceType: just one); it launches the cheapest "
+        "that fits.",
+    )
     allow_unlisted: StackBool = Field(
         False, description="EKS/AKS: accept an instanceType the catalog does not list (declare instanceFacts)."
     )

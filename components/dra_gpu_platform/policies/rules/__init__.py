@@ -9,6 +9,7 @@ __all__ = [
     "common",
     "cost",
     "dra",
+    "elastic",
     "fit",
     "gpu_isolation",
     "helm",

@@ -58,6 +58,10 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
             if pool is not None and not pool.has_taint(TAINT_KEY, TAINT_EFFECT):
                 profile["nodeTaints"] = [*list(profile.get("nodeTaints") or []), GPU_TAINT.text]
         return props
+    if args.resource_type == c.KARPENTER_NODE_POOL:
+        spec = props.setdefault("spec", {}).setdefault("template", {}).setdefault("spec", {})
+        spec["taints"] = [*list(spec.get("taints") or []), GPU_TAINT.manifest()]
+        return props
     if args.resource_type == recorded.NODE_PATCH:
         spec = props.setdefault("spec", {})
         spec["taints"] = [*list(spec.get("taints") or []), GPU_TAINT.manifest()]
@@ -67,7 +71,7 @@ def _remediate_tainted(args: ResourceValidationArgs) -> dict[str, Any] | None:
 
 GPU_NODE_POOL_TAINTED = c.resource_policy(
     "gpu-node-pool-tainted",
-    description=f"GPU node pools (EKS node groups, AKS agent pools, kind GPU workers, patched nodes of existing clusters) carry the taint {TAINT_KEY}:{TAINT_EFFECT}.",
+    description=f"GPU node pools (EKS node groups, AKS agent pools, Karpenter NodePools, kind GPU workers, patched nodes of existing clusters) carry the taint {TAINT_KEY}:{TAINT_EFFECT}.",
     validate=_validate_tainted,
     remediate=_remediate_tainted,
     severity=Severity.HIGH,
@@ -306,21 +310,30 @@ def _validate_budget(args: StackValidationArgs, report_violation) -> None:
     limit = int(c.setting(args, BUDGET_SCHEMA, "maxGpus"))
     counted: list[tuple[PoolPlan, int]] = []
     unknown: list[PoolPlan] = []
+    unbounded: list[PoolPlan] = []
     for _, pool in recorded.stack_pools(args.resources):
         if not pool.profile.node_pools.bought:
             continue  # kind/existing clusters add no cloud GPUs
-        if pool.max_gpus is None:
+        if pool.node_pool and pool.max_nodes == 0:
+            unbounded.append(pool)  # a NodePool without spec.limits.nodes (gpu-nodepool-limits says more)
+        elif pool.max_gpus is None:
             unknown.append(pool)
         else:
             counted.append((pool, pool.max_gpus))
     total = sum(n for _, n in counted)
-    if total <= limit:
+    if total <= limit and not unbounded:
         return
     breakdown = "; ".join(
         f"{p.name}: {p.max_nodes} × {p.instance_type} ({p.gpus_per_node} GPU{'s' if p.gpus_per_node != 1 else ''}) = {n}"
         for p, n in sorted(counted, key=lambda x: -x[1])
     )
     extra = f" Not counted (GPU count unknown): {c.short(p.name for p in unknown)}." if unknown else ""
+    if unbounded:
+        report_violation(
+            f"NodePools without a node limit have no GPU count at max scale, so maxGpus {limit} cannot hold: "
+            f"{c.short(p.name for p in unbounded)}. Counted: {total} GPUs ({breakdown or 'no other pool'}).{extra}"
+        )
+        return
     report_violation(f"{total} GPUs at max scale exceed maxGpus {limit}: {breakdown}.{extra}")
 
 

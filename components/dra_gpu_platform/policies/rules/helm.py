@@ -7,12 +7,12 @@ import re
 
 from pulumi_policy import PolicyConfigSchema, ResourceValidationArgs, Severity
 
-from dra_gpu_platform.facts import autoscaler, driver_charts, efa, image_digests, versions
+from dra_gpu_platform.facts import autoscaler, driver_charts, efa, image_digests, karpenter, versions
 from dra_gpu_platform.policies.rules import common as c
 from dra_gpu_platform.recorded import objects
 
 # Repositories of the charts this platform installs (docs/references.md#helm-chart-repositories; the EKS
-# cluster-autoscaler and EFA device plugin too), plus the NVIDIA device plugin and kube-prometheus-stack repositories.
+# cluster-autoscaler, Karpenter and EFA device plugin too), plus the NVIDIA device plugin and kube-prometheus-stack repositories.
 DEFAULT_REPOSITORIES = sorted(
     {
         versions.GPU_OPERATOR_REPO,
@@ -20,6 +20,7 @@ DEFAULT_REPOSITORIES = sorted(
         driver_charts.DRA_DRIVER_OCI_REPO,
         driver_charts.EXAMPLE_DRIVER_OCI_REPO,
         autoscaler.REPOSITORY,
+        karpenter.CHART_REPOSITORY,
         efa.REPOSITORY,
         "https://nvidia.github.io/k8s-device-plugin",
         "https://prometheus-community.github.io/helm-charts",

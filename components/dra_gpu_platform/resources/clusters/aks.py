@@ -20,6 +20,7 @@ from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import aks as aks_plan
+from dra_gpu_platform.resources.clusters.aks_nap import AksNodeAutoProvisioning, AksNodeAutoProvisioningArgs
 from dra_gpu_platform.resources.clusters.aks_node_pool import AksGpuNodePool, AksGpuNodePoolArgs
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
@@ -96,6 +97,13 @@ class AksCluster(pulumi.ComponentResource):
                 **aks_plan.AUTOSCALER_PROFILE
             )
             if plan.autoscaled
+            else None,
+            # Node auto-provisioning: AKS runs Karpenter for the stack's GPU NodePools, and no default NodePools
+            # (dra_gpu_platform/facts/node_auto_provisioning.py).
+            node_provisioning_profile=containerservice.ManagedClusterNodeProvisioningProfileArgs(
+                mode=plan.nap.mode, default_node_pools=plan.nap.default_node_pools
+            )
+            if plan.nap is not None
             else None,
             agent_pool_profiles=[
                 containerservice.ManagedClusterAgentPoolProfileArgs(
@@ -198,12 +206,21 @@ class AksCluster(pulumi.ComponentResource):
         )
         for note in plan.notes:
             pulumi.log.warn(note, resource=self)
+        provisioned: list[str] = []
+        if plan.nap is not None:
+            nap = AksNodeAutoProvisioning(
+                child(name, "node-auto-provisioning"),
+                AksNodeAutoProvisioningArgs(plan.nap, cluster_name, self.provider, protect),
+                pulumi.ResourceOptions(parent=self),
+            )
+            provisioned = sorted(nap.node_pools)
         self.register_outputs(
             {
                 "clusterName": self.cluster.name,
                 "resourceGroup": group_name,
                 "kubeconfig": self.kubeconfig,
                 "nodePools": {p: aks_facts.agent_pool_name(p) for p in sorted(self.pools)},
+                **({"nodeAutoProvisioningPools": provisioned} if provisioned else {}),
             }
         )
 

@@ -13,12 +13,16 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from dra_gpu_platform.facts import auto_mode as auto_mode_facts
 from dra_gpu_platform.facts import cluster_access
 from dra_gpu_platform.facts.naming import child
 from dra_gpu_platform.facts.node_labels import CLUSTER_TAG, SYSTEM_ROLE_LABEL
 from dra_gpu_platform.facts.type_tokens import Component
 from dra_gpu_platform.plans import eks as eks_plan
+from dra_gpu_platform.plans.node_pools import PoolPlan
+from dra_gpu_platform.plans.provisioning.auto_mode import AutoModePlan
 from dra_gpu_platform.resources.clusters.eks_addons import EksAddons, EksAddonsArgs
+from dra_gpu_platform.resources.clusters.eks_auto_mode import EksAutoModePools, EksAutoModePoolsArgs
 from dra_gpu_platform.resources.clusters.eks_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from dra_gpu_platform.resources.clusters.eks_efa import EfaDevicePlugin, EfaDevicePluginArgs
 from dra_gpu_platform.resources.clusters.eks_network import EksNetwork, EksNetworkArgs
@@ -30,6 +34,7 @@ from dra_gpu_platform.resources.clusters.eks_node_pool import (
     node_repair,
     root_volume,
 )
+from dra_gpu_platform.resources.clusters.karpenter import Karpenter, KarpenterArgs
 
 CLUSTER_TIMEOUTS = pulumi.CustomTimeouts(create="30m", update="30m", delete="30m")
 SYSTEM_DISK_GB = 50
@@ -59,8 +64,16 @@ class EksCluster(pulumi.ComponentResource):
 
         subnet_ids, subnets_in_zone, single_zone = self._subnets(name, plan, tags)
 
+        auto_mode = plan.auto_mode is not None
         cluster_role = self._role(
-            name, "cluster-role", "eks.amazonaws.com", eks_plan.CLUSTER_POLICIES, region, tags, protect
+            name,
+            "cluster-role",
+            "eks.amazonaws.com",
+            auto_mode_facts.CLUSTER_POLICIES if auto_mode else eks_plan.CLUSTER_POLICIES,
+            region,
+            tags,
+            protect,
+            auto_mode_facts.CLUSTER_TRUST_ACTIONS if auto_mode else ("sts:AssumeRole",),
         )
         node_role = self._role(name, "node-role", "ec2.amazonaws.com", eks_plan.NODE_POLICIES, region, tags, protect)
 
@@ -105,7 +118,10 @@ class EksCluster(pulumi.ComponentResource):
             # Standard support only: extended support is billed extra and should be a decision, not a default.
             upgrade_policy=aws.eks.ClusterUpgradePolicyArgs(support_type="STANDARD"),
             # VPC CNI, kube-proxy and CoreDNS come as EKS managed add-ons (EksAddons), upgraded with the cluster.
+            # EKS Auto Mode requires it false too (pulumi_aws ClusterArgs: compute, block storage and load balancing
+            # on together, bootstrapSelfManagedAddons false; dra_gpu_platform/facts/auto_mode.py).
             bootstrap_self_managed_addons=False,
+            **(_auto_mode_capabilities(plan.auto_mode) if plan.auto_mode is not None else {}),
             deletion_protection=protect,
             tags=tags,
             opts=pulumi.ResourceOptions(
@@ -245,7 +261,9 @@ class EksCluster(pulumi.ComponentResource):
                     cluster_name=self.cluster.name,
                     kubernetes_version=plan.kubernetes_version,
                     node_role_arn=node_role.arn,
-                    subnet_ids=self._pool_subnets(group, subnet_ids, subnets_in_zone, single_zone),
+                    subnet_ids=self._pool_subnets(
+                        group.pool, group.placement_group, subnet_ids, subnets_in_zone, single_zone
+                    ),
                     cluster_security_group_id=self.cluster.vpc_config.cluster_security_group_id,
                     protect=protect,
                     tags=tags,
@@ -300,6 +318,49 @@ class EksCluster(pulumi.ComponentResource):
                 ),
                 parent,
             )
+        provisioned: list[str] = []
+        if plan.karpenter is not None:
+            karpenter = Karpenter(
+                child(name, "karpenter"),
+                KarpenterArgs(
+                    plan.karpenter,
+                    self.cluster.name,
+                    self.cluster.arn,
+                    region,
+                    pool_subnets={
+                        p.pool.name: self._pool_subnets(
+                            p.pool, p.placement_group, subnet_ids, subnets_in_zone, single_zone
+                        )
+                        for p in plan.karpenter.pools
+                    },
+                    security_group_id=self.cluster.vpc_config.cluster_security_group_id,
+                    provider=self.provider,
+                    protect=protect,
+                    tags=tags,
+                    after=list(core_addons.addons.values()),
+                ),
+                parent,
+            )
+            provisioned = sorted(karpenter.node_pools)
+        if plan.auto_mode is not None:
+            auto_pools = EksAutoModePools(
+                child(name, "auto-mode"),
+                EksAutoModePoolsArgs(
+                    plan.auto_mode,
+                    self.cluster.name,
+                    region,
+                    pool_subnets={
+                        p.pool.name: self._pool_subnets(p.pool, False, subnet_ids, subnets_in_zone, single_zone)
+                        for p in plan.auto_mode.pools
+                    },
+                    security_group_id=self.cluster.vpc_config.cluster_security_group_id,
+                    provider=self.provider,
+                    protect=protect,
+                    tags=tags,
+                ),
+                parent,
+            )
+            provisioned = sorted(auto_pools.node_pools)
         if plan.efa_plugin is not None:
             EfaDevicePlugin(
                 child(name, "efa-device-plugin"), EfaDevicePluginArgs(plan.efa_plugin, self.provider, protect), parent
@@ -312,7 +373,7 @@ class EksCluster(pulumi.ComponentResource):
                 "clusterName": self.cluster.name,
                 "endpoint": self.cluster.endpoint,
                 "kubeconfig": self.kubeconfig,
-                "nodePools": sorted(self.pools),
+                "nodePools": sorted([*self.pools, *provisioned]),
             }
         )
 
@@ -352,12 +413,20 @@ class EksCluster(pulumi.ComponentResource):
         )
 
     def _role(
-        self, name: str, role: str, service: str, policies, region: str, tags: dict[str, str], protect: bool
+        self,
+        name: str,
+        role: str,
+        service: str,
+        policies,
+        region: str,
+        tags: dict[str, str],
+        protect: bool,
+        actions: tuple[str, ...] = ("sts:AssumeRole",),
     ) -> _Role:
         # A lost cluster or node role stops the control plane or every node from working.
         iam_role = aws.iam.Role(
             child(name, role),
-            assume_role_policy=json.dumps(eks_plan.assume_role_policy(service)),
+            assume_role_policy=json.dumps(eks_plan.assume_role_policy(service, actions)),
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
@@ -372,11 +441,10 @@ class EksCluster(pulumi.ComponentResource):
         ]
         return _Role(iam_role.arn, attachments)
 
-    def _pool_subnets(self, group: eks_plan.EksNodeGroupPlan, subnet_ids, subnets_in_zone, single_zone):
-        pool = group.pool
+    def _pool_subnets(self, pool: PoolPlan, placement_group: bool, subnet_ids, subnets_in_zone, single_zone):
         if pool.zone:
             return subnets_in_zone(pool.zone)
-        if group.placement_group:
+        if placement_group:
             subnets, where = single_zone
             pulumi.log.info(
                 f"pool {pool.name}: {pool.instance_type} nodes share a cluster placement group, which lives in one zone; "
@@ -416,6 +484,20 @@ class EksCluster(pulumi.ComponentResource):
         )
         private = vpc.private_subnet_ids
         return list(private.values()), lambda zone: [private[zone]], ([private[zones[0]]], zones[0])
+
+
+def _auto_mode_capabilities(plan: AutoModePlan) -> dict[str, object]:
+    """EKS Auto Mode's three capabilities, on together (pulumi_aws eks/cluster.py:1037): compute without built-in
+    pools (the stack's GPU NodePools bring their own NodeClass and node role), block storage, load balancing."""
+    return {
+        "compute_config": aws.eks.ClusterComputeConfigArgs(enabled=True, node_pools=list(plan.node_pools)),
+        "storage_config": aws.eks.ClusterStorageConfigArgs(
+            block_storage=aws.eks.ClusterStorageConfigBlockStorageArgs(enabled=True)
+        ),
+        "kubernetes_network_config": aws.eks.ClusterKubernetesNetworkConfigArgs(
+            elastic_load_balancing=aws.eks.ClusterKubernetesNetworkConfigElasticLoadBalancingArgs(enabled=True)
+        ),
+    }
 
 
 @dataclass(frozen=True)
